@@ -1,0 +1,37 @@
+"""fairshard: PyTorch samplers that stay correct on many processes.
+
+Every sampler shares one contract: disjoint shares, equal steps on every rank,
+an exact ``len()``, an order that is a pure function of (seed, epoch, config),
+mid-epoch and elastic resume through ``state_dict``, and memory that does not
+grow with the dataset.
+"""
+
+from ._distributed import DistributedEvalSampler, DistributedSampler
+from ._errors import (
+    ConfigError,
+    ConfigTypeError,
+    DegenerateConfigWarning,
+    FairshardWarning,
+    RankMismatchError,
+    StateDictError,
+)
+from ._partition import Partition
+from ._simulate import SimulationReport, simulate
+from ._verify import verify
+
+__all__ = [
+    "ConfigError",
+    "ConfigTypeError",
+    "DegenerateConfigWarning",
+    "DistributedEvalSampler",
+    "DistributedSampler",
+    "FairshardWarning",
+    "Partition",
+    "RankMismatchError",
+    "SimulationReport",
+    "StateDictError",
+    "simulate",
+    "verify",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,138 @@
+"""Exceptions, warnings and argument validators shared by every module.
+
+Every error fairshard raises names the parameter, the value it got and, where
+one exists, the fix. The exception types subclass ``ValueError`` or
+``TypeError`` so that code which already catches those keeps working.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+__all__ = [
+    "ConfigError",
+    "ConfigTypeError",
+    "DegenerateConfigWarning",
+    "FairshardWarning",
+    "RankMismatchError",
+    "StateDictError",
+    "check_choice",
+    "check_int",
+    "check_real",
+    "warn",
+]
+
+
+class ConfigError(ValueError):
+    """A constructor or method argument has an invalid value."""
+
+
+class ConfigTypeError(TypeError):
+    """A constructor or method argument has the wrong type."""
+
+
+class StateDictError(ValueError):
+    """A ``state_dict`` cannot be loaded: foreign, tampered or from another config."""
+
+
+class RankMismatchError(RuntimeError):
+    """Ranks of one job disagree on something they must agree on."""
+
+
+class FairshardWarning(UserWarning):
+    """Base class of the warnings fairshard emits."""
+
+
+class DegenerateConfigWarning(FairshardWarning):
+    """A legal configuration that almost certainly does not do what was meant."""
+
+
+def warn(message: str, category: type[Warning] = FairshardWarning, stacklevel: int = 3) -> None:
+    """Emit ``message`` as a warning attributed to the caller's caller."""
+    warnings.warn(message, category, stacklevel=stacklevel)
+
+
+def _fail(name: str, value: object, requirement: str, fix: str | None) -> NoReturn:
+    message = f"{name} must be {requirement}, got {name}={value!r}"
+    if fix:
+        message += f"; {fix}"
+    raise ConfigError(message)
+
+
+def check_int(
+    name: str,
+    value: Any,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    fix: str | None = None,
+) -> int:
+    """Return ``value`` as a Python int after checking its type and range.
+
+    Accepts Python and numpy integers (not ``bool``, not floats, even integral
+    ones: ``2.0`` is usually a bug upstream).
+
+    Raises:
+        ConfigTypeError: ``value`` is not an integer.
+        ConfigError: ``value`` is outside ``[minimum, maximum]``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ConfigTypeError(
+            f"{name} must be an int, got {name}={value!r} of type {type(value).__name__}"
+            + (f"; {fix}" if fix else "")
+        )
+    result = int(value)
+    if minimum is not None and maximum is not None and not minimum <= result <= maximum:
+        _fail(name, result, f"between {minimum} and {maximum}", fix)
+    if minimum is not None and result < minimum:
+        _fail(name, result, f">= {minimum}", fix)
+    if maximum is not None and result > maximum:
+        _fail(name, result, f"<= {maximum}", fix)
+    return result
+
+
+def check_real(
+    name: str,
+    value: Any,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strict_minimum: bool = False,
+    fix: str | None = None,
+) -> float:
+    """Return ``value`` as a finite float after checking its type and range.
+
+    Raises:
+        ConfigTypeError: ``value`` is not a real number.
+        ConfigError: ``value`` is NaN, infinite or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ConfigTypeError(
+            f"{name} must be a number, got {name}={value!r} of type {type(value).__name__}"
+        )
+    result = float(value)
+    if result != result or result in (float("inf"), float("-inf")):
+        _fail(name, result, "finite", fix)
+    if minimum is not None:
+        if strict_minimum and result <= minimum:
+            _fail(name, result, f"> {minimum}", fix)
+        if not strict_minimum and result < minimum:
+            _fail(name, result, f">= {minimum}", fix)
+    if maximum is not None and result > maximum:
+        _fail(name, result, f"<= {maximum}", fix)
+    return result
+
+
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``.
+
+    Raises:
+        ConfigError: ``value`` is not one of ``choices``.
+    """
+    if not isinstance(value, str) or value not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ConfigError(f"{name} must be one of {options}, got {name}={value!r}")
+    return value

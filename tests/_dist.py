@@ -1,0 +1,112 @@
+"""Run a function on real gloo ranks (spawned processes) with a hard timeout.
+
+``run_ranks(fn, world_size, *args)`` spawns ``world_size`` processes, each
+initializing a gloo process group on 127.0.0.1, calls ``fn(rank, world_size,
+*args)`` and returns the results in rank order. A rank that raises fails the
+call with its traceback; ranks that do not finish within ``timeout`` seconds
+are killed and the call raises ``TimeoutError`` -- a hang fails fast.
+``fn`` must be a module-level function (it is pickled by reference).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import traceback
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import torch.distributed as dist
+import torch.multiprocessing as mp
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _worker(
+    fn: Callable[..., Any], rank: int, world_size: int, port: int, results: Any, args: tuple[Any, ...],
+    pg_timeout: float,
+) -> None:
+    os.environ.update(
+        MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world_size),
+        LOCAL_RANK=str(rank), OMP_NUM_THREADS="1",
+    )
+    try:
+        dist.init_process_group(
+            "gloo", rank=rank, world_size=world_size, timeout=timedelta(seconds=pg_timeout)
+        )
+        value = fn(rank, world_size, *args)
+        results.put((rank, True, value))
+    except BaseException:  # report everything, the parent decides
+        results.put((rank, False, traceback.format_exc()))
+    finally:
+        if dist.is_initialized():
+            try:
+                dist.destroy_process_group()
+            except Exception:
+                pass
+
+
+def run_ranks(
+    fn: Callable[..., Any],
+    world_size: int,
+    *args: Any,
+    timeout: float = 120.0,
+    pg_timeout: float = 60.0,
+    allow_failures: bool = False,
+) -> list[Any]:
+    """Run ``fn`` on ``world_size`` gloo ranks; results in rank order.
+
+    With ``allow_failures=True`` a failing rank's entry is the traceback text
+    wrapped in ``RankFailure`` instead of failing the call.
+    """
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    port = free_port()
+    procs = [
+        ctx.Process(target=_worker, args=(fn, rank, world_size, port, results, args, pg_timeout),
+                    daemon=True)
+        for rank in range(world_size)
+    ]
+    for p in procs:
+        p.start()
+    import time
+
+    deadline = time.monotonic() + timeout
+    out: dict[int, Any] = {}
+    try:
+        while len(out) < world_size:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(
+                    f"ranks {sorted(set(range(world_size)) - set(out))} did not finish in {timeout}s"
+                )
+            try:
+                rank, ok, value = results.get(timeout=min(left, 1.0))
+            except queue.Empty:
+                dead = [r for r, p in enumerate(procs) if p.exitcode not in (None, 0) and r not in out]
+                if dead and not allow_failures:
+                    raise RuntimeError(f"ranks {dead} died without reporting") from None
+                if dead:
+                    for r in dead:
+                        out[r] = RankFailure(f"rank {r} died (exit code {procs[r].exitcode})")
+                continue
+            if not ok and not allow_failures:
+                raise RuntimeError(f"rank {rank} failed:\n{value}")
+            out[rank] = value if ok else RankFailure(value)
+    finally:
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join(timeout=5)
+    return [out[r] for r in range(world_size)]
+
+
+class RankFailure(str):
+    """The traceback (or death notice) of a rank that failed."""

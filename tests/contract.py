@@ -1,0 +1,180 @@
+"""The contract every fairshard sampler passes.
+
+Subclass ``SamplerContract`` in a ``test_*.py`` module and define ``make``
+(and optionally the class attributes). pytest collects the subclass as
+``Test...``; the base itself is not collected (its name has no ``Test``
+prefix).
+
+Checked for every sampler:
+- ``len()`` equals the number of items (or batches) yielded, on every rank;
+- every rank takes the same number of steps (unless ``uneven``);
+- the union of all ranks' shares is the plan (plus declared padding, minus
+  declared drops), so shares are disjoint beyond declared padding;
+- same (seed, epoch) gives the same order; ``set_epoch`` changes it;
+- ``state_dict`` round trips at several midpoints: the resumed iteration is
+  exactly the rest of the interrupted one, also through JSON;
+- elastic resume (4 ranks -> 3) loses and repeats nothing beyond padding;
+- a second pass over a completed epoch warns; ``auto_epoch`` advances;
+- foreign, tampered and mismatched states are rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fairshard import DegenerateConfigWarning, StateDictError
+
+
+def flat(items: Any) -> list[int]:
+    """Flatten indices or batches of indices into a list of ints."""
+    out: list[int] = []
+    for item in items:
+        if isinstance(item, list | tuple | np.ndarray):
+            out.extend(int(i) for i in item)
+        else:
+            out.append(int(item))
+    return out
+
+
+def plan_multiset(sampler: Any) -> Counter[int]:
+    plan = sampler.plan()
+    return Counter(flat(plan.items(np.arange(len(plan), dtype=np.int64))))
+
+
+class SamplerContract:
+    """Base of the per-sampler contract tests."""
+
+    world_size = 4
+    epochs_differ = True  # set_epoch must change the order
+    max_padding_per_rank = 1  # declared duplicates a rank may add (pad tail)
+
+    def make(self, rank: int, world_size: int, **kwargs: Any) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def ranks(self, world_size: int | None = None, **kwargs: Any) -> list[Any]:
+        w = self.world_size if world_size is None else world_size
+        return [self.make(r, w, **kwargs) for r in range(w)]
+
+    # ------------------------------------------------------------------ len
+    def test_len_equals_items_yielded(self) -> None:
+        for sampler in self.ranks():
+            for epoch in (0, 1):
+                sampler.set_epoch(epoch)
+                assert len(sampler) == len(list(sampler))
+
+    def test_equal_steps_on_every_rank(self) -> None:
+        samplers = self.ranks()
+        if samplers[0].tail == "uneven":
+            pytest.skip("uneven tail: ranks differ by one by design")
+        assert len({len(list(s)) for s in samplers}) == 1
+
+    # ------------------------------------------------------------- coverage
+    def test_union_of_shares_is_the_plan(self) -> None:
+        samplers = self.ranks()
+        for epoch in (0, 1):
+            seen: Counter[int] = Counter()
+            for s in samplers:
+                s.set_epoch(epoch)
+                seen.update(flat(s))
+            expected = plan_multiset(samplers[0])
+            part = samplers[0].partition()
+            if part.tail == "uneven":
+                assert seen == expected
+            elif part.tail == "drop":
+                assert not seen - expected
+                assert sum((expected - seen).values()) == part.num_dropped()
+            else:
+                assert not expected - seen
+                assert sum((seen - expected).values()) == part.num_padded()
+
+    # ---------------------------------------------------------- determinism
+    def test_same_seed_and_epoch_same_order(self) -> None:
+        a, b = self.make(0, self.world_size), self.make(0, self.world_size)
+        a.set_epoch(3)
+        b.set_epoch(3)
+        assert list(a) == list(b)
+
+    def test_set_epoch_changes_order(self) -> None:
+        if not self.epochs_differ:
+            pytest.skip("this configuration has no randomness")
+        s = self.make(0, self.world_size)
+        s.set_epoch(0)
+        first = list(s)
+        s.set_epoch(1)
+        assert list(s) != first
+
+    # ---------------------------------------------------------------- state
+    def test_state_round_trip_at_midpoints(self) -> None:
+        full = list(self.make(1, self.world_size))
+        for k in sorted({0, 1, len(full) // 3, len(full) // 2, max(0, len(full) - 1), len(full)}):
+            s = self.make(1, self.world_size)
+            it = iter(s)
+            head = [next(it) for _ in range(k)]
+            state = json.loads(json.dumps(s.state_dict()))
+            fresh = self.make(1, self.world_size)
+            fresh.load_state_dict(state)
+            rest = list(fresh) if k < len(full) else []
+            assert head + rest == full, f"resume at {k} of {len(full)}"
+            if k < len(full):
+                assert len(rest) == len(full) - k
+
+    def test_elastic_resume_four_to_three(self) -> None:
+        old = self.ranks(4)
+        if old[0].layout != "strided":
+            pytest.skip("elastic resume needs the strided layout")
+        iters = [iter(s) for s in old]
+        steps = max(1, len(old[0]) // 3)
+        consumed: Counter[int] = Counter()
+        for it in iters:
+            consumed.update(flat(next(it) for _ in range(steps)))
+        state = json.loads(json.dumps(old[0].state_dict()))
+        new = self.ranks(3)
+        for s in new:
+            s.load_state_dict(state)
+        declared_drops = new[0].partition().num_dropped()
+        for s in new:
+            consumed.update(flat(s))
+        expected = plan_multiset(old[0])
+        lost = sum((expected - consumed).values())
+        assert lost <= declared_drops, "a sample of the epoch was lost"
+        extra = sum((consumed - expected).values())
+        assert extra <= (4 + 3) * self.max_padding_per_rank, "samples repeated beyond padding"
+
+    def test_state_from_other_config_rejected(self) -> None:
+        s = self.make(0, self.world_size)
+        state = s.state_dict()
+        bad = dict(state)
+        bad["config"] = {**state["config"], "tail": "__other__"}
+        with pytest.raises(StateDictError, match="checksum"):
+            s.load_state_dict(bad)
+        with pytest.raises(StateDictError, match="not a fairshard sampler state"):
+            s.load_state_dict({"yielded": 3})
+        with pytest.raises(StateDictError, match="must be a dict"):
+            s.load_state_dict([1, 2])  # type: ignore[arg-type]
+
+    # --------------------------------------------------------------- epochs
+    def test_repeated_epoch_warns_once(self) -> None:
+        s = self.make(0, self.world_size)
+        list(s)
+        with pytest.warns(DegenerateConfigWarning, match="set_epoch"):
+            list(s)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            list(s)  # warned once already
+
+    def test_auto_epoch_advances(self) -> None:
+        s = self.make(0, self.world_size, auto_epoch=True)
+        first = list(s)
+        second = list(s)
+        assert s.epoch == 1
+        ref = self.make(0, self.world_size)
+        ref.set_epoch(1)
+        assert second == list(ref)
+        if self.epochs_differ:
+            assert first != second
