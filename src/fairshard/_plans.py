@@ -22,6 +22,7 @@ from ._permutation import ROUNDS, KeyedPermutation
 from ._seeding import Stream, stream_words
 
 __all__ = [
+    "BatchPlan",
     "IndexPlan",
     "PermutationPlan",
     "Plan",
@@ -113,3 +114,60 @@ class TorchPermutationPlan(IndexPlan):
 
     def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
         return self._order[positions]
+
+
+class BatchPlan:
+    """A plan whose items are batches: lists of dataset indices.
+
+    Stored as CSR arrays -- ``flat`` holds every batch's indices back to back
+    and ``offsets[b]:offsets[b + 1]`` delimits batch ``b`` -- so memory is two
+    int64 arrays, and any batch is reached in O(1).
+
+    Args:
+        flat: (total,) int64 dataset indices of all batches, concatenated.
+        offsets: (num_batches + 1,) int64, non-decreasing, ``offsets[0] == 0``
+            and ``offsets[-1] == len(flat)``.
+
+    Example:
+        >>> import numpy as np
+        >>> plan = BatchPlan(np.array([4, 2, 9, 7, 1]), np.array([0, 2, 5]))
+        >>> len(plan), plan.items(np.array([1, 0]))
+        (2, [[9, 7, 1], [4, 2]])
+    """
+
+    max_chunk = 1024
+
+    def __init__(self, flat: NDArray[np.int64], offsets: NDArray[np.int64]) -> None:
+        self.flat = np.asarray(flat, dtype=np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        if self.offsets.ndim != 1 or self.offsets.size < 1 or self.offsets[0] != 0:
+            raise ValueError("offsets must be a 1-D array starting at 0")
+        if self.offsets[-1] != self.flat.size or np.any(np.diff(self.offsets) < 0):
+            raise ValueError("offsets must be non-decreasing and end at len(flat)")
+
+    def __len__(self) -> int:
+        return int(self.offsets.size - 1)
+
+    def sizes(self) -> NDArray[np.int64]:
+        """(num_batches,) number of indices in each batch."""
+        return np.diff(self.offsets)
+
+    def batch(self, position: int) -> NDArray[np.int64]:
+        """The indices of one batch."""
+        return self.flat[self.offsets[position] : self.offsets[position + 1]]
+
+    def items(self, positions: NDArray[np.int64]) -> list[Any]:
+        """The batches at ``positions`` as lists of Python ints."""
+        starts = self.offsets[positions]
+        ends = self.offsets[positions + 1]
+        lengths = ends - starts
+        # Gather all requested indices at once: (sum(lengths),) positions into flat.
+        gather = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+        gather += np.arange(int(lengths.sum()), dtype=np.int64)
+        values = self.flat[gather].tolist()
+        out: list[Any] = []
+        cursor = 0
+        for length in lengths.tolist():
+            out.append(values[cursor : cursor + length])
+            cursor += length
+        return out
