@@ -15,7 +15,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 
-_CHILD = r'''
+_CHILD = r"""
 import json, os, resource, sys, time
 def _rss():
     with open("/proc/self/statm") as f:
@@ -34,7 +34,7 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 result = ns.get("RESULT")
 print("@@RESULT@@" + json.dumps({"seconds": seconds, "peak_extra": max(0, peak - base),
                                "status": status, "result": result}))
-'''
+"""
 
 
 @dataclass
@@ -51,7 +51,9 @@ class Measurement:
         return self.status == "ok"
 
 
-def measure(setup: str, body: str, *, timeout: float = 900.0, memory_limit_gib: float | None = None) -> Measurement:
+def measure(
+    setup: str, body: str, *, timeout: float = 900.0, memory_limit_gib: float | None = None
+) -> Measurement:
     """Run ``setup`` then time ``body`` in a fresh interpreter.
 
     ``body`` may assign ``RESULT`` (JSON-serializable) to report a value.
@@ -63,9 +65,7 @@ def measure(setup: str, body: str, *, timeout: float = 900.0, memory_limit_gib: 
         limit = int(memory_limit_gib * (1 << 30))
         prelude = f"import resource\nresource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
     code = (
-        prelude
-        + f"SETUP = {textwrap.dedent(setup)!r}\nBODY = {textwrap.dedent(body)!r}\n"
-        + _CHILD
+        prelude + f"SETUP = {textwrap.dedent(setup)!r}\nBODY = {textwrap.dedent(body)!r}\n" + _CHILD
     )
     try:
         proc = subprocess.run(
@@ -75,8 +75,10 @@ def measure(setup: str, body: str, *, timeout: float = 900.0, memory_limit_gib: 
         return Measurement(float("nan"), float("nan"), "timeout")
     for line in proc.stdout.splitlines():
         if line.startswith("@@RESULT@@"):
-            data = json.loads(line[len("@@RESULT@@"):])
-            return Measurement(data["seconds"], data["peak_extra"] / 2**20, data["status"], data["result"])
+            data = json.loads(line[len("@@RESULT@@") :])
+            return Measurement(
+                data["seconds"], data["peak_extra"] / 2**20, data["status"], data["result"]
+            )
     if "MemoryError" in proc.stderr:
         return Measurement(float("nan"), float("nan"), "MemoryError")
     if proc.returncode < 0:

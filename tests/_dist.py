@@ -10,6 +10,7 @@ are killed and the call raises ``TimeoutError`` -- a hang fails fast.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import socket
@@ -29,12 +30,21 @@ def free_port() -> int:
 
 
 def _worker(
-    fn: Callable[..., Any], rank: int, world_size: int, port: int, results: Any, args: tuple[Any, ...],
+    fn: Callable[..., Any],
+    rank: int,
+    world_size: int,
+    port: int,
+    results: Any,
+    args: tuple[Any, ...],
     pg_timeout: float,
 ) -> None:
     os.environ.update(
-        MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank), WORLD_SIZE=str(world_size),
-        LOCAL_RANK=str(rank), OMP_NUM_THREADS="1",
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        RANK=str(rank),
+        WORLD_SIZE=str(world_size),
+        LOCAL_RANK=str(rank),
+        OMP_NUM_THREADS="1",
     )
     try:
         dist.init_process_group(
@@ -46,10 +56,8 @@ def _worker(
         results.put((rank, False, traceback.format_exc()))
     finally:
         if dist.is_initialized():
-            try:
+            with contextlib.suppress(Exception):
                 dist.destroy_process_group()
-            except Exception:
-                pass
 
 
 def run_ranks(
@@ -69,8 +77,11 @@ def run_ranks(
     results = ctx.Queue()
     port = free_port()
     procs = [
-        ctx.Process(target=_worker, args=(fn, rank, world_size, port, results, args, pg_timeout),
-                    daemon=True)
+        ctx.Process(
+            target=_worker,
+            args=(fn, rank, world_size, port, results, args, pg_timeout),
+            daemon=True,
+        )
         for rank in range(world_size)
     ]
     for p in procs:
@@ -83,13 +94,14 @@ def run_ranks(
         while len(out) < world_size:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(
-                    f"ranks {sorted(set(range(world_size)) - set(out))} did not finish in {timeout}s"
-                )
+                missing = sorted(set(range(world_size)) - set(out))
+                raise TimeoutError(f"ranks {missing} did not finish in {timeout}s")
             try:
                 rank, ok, value = results.get(timeout=min(left, 1.0))
             except queue.Empty:
-                dead = [r for r, p in enumerate(procs) if p.exitcode not in (None, 0) and r not in out]
+                dead = [
+                    r for r, p in enumerate(procs) if p.exitcode not in (None, 0) and r not in out
+                ]
                 if dead and not allow_failures:
                     raise RuntimeError(f"ranks {dead} died without reporting") from None
                 if dead:

@@ -8,7 +8,9 @@ for _name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "FAIRSHARD_VERIFY"):
     os.environ.pop(_name, None)
 
 settings.register_profile(
-    "fairshard", deadline=None, max_examples=60,
+    "fairshard",
+    deadline=None,
+    max_examples=60,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile("fairshard")
