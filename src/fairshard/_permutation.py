@@ -15,8 +15,8 @@ value needs a second pass (contrast a power-of-two domain, which wastes up to
 ``F`` is a multiply-xorshift-multiply hash of ``R xor k_i`` (the shape of the
 SplitMix64 finalizer, trimmed to the operations that reach the top 32 bits),
 whose top 32 bits are reduced to the radix with Lemire's multiply-shift. Four
-rounds fail the pair-order test at n=10; six pass every check. The round keys come from the library's stream
-derivation (``_seeding``), so the permutation is a pure function of
+rounds fail the pair-order test at n=10; six pass every check. The round keys
+come from the library's stream derivation (``_seeding``), so the permutation is a pure function of
 ``(n, seed, epoch)``.
 
 Limits, measured in ``tests/test_permutation_stats.py``: with
