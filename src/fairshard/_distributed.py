@@ -27,6 +27,7 @@ from typing import Any, Literal
 from ._base import PlannedSampler
 from ._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_choice, warn
 from ._partition import Layout, Partition, Tail
+from ._permutation import MAX_N
 from ._plans import (
     IndexPlan,
     PermutationPlan,
@@ -127,6 +128,11 @@ class DistributedSampler(PlannedSampler[int]):
         )
         self.dataset = dataset
         self.n = dataset_length(dataset)
+        if self.n > MAX_N:
+            raise ConfigError(
+                f"dataset size must be <= 2**62, got len(dataset)={self.n}; shard the dataset "
+                "into several samplers"
+            )
         self.shuffle = shuffle
         self.drop_last = resolved_tail == "drop"
         self.order: Order = order

@@ -135,7 +135,9 @@ def replay_records(
     return result
 
 
-def replay(run_dir: Path, family: Family, dataset_size: int, seed: int, epochs: int) -> ReplayResult:
+def replay(
+    run_dir: Path, family: Family, dataset_size: int, seed: int, epochs: int
+) -> ReplayResult:
     """Replay the ledgers under ``run_dir/ledgers``."""
     return replay_records(list(read_ledgers(run_dir / "ledgers")), family, dataset_size, seed,
                           epochs)
