@@ -280,7 +280,10 @@ class PlannedSampler(Sampler[T], Generic[T]):
         self._load_extra_state(dict(state[S.K_EXTRA]))
         epoch, start, steps = state[S.K_EPOCH], state[S.K_START], state[S.K_STEPS]
         saved_world = state[S.K_WORLD]
-        total = len(self.plan(epoch))
+        try:
+            total = len(self.plan(epoch))
+        except ConfigError as exc:
+            raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
         if start > total:
             raise StateDictError(
                 f"state_dict['start']={start} is beyond the epoch's {total} positions"

@@ -20,13 +20,21 @@ reproducing old runs (it materializes ``torch.randperm``).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sized
 from typing import Any, Literal
 
 from ._base import PlannedSampler
 from ._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_choice, warn
 from ._partition import Layout, Partition, Tail
-from ._plans import IndexPlan, PermutationPlan, RangePlan, TorchPermutationPlan
+from ._permutation import MAX_N
+from ._plans import (
+    IndexPlan,
+    PermutationPlan,
+    RangePlan,
+    TorchPermutationPlan,
+    torch_epoch_seed,
+)
 
 __all__ = ["DistributedEvalSampler", "DistributedSampler", "dataset_length"]
 
@@ -42,10 +50,15 @@ def dataset_length(dataset: Any, name: str = "dataset") -> int:
     """
     if isinstance(dataset, bool):
         raise ConfigTypeError(f"{name} must be a sized dataset or an int, got {dataset!r}")
-    if isinstance(dataset, int):
+    if isinstance(dataset, numbers.Integral):  # Python and numpy integers
         if dataset < 0:
             raise ConfigError(f"{name} size must be >= 0, got {name}={dataset}")
-        return dataset
+        return int(dataset)
+    if isinstance(dataset, str | bytes):
+        raise ConfigTypeError(
+            f"{name} must be a sized dataset or an int, got a {type(dataset).__name__} "
+            f"({name}={dataset!r}); pass the dataset object or its length"
+        )
     if not isinstance(dataset, Sized):
         raise ConfigTypeError(
             f"{name} must define __len__ (a map-style dataset) or be an int size, got "
@@ -115,6 +128,11 @@ class DistributedSampler(PlannedSampler[int]):
         )
         self.dataset = dataset
         self.n = dataset_length(dataset)
+        if self.n > MAX_N:
+            raise ConfigError(
+                f"dataset size must be <= 2**62, got len(dataset)={self.n}; shard the dataset "
+                "into several samplers"
+            )
         self.shuffle = shuffle
         self.drop_last = resolved_tail == "drop"
         self.order: Order = order
@@ -153,7 +171,7 @@ class DistributedSampler(PlannedSampler[int]):
         return {"n": self.n, "shuffle": self.shuffle, "order": self.order}
 
     def _check_source(self) -> None:
-        if isinstance(self.dataset, int):
+        if isinstance(self.dataset, numbers.Integral):
             return
         length = dataset_length(self.dataset)
         if length != self.n:
@@ -166,6 +184,12 @@ class DistributedSampler(PlannedSampler[int]):
         if not self.shuffle:
             return RangePlan(self.n)
         if self.order == "torch":
+            if not -(1 << 63) <= torch_epoch_seed(self.seed, epoch) < 1 << 64:
+                raise ConfigError(
+                    f"order='torch' seeds PyTorch's generator with seed + epoch, which must be "
+                    f"below 2**64; got seed={self.seed}, epoch={epoch}. Use order='lazy' or a "
+                    "smaller seed"
+                )
             return TorchPermutationPlan(self.n, self.seed, epoch)
         return PermutationPlan(self.n, self.seed % (1 << 64), epoch)
 

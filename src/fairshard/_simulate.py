@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._errors import check_int
+from ._errors import ConfigTypeError, check_int
 
 __all__ = ["EpochReport", "RankReport", "SimulationReport", "flatten_items", "simulate"]
 
@@ -141,8 +141,16 @@ def simulate(
         >>> [r.yielded for r in rep.epochs[0].ranks], rep.epochs[0].missing
         ([3, 3, 3, 3], 0)
     """
+    if not callable(make):
+        raise ConfigTypeError(
+            f"make must be a callable make(rank, world_size) -> sampler, got "
+            f"make={make!r} of type {type(make).__name__}"
+        )
     world_size = check_int("world_size", world_size, minimum=1)
     epochs = check_int("epochs", epochs, minimum=1)
+    first = check_int("first", first, minimum=0)
+    if dataset_size is not None:
+        dataset_size = check_int("dataset_size", dataset_size, minimum=0)
     samplers = [make(rank, world_size) for rank in range(world_size)]
     report = SimulationReport(world_size)
     for epoch in range(epochs):

@@ -164,7 +164,14 @@ def unseal(state: Any, kind: str) -> dict[str, Any]:
             f"{state[K_KIND]} built with the same arguments"
         )
     body = {k: v for k, v in state.items() if k != K_CHECKSUM}
-    if digest(body) != state[K_CHECKSUM]:
+    try:
+        actual = digest(body)
+    except (TypeError, ValueError) as exc:  # json.dumps of a set, bytes, object, ...
+        raise StateDictError(
+            f"state_dict holds a value that is not plain data ({exc}); it was modified or "
+            "corrupted after sampler.state_dict() produced it"
+        ) from None
+    if actual != state[K_CHECKSUM]:
         raise StateDictError(
             "state_dict checksum does not match its contents: it was modified or "
             "corrupted after sampler.state_dict() produced it"
@@ -174,6 +181,11 @@ def unseal(state: Any, kind: str) -> dict[str, Any]:
             raise StateDictError(f"state_dict[{key!r}] must be >= 0, got {state[key]}")
     if state[K_WORLD] < 1:
         raise StateDictError(f"state_dict['world_size'] must be >= 1, got {state[K_WORLD]}")
+    if state[K_RANK] >= state[K_WORLD]:
+        raise StateDictError(
+            f"state_dict['rank']={state[K_RANK]} is not below state_dict['world_size']="
+            f"{state[K_WORLD]}: no such rank exists, the state is corrupted"
+        )
     return dict(state)
 
 
@@ -182,10 +194,18 @@ _HINTS = {
 }
 
 
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` as one bool; values whose ``==`` is not a bool (arrays) differ."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
 def check_config(saved: Mapping[str, Any], current: Mapping[str, Any]) -> None:
     """Raise naming the first field where ``saved`` and ``current`` differ."""
     for key in sorted(set(saved) | set(current)):
-        if key not in saved or key not in current or saved[key] != current[key]:
+        if key not in saved or key not in current or not _same(saved[key], current[key]):
             hint = _HINTS.get(key, f"build the sampler with {key}={saved.get(key)!r} to resume")
             raise StateDictError(
                 f"state_dict was saved with {key}={saved.get(key)!r} but this sampler has "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._context import all_gather_objects, process_group_active
-from ._errors import ConfigTypeError, RankMismatchError
+from ._errors import ConfigTypeError, RankMismatchError, check_real
 
 __all__ = ["verify"]
 
@@ -41,6 +41,9 @@ def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
             f"verify() needs a fairshard sampler, got {type(sampler).__name__}; wrap other "
             "samplers with fairshard.ShardedSampler"
         )
+    if timeout is not None:
+        timeout = check_real("timeout", timeout, minimum=0.0, strict_minimum=True,
+                             fix="pass seconds to wait, or None for the process group's timeout")
     local: dict[str, Any] = sampler.fingerprint()
     if not process_group_active():
         return local

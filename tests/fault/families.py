@@ -1,0 +1,110 @@
+"""Sampler families the fault harness knows: adding one is one ``REGISTRY`` entry.
+
+A family says how to build the sampler of one rank from ``(dataset_size,
+world_size, rank, seed)`` and what one epoch must contain -- its expected
+multiset of indices, computed independently of the sampler where the family
+has a closed form (``DistributedSampler``: every index once). The tail a
+segment of the job declares (padding duplicates, dropped positions) is read
+from the sampler's own partition by ``declared``; families whose tail works
+differently override it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from fairshard import DistributedSampler
+
+__all__ = ["REGISTRY", "Family", "plan_multiset", "resolve"]
+
+Build = Callable[[int, int, int, int], Any]
+
+
+def plan_multiset(sampler: Any, epoch: int) -> Counter[int]:
+    """The multiset of indices of ``sampler``'s global plan for ``epoch``.
+
+    Generic fallback for families without a closed form: the plan is a pure
+    function of (config, seed, epoch), so any rank on any world size gives
+    the same answer.
+    """
+    plan = sampler.plan(epoch)
+    items = plan.items(np.arange(len(plan), dtype=np.int64))
+    out: Counter[int] = Counter()
+    for item in items:
+        if isinstance(item, list | tuple | np.ndarray):
+            out.update(int(i) for i in item)
+        else:
+            out[int(item)] += 1
+    return out
+
+
+def partition_tail(sampler: Any) -> dict[str, int]:
+    """Padding and drops the sampler's current partition declares."""
+    part = sampler.partition()
+    return {"padded": int(part.num_padded()), "dropped": int(part.num_dropped())}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One sampler family under test.
+
+    Attributes:
+        name: Registry key (used on the command line).
+        build: ``(dataset_size, world_size, rank, seed) -> sampler``.
+        expected: ``(dataset_size, seed, epoch) -> Counter`` of the indices an
+            epoch holds before tail handling; ``None`` uses the plan itself.
+        declared: ``sampler -> {"padded": p, "dropped": d}`` for the segment
+            the sampler is about to run.
+        elastic: Whether states resume on a different world size.
+    """
+
+    name: str
+    build: Build
+    expected: Callable[[int, int, int], Counter[int]] | None = None
+    declared: Callable[[Any], dict[str, int]] = field(default=partition_tail)
+    elastic: bool = True
+
+    def expected_epoch(self, dataset_size: int, seed: int, epoch: int) -> Counter[int]:
+        """The multiset one epoch must consume, before declared padding/drops."""
+        if self.expected is not None:
+            return self.expected(dataset_size, seed, epoch)
+        return plan_multiset(self.build(dataset_size, 1, 0, seed), epoch)
+
+
+def _every_index_once(dataset_size: int, seed: int, epoch: int) -> Counter[int]:
+    return Counter(range(dataset_size))
+
+
+def _distributed(order: str, drop_last: bool) -> Build:
+    def build(dataset_size: int, world_size: int, rank: int, seed: int) -> Any:
+        return DistributedSampler(
+            dataset_size, world_size, rank, seed=seed, drop_last=drop_last, order=order
+        )
+
+    return build
+
+
+REGISTRY: dict[str, Family] = {
+    family.name: family
+    for family in (
+        Family("distributed-pad-lazy", _distributed("lazy", False), _every_index_once),
+        Family("distributed-drop-lazy", _distributed("lazy", True), _every_index_once),
+        Family("distributed-pad-torch", _distributed("torch", False), _every_index_once),
+        Family("distributed-drop-torch", _distributed("torch", True), _every_index_once),
+    )
+}
+
+
+def resolve(names: str) -> list[Family]:
+    """``"all"`` or a comma-separated list of registry names."""
+    if names == "all":
+        return list(REGISTRY.values())
+    unknown = [n for n in names.split(",") if n not in REGISTRY]
+    if unknown:
+        raise SystemExit(f"unknown families {unknown}; known: {sorted(REGISTRY)}")
+    return [REGISTRY[n] for n in names.split(",")]

@@ -1,0 +1,56 @@
+"""Faults in the process group: a missing or dead rank never hangs ``verify``.
+
+``verify(sampler, timeout=t)`` all-gathers a fingerprint. When a peer never
+reaches the call (it skipped it, hangs elsewhere, or died) the waiting ranks
+must fail within about ``t`` seconds with a ``RankMismatchError`` that says a
+rank did not arrive -- not hang until the process group's (much longer)
+timeout, and not die with a backend error.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from fairshard import DistributedSampler, RankMismatchError, verify
+
+from ._dist import RankFailure, run_ranks
+
+pytestmark = pytest.mark.distributed
+
+TIMEOUT = 2.0
+
+
+def _absent_or_dead(rank: int, world_size: int, mode: str) -> tuple[str, float]:
+    """Rank 0 calls verify; rank 1 skips it (alive) or dies; others call it too."""
+    sampler = DistributedSampler(20, world_size, rank, seed=1)
+    if rank == 1:
+        if mode == "dead":
+            os.kill(os.getpid(), signal.SIGKILL)
+        time.sleep(TIMEOUT * 3)  # alive but never calls verify
+        return ("skipped", 0.0)
+    began = time.monotonic()
+    try:
+        verify(sampler, timeout=TIMEOUT)
+    except RankMismatchError as exc:
+        return (f"RankMismatchError: {exc}", time.monotonic() - began)
+    return ("no error", time.monotonic() - began)
+
+
+@pytest.mark.parametrize("mode", ["absent", "dead"])
+def test_verify_is_bounded_by_its_timeout(mode: str) -> None:
+    results = run_ranks(_absent_or_dead, 3, mode, timeout=60.0, pg_timeout=30.0,
+                        allow_failures=True)
+    for rank in (0, 2):
+        outcome = results[rank]
+        assert not isinstance(outcome, RankFailure), outcome
+        message, elapsed = outcome
+        assert message.startswith("RankMismatchError"), message
+        assert "did not complete within 2.0s" in message
+        assert "did not reach the same call" in message
+        assert elapsed < TIMEOUT * 2 + 3, f"rank {rank} waited {elapsed:.1f}s"
+    if mode == "dead":
+        assert isinstance(results[1], RankFailure) and "died" in results[1]
