@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import Measurement, fmt_mib, fmt_seconds, measure, ratio  # noqa: E402
+from _harness import Measurement, fmt_mib, fmt_seconds, measure, ratio
 
 WORLD = 8
 MEMORY_LIMIT_GIB = 16.0  # a runaway allocation raises MemoryError instead of swapping
@@ -73,7 +73,9 @@ s = fairshard.DistributedSampler({n}, {WORLD}, 0)
 def yield_row(n: int) -> list[str]:
     m = -(-n // WORLD)
     base = measure(SETUP, f"deque(np.arange({m}).tolist(), maxlen=0)")
-    plain = measure(SETUP, f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0, shuffle=False), maxlen=0)")
+    plain = measure(
+        SETUP, f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0, shuffle=False), maxlen=0)"
+    )
     shuffled = measure(SETUP, f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0), maxlen=0)")
 
     def rel(x: Measurement) -> str:
