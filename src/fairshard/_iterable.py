@@ -153,7 +153,8 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
         self.epoch = 0
         self._progress: _Progress | None = None
         self._resume: tuple[int, int, int, int] | None = None  # epoch, consumed, segment, offset
-        self._completed: int | None = None  # last epoch passed over completely in this process
+        # (epoch, consumer) of the last complete pass in this process
+        self._completed: tuple[int, Consumer] | None = None
         self._warned_repeat = False
         if not hasattr(source, "__iter__") and not _random_access(source):
             raise ConfigTypeError(
@@ -285,9 +286,9 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
         self.epoch = check_int("epoch", epoch, minimum=0)
         self._completed = None
 
-    def _epoch_for_pass(self) -> int:
+    def _epoch_for_pass(self, consumer: Consumer) -> int:
         if (
-            self._completed == self.epoch
+            self._completed == (self.epoch, consumer)
             and self.mode == "shard"
             and self.shuffle_shards
             and not self._warned_repeat
@@ -304,7 +305,7 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
     # ------------------------------------------------------------- iteration
     def __iter__(self) -> Iterator[T]:
         consumer = self._consumer()
-        epoch = self._epoch_for_pass()
+        epoch = self._epoch_for_pass(consumer)
         consumed = segment = offset = 0
         if self._resume is not None and self._resume[0] == epoch:
             _, consumed, segment, offset = self._resume
@@ -318,7 +319,7 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
         return self._streamed(progress)
 
     def _finish(self, progress: _Progress) -> None:
-        self._completed = progress.epoch
+        self._completed = (progress.epoch, progress.consumer)
 
     def _indexed(self, progress: _Progress) -> Iterator[T]:
         total = self.total
@@ -357,7 +358,7 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
             if row == target:
                 target += c.num_workers
                 if c.rank < len(items):
-                    if len(items) == width or policy == "uneven":
+                    if len(items) == width or policy != "drop":
                         progress.consumed += 1
                         yield items[c.rank]
                 elif policy == "pad":
