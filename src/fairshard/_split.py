@@ -242,7 +242,9 @@ def split(
         )
     _, inverse = np.unique(labels, return_inverse=True)
     inverse = inverse.reshape(-1)
-    members = [np.flatnonzero(inverse == k) for k in range(int(inverse.max()) + 1)]
+    by_class = np.argsort(inverse, kind="stable")  # (n,) indices grouped by class, ascending
+    ends = np.cumsum(np.bincount(inverse))
+    members = np.split(by_class, ends[:-1])
     cells = _stratified_counts([len(m) for m in members], counts)
     parts: list[list[NDArray[np.int64]]] = [[] for _ in counts]
     for k, m in enumerate(members):
