@@ -15,8 +15,11 @@ from ._errors import (
     RankMismatchError,
     StateDictError,
 )
+from ._iterable import ShardedIterable
 from ._partition import Partition
 from ._simulate import SimulationReport, simulate
+from ._split import split
+from ._stop import StopTogether, stop_together
 from ._verify import verify
 
 __all__ = [
@@ -28,9 +31,13 @@ __all__ = [
     "FairshardWarning",
     "Partition",
     "RankMismatchError",
+    "ShardedIterable",
     "SimulationReport",
     "StateDictError",
+    "StopTogether",
     "simulate",
+    "split",
+    "stop_together",
     "verify",
 ]
 
