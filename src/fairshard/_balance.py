@@ -91,7 +91,9 @@ def balanced_order(
     return np.concatenate([full.reshape(-1), head]).astype(np.int64)
 
 
-def step_imbalance(costs_in_order: NDArray[np.float64] | NDArray[np.int64], world_size: int) -> float:
+def step_imbalance(
+    costs_in_order: NDArray[np.float64] | NDArray[np.int64], world_size: int
+) -> float:
     """Mean over steps of (max cost over ranks) / (mean cost over ranks).
 
     Step ``s`` is the strided window ``[s*W, s*W + W)`` of the plan; a final

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 
 from ._batch_base import BatchPlanSampler
 from ._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
@@ -38,7 +39,7 @@ __all__ = ["BatchShardSampler", "forked_global_rng"]
 
 
 @contextlib.contextmanager
-def forked_global_rng(seed_words: np.ndarray[Any, Any]) -> Iterator[None]:
+def forked_global_rng(seed_words: NDArray[np.uint64]) -> Iterator[None]:
     """Seed Python's, numpy's and torch's (CPU) global RNGs; restore them on exit.
 
     Args:
@@ -77,9 +78,9 @@ class BatchShardSampler(BatchPlanSampler):
     Example:
         >>> from torch.utils.data import BatchSampler, SequentialSampler
         >>> inner = BatchSampler(SequentialSampler(range(10)), 3, drop_last=False)
-        >>> s = BatchShardSampler(inner, num_replicas=2, rank=1, tail="drop")
-        >>> list(s), s.num_dropped_batches
-        ([[3, 4, 5]], 2)
+        >>> s = BatchShardSampler(inner, num_replicas=2, rank=1)
+        >>> list(s), s.num_padded_batches
+        ([[3, 4, 5], [9]], 0)
     """
 
     kind = "BatchShardSampler"
@@ -129,19 +130,19 @@ class BatchShardSampler(BatchPlanSampler):
         return plan
 
     @staticmethod
-    def _check_batch(batch: Any, position: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    def _check_batch(batch: Any, position: int) -> NDArray[np.int64]:
         if hasattr(batch, "detach") and hasattr(batch, "cpu"):
             batch = batch.detach().cpu().numpy()
         array = np.asarray(batch)
+        if array.ndim == 1 and array.size == 0:
+            raise ConfigError(
+                f"batch_sampler yielded an empty batch at position {position}; fix the inner "
+                "sampler (an empty batch gives a rank nothing to train on)"
+            )
         if array.ndim != 1 or array.dtype.kind not in "iu":
             raise ConfigTypeError(
                 f"batch_sampler yielded {batch!r} as batch {position}; a batch sampler must "
                 "yield 1-D sequences of int indices"
-            )
-        if array.size == 0:
-            raise ConfigError(
-                f"batch_sampler yielded an empty batch at position {position}; fix the inner "
-                "sampler (an empty batch gives a rank nothing to train on)"
             )
         return array.astype(np.int64)
 

@@ -15,6 +15,7 @@ compute-balanced (``fairshard._balance``) or uniformly shuffled.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -248,7 +249,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         if self.cost == "sum" and lengths.dtype.kind == "i":
             return np.add.reduceat(lengths, offsets[:-1]).astype(np.float64)
         return np.array(
-            [batch_cost(lengths[a:b], self.cost) for a, b in zip(offsets[:-1], offsets[1:])],
+            [batch_cost(lengths[a:b], self.cost) for a, b in itertools.pairwise(offsets.tolist())],
             dtype=np.float64,
         )
 
