@@ -6,6 +6,9 @@ mid-epoch and elastic resume through ``state_dict``, and memory that does not
 grow with the dataset.
 """
 
+from ._balance import step_imbalance
+from ._batch_shard import BatchShardSampler
+from ._class_batch import ClassBatchSampler
 from ._distributed import DistributedEvalSampler, DistributedSampler
 from ._errors import (
     ConfigError,
@@ -16,27 +19,34 @@ from ._errors import (
     StateDictError,
 )
 from ._iterable import ShardedIterable
+from ._length_batch import LengthBucketBatchSampler
 from ._partition import Partition
 from ._simulate import SimulationReport, simulate
 from ._split import split
 from ._stop import StopTogether, stop_together
+from ._token_budget import TokenBudgetBatchSampler
 from ._verify import verify
 
 __all__ = [
+    "BatchShardSampler",
+    "ClassBatchSampler",
     "ConfigError",
     "ConfigTypeError",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
     "FairshardWarning",
+    "LengthBucketBatchSampler",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
     "SimulationReport",
     "StateDictError",
     "StopTogether",
+    "TokenBudgetBatchSampler",
     "simulate",
     "split",
+    "step_imbalance",
     "stop_together",
     "verify",
 ]

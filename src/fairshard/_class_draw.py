@@ -1,0 +1,115 @@
+"""Pure draws behind ``ClassBatchSampler``: per-class streams and class choices.
+
+All functions take the plan's generator and are pure functions of their
+arguments, so the sampler's plan depends only on (config, seed, epoch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["choose_recycle", "choose_stop", "class_stream", "group_members"]
+
+
+def group_members(codes: NDArray[np.int64], num_classes: int) -> list[NDArray[np.int64]]:
+    """Dataset indices of each class: ``members[c]`` for class code ``c``."""
+    order = np.argsort(codes, kind="stable").astype(np.int64)
+    bounds = np.searchsorted(codes[order], np.arange(num_classes + 1))
+    return [order[bounds[c] : bounds[c + 1]] for c in range(num_classes)]
+
+
+def class_stream(
+    members: NDArray[np.int64], need: int, chunk: int, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """``need`` samples of one class, drawn without replacement until exhausted.
+
+    The stream is consumed in chunks of ``chunk`` (one chunk per batch). When
+    ``need`` exceeds the class size, the class is reshuffled and the stream
+    continues (``recycle``); a chunk that straddles two passes never holds a
+    sample twice: the new pass's first samples avoid the ones the chunk
+    already has.
+
+    Args:
+        members: (n,) the class's dataset indices, ``n >= chunk``.
+        need: Samples to draw (a multiple of ``chunk``).
+        chunk: Samples per batch.
+        rng: The plan's generator.
+
+    Returns:
+        (need,) int64 dataset indices.
+    """
+    n = members.size
+    if need <= n:
+        return members[rng.permutation(n)[:need]]
+    passes = -(-need // n)
+    order = np.argsort(rng.random((passes, n)), axis=1)  # (passes, n) one permutation per pass
+    for p in range(1, passes):
+        r = (p * n) % chunk  # samples of the straddling chunk taken from pass p - 1
+        if r == 0:
+            continue
+        left = order[p - 1, n - r :]
+        row = order[p]
+        clash = np.isin(row, left)
+        if clash[: chunk - r].any():  # move the clean ones to the front, keep the rest in order
+            order[p] = np.concatenate([row[~clash][: chunk - r], _rest(row, clash, chunk - r)])
+    return members[order.reshape(-1)[:need]]
+
+
+def _rest(row: NDArray[np.int64], clash: NDArray[np.bool_], head: int) -> NDArray[np.int64]:
+    """``row`` without its first ``head`` clash-free entries, in order."""
+    clean_positions = np.flatnonzero(~clash)[:head]
+    keep = np.ones(row.size, dtype=bool)
+    keep[clean_positions] = False
+    return row[keep]
+
+
+def choose_stop(
+    chunks: NDArray[np.int64], per_batch: int, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """Classes of each batch until fewer than ``per_batch`` classes have samples left.
+
+    Each batch draws ``per_batch`` distinct classes, with probability
+    proportional to the chunks each has left (Efraimidis-Spirakis keys), so
+    classes deplete at a similar pace and the class mix stays steady through
+    the epoch.
+
+    Args:
+        chunks: (C,) whole chunks each class can still give.
+        per_batch: Classes per batch ``P``.
+        rng: The plan's generator.
+
+    Returns:
+        (num_batches, P) int64 class codes.
+    """
+    left = chunks.astype(np.float64)
+    rows: list[NDArray[np.int64]] = []
+    while np.count_nonzero(left) >= per_batch:
+        u = rng.random(left.size)
+        keys = np.full(left.size, -np.inf)
+        alive = left > 0
+        keys[alive] = np.log(u[alive]) / left[alive]
+        pick = np.argpartition(-keys, per_batch - 1)[:per_batch]
+        left[pick] -= 1
+        rows.append(np.sort(pick).astype(np.int64))
+    if not rows:
+        return np.zeros((0, per_batch), dtype=np.int64)
+    return np.stack(rows)
+
+
+def choose_recycle(
+    num_classes: int, per_batch: int, num_batches: int, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """``per_batch`` distinct classes per batch, uniformly at random.
+
+    Returns:
+        (num_batches, P) int64 class codes, each row sorted.
+    """
+    out = np.empty((num_batches, per_batch), dtype=np.int64)
+    rows = max(1, (1 << 20) // max(1, num_classes))  # keep each key block near 8 MiB
+    for begin in range(0, num_batches, rows):
+        end = min(num_batches, begin + rows)
+        keys = rng.random((end - begin, num_classes))
+        pick = np.argpartition(keys, per_batch - 1, axis=1)[:, :per_batch]
+        out[begin:end] = np.sort(pick, axis=1)
+    return out
