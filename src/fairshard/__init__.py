@@ -15,21 +15,28 @@ from ._errors import (
     RankMismatchError,
     StateDictError,
 )
+from ._gather import gather_in_order
+from ._metrics import ClassificationMetrics, ExactMetrics
 from ._partition import Partition
+from ._shares import padding_mask
 from ._simulate import SimulationReport, simulate
 from ._verify import verify
 
 __all__ = [
+    "ClassificationMetrics",
     "ConfigError",
     "ConfigTypeError",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
+    "ExactMetrics",
     "FairshardWarning",
     "Partition",
     "RankMismatchError",
     "SimulationReport",
     "StateDictError",
+    "gather_in_order",
+    "padding_mask",
     "simulate",
     "verify",
 ]
