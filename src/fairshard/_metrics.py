@@ -242,7 +242,8 @@ class ExactMetrics:
         size = None if shares is None else shares.size(shares.rank)
         identity = None if shares is None else shares.identity
         if sync and process_group_active():
-            reports = all_gather_objects((k, self.seen, size, identity), timeout=timeout)
+            rank = dist.get_rank()
+            reports = all_gather_objects((k, self.seen, size, identity, rank), timeout=timeout)
             _check_reports(reports)
             counts = _all_reduce(counts, timeout)
         else:
@@ -252,7 +253,7 @@ class ExactMetrics:
                     f"num_replicas={shares.world_size}; call init_process_group first, or "
                     "compute(sync=False) for this rank's counts alone"
                 )
-            _check_reports([(k, self.seen, size, identity)])
+            _check_reports([(k, self.seen, size, identity, 0 if shares is None else shares.rank)])
         return ClassificationMetrics(counts.cpu().numpy().reshape(k, k))
 
 
@@ -266,7 +267,7 @@ def _check_reports(reports: list[tuple[Any, ...]]) -> None:
                 f"ranks disagree on {name}: rank 0 has {values[0]!r}, rank {other} has "
                 f"{values[other]!r}; build ExactMetrics identically on every rank"
             )
-    short = [(r, seen, size) for r, (_, seen, size, _) in enumerate(reports)
+    short = [(r, seen, size) for _, seen, size, _, r in reports
              if size is not None and seen != size]
     if short:
         detail = ", ".join(f"rank {r} counted {seen} of {size}" for r, seen, size in short)
