@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,8 +15,8 @@ from hypothesis import strategies as st
 from fairshard import (
     ConfigError,
     ConfigTypeError,
-    DistributedEvalSampler,
     DegenerateConfigWarning,
+    DistributedEvalSampler,
     DistributedSampler,
     gather_in_order,
     padding_mask,

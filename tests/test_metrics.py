@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,8 +16,8 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_m
 from fairshard import (
     ClassificationMetrics,
     ConfigError,
-    DistributedEvalSampler,
     DegenerateConfigWarning,
+    DistributedEvalSampler,
     DistributedSampler,
     ExactMetrics,
 )
