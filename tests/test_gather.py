@@ -21,8 +21,10 @@ from fairshard import (
     gather_in_order,
     padding_mask,
 )
+from fairshard._base import PlannedSampler
 from fairshard._codec import decode, encode
 from fairshard._gather import _assemble
+from fairshard._plans import BatchPlan
 from fairshard._shares import describe
 
 
@@ -213,3 +215,35 @@ def test_bad_dst_and_timeout() -> None:
         gather_in_order([1, 2], sampler, dst=1)
     with pytest.raises(ConfigError, match=r"timeout must be > 0.0, got timeout=0.0"):
         gather_in_order([1, 2], sampler, timeout=0)
+
+
+class VariableBatches(PlannedSampler[list[int]]):
+    """A batch sampler over ``n`` indices in batches of 1, 2, 3, 1, 2, 3, ... (for the tests)."""
+
+    kind = "VariableBatches"
+
+    def __init__(self, n: int, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.n = n
+
+    def _config(self) -> dict[str, Any]:
+        return {"n": self.n}
+
+    def _build_plan(self, epoch: int) -> BatchPlan:
+        flat = np.random.default_rng(epoch).permutation(self.n).astype(np.int64)
+        sizes = np.resize(np.array([1, 2, 3]), self.n)
+        offsets = np.minimum(np.concatenate(([0], np.cumsum(sizes))), self.n)
+        offsets = offsets[: int(np.searchsorted(offsets, self.n)) + 1]
+        return BatchPlan(flat, offsets)
+
+
+@given(st.integers(1, 40), st.integers(1, 6), st.sampled_from(["strided", "blocked"]),
+       st.sampled_from(["pad", "uneven"]))
+def test_batch_plans_are_flattened_into_samples(n: int, w: int, layout: Any, tail: Any) -> None:
+    samplers = [VariableBatches(n, num_replicas=w, rank=r, layout=layout, tail=tail)
+                for r in range(w)]
+    shares = [np.asarray([i for batch in s for i in batch], dtype=np.int64) for s in samplers]
+    for r, share in enumerate(shares):
+        assert describe(samplers[r]).indices(r).tolist() == share.tolist()
+    result = virtual_gather(samplers, [per_sample(share) for share in shares])
+    assert torch.equal(result, per_sample(np.arange(n)))
