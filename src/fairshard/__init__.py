@@ -18,9 +18,12 @@ from ._errors import (
     RankMismatchError,
     StateDictError,
 )
+from ._gather import gather_in_order
 from ._iterable import ShardedIterable
 from ._length_batch import LengthBucketBatchSampler
+from ._metrics import ClassificationMetrics, ExactMetrics
 from ._partition import Partition
+from ._shares import padding_mask
 from ._simulate import SimulationReport, simulate
 from ._split import split
 from ._stop import StopTogether, stop_together
@@ -30,11 +33,13 @@ from ._verify import verify
 __all__ = [
     "BatchShardSampler",
     "ClassBatchSampler",
+    "ClassificationMetrics",
     "ConfigError",
     "ConfigTypeError",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
+    "ExactMetrics",
     "FairshardWarning",
     "LengthBucketBatchSampler",
     "Partition",
@@ -44,6 +49,8 @@ __all__ = [
     "StateDictError",
     "StopTogether",
     "TokenBudgetBatchSampler",
+    "gather_in_order",
+    "padding_mask",
     "simulate",
     "split",
     "step_imbalance",

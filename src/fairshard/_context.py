@@ -162,21 +162,22 @@ def _monitored_gather(out: list[Any], obj: Any, timeout: float) -> bool:
     """Run ``all_gather_object`` under a ``monitored_barrier``-style deadline."""
     import pickle
 
-    payload = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8)
-    sizes = [torch.zeros(1, dtype=torch.int64) for _ in out]
-    size = torch.tensor([payload.numel()], dtype=torch.int64)
+    device = _collective_device(torch.distributed.get_backend())  # nccl needs CUDA tensors
+    payload = torch.frombuffer(bytearray(pickle.dumps(obj)), dtype=torch.uint8).to(device)
+    sizes = [torch.zeros(1, dtype=torch.int64, device=device) for _ in out]
+    size = torch.tensor([payload.numel()], dtype=torch.int64, device=device)
     work = torch.distributed.all_gather(sizes, size, async_op=True)
     if work is None or not _wait(work, timeout):
         return False
     longest = int(max(s.item() for s in sizes))
-    padded = torch.zeros(longest, dtype=torch.uint8)
+    padded = torch.zeros(longest, dtype=torch.uint8, device=device)
     padded[: payload.numel()] = payload
-    buffers = [torch.zeros(longest, dtype=torch.uint8) for _ in out]
+    buffers = [torch.zeros(longest, dtype=torch.uint8, device=device) for _ in out]
     work = torch.distributed.all_gather(buffers, padded, async_op=True)
     if work is None or not _wait(work, timeout):
         return False
     for i, (buf, s) in enumerate(zip(buffers, sizes, strict=True)):
-        out[i] = pickle.loads(buf[: int(s.item())].numpy().tobytes())
+        out[i] = pickle.loads(buf[: int(s.item())].cpu().numpy().tobytes())
     return True
 
 

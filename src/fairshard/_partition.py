@@ -111,7 +111,8 @@ class Partition:
             offsets = local * self.world_size + rank
         else:
             offsets = local + self._block_start(rank)
-        if self.tail == "pad" and self.remaining and end * self.world_size > self.remaining:
+        # Offsets increase with the local index, so the last one is the largest.
+        if self.tail == "pad" and offsets.size and offsets[-1] >= self.remaining > 0:
             offsets %= self.remaining  # wrap padding to the head of the remainder
         return offsets + self.start
 
