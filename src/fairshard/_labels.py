@@ -63,6 +63,7 @@ def demo_labels(
         counts[order[:short]] += 1
     for _ in range(-short):  # the minimum of one per class overshot: take from the largest
         counts[int(np.argmax(counts))] -= 1
+    counts = np.sort(counts)[::-1]  # class 0 stays the most frequent
     labels = np.repeat(np.arange(num_classes, dtype=np.int64), counts)
     rng = np.random.Generator(np.random.PCG64(DEMO_SEED))
     result: NDArray[np.int64] = labels[rng.permutation(labels.size)]

@@ -24,7 +24,11 @@ import numpy as np
 
 from ._sim_report import Declared, SimulationReport
 
-__all__ = ["declared_for", "find_problems"]
+__all__ = ["MIN_IDENTICAL_ITEMS", "declared_for", "find_problems"]
+
+#: Identical order between epochs is a problem once the identical ranks hold
+#: this many items together; fewer can repeat by chance.
+MIN_IDENTICAL_ITEMS = 8
 
 
 def _inner(sampler: Any) -> Any:
@@ -40,7 +44,8 @@ def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
     total = len(plan)
     sizes = plan.sizes() if hasattr(plan, "sizes") else np.ones(total, dtype=np.int64)
     part = Partition(total, sampler.num_replicas, sampler.layout, sampler.tail)
-    padded = int(sizes[: part.num_padded()].sum())
+    # pad wraps to the head, possibly several times when total < world size
+    padded = int(sizes[np.arange(part.num_padded()) % total].sum()) if total else 0
     dropped = int(sizes[total - part.num_dropped():].sum()) if part.num_dropped() else 0
     items = plan.items(np.arange(total, dtype=np.int64))
     flat = np.asarray(
@@ -125,7 +130,8 @@ def find_problems(report: SimulationReport) -> list[str]:
                 f"{tag}: {epoch.missing} samples never yielded but only {declared.dropped} "
                 "declared as dropped"
             )
-        if epoch.identical_ranks and declared.shuffle:
+        same = sum(epoch.ranks[r].yielded for r in epoch.identical_ranks)
+        if same >= MIN_IDENTICAL_ITEMS and declared.shuffle:
             hint = "" if report.set_epoch else " (set_epoch was not called: --no-set-epoch)"
             found.append(
                 f"{tag}: identical order to epoch {epoch.epoch - 1} on ranks "

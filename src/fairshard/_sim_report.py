@@ -71,7 +71,7 @@ class RankReport:
     @property
     def identical_order(self) -> bool:
         """Same order as the previous epoch (the forgotten ``set_epoch`` symptom)."""
-        return self.order_change == 0.0 and self.yielded > 0
+        return self.order_change == 0.0 and self.unique > 1
 
 
 @dataclass
