@@ -79,8 +79,7 @@ def _ownership_panel(ax: Any, report: SimulationReport, plt: Any) -> None:
     grid = cells.reshape(-1, width)  # (rows, width), read row by row
     base = plt.get_cmap("tab20" if world > 10 else "tab10")
     colors = ["#bbbbbb"] + [base(r % base.N) for r in range(world)] + ["#000000"]
-    cmap = ListedColormap(colors)
-    cmap.set_bad("white")
+    cmap = ListedColormap(colors).with_extremes(bad="white")
     ax.imshow(np.ma.masked_invalid(grid + 1), cmap=cmap, vmin=-0.5, vmax=world + 1.5,
               interpolation="nearest", aspect="auto")
     note = "" if shown == size else f" (first {shown} of {size})"
