@@ -75,7 +75,7 @@ def test_verify_without_process_group_returns_fingerprint() -> None:
     assert verify(s)["epoch"] == 2 and verify(s)["plan"] != fp["plan"]
     theirs = verify(tud.DistributedSampler(range(10), num_replicas=2, rank=1))
     assert theirs["kind"] == "torch.utils.data.distributed.DistributedSampler"
-    with pytest.raises(ConfigTypeError, match="verify\\(\\) needs a fairshard sampler.*list"):
+    with pytest.raises(ConfigTypeError, match=r"verify\(\) needs a fairshard sampler.*list"):
         verify([1, 2, 3])
 
 
