@@ -145,7 +145,7 @@ def _set_epoch(sampler: Any, epoch: int) -> None:
 def _factory(
     make: SamplerFactory | str | type, kwargs: dict[str, Any] | None, dataset_size: int | None,
     labels: NDArray[np.int64] | None, batch_size: int | None, drop_last_batch: bool,
-) -> tuple[SamplerFactory, str, int | None]:
+) -> tuple[SamplerFactory, str | None, int | None]:
     if isinstance(make, str) or inspect.isclass(make):
         name = make if isinstance(make, str) else f"{make.__module__}:{make.__qualname__}"
         spec = SamplerSpec(name, dict(kwargs or {}), dataset_size, labels, batch_size,
@@ -154,7 +154,7 @@ def _factory(
     if kwargs:
         raise ConfigError("kwargs apply only when make is a sampler name or class, not a factory")
     if batch_size is None:
-        return make, getattr(make, "__name__", "factory"), dataset_size
+        return make, None, dataset_size
     from torch.utils.data import BatchSampler
 
     size = check_int("batch_size", batch_size, minimum=1)
@@ -213,6 +213,8 @@ def simulate(
         make, kwargs, dataset_size, label_array, batch_size, drop_last_batch
     )
     samplers = [factory(rank, world_size) for rank in range(world_size)]
+    if description is None:
+        description = f"{type(samplers[0]).__name__} (from a factory)"
     num_classes = None if label_array is None else int(label_array.max(initial=-1)) + 1
     report = SimulationReport(world_size, sampler=description, dataset_size=dataset_size,
                               num_classes=num_classes, set_epoch=set_epoch)

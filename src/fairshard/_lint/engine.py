@@ -80,8 +80,8 @@ def lint_source(
         ignore: Skip these codes.
 
     Example:
-        >>> src = "from torch.utils.data import WeightedRandomSampler\\n"
-        >>> src += "s = WeightedRandomSampler(w, 10, replacement=False)\\n"
+        >>> src = "from torch.utils.data import WeightedRandomSampler\n"
+        >>> src += "s = WeightedRandomSampler(w, 10, replacement=False)\n"
         >>> [f.code for f in lint_source(src)]
         ['FS107']
     """
