@@ -2,6 +2,9 @@
 
 Each sub-command lives in its own module exposing ``register(subparsers)``,
 which adds its parser and sets ``func`` (``argv namespace -> exit code``).
+
+Exit codes: 0 success, 1 a check or the linter found something, 2 usage
+error (bad arguments, a missing file, a sampler that cannot be built).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import __version__, _cli_demo, _cli_simulate
+from . import __version__, _cli_demo, _cli_lint, _cli_simulate
 
 __all__ = ["build_parser", "main"]
 
@@ -19,19 +22,25 @@ def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every sub-command registered."""
     parser = argparse.ArgumentParser(
         prog="fairshard",
-        description="Distributed samplers that stay correct on many processes.",
+        description=(
+            "Distributed samplers that stay correct on many processes: simulate every "
+            "rank's share, lint training scripts for sampler pitfalls, run the demo."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"fairshard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in (_cli_simulate, _cli_demo):
+    for module in (_cli_simulate, _cli_lint, _cli_demo):
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code (0 ok, 1 check failed, 2 usage error)."""
+    """Run the CLI; returns the exit code (0 ok, 1 check failed or findings, 2 usage error)."""
     parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # argparse: 0 after --help/--version, 2 on bad usage
+        return exc.code if isinstance(exc.code, int) else 2
     code: int = args.func(args)
     return code
 

@@ -1,0 +1,11 @@
+"""A static checker for distributed data-loading pitfalls in training scripts.
+
+AST only: scripts are parsed, never imported or run. ``rules`` holds one
+small check per rule code, ``engine`` runs them with ``# noqa`` handling,
+``report`` formats the findings.
+"""
+
+from .engine import PARSE_ERROR, Finding, lint_paths, lint_source
+from .rules import RULES, Rule
+
+__all__ = ["PARSE_ERROR", "RULES", "Finding", "Rule", "lint_paths", "lint_source"]

@@ -1,0 +1,151 @@
+"""AST helpers shared by the lint rules: names, arguments and rank-dependence.
+
+Everything here reads the syntax tree only; nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Module",
+    "argument",
+    "calls",
+    "dotted",
+    "is_constant",
+    "mentions_rank",
+    "tail",
+]
+
+#: Names (variables or attributes) that hold a process's rank.
+RANK_NAMES = frozenset({
+    "rank", "local_rank", "global_rank", "world_rank", "node_rank", "process_index",
+    "local_process_index", "proc_id", "gpu_id",
+})
+#: Functions that return a rank.
+RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_node_local_rank"})
+#: Environment variables that hold a rank.
+RANK_VARIABLES = frozenset({"RANK", "LOCAL_RANK", "GROUP_RANK", "NODE_RANK", "SLURM_PROCID",
+                            "SLURM_LOCALID", "OMPI_COMM_WORLD_RANK"})
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def tail(call: ast.Call) -> str:
+    """The last name of the called function: ``DataLoader`` in ``data.DataLoader(...)``."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The argument bound to parameter ``name`` (keyword, or positional ``position``)."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and position < len(call.args):
+        candidate = call.args[position]
+        if not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            return candidate
+    return None
+
+
+def is_constant(node: ast.AST | None, value: object) -> bool:
+    """``node`` is the literal ``value`` (``True``, ``False``, ``None``...)."""
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def _env_key(node: ast.AST) -> str | None:
+    """The variable name in ``os.environ["X"]``, ``os.environ.get("X")``, ``os.getenv("X")``."""
+    if isinstance(node, ast.Subscript) and (dotted(node.value) or "").endswith("environ"):
+        key = node.slice
+        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        name = dotted(node.func) or ""
+        if name.endswith(("environ.get", "getenv")) and isinstance(node.args[0].value, str):
+            return node.args[0].value
+    return None
+
+
+def mentions_rank(node: ast.AST) -> bool:
+    """The expression reads a rank.
+
+    ``rank``, ``args.local_rank``, ``dist.get_rank()``, ``os.environ["RANK"]``...
+    """
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in RANK_NAMES:
+            return True
+        if isinstance(sub, ast.Attribute) and sub.attr in RANK_NAMES:
+            return True
+        if isinstance(sub, ast.Call) and tail(sub) in RANK_FUNCTIONS:
+            return True
+        if _env_key(sub) in RANK_VARIABLES:
+            return True
+    return False
+
+
+def calls(node: ast.AST) -> list[ast.Call]:
+    """Every call under ``node``, in source order."""
+    found = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    return sorted(found, key=lambda c: (c.lineno, c.col_offset))
+
+
+@dataclass
+class Module:
+    """One parsed file plus what several rules need: import aliases and parents."""
+
+    tree: ast.Module
+    aliases: dict[str, str] = field(default_factory=dict)
+    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, source: str, path: str = "<string>") -> Module:
+        """Parse ``source`` (raises ``SyntaxError``)."""
+        tree = ast.parse(source, filename=path)
+        module = cls(tree)
+        for node in ast.walk(tree):
+            for child in ast.iter_child_nodes(node):
+                module.parents[child] = node
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    module.aliases[local] = alias.name if alias.asname else local
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    module.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        return module
+
+    def qualified(self, node: ast.AST) -> str | None:
+        """The dotted name with its first part resolved through the imports.
+
+        ``np.random.shuffle`` -> ``numpy.random.shuffle`` after ``import numpy as np``;
+        ``shuffle`` -> ``random.shuffle`` after ``from random import shuffle``.
+        """
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        base = self.aliases.get(head, head)
+        return f"{base}.{rest}" if rest else base
+
+    def ancestors(self, node: ast.AST) -> list[ast.AST]:
+        """Enclosing nodes, innermost first."""
+        out: list[ast.AST] = []
+        while node in self.parents:
+            node = self.parents[node]
+            out.append(node)
+        return out

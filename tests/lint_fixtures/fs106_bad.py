@@ -1,0 +1,5 @@
+import os
+
+os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"  # FS106
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0")  # FS106
+os.environ.update(CUDA_VISIBLE_DEVICES="1")  # FS106

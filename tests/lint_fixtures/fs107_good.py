@@ -1,0 +1,5 @@
+from torch.utils.data import WeightedRandomSampler
+
+
+def sampler(weights):
+    return WeightedRandomSampler(weights, len(weights), replacement=True)
