@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._errors import ConfigError, check_int
+from ._errors import ConfigError, ConfigTypeError, check_int
 from ._progress import Progress
 from ._sampler_spec import SamplerSpec
 from ._sim_checks import declared_for, find_problems
@@ -151,6 +151,11 @@ def _factory(
         spec = SamplerSpec(name, dict(kwargs or {}), dataset_size, labels, batch_size,
                            drop_last_batch)
         return spec.make, spec.describe(), spec.dataset_size
+    if not callable(make):
+        raise ConfigTypeError(
+            f"make must be a callable make(rank, world_size) -> sampler, a sampler name or a "
+            f"class, got make={make!r} of type {type(make).__name__}"
+        )
     if kwargs:
         raise ConfigError("kwargs apply only when make is a sampler name or class, not a factory")
     if batch_size is None:
@@ -208,6 +213,9 @@ def simulate(
     """
     world_size = check_int("world_size", world_size, minimum=1)
     epochs = check_int("epochs", epochs, minimum=1)
+    first = check_int("first", first, minimum=0)
+    if dataset_size is not None:
+        dataset_size = check_int("dataset_size", dataset_size, minimum=0)
     label_array = None if labels is None else np.asarray(labels, dtype=np.int64)
     factory, description, dataset_size = _factory(
         make, kwargs, dataset_size, label_array, batch_size, drop_last_batch

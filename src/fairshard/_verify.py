@@ -31,7 +31,7 @@ import numpy as np
 
 from . import _state as S
 from ._context import all_gather_objects, process_group_active
-from ._errors import ConfigTypeError, RankMismatchError
+from ._errors import ConfigTypeError, RankMismatchError, check_real
 
 __all__ = ["FIRST_ITEMS", "SHARED_FIELDS", "fingerprint", "verify"]
 
@@ -190,6 +190,11 @@ def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
         >>> fp["seed"], fp["rank"], fp["len"]
         (3, 1, 5)
     """
+    if timeout is not None:
+        timeout = check_real(
+            "timeout", timeout, minimum=0.0, strict_minimum=True,
+            fix="pass seconds to wait, or None for the process group's timeout",
+        )
     local = fingerprint(sampler)
     if not process_group_active():
         return local
