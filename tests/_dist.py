@@ -10,6 +10,7 @@ are killed and the call raises ``TimeoutError`` -- a hang fails fast.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import socket
@@ -46,10 +47,8 @@ def _worker(
         results.put((rank, False, traceback.format_exc()))
     finally:
         if dist.is_initialized():
-            try:
+            with contextlib.suppress(Exception):
                 dist.destroy_process_group()
-            except Exception:
-                pass
 
 
 def run_ranks(

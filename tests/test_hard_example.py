@@ -89,9 +89,9 @@ def test_bad_arguments() -> None:
         s.record([4], [float("nan")])
     with pytest.raises(ConfigError, match="momentum must be < 1"):
         HardExampleSampler(10, momentum=1.0)
-    with pytest.raises(ConfigError, match="temperature must be > 0.0"):
+    with pytest.raises(ConfigError, match=r"temperature must be > 0\.0"):
         HardExampleSampler(10, temperature=0.0)
-    with pytest.raises(ConfigError, match="floor must be <= 1.0, got floor=1.5"):
+    with pytest.raises(ConfigError, match=r"floor must be <= 1\.0, got floor=1\.5"):
         HardExampleSampler(10, floor=1.5)
     with pytest.raises(ConfigError, match="num_samples_total must be >= 1"):
         HardExampleSampler(0)

@@ -13,8 +13,9 @@ sampling", 2019), which is a merge of two prefix sums and vectorizes:
 
 * masses are integers: item ``i`` gets ``q_i = round(w_i * n * U / sum(w))``
   units with ``U = 2**s`` units per cell (``s = min(40, 62 - bit_length(n))``),
-  at least one unit for any positive weight, and the rounding residual goes to the heaviest item, so ``sum(q) == n * U``
-  exactly. Zero weights get exactly zero units;
+  at least one unit for any positive weight, and the rounding residual goes
+  to the heaviest item, so ``sum(q) == n * U`` exactly. Zero weights get
+  exactly zero units;
 * lights, in index order, lay their deficits ``U - q_i`` end to end: light
   ``i`` starts at ``L_i``. Heavies, in index order, lay their excesses
   ``q_j - U`` end to end: heavy ``k`` ends at ``H_k``. Because the totals are

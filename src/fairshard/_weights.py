@@ -100,5 +100,5 @@ def weights_digest(weights: NDArray[np.float64]) -> str:
     h = hashlib.sha256(f"weights:{weights.shape[0]}:".encode())
     data = np.ascontiguousarray(weights, dtype="<f8")
     for lo in range(0, data.shape[0], _CHUNK):
-        h.update(memoryview(data[lo : lo + _CHUNK]))
+        h.update(data[lo : lo + _CHUNK].data)
     return h.hexdigest()[:16]

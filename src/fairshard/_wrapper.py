@@ -136,7 +136,8 @@ class ShardedSampler(PlannedSampler[int]):
             cursor = self._cursor
             epoch = self.epoch if cursor is None else cursor.epoch
             plan = self.plan(epoch)
-            self._check_ranks(S.digest(plan.take(np.arange(len(plan), dtype=np.int64))))
+            assert isinstance(plan, ArrayPlan)
+            self._check_ranks(S.digest(plan.order))
         return items
 
     def _check_ranks(self, local: str) -> None:
