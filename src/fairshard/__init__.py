@@ -6,6 +6,7 @@ mid-epoch and elastic resume through ``state_dict``, and memory that does not
 grow with the dataset.
 """
 
+from ._balanced import ClassBalancedSampler
 from ._distributed import DistributedEvalSampler, DistributedSampler
 from ._errors import (
     ConfigError,
@@ -15,21 +16,32 @@ from ._errors import (
     RankMismatchError,
     StateDictError,
 )
+from ._hard_example import HardExampleSampler, IndexedDataset
 from ._partition import Partition
+from ._schedules import Constant, LinearAnneal
 from ._simulate import SimulationReport, simulate
 from ._verify import verify
+from ._weighted import WeightedSampler
+from ._wrapper import ShardedSampler
 
 __all__ = [
+    "ClassBalancedSampler",
     "ConfigError",
     "ConfigTypeError",
+    "Constant",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
     "FairshardWarning",
+    "HardExampleSampler",
+    "IndexedDataset",
+    "LinearAnneal",
     "Partition",
     "RankMismatchError",
+    "ShardedSampler",
     "SimulationReport",
     "StateDictError",
+    "WeightedSampler",
     "simulate",
     "verify",
 ]
