@@ -81,3 +81,19 @@ def test_scale_handles_full_range() -> None:
 def test_rejects_sizes_out_of_range() -> None:
     with pytest.raises(ValueError, match="holds 1 to"):
         AliasTable(np.zeros(0))
+
+
+@given(weight_lists)
+def test_chunked_construction_matches_single_pass(weights: list[float]) -> None:
+    import fairshard._alias as alias_module
+
+    w = np.array(weights)
+    whole = AliasTable(w).probabilities()
+    saved = alias_module._CHUNK
+    alias_module._CHUNK = 7  # many chunks, boundaries everywhere
+    try:
+        chunked = AliasTable(w).probabilities()
+    finally:
+        alias_module._CHUNK = saved
+    assert np.allclose(chunked, whole, rtol=0, atol=1e-12)
+    assert np.all(chunked[w == 0] == 0)

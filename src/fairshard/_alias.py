@@ -29,7 +29,8 @@ sampling", 2019), which is a merge of two prefix sums and vectorizes:
 
 Every pass runs over chunks of the weights, so extra memory is the table
 (``alias`` int32 -- int64 above ``2**31`` items -- plus ``threshold``
-uint32: 8 bytes per item) plus 12 bytes per heavy item during construction.
+uint32: 8 bytes per item) plus, during construction, 12 bytes per heavy
+item (its id and ``H_k``) and O(chunk) buffers.
 Thresholds are the kept units rounded *up* to 32 bits, so a positive weight
 always has a chance; a zero weight has threshold 0 and is never an alias, so
 it is never drawn. Probabilities are exact up to ``2**-32`` of a cell.
@@ -48,7 +49,7 @@ __all__ = ["MAX_ITEMS", "AliasTable"]
 #: multiply-shift, which needs ``n <= 2**32``).
 MAX_ITEMS = MAX_RANGE
 
-_CHUNK = 1 << 22
+_CHUNK = 1 << 20
 _FULL = np.uint64(0xFFFFFFFF)
 
 
@@ -171,8 +172,8 @@ def _build(
         return  # every item is exactly one full cell
 
     shift = bits - 32
-    # Pass 3: lights take their alias; heavies learn their overshoot.
-    overshoot_end = np.zeros(num_heavy, dtype=np.int64)  # C_k, filled in order
+    last_heavy = num_heavy - 1
+    # Pass 3: lights take their alias; heavies, once given away, become cells.
     running = 0
     for lo, hi in chunks:
         q = units(lo, hi)
@@ -186,22 +187,21 @@ def _build(
         idx += lo
         alias[idx] = heavy[np.searchsorted(ends, starts, side="right")]
         threshold[idx] = _threshold(unit - deficit, shift)
-        # Heavies whose H_k lies in (first start, last stop]: C_k is the stop
-        # of the last light of this chunk starting before H_k.
+        # Heavies whose H_k lies in (first start, last stop] are done within
+        # this chunk: C_k is the stop of the last light starting before H_k,
+        # the overshoot o_k = C_k - H_k, and heavy k keeps U - o_k units with
+        # the next heavy as alias.
         k_lo = int(np.searchsorted(ends, starts[0], side="right"))
         k_hi = int(np.searchsorted(ends, stops[-1], side="right"))
         if k_hi > k_lo:
             last = np.searchsorted(starts, ends[k_lo:k_hi], side="left") - 1
-            overshoot_end[k_lo:k_hi] = stops[last]
+            own = unit - (stops[last] - ends[k_lo:k_hi])  # (k_hi - k_lo,) kept units
+            cells = heavy[k_lo:k_hi]
+            nxt = heavy[np.minimum(np.arange(k_lo + 1, k_hi + 1), last_heavy)]
+            full = own >= unit
+            alias[cells] = np.where(full, cells, nxt)
+            threshold[cells] = np.where(full, np.uint32(0xFFFFFFFF), _threshold(own, shift))
         running = int(stops[-1])
-
-    own = unit - (overshoot_end - ends)  # (m,) units heavy k keeps
-    nxt = np.empty_like(heavy)
-    nxt[:-1] = heavy[1:]
-    nxt[-1] = heavy[-1]
-    full = own >= unit
-    alias[heavy] = np.where(full, heavy, nxt)
-    threshold[heavy] = np.where(full, np.uint32(0xFFFFFFFF), _threshold(own, shift))
 
 
 def _threshold(units: NDArray[np.int64], shift: int) -> NDArray[np.uint32]:
