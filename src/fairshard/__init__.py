@@ -7,6 +7,7 @@ grow with the dataset.
 """
 
 from ._balance import step_imbalance
+from ._balanced import ClassBalancedSampler
 from ._batch_shard import BatchShardSampler
 from ._class_batch import ClassBatchSampler
 from ._distributed import DistributedEvalSampler, DistributedSampler
@@ -19,36 +20,47 @@ from ._errors import (
     StateDictError,
 )
 from ._gather import gather_in_order
+from ._hard_example import HardExampleSampler, IndexedDataset
 from ._iterable import ShardedIterable
 from ._length_batch import LengthBucketBatchSampler
 from ._metrics import ClassificationMetrics, ExactMetrics
 from ._partition import Partition
+from ._schedules import Constant, LinearAnneal
 from ._shares import padding_mask
 from ._simulate import SimulationReport, simulate
 from ._split import split
 from ._stop import StopTogether, stop_together
 from ._token_budget import TokenBudgetBatchSampler
 from ._verify import verify
+from ._weighted import WeightedSampler
+from ._wrapper import ShardedSampler
 
 __all__ = [
     "BatchShardSampler",
+    "ClassBalancedSampler",
     "ClassBatchSampler",
     "ClassificationMetrics",
     "ConfigError",
     "ConfigTypeError",
+    "Constant",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
     "ExactMetrics",
     "FairshardWarning",
+    "HardExampleSampler",
+    "IndexedDataset",
     "LengthBucketBatchSampler",
+    "LinearAnneal",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
+    "ShardedSampler",
     "SimulationReport",
     "StateDictError",
     "StopTogether",
     "TokenBudgetBatchSampler",
+    "WeightedSampler",
     "gather_in_order",
     "padding_mask",
     "simulate",

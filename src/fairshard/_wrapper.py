@@ -1,0 +1,154 @@
+"""``ShardedSampler``: shard any sampler across ranks (PyTorch's long-standing ask).
+
+Per epoch the inner sampler runs once, fully, inside a forked RNG scope: the
+global ``random``, ``numpy.random`` and ``torch`` generators are seeded from
+the library's stream for ``(seed, epoch)`` and restored afterwards, so an
+inner sampler that shuffles with global RNGs produces the same order on every
+rank and the caller's RNG streams are untouched. ``set_epoch`` is forwarded
+to the inner sampler first. The inner order becomes the epoch's plan and is
+partitioned like every other fairshard plan (same layouts and tail modes).
+
+NOTE (cost): the inner order is materialized, 8 bytes per item per epoch; an
+inner sampler that reads process-specific state (rank, pid, time) still
+diverges -- ``check=True`` all-gathers a digest of the inner order at each
+``iter()`` and raises ``RankMismatchError`` naming the ranks that disagree.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import _state as S
+from ._base import PlannedSampler
+from ._context import all_gather_objects, process_group_active
+from ._errors import ConfigError, ConfigTypeError, RankMismatchError
+from ._partition import Layout, Tail
+from ._plans import IndexPlan
+from ._seeding import Stream, stream_words
+from ._weighted_plans import ArrayPlan
+
+__all__ = ["ShardedSampler"]
+
+
+def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
+    words = stream_words(Stream.WRAPPED, epoch, seed, 3)
+    py_state = random.getstate()
+    np_state = np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            random.seed(int(words[0]))
+            np.random.seed(int(words[1] >> np.uint64(32)))
+            torch.manual_seed(int(words[2] >> np.uint64(1)))
+            items = list(iter(sampler))
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
+    try:
+        order = np.array(items, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigTypeError(
+            f"the inner sampler yielded {items[0]!r} ({type(items[0]).__name__}); "
+            "ShardedSampler shards samplers of int indices"
+        ) from None
+    if order.ndim != 1:
+        raise ConfigTypeError(
+            "the inner sampler yielded sequences, not int indices; wrap the sampler inside "
+            "the BatchSampler instead"
+        )
+    return order
+
+
+class ShardedSampler(PlannedSampler[int]):
+    """Partition the order of any sampler across ranks.
+
+    Args:
+        sampler: A ``torch.utils.data.Sampler`` or any iterable of ints with
+            ``__len__``; if it has ``set_epoch`` it is forwarded.
+        num_replicas, rank, seed, layout, tail, auto_epoch: As
+            ``DistributedSampler``.
+        check: At every ``iter()``, all-gather a digest of the inner order and
+            raise ``RankMismatchError`` naming the ranks that differ (a
+            collective: every rank must iterate).
+
+    Raises:
+        ConfigTypeError: ``sampler`` is not iterable or has no ``__len__``.
+        ConfigError: ``len(sampler)`` differs from the number of items it yields.
+
+    Example:
+        >>> from torch.utils.data import RandomSampler
+        >>> shards = [set(ShardedSampler(RandomSampler(range(8)), num_replicas=2, rank=r))
+        ...           for r in (0, 1)]
+        >>> sorted(shards[0] | shards[1]) == list(range(8)) and not shards[0] & shards[1]
+        True
+    """
+
+    kind = "ShardedSampler"
+
+    def __init__(
+        self,
+        sampler: Any,
+        *,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int = 0,
+        tail: Tail = "pad",
+        layout: Layout = "strided",
+        check: bool = False,
+        auto_epoch: bool = False,
+    ) -> None:
+        super().__init__(num_replicas=num_replicas, rank=rank, seed=seed, layout=layout,
+                         tail=tail, auto_epoch=auto_epoch)
+        if not hasattr(sampler, "__iter__") or not hasattr(sampler, "__len__"):
+            raise ConfigTypeError(
+                f"sampler must be iterable and define __len__, got {type(sampler).__name__}"
+            )
+        if not isinstance(check, bool):
+            raise ConfigTypeError(f"check must be a bool, got check={check!r}")
+        self.sampler = sampler
+        self.check = check
+
+    def _config(self) -> dict[str, Any]:
+        inner = type(self.sampler)
+        return {"sampler": f"{inner.__module__}.{inner.__qualname__}",
+                "n": len(self.sampler)}
+
+    def _build_plan(self, epoch: int) -> IndexPlan:
+        if hasattr(self.sampler, "set_epoch"):
+            self.sampler.set_epoch(epoch)
+        order = _inner_order(self.sampler, self.seed % (1 << 64), epoch)
+        expected = len(self.sampler)
+        if order.shape[0] != expected:
+            raise ConfigError(
+                f"the inner sampler's len() is {expected} but it yielded {order.shape[0]} "
+                f"indices in epoch {epoch}; fix its __len__ (ShardedSampler needs it exact)"
+            )
+        return ArrayPlan(order)
+
+    def __iter__(self) -> Iterator[int]:
+        items = super().__iter__()
+        if self.check and process_group_active():
+            cursor = self._cursor
+            epoch = self.epoch if cursor is None else cursor.epoch
+            plan = self.plan(epoch)
+            assert isinstance(plan, ArrayPlan)
+            self._check_ranks(S.digest(plan.order))
+        return items
+
+    def _check_ranks(self, local: str) -> None:
+        digests = all_gather_objects(local, timeout=60.0)
+        if len(set(digests)) > 1:
+            groups: dict[str, list[int]] = {}
+            for r, value in enumerate(digests):
+                groups.setdefault(value, []).append(r)
+            detail = "; ".join(f"ranks {ranks}: order digest {d}" for d, ranks in groups.items())
+            raise RankMismatchError(
+                f"ShardedSampler: the inner sampler produced different orders on different "
+                f"ranks ({detail}). It depends on something other than the global RNGs "
+                "(rank, process id, time, its own unseeded generator); make it deterministic"
+            )
