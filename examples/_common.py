@@ -32,3 +32,9 @@ def gather(obj):
     out = [None] * dist.get_world_size()
     dist.all_gather_object(out, obj)
     return out
+
+
+def finish() -> None:
+    """Leave the job: wait for every rank, then tear the process group down."""
+    dist.barrier()  # no rank tears down gloo while a peer still talks to it
+    dist.destroy_process_group()

@@ -13,7 +13,7 @@ import argparse
 import numpy as np
 import torch
 import torch.distributed as dist
-from _common import gather, init, model
+from _common import finish, gather, init, model
 from torch.utils.data import DataLoader, TensorDataset
 
 import fairshard
@@ -53,7 +53,7 @@ def main() -> None:
             mix = torch.bincount(drawn, minlength=5).tolist()
             print(f"epoch {epoch}: class mix drawn {mix} (dataset "
                   f"{torch.bincount(labels, minlength=5).tolist()})", flush=True)
-    dist.destroy_process_group()
+    finish()
 
 
 if __name__ == "__main__":

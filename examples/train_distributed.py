@@ -12,7 +12,7 @@ import argparse
 
 import torch
 import torch.distributed as dist
-from _common import gather, init, model
+from _common import finish, gather, init, model
 from torch.utils.data import DataLoader, TensorDataset
 
 from fairshard import DistributedSampler  # was: from torch.utils.data import DistributedSampler
@@ -54,7 +54,7 @@ def main() -> None:
             distinct = len(set().union(*shares))
             print(f"epoch {epoch}: {dist.get_world_size()} ranks x {len(shares[0])} samples, "
                   f"{distinct} distinct of {len(dataset)}, loss {loss.item():.3f}", flush=True)
-    dist.destroy_process_group()
+    finish()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import argparse
 
 import torch
 import torch.distributed as dist
-from _common import gather, init, model
+from _common import finish, gather, init, model
 from torch.utils.data import DataLoader, TensorDataset
 
 import fairshard
@@ -54,7 +54,7 @@ def main() -> None:
             share = sum(i in hardest for i in drawn) / len(drawn)
             print(f"epoch {epoch}: {share:.0%} of draws from the hardest 10% "
                   f"(mean loss {losses.mean().item():.3f})", flush=True)
-    dist.destroy_process_group()
+    finish()
 
 
 if __name__ == "__main__":

@@ -44,8 +44,9 @@ def register(sub: Any) -> None:
                    help="processes for the resume launch (default: ranks - 1, at least 1; "
                         "0 skips the resume)")
     p.add_argument("--epochs", type=int, default=20, help="training epochs (default 20)")
-    p.add_argument("--methods", default="plain,balanced,hard",
-                   help="comma-separated: plain, balanced, hard (default: all)")
+    p.add_argument("--methods", default=None,
+                   help="comma-separated: plain, balanced, hard (default: every one this "
+                        "fairshard provides)")
     p.add_argument("--output", default="fairshard-demo",
                    help="output folder (default ./fairshard-demo)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split, model and samplers")
@@ -78,11 +79,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"fairshard demo needs {' and '.join(missing)}, not installed here. "
               "Install the demo extra: pip install 'fairshard[demo]'", file=sys.stderr)
         return 2
-    from ._demo.methods import parse_methods
+    from ._demo.methods import METHODS, parse_methods, unavailable
 
     problem = _usage(args)
+    requested = args.methods
+    if requested is None:
+        for name in METHODS:
+            reason = unavailable(name)
+            if reason and not args.quiet:
+                print(f"fairshard demo: skipping {name!r}: {reason}", file=sys.stderr)
+        requested = ",".join(m for m in METHODS if unavailable(m) is None)
     try:
-        methods = parse_methods(args.methods)
+        methods = parse_methods(requested)
     except ValueError as exc:
         problem = problem or str(exc)
     if problem:

@@ -254,6 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             name = "resume.json" if args.resume else "train.json"
             payload = {"backend": backend, "world_size": job.world, "methods": results}
             (job.output / name).write_text(json.dumps(payload))
+        dist.barrier()  # no rank tears down gloo while a peer still talks to it
     finally:
         dist.destroy_process_group()
     return 0
