@@ -1,0 +1,40 @@
+"""Shared setup of the example scripts: process group, device, a toy model."""
+
+import os
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def init() -> torch.device:
+    """Join the torchrun job (gloo on CPU, nccl with CUDA); return this rank's device."""
+    if torch.cuda.is_available():
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+        dist.init_process_group("nccl", timeout=timedelta(seconds=120))
+        return torch.device("cuda", local)
+    dist.init_process_group("gloo", timeout=timedelta(seconds=120))
+    return torch.device("cpu")
+
+
+def model(features: int, classes: int, device: torch.device) -> DistributedDataParallel:
+    torch.manual_seed(0)  # same initial weights everywhere (DDP also broadcasts them)
+    net = torch.nn.Sequential(torch.nn.Linear(features, 32), torch.nn.ReLU(),
+                              torch.nn.Linear(32, classes)).to(device)
+    ids = [device.index] if device.type == "cuda" else None
+    return DistributedDataParallel(net, device_ids=ids)
+
+
+def gather(obj):
+    """Every rank's ``obj``, in rank order."""
+    out = [None] * dist.get_world_size()
+    dist.all_gather_object(out, obj)
+    return out
+
+
+def finish() -> None:
+    """Leave the job: wait for every rank, then tear the process group down."""
+    dist.barrier()  # no rank tears down gloo while a peer still talks to it
+    dist.destroy_process_group()
