@@ -1,6 +1,7 @@
 """Shared setup of the example scripts: process group, device, a toy model."""
 
 import os
+import sys
 from datetime import timedelta
 
 import torch
@@ -35,6 +36,15 @@ def gather(obj):
 
 
 def finish() -> None:
-    """Leave the job: wait for every rank, then tear the process group down."""
+    """Leave the job: wait for every rank, tear the process group down, exit.
+
+    The final ``os._exit(0)`` skips interpreter finalization: on CPU/gloo,
+    torch's background threads can race with it and abort a job that has
+    already finished cleanly ("terminate called without an active exception").
+    Everything has been written and flushed by then.
+    """
     dist.barrier()  # no rank tears down gloo while a peer still talks to it
     dist.destroy_process_group()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -119,6 +120,10 @@ def main() -> None:
         print(json.dumps(out), flush=True)
     if distributed:
         dist.destroy_process_group()
+        # Skip interpreter finalization, which can race with torch's gloo threads
+        # and abort a finished job (see examples/_common.py: finish).
+        sys.stdout.flush()
+        os._exit(0)
 
 
 if __name__ == "__main__":

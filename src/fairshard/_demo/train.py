@@ -260,5 +260,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _exit_now(code: int) -> None:
+    """Exit without interpreter finalization.
+
+    On CPU/gloo, torch's background threads can race with finalization and
+    abort a job that already finished cleanly ("terminate called without an
+    active exception"); everything is written and flushed before this point.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    _exit_now(main())
