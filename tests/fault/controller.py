@@ -56,9 +56,13 @@ class JobSpec:
     batch_size: int = 1
 
     def min_steps(self) -> int:
-        """A lower bound on the job's global steps (largest world, dropped tail)."""
-        per_rank = self.dataset_size // max(self.worlds)
-        return self.epochs * (per_rank // self.batch_size)
+        """A lower bound on the job's global steps (largest world, shortest epoch)."""
+        sampler = self.family.build(self.dataset_size, max(self.worlds), 0, self.seed)
+        total = 0
+        for epoch in range(self.epochs):
+            sampler.set_epoch(epoch)
+            total += len(sampler) // self.batch_size
+        return total
 
 
 @dataclass

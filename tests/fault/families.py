@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+import fairshard
 from fairshard import DistributedSampler
 
 __all__ = ["REGISTRY", "Family", "plan_multiset", "resolve"]
@@ -44,9 +45,22 @@ def plan_multiset(sampler: Any, epoch: int) -> Counter[int]:
 
 
 def partition_tail(sampler: Any) -> dict[str, int]:
-    """Padding and drops the sampler's current partition declares."""
+    """Padding and drops the sampler's current partition declares, in dataset indices.
+
+    The partition pads or drops plan *positions*; a position of a batch plan
+    is a whole batch, so each position is weighted by its number of indices.
+    """
     part = sampler.partition()
-    return {"padded": int(part.num_padded()), "dropped": int(part.num_dropped())}
+    plan = sampler.plan()
+    taken = np.concatenate(
+        [part.positions(r, 0, part.num_items(r)) for r in range(part.world_size)]
+        + [np.empty(0, dtype=np.int64)]
+    )
+    counts = np.bincount(taken - part.start, minlength=part.remaining)
+    sizes = plan.sizes()[part.start:] if hasattr(plan, "sizes") else np.ones(part.remaining, int)
+    padded = int((sizes * np.maximum(counts - 1, 0)).sum())
+    dropped = int(sizes[counts == 0].sum())
+    return {"padded": padded, "dropped": dropped}
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,43 @@ def _distributed(order: str, drop_last: bool) -> Build:
     return build
 
 
+def _labels(n: int) -> np.ndarray:
+    return np.arange(n) % 7 // 3  # three unequal classes
+
+
+def _lengths(n: int) -> np.ndarray:
+    return 1 + (np.arange(n) * 37) % 29
+
+
+def _weighted(n: int, world: int, rank: int, seed: int) -> Any:
+    weights = np.where(np.arange(n) % 5 == 0, 0.0, 1.0 + np.arange(n) % 3)
+    return fairshard.WeightedSampler(weights, num_replicas=world, rank=rank, seed=seed)
+
+
+def _balanced(n: int, world: int, rank: int, seed: int) -> Any:
+    anneal = fairshard.LinearAnneal(start=1.0, end=0.0, epochs=3)
+    return fairshard.ClassBalancedSampler(_labels(n), alpha=anneal, num_replicas=world,
+                                          rank=rank, seed=seed)
+
+
+def _hard(n: int, world: int, rank: int, seed: int) -> Any:
+    return fairshard.HardExampleSampler(n, num_replicas=world, rank=rank, seed=seed)
+
+
+def _class_batch(n: int, world: int, rank: int, seed: int) -> Any:
+    return fairshard.ClassBatchSampler(_labels(n), 2, num_replicas=world, rank=rank, seed=seed)
+
+
+def _length_bucket(n: int, world: int, rank: int, seed: int) -> Any:
+    return fairshard.LengthBucketBatchSampler(_lengths(n), 3, num_replicas=world, rank=rank,
+                                              seed=seed)
+
+
+def _token_budget(n: int, world: int, rank: int, seed: int) -> Any:
+    return fairshard.TokenBudgetBatchSampler(_lengths(n), 48, num_replicas=world, rank=rank,
+                                             seed=seed)
+
+
 REGISTRY: dict[str, Family] = {
     family.name: family
     for family in (
@@ -96,6 +147,12 @@ REGISTRY: dict[str, Family] = {
         Family("distributed-drop-lazy", _distributed("lazy", True), _every_index_once),
         Family("distributed-pad-torch", _distributed("torch", False), _every_index_once),
         Family("distributed-drop-torch", _distributed("torch", True), _every_index_once),
+        Family("weighted", _weighted),
+        Family("class-balanced", _balanced),
+        Family("hard-example", _hard),
+        Family("class-batch", _class_batch),
+        Family("length-bucket", _length_bucket),
+        Family("token-budget", _token_budget),
     )
 }
 

@@ -97,6 +97,17 @@ def _init_group(rank: int, world: int, gen: int) -> None:
     dist.init_process_group("gloo", store=prefixed, rank=rank, world_size=world, timeout=timeout)
 
 
+def _flat(batch: list[Any]) -> list[int]:
+    """Indices of a slice of what the sampler yielded (ints, or batches of ints)."""
+    out: list[int] = []
+    for item in batch:
+        if isinstance(item, list):
+            out.extend(int(i) for i in item)
+        else:
+            out.append(int(item))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run (or resume) the job; returns 0 when every epoch is done."""
     args = _args(argv)
@@ -131,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             taken += len(batch)
             step += 1
             faults.maybe_kill(ledger, step, "before-ledger")
-            ledger.append("items", epoch=epoch, step=step, indices=[int(i) for i in batch])
+            ledger.append("items", epoch=epoch, step=step, indices=_flat(batch))
             faults.maybe_kill(ledger, step, "after-ledger")
             faults.maybe_halt(ledger, step)
             dist.all_reduce(token)  # lockstep, as DDP's gradient sync
