@@ -66,7 +66,7 @@ FACTORIES: list[tuple[str, tuple[str, ...], Factory]] = [
                                                     seed=5)),
     ("batch-shard", ("BatchShardSampler",),
      lambda r, w: fairshard.BatchShardSampler(
-         BatchSampler(RandomSampler(range(N)), 5, False), num_replicas=w, rank=r, seed=5)),
+         BatchSampler(RandomSampler(range(N)), 13, False), num_replicas=w, rank=r, seed=5)),
 ]
 
 
