@@ -20,6 +20,7 @@ import numpy as np
 
 import fairshard
 from fairshard import DistributedSampler
+from fairshard._plans import BatchPlan
 
 __all__ = ["REGISTRY", "Family", "plan_multiset", "resolve"]
 
@@ -57,7 +58,10 @@ def partition_tail(sampler: Any) -> dict[str, int]:
         + [np.empty(0, dtype=np.int64)]
     )
     counts = np.bincount(taken - part.start, minlength=part.remaining)
-    sizes = plan.sizes()[part.start:] if hasattr(plan, "sizes") else np.ones(part.remaining, int)
+    if isinstance(plan, BatchPlan):
+        sizes = plan.sizes()[part.start:]
+    else:
+        sizes = np.ones(part.remaining, dtype=np.int64)
     padded = int((sizes * np.maximum(counts - 1, 0)).sum())
     dropped = int(sizes[counts == 0].sum())
     return {"padded": padded, "dropped": dropped}
