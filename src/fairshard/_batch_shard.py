@@ -112,7 +112,12 @@ class BatchShardSampler(BatchPlanSampler):
         self._warned_tail = False
 
     def _config(self) -> dict[str, Any]:
-        return {"batch_sampler": type(self.batch_sampler).__qualname__}
+        inner = type(self.batch_sampler)
+        config: dict[str, Any] = {"batch_sampler": f"{inner.__module__}.{inner.__qualname__}"}
+        # The inner sampler's batch count, when it knows it: a changed dataset shows.
+        with contextlib.suppress(TypeError):
+            config["num_inner_batches"] = len(self.batch_sampler)
+        return config
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         inner = self.batch_sampler

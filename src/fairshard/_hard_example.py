@@ -234,6 +234,12 @@ class HardExampleSampler(WeightedSampler):
         return {"scores": base64.b64encode(raw).decode("ascii")}
 
     def _load_extra_state(self, extra: dict[str, Any]) -> None:
+        unknown = sorted(set(extra) - {"scores"})
+        if unknown:
+            raise StateDictError(
+                f"state_dict['extra'] has entries {unknown} a {self.kind} never saves; pass "
+                "the dict returned by sampler.state_dict() unchanged"
+            )
         encoded = S.field(extra, "scores")
         try:
             scores = np.frombuffer(base64.b64decode(encoded, validate=True), dtype="<f8")
