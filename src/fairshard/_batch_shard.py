@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
 import numpy as np
@@ -115,8 +115,9 @@ class BatchShardSampler(BatchPlanSampler):
         inner = type(self.batch_sampler)
         config: dict[str, Any] = {"batch_sampler": f"{inner.__module__}.{inner.__qualname__}"}
         # The inner sampler's batch count, when it knows it: a changed dataset shows.
-        with contextlib.suppress(TypeError):
-            config["num_inner_batches"] = len(self.batch_sampler)
+        if isinstance(self.batch_sampler, Sized):
+            with contextlib.suppress(TypeError):
+                config["num_inner_batches"] = len(self.batch_sampler)
         return config
 
     def _build_plan(self, epoch: int) -> BatchPlan:
