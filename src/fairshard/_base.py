@@ -27,7 +27,6 @@ from abc import abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar, Generic, TypeVar
 
-import numpy as np
 from torch.utils.data import Sampler
 
 from . import _state as S
@@ -317,18 +316,3 @@ class PlannedSampler(Sampler[T], Generic[T]):
         cursor = _Cursor(epoch, partition, num_items, num_items)
         self._cursor = cursor
         self._fresh = False
-
-    # --------------------------------------------------------------- insight
-    def fingerprint(self) -> dict[str, Any]:
-        """What every rank must agree on this epoch (used by ``fairshard.verify``)."""
-        plan = self.plan()
-        head = plan.items(np.arange(min(len(plan), 64), dtype=np.int64))
-        return {
-            "kind": self.kind,
-            "config": S.digest(self.full_config()),
-            "seed": self.seed,
-            "epoch": self.epoch,
-            "world_size": self.num_replicas,
-            "plan_length": len(plan),
-            "plan_head": S.digest(head),
-        }
