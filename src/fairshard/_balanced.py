@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from . import _state as S
 from ._alias import AliasTable
 from ._base import PlannedSampler
-from ._errors import ConfigError, ConfigTypeError, check_int
+from ._errors import ConfigError, ConfigTypeError, check_bool, check_int
 from ._partition import Tail
 from ._plans import IndexPlan
 from ._schedules import alpha_at, resolve_alpha
@@ -103,8 +103,7 @@ class ClassBalancedSampler(PlannedSampler[int]):
         super().__init__(
             num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
         )
-        if not isinstance(replacement, bool):
-            raise ConfigTypeError(f"replacement must be a bool, got replacement={replacement!r}")
+        check_bool("replacement", replacement)
         self.replacement = replacement
         self.alpha, self._alpha_description = resolve_alpha(alpha)
         array = _as_labels(labels)

@@ -19,6 +19,7 @@ __all__ = [
     "FairshardWarning",
     "RankMismatchError",
     "StateDictError",
+    "check_bool",
     "check_choice",
     "check_int",
     "check_real",
@@ -135,4 +136,17 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
         raise ConfigError(f"{name} must be one of {options}, got {name}={value!r}")
+    return value
+
+
+def check_bool(name: str, value: Any) -> bool:
+    """Return ``value`` if it is a ``bool`` (not merely truthy: ``1`` and ``"yes"`` are refused).
+
+    Raises:
+        ConfigTypeError: ``value`` is not a bool.
+    """
+    if not isinstance(value, bool):
+        raise ConfigTypeError(
+            f"{name} must be a bool, got {name}={value!r} of type {type(value).__name__}"
+        )
     return value

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from . import _state as S
 from ._balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 from ._batch_base import BatchPlanSampler, check_lengths, reorder_batches
-from ._errors import ConfigError, ConfigTypeError, check_int
+from ._errors import ConfigError, check_bool, check_int
 from ._partition import Tail
 from ._plans import BatchPlan
 from ._seeding import Stream, stream_generator
@@ -82,8 +82,7 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         self.lengths = check_lengths(lengths)
         self.batch_size = check_int("batch_size", batch_size, minimum=1)
         self.mega_batch_factor = check_int("mega_batch_factor", mega_batch_factor, minimum=1)
-        if not isinstance(drop_last, bool):
-            raise ConfigTypeError(f"drop_last must be a bool, got drop_last={drop_last!r}")
+        check_bool("drop_last", drop_last)
         self.drop_last = drop_last
         self.balance_run = check_balance_run(balance_run)
         if drop_last and self.lengths.size < self.batch_size:

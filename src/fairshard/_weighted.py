@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from . import _state as S
 from ._alias import AliasTable
 from ._base import PlannedSampler
-from ._errors import ConfigError, ConfigTypeError, StateDictError, check_int
+from ._errors import ConfigError, StateDictError, check_bool, check_int
 from ._partition import Tail
 from ._plans import IndexPlan
 from ._seeding import Stream, stream_words
@@ -85,8 +85,7 @@ class WeightedSampler(PlannedSampler[int]):
         super().__init__(
             num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
         )
-        if not isinstance(replacement, bool):
-            raise ConfigTypeError(f"replacement must be a bool, got replacement={replacement!r}")
+        check_bool("replacement", replacement)
         self.replacement = replacement
         array = as_weights(weights)
         positive = check_weights(array)

@@ -26,7 +26,7 @@ import torch
 from . import _state as S
 from ._base import PlannedSampler
 from ._context import all_gather_objects, process_group_active
-from ._errors import ConfigError, ConfigTypeError, RankMismatchError
+from ._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
 from ._partition import Layout, Tail
 from ._plans import IndexPlan
 from ._seeding import Stream, stream_words
@@ -108,8 +108,7 @@ class ShardedSampler(PlannedSampler[int]):
             raise ConfigTypeError(
                 f"sampler must be iterable and define __len__, got {type(sampler).__name__}"
             )
-        if not isinstance(check, bool):
-            raise ConfigTypeError(f"check must be a bool, got check={check!r}")
+        check_bool("check", check)
         self.sampler = sampler
         self.check = check
 
