@@ -170,3 +170,18 @@ def test_python_dash_m_entry_point() -> None:
     assert result.returncode == 0, result.stderr
     assert "all checks passed" in result.stdout
     assert result.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+@pytest.mark.parametrize("name", ["ClassBalancedSampler", "WeightedSampler", "HardExampleSampler"])
+def test_weighted_families_simulate_and_check(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["simulate", name, "-w", "3", "--quiet", "--check"]
+    if name == "ClassBalancedSampler":
+        argv += ["--labels", "demo:300"]
+    elif name == "WeightedSampler":
+        argv += ["--kwarg", f"weights={[float(i % 4) for i in range(100)]}"]
+    else:
+        argv += ["--kwarg", "num_samples_total=100"]
+    assert main(argv) == 0, capsys.readouterr().out
+    assert "all checks passed" in capsys.readouterr().out

@@ -39,17 +39,19 @@ def _inner(sampler: Any) -> Any:
 
 def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
     from ._partition import Partition
+    from ._plans import BatchPlan
 
     plan = sampler.plan(epoch)
     total = len(plan)
-    sizes = plan.sizes() if hasattr(plan, "sizes") else np.ones(total, dtype=np.int64)
+    batched = isinstance(plan, BatchPlan)
+    sizes = plan.sizes() if batched else np.ones(total, dtype=np.int64)
     part = Partition(total, sampler.num_replicas, sampler.layout, sampler.tail)
     # pad wraps to the head, possibly several times when total < world size
     padded = int(sizes[np.arange(part.num_padded()) % total].sum()) if total else 0
     dropped = int(sizes[total - part.num_dropped():].sum()) if part.num_dropped() else 0
     items = plan.items(np.arange(total, dtype=np.int64))
     flat = np.asarray(
-        [i for batch in items for i in batch] if sizes.size and hasattr(plan, "sizes") else items,
+        [i for batch in items for i in batch] if sizes.size and batched else items,
         dtype=np.int64,
     )
     distinct = np.unique(flat)
