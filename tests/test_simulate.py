@@ -266,3 +266,14 @@ def test_fairshard_sampler_always_passes_its_own_checks(
     epoch = rep.epochs[0]
     assert epoch.missing is not None and epoch.missing <= world - 1
     assert epoch.duplicates <= (0 if drop else world - 1)
+
+
+def test_wrapped_sequential_sampler_may_repeat_its_order() -> None:
+    """A wrapper of a deterministic sampler is not flagged; forgetting set_epoch on a random one is."""
+    from torch.utils.data import RandomSampler
+
+    fixed = simulate("ShardedSampler", 3, kwargs={"sampler": range(50)}, epochs=2)
+    assert fixed.problems == []
+    shuffled = simulate("ShardedSampler", 3, kwargs={"sampler": RandomSampler(range(50))},
+                        epochs=2, set_epoch=False)
+    assert any("identical order" in p for p in shuffled.problems)

@@ -37,6 +37,21 @@ def _inner(sampler: Any) -> Any:
     return sampler.sampler if isinstance(sampler, BatchSampler) else sampler
 
 
+def _epochs_differ(sampler: Any, epoch: int) -> bool:
+    """Whether the sampler's order changes with the epoch.
+
+    Samplers with a ``shuffle`` switch say so; for the others (weighted draws,
+    wrappers of arbitrary samplers) the plans of two epochs are compared: a
+    wrapped ``SequentialSampler`` legitimately repeats its order.
+    """
+    shuffle = getattr(sampler, "shuffle", None)
+    if isinstance(shuffle, bool):
+        return shuffle
+    head = min(len(sampler.plan(epoch)), 256)
+    positions = np.arange(head, dtype=np.int64)
+    return bool(sampler.plan(epoch).items(positions) != sampler.plan(epoch + 1).items(positions))
+
+
 def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
     from ._partition import Partition
     from ._plans import BatchPlan
@@ -65,7 +80,7 @@ def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
         padding=padded + repeated_in_plan,
         dropped=dropped + never_planned,
         uneven=sampler.tail == "uneven",
-        shuffle=bool(getattr(sampler, "shuffle", True)),
+        shuffle=_epochs_differ(sampler, epoch),
         source=f"{sampler.kind} plan and partition (tail={sampler.tail!r})",
     )
 
@@ -91,7 +106,7 @@ def declared_for(samplers: Sequence[Any], n: int | None, epoch: int) -> Declared
     outer = samplers[0]
     inner = _inner(outer)
     if hasattr(inner, "plan") and hasattr(inner, "partition") and hasattr(inner, "tail"):
-        declared = _fairshard(inner, n, epoch)
+        declared = _fairshard(inner, n, inner.epoch)  # the epoch it actually ran
     else:
         declared = _foreign(inner, n)
     if isinstance(outer, BatchSampler) and outer.drop_last and declared.dropped is not None:
