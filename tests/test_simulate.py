@@ -269,7 +269,7 @@ def test_fairshard_sampler_always_passes_its_own_checks(
 
 
 def test_wrapped_sequential_sampler_may_repeat_its_order() -> None:
-    """A wrapper of a deterministic sampler is not flagged; forgetting set_epoch on a random one is."""
+    """A wrapped deterministic sampler is not flagged; a random one without set_epoch is."""
     from torch.utils.data import RandomSampler
 
     fixed = simulate("ShardedSampler", 3, kwargs={"sampler": range(50)}, epochs=2)
