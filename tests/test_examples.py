@@ -21,6 +21,9 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
     "train_balanced.py": (("ClassBalancedSampler", "LinearAnneal"), [], "epoch 1: class mix"),
     "train_hard_examples.py": (("HardExampleSampler", "IndexedDataset"), [],
                                "epoch 1: "),
+    "train_token_budget.py": (("TokenBudgetBatchSampler",), ["--max-tokens", "256"],
+                              "epoch 1: steps per rank ["),
+    "stream_shards.py": (("ShardedIterable",), [], "epoch 1: 2 ranks x "),
 }
 
 
