@@ -1,7 +1,8 @@
 """A static checker for distributed data-loading pitfalls in training scripts.
 
-AST only: scripts are parsed, never imported or run. ``rules`` holds one
-small check per rule code, ``engine`` runs them with ``# noqa`` handling,
+AST only: scripts are parsed, never imported or run. ``rules`` holds the
+table of rules, one small check per rule code (written in ``sampler_rules``
+and ``loader_rules``), ``engine`` runs them with ``# noqa`` handling,
 ``report`` formats the findings.
 """
 

@@ -14,6 +14,7 @@ __all__ = [
     "calls",
     "dotted",
     "is_constant",
+    "loader_shuffles",
     "mentions_rank",
     "tail",
 ]
@@ -67,6 +68,11 @@ def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr
 def is_constant(node: ast.AST | None, value: object) -> bool:
     """``node`` is the literal ``value`` (``True``, ``False``, ``None``...)."""
     return isinstance(node, ast.Constant) and node.value is value
+
+
+def loader_shuffles(call: ast.Call) -> bool:
+    """A ``DataLoader(...)`` call passes ``shuffle=True`` (keyword or third positional)."""
+    return is_constant(argument(call, "shuffle", 2), True)
 
 
 def _env_key(node: ast.AST) -> str | None:
