@@ -21,6 +21,7 @@ __all__ = [
     "World",
     "all_gather_objects",
     "broadcast_int",
+    "complete",
     "process_group_active",
     "resolve_world",
 ]
@@ -179,6 +180,30 @@ def _monitored_gather(out: list[Any], obj: Any, timeout: float) -> bool:
     for i, (buf, s) in enumerate(zip(buffers, sizes, strict=True)):
         out[i] = pickle.loads(buf[: int(s.item())].cpu().numpy().tobytes())
     return True
+
+
+def complete(work: Any, timeout: float | None, what: str) -> None:
+    """Wait for an async collective; raise instead of hanging past ``timeout``.
+
+    Args:
+        work: The handle an ``async_op=True`` collective returned.
+        timeout: Seconds to wait; ``None`` waits as long as the process group does.
+        what: The operation, for the error message.
+
+    Raises:
+        RankMismatchError: no handle, or the peers did not arrive in time.
+    """
+    from ._errors import RankMismatchError
+
+    if work is None:
+        raise RankMismatchError(f"the process group returned no work handle for {what}")
+    if timeout is None:
+        work.wait()
+    elif not _wait(work, timeout):
+        raise RankMismatchError(
+            f"{what} did not complete within {timeout:.1f}s: at least one rank did not "
+            "reach it; check the other ranks' logs"
+        )
 
 
 def _wait(work: Any, timeout: float) -> bool:

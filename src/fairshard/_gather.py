@@ -31,7 +31,7 @@ import torch.distributed as dist
 from numpy.typing import NDArray
 
 from ._codec import Encoded, Meta, decode, encode
-from ._context import _collective_device, _wait, all_gather_objects, process_group_active
+from ._context import _collective_device, all_gather_objects, complete, process_group_active
 from ._errors import ConfigError, RankMismatchError, check_int, check_real
 from ._shares import ShareMap, describe
 
@@ -236,15 +236,7 @@ def _exchange(
         work = dist.all_gather(slots, buffer, async_op=True)
     else:
         work = dist.gather(buffer, slots, dst=dst, async_op=True)
-    if work is None:
-        raise RankMismatchError("the process group returned no work handle for the gather")
-    if timeout is None:
-        work.wait()
-    elif not _wait(work, timeout):
-        raise RankMismatchError(
-            f"gather_in_order's payload gather did not complete within {timeout:.1f}s: at "
-            "least one rank did not reach it; check the other ranks' logs"
-        )
+    complete(work, timeout, "gather_in_order's payload gather")
     return slots
 
 

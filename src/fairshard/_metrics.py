@@ -20,7 +20,7 @@ import torch
 import torch.distributed as dist
 from numpy.typing import NDArray
 
-from ._context import _collective_device, _wait, all_gather_objects, process_group_active
+from ._context import _collective_device, all_gather_objects, complete, process_group_active
 from ._errors import ConfigError, ConfigTypeError, RankMismatchError, check_int, check_real
 from ._shares import ShareMap, describe
 
@@ -281,13 +281,5 @@ def _all_reduce(counts: torch.Tensor, timeout: float | None) -> torch.Tensor:
     device = _collective_device(dist.get_backend())
     total = counts.to(device, copy=True)
     work = dist.all_reduce(total, op=dist.ReduceOp.SUM, async_op=True)
-    if work is None:
-        raise RankMismatchError("the process group returned no work handle for all_reduce")
-    if timeout is None:
-        work.wait()
-    elif not _wait(work, timeout):
-        raise RankMismatchError(
-            f"ExactMetrics.compute's all_reduce did not complete within {timeout:.1f}s: at "
-            "least one rank did not reach it; check the other ranks' logs"
-        )
+    complete(work, timeout, "ExactMetrics.compute's all_reduce")
     return total
