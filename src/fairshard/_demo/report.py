@@ -105,7 +105,7 @@ def plot(summary: dict[str, Any], folder: Path) -> list[Path]:
     methods = summary["methods"]
     written: list[Path] = []
 
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(10, 4))
     width = 0.8 / max(len(methods), 1)
     for i, (name, m) in enumerate(methods.items()):
         xs = [c + (i - (len(methods) - 1) / 2) * width for c in range(NUM_CLASSES)]
@@ -115,7 +115,7 @@ def plot(summary: dict[str, Any], folder: Path) -> list[Path]:
     ax.set_xlabel("class (training images decrease left to right)")
     ax.set_ylabel("recall on the balanced test split")
     ax.set_ylim(0, 1.05)
-    ax.legend(loc="lower left")
+    ax.legend(bbox_to_anchor=(1.02, 1), loc="upper left", fontsize=8)  # beside, not over, bars
     ax.set_title("Per-class recall per sampling method")
     written.append(_save(fig, folder / "recall.png"))
 
