@@ -1,4 +1,5 @@
-"""Faults in the process group: a missing or dead rank never hangs ``verify``.
+"""Faults in the process group: a missing or dead rank never hangs ``verify``
+or the hard-example sampler's epoch-boundary sync.
 
 ``verify(sampler, timeout=t)`` all-gathers a fingerprint. When a peer never
 reaches the call (it skipped it, hangs elsewhere, or died) the waiting ranks
@@ -15,7 +16,7 @@ import time
 
 import pytest
 
-from fairshard import DistributedSampler, RankMismatchError, verify
+from fairshard import DistributedSampler, HardExampleSampler, RankMismatchError, verify
 
 from ._dist import RankFailure, run_ranks
 
@@ -54,3 +55,32 @@ def test_verify_is_bounded_by_its_timeout(mode: str) -> None:
         assert elapsed < TIMEOUT * 2 + 3, f"rank {rank} waited {elapsed:.1f}s"
     if mode == "dead":
         assert isinstance(results[1], RankFailure) and "died" in results[1]
+
+
+def _hard_example_sync_with_a_dead_peer(rank: int, world_size: int) -> tuple[str, float]:
+    """Every rank records losses; rank 1 dies before the epoch boundary's all-gather."""
+    sampler = HardExampleSampler(40, num_replicas=world_size, rank=rank, seed=3,
+                                 sync_timeout=TIMEOUT)
+    indices = list(sampler)[:4]
+    sampler.record(indices, [1.0] * len(indices))
+    if rank == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    began = time.monotonic()
+    try:
+        sampler.set_epoch(1)  # the collective sync of recorded losses
+    except RankMismatchError as exc:
+        return (f"RankMismatchError: {exc}", time.monotonic() - began)
+    return ("no error", time.monotonic() - began)
+
+
+def test_hard_example_sync_is_bounded_by_its_timeout() -> None:
+    results = run_ranks(_hard_example_sync_with_a_dead_peer, 3, timeout=60.0, pg_timeout=30.0,
+                        allow_failures=True)
+    for rank in (0, 2):
+        outcome = results[rank]
+        assert not isinstance(outcome, RankFailure), outcome
+        message, elapsed = outcome
+        assert message.startswith("RankMismatchError"), message
+        assert "did not complete within 2.0s" in message
+        assert elapsed < TIMEOUT * 2 + 3, f"rank {rank} waited {elapsed:.1f}s"
+    assert isinstance(results[1], RankFailure) and "died" in results[1]
