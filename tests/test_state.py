@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import time
 
+import numpy as np
 import pytest
 
 from fairshard import DistributedSampler, StateDictError
@@ -107,14 +107,23 @@ def test_resume_is_constant_time() -> None:
         }
     )
     fresh = DistributedSampler(10**9, 8, 0)
-    t0 = time.perf_counter()
     fresh.load_state_dict(state)
+    plan = fresh.plan()
+    evaluated: list[int] = []
+    take = plan.take
+
+    def counting_take(positions: np.ndarray) -> np.ndarray:
+        evaluated.append(int(positions.size))
+        return take(positions)
+
+    plan.take = counting_take  # type: ignore[method-assign]
     first = next(iter(fresh))
-    elapsed = time.perf_counter() - t0
+    # O(1): only the first small chunk after the resume point is computed, never
+    # the 62.5 million skipped positions (the benchmark reports the time: ~0.3 ms).
+    assert sum(evaluated) <= 256
     ref = DistributedSampler(10**9, 8, 0)
     positions = ref.partition().positions(0, 10**9 // 16, 10**9 // 16 + 1)
     assert first == int(ref.plan().take(positions)[0])
-    assert elapsed < 1.0  # O(1): no pass over the skipped half (the benchmark reports the time)
 
 
 def test_blocked_layout_resumes_only_on_the_same_world_size() -> None:
