@@ -130,3 +130,27 @@ def test_blocked_layout_resumes_only_on_the_same_world_size() -> None:
     state = midway(layout="blocked", tail="uneven")
     with pytest.raises(StateDictError, match="use layout='strided' for elastic resume"):
         DistributedSampler(1000, 3, 0, layout="blocked", tail="uneven").load_state_dict(state)
+
+
+def test_state_at_the_end_of_an_epoch_does_not_replay_it() -> None:
+    """A checkpoint taken after the last step resumes with nothing left of that epoch."""
+    done = DistributedSampler(8, 2, 0, shuffle=False)
+    list(done)
+    state = done.state_dict()
+    for world, rank in ((2, 0), (3, 2), (1, 0)):  # same world size and elastic
+        resumed = DistributedSampler(8, world, rank, shuffle=False)
+        resumed.load_state_dict(state)
+        assert len(resumed) == 0
+        resumed.set_epoch(0)  # a resume loop re-announcing the same epoch
+        assert list(resumed) == []
+        resumed.set_epoch(1)
+        assert len(list(resumed)) == len(resumed) > 0
+
+
+def test_elastic_resume_after_a_dropped_tail_completes_the_epoch() -> None:
+    """Complete on 5 ranks with tail='drop' (40 items: 8 steps each) -> nothing left on 4."""
+    first = DistributedSampler(40, 5, 0, drop_last=True)
+    list(first)
+    later = DistributedSampler(40, 4, 1, drop_last=True)
+    later.load_state_dict(first.state_dict())
+    assert list(later) == []

@@ -170,6 +170,13 @@ class PlannedSampler(Sampler[T], Generic[T]):
         self._fresh = True
 
     def _epoch_for_pass(self) -> int:
+        resume = self._resume
+        if self.auto_epoch and resume is not None and resume[0] == self.epoch and len(self) == 0:
+            # A resumed epoch with nothing left: auto_epoch moves on, as after a full pass.
+            self._resume = None
+            self.epoch += 1
+            self._fresh = False
+            return self.epoch
         cursor = self._cursor
         repeat = (
             not self._fresh
@@ -293,8 +300,12 @@ class PlannedSampler(Sampler[T], Generic[T]):
                 f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
                 f"takes in that epoch on {saved_world} ranks; the state does not match this data"
             )
-        complete = steps >= saved.max_items
-        if saved_world != self.num_replicas:
+        if steps >= saved.max_items:
+            # The epoch is complete: resume with nothing left of it, on any world size.
+            # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
+            # (or auto_epoch) starts the next one.
+            start, steps = total, 0
+        elif saved_world != self.num_replicas:
             if self.layout != "strided":
                 raise StateDictError(
                     f"state_dict was saved on world_size={saved_world} with layout="
@@ -306,13 +317,3 @@ class PlannedSampler(Sampler[T], Generic[T]):
         self._resume = (epoch, start, steps)
         self._cursor = None
         self._fresh = True
-        if complete:
-            self._mark_complete(epoch, self.partition(epoch))
-
-    def _mark_complete(self, epoch: int, partition: Partition) -> None:
-        """A loaded state at the end of its epoch behaves like a finished pass."""
-        self._resume = None
-        num_items = partition.num_items(self.rank)
-        cursor = _Cursor(epoch, partition, num_items, num_items)
-        self._cursor = cursor
-        self._fresh = False
