@@ -157,7 +157,14 @@ class PlannedSampler(Sampler[T], Generic[T]):
         start = 0
         if self._resume is not None and self._resume[0] == epoch:
             start = self._resume[1]
-        return Partition(len(self.plan(epoch)), self.num_replicas, self.layout, self.tail, start)
+        total = len(self.plan(epoch))
+        if self.tail == "drop" and start == 0 and 0 < total < self.num_replicas:
+            raise ConfigError(
+                f"{self.kind}: tail='drop' with {total} plan items (epoch {epoch}) on "
+                f"num_replicas={self.num_replicas} ranks gives every rank 0 steps; use "
+                "tail='pad' (recycles items), fewer ranks, or more data"
+            )
+        return Partition(total, self.num_replicas, self.layout, self.tail, start)
 
     def full_config(self) -> dict[str, Any]:
         """Everything the plan and partition depend on, as plain values."""

@@ -150,6 +150,12 @@ class BatchShardSampler(BatchPlanSampler):
                 f"batch_sampler yielded {batch!r} as batch {position}; a batch sampler must "
                 "yield 1-D sequences of int indices"
             )
+        if array.min() < 0:
+            bad = int(array[array < 0][0])
+            raise ConfigError(
+                f"batch_sampler yielded the negative index {bad} in batch {position}; "
+                "indices must be >= 0 (a negative index silently reads from the end)"
+            )
         return array.astype(np.int64)
 
     def _warn_tail(self, epoch: int, total: int) -> None:

@@ -104,7 +104,7 @@ def shard_sizes_array(
         raise ConfigError("source has no shards; pass at least one shard")
     sizes: NDArray[np.int64] | None = None
     if sizes_arg is not None:
-        checked = [check_int("shard_sizes[i]", s, minimum=0) for s in sizes_arg]
+        checked = [check_int(f"shard_sizes[{j}]", s, minimum=0) for j, s in enumerate(sizes_arg)]
         if len(checked) != len(source):
             raise ConfigError(
                 f"shard_sizes has {len(checked)} entries for {len(source)} shards; "

@@ -164,7 +164,13 @@ class ExactMetrics:
         """
         k = self.num_classes
         pred = _labels(preds, "preds")
-        target = _labels(targets, "targets").reshape(-1).long()
+        raw_target = _labels(targets, "targets")
+        if raw_target.is_floating_point() or raw_target.dtype == torch.bool:
+            raise ConfigTypeError(
+                f"targets must hold integer class labels, got dtype {raw_target.dtype}; "
+                "pass class indices (e.g. targets.long() if they are whole numbers)"
+            )
+        target = raw_target.reshape(-1).long()
         if pred.dim() == 2 and pred.shape[1] == k:
             pred = pred.argmax(dim=1)
         elif pred.dim() != 1 or pred.is_floating_point():
