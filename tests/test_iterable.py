@@ -197,8 +197,10 @@ def test_shard_mode_property(
         return
     try:
         per_rank = run()
-    except ConfigError as exc:
-        assert policy == "pad" and "cannot pad ranks" in str(exc)
+    except ConfigError as exc:  # a rank with only empty shards: refused, never silent
+        assert (policy == "pad" and "cannot pad ranks" in str(exc)) or (
+            policy == "drop" and "gives every rank 0 items" in str(exc)
+        )
         return
     every = Counter((s, i) for s, size in enumerate(sizes) for i in range(size))
     seen = Counter(x for items in per_rank for x in items)

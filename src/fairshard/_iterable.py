@@ -157,7 +157,28 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
         if self.sizes is None:
             return None
         totals = rank_totals(self._order(epoch), self.sizes, self.num_replicas)
+        self._check_totals(totals, epoch)
         return shard_count(totals, self.rank, self.policy)
+
+    def _check_totals(self, totals: list[int], epoch: int) -> None:
+        """Refuse an epoch in which a rank's shards are all empty under drop or pad.
+
+        ``drop`` would cut every rank to 0 items and ``pad`` has nothing to
+        repeat on the empty rank; both would be silently wrong.
+        """
+        if self.policy == "uneven" or min(totals) > 0 or max(totals) == 0:
+            return
+        empty = [r for r, t in enumerate(totals) if t == 0]
+        if self.policy == "pad":
+            raise ConfigError(
+                f"policy='pad' cannot pad ranks {empty}: their shards hold no items in "
+                f"epoch {epoch}; use policy='drop' or more, non-empty shards"
+            )
+        raise ConfigError(
+            f"policy='drop' gives every rank 0 items in epoch {epoch}: ranks {empty} get only "
+            "empty shards; use more (or non-empty) shards, fewer ranks, or policy='uneven' "
+            "with fairshard.stop_together"
+        )
 
     def __len__(self) -> int:
         """Exact number of items this rank yields per epoch, over all its workers.
@@ -221,14 +242,9 @@ class ShardedIterable(tud.IterableDataset[T], Generic[T]):
         self._completed = (progress.epoch, progress.consumer)
 
     def _segments(self, epoch: int, consumer: Consumer) -> list[Segment]:
-        if self.policy == "pad" and self.sizes is not None:
-            totals = rank_totals(self._order(epoch), self.sizes, consumer.world_size)
-            if min(totals) == 0:
-                empty = [r for r, t in enumerate(totals) if t == 0]
-                raise ConfigError(
-                    f"policy='pad' cannot pad ranks {empty}: their shards hold no items in "
-                    f"epoch {epoch}; use policy='drop' or more, non-empty shards"
-                )
+        if self.sizes is not None:
+            self._check_totals(rank_totals(self._order(epoch), self.sizes, consumer.world_size),
+                               epoch)
         return shard_segments(self._order(epoch), self.sizes, consumer, self.policy)
 
     def _open(self, shard: int) -> Any:
