@@ -227,3 +227,19 @@ def test_probabilities() -> None:
     for replacement in (True, False):
         s = WeightedSampler(w, 2, replacement, num_replicas=1, rank=0)
         assert np.allclose(s.probabilities(), [0.25, 0.75, 0.0])
+
+
+def test_tiny_positive_weight_never_ties_with_a_zero_weight() -> None:
+    # E / 1e-310 overflows to inf; keys compared in log space stay finite.
+    for seed in range(200):
+        s = WeightedSampler([0.0, 1.0, 1e-310], num_samples=2, replacement=False,
+                            num_replicas=1, rank=0, seed=seed)
+        assert sorted(s) == [1, 2], seed
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_probabilities_of_huge_and_subnormal_weights(replacement: bool) -> None:
+    for w, expected in (([1e308, 1e308, 0.0], [0.5, 0.5, 0.0]),
+                        ([1e-310, 0.0, 3e-310], [0.25, 0.0, 0.75])):
+        s = WeightedSampler(w, 2, replacement, num_replicas=1, rank=0)
+        assert np.allclose(s.probabilities(), expected, rtol=0, atol=1e-9)

@@ -200,5 +200,6 @@ class WeightedSampler(PlannedSampler[int]):
         if self._table is not None:
             return self._table.probabilities()
         assert self._weights is not None
-        result: NDArray[np.float64] = self._weights / self._weights.sum()
+        relative = self._weights / self._weights.max()  # sum(weights) may overflow
+        result: NDArray[np.float64] = relative / relative.sum()
         return result
