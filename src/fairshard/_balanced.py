@@ -54,7 +54,13 @@ def _as_labels(labels: Any) -> NDArray[Any]:
         )
     if array.size == 0:
         raise ConfigError("labels is empty; pass one class label per sample")
-    if array.dtype.kind not in "iuUS":
+    if array.dtype.kind == "S":
+        raise ConfigTypeError(
+            f"labels must be ints or str, got bytes (dtype {array.dtype}); bytes labels cannot "
+            "be saved in state_dict(), so decode them first, e.g. "
+            "[label.decode() for label in labels]"
+        )
+    if array.dtype.kind not in "iuU":
         raise ConfigTypeError(
             f"labels must be ints or strings, got dtype {array.dtype}; map float or object "
             "labels to class ids first"
@@ -66,7 +72,9 @@ class ClassBalancedSampler(PlannedSampler[int]):
     """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
 
     Args:
-        labels: One class label per sample: ints or strings (list, array, tensor).
+        labels: One class label per sample: ints or ``str`` (list, array,
+            tensor). Bytes labels are rejected (decode them to ``str``): the
+            class names go into ``state_dict()``, which holds JSON values only.
         alpha: Exponent: a number >= 0, a schedule (``Constant``,
             ``LinearAnneal``) or any callable ``epoch -> alpha``.
         targets: Optional mapping ``class -> proportion`` (sum 1) for every
