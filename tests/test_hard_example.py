@@ -6,7 +6,7 @@ import pytest
 import torch
 from scipy import stats
 
-from fairshard import ConfigError, StateDictError
+from fairshard import ConfigError, ConfigTypeError, StateDictError
 from fairshard._hard_example import HardExampleSampler, IndexedDataset
 
 from ._dist import run_ranks
@@ -95,6 +95,46 @@ def test_bad_arguments() -> None:
         HardExampleSampler(10, floor=1.5)
     with pytest.raises(ConfigError, match="num_samples_total must be >= 1"):
         HardExampleSampler(0)
+
+
+@pytest.mark.parametrize(
+    ("indices", "match"),
+    [
+        ([1.7, 0.2], r"indices must be integers, got dtype float64 \(first: np.float64\(1.7\)\)"),
+        (["1", "2"], r"indices must be integers, got dtype <U1"),
+        ([True, False], r"indices must be integers, got dtype bool"),
+        (torch.tensor([1.0, 2.0]), r"indices must be integers, got dtype float32"),
+        (torch.tensor([True, False]), r"indices must be integers, got dtype bool"),
+        ([2**70, 1], r"indices must be integers, got dtype object"),
+    ],
+)
+def test_record_requires_integer_indices(indices: Any, match: str) -> None:
+    s = HardExampleSampler(10, num_replicas=1, rank=0)
+    with pytest.raises(ConfigTypeError, match=match):
+        s.record(indices, [0.5, 0.5])
+    s.set_epoch(1)
+    assert np.isnan(s.scores()).all()  # nothing was recorded
+
+
+def test_record_checks_losses_are_real_and_finite() -> None:
+    s = HardExampleSampler(10, num_replicas=1, rank=0)
+    with pytest.raises(ConfigTypeError, match=r"losses must be real numbers, got dtype <U1"):
+        s.record([1, 2], ["a", "b"])
+    with pytest.raises(ConfigTypeError, match=r"losses must be real numbers, got dtype bool"):
+        s.record([1, 2], [True, False])
+    with pytest.raises(ConfigTypeError, match=r"losses must be real numbers, got dtype complex"):
+        s.record([1, 2], [1j, 2.0])
+    with pytest.raises(ConfigError, match=r"losses\[1\]=inf \(sample 2\) is not finite"):
+        s.record([1, 2], [0.5, float("inf")])
+    with pytest.raises(ConfigError, match=r"losses\[2\]=nan \(sample 5\) is not finite"):
+        s.record(np.array([1, 2, 5], dtype=np.uint8), torch.tensor([0.5, 1.0, float("nan")]))
+    # Any integer dtype, and float tensors numpy cannot hold, are accepted.
+    s.record(np.array([3], dtype=np.uint8), torch.tensor([2.0], dtype=torch.bfloat16))
+    s.record(torch.tensor([4], dtype=torch.int32), [1])
+    s.record([], [])
+    s.set_epoch(1)
+    assert s.scores()[3] == 2.0 and s.scores()[4] == 1.0
+    assert np.isnan(s.scores()[[0, 1, 2, 5]]).all()
 
 
 def test_indexed_dataset() -> None:

@@ -42,7 +42,7 @@ from torch.utils.data import Dataset
 
 from . import _state as S
 from ._context import all_gather_objects, process_group_active
-from ._errors import ConfigError, StateDictError, check_int, check_real
+from ._errors import ConfigError, ConfigTypeError, StateDictError, check_int, check_real
 from ._partition import Tail
 from ._seeding import Stream
 from ._weighted import WeightedSampler
@@ -50,15 +50,44 @@ from ._weighted import WeightedSampler
 __all__ = ["HardExampleSampler", "IndexedDataset"]
 
 
-def _as_1d(values: Any, name: str, dtype: type) -> NDArray[Any]:
+def _as_1d(values: Any, name: str) -> NDArray[Any]:
+    """``values`` (tensor, array, list or scalar) as a 1-D numpy array, dtype kept."""
     if isinstance(values, torch.Tensor):
-        values = values.detach().cpu().numpy()
-    array = np.asarray(values)
+        values = values.detach().cpu()
+        if values.is_floating_point() and values.dtype not in (torch.float32, torch.float64):
+            values = values.double()  # numpy has no bfloat16
+        values = values.numpy()
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ConfigTypeError(f"{name} must be a 1-D sequence of numbers: {exc}") from None
     if array.ndim == 0:
         array = array.reshape(1)
     if array.ndim != 1:
         raise ConfigError(f"{name} must be 1-D, got shape {tuple(array.shape)}")
-    return array.astype(dtype, copy=False)
+    return array
+
+
+def _as_indices(values: Any) -> NDArray[np.int64]:
+    """Integer dataset indices: floats, bools, strings and objects are rejected."""
+    array = _as_1d(values, "indices")
+    if array.size and array.dtype.kind not in "iu":
+        raise ConfigTypeError(
+            f"indices must be integers, got dtype {array.dtype} (first: {array[0]!r}); pass "
+            "the int dataset indices of the step (an int tensor or list of int)"
+        )
+    return array
+
+
+def _as_losses(values: Any) -> NDArray[np.float64]:
+    """Real-valued losses as float64: bools, complex, strings and objects are rejected."""
+    array = _as_1d(values, "losses")
+    if array.size and array.dtype.kind not in "iuf":
+        raise ConfigTypeError(
+            f"losses must be real numbers, got dtype {array.dtype} (first: {array[0]!r}); pass "
+            "the unreduced per-sample losses (reduction='none')"
+        )
+    return array.astype(np.float64)
 
 
 class HardExampleSampler(WeightedSampler):
@@ -126,15 +155,19 @@ class HardExampleSampler(WeightedSampler):
         """Remember per-sample losses of one step (applied at the next ``set_epoch``).
 
         Args:
-            indices: Dataset indices of the step (tensor, array or list).
-            losses: One loss per index (unreduced: ``reduction="none"``).
+            indices: Dataset indices of the step: integers (int tensor, int
+                array or list of int; bools and floats are rejected).
+            losses: One real loss per index (unreduced: ``reduction="none"``).
 
         Raises:
+            ConfigTypeError: indices that are not integers, or losses that are
+                not real numbers (the message names the dtype).
             ConfigError: lengths differ, an index is out of range, or a loss is
-                NaN or infinite (the message names the position and value).
+                NaN or infinite (the message names the first such position,
+                its sample and value; nothing is recorded).
         """
-        idx = _as_1d(indices, "indices", np.int64)
-        loss = _as_1d(losses, "losses", np.float64)
+        idx = _as_indices(indices)
+        loss = _as_losses(losses)
         if idx.shape != loss.shape:
             raise ConfigError(
                 f"record got {idx.size} indices but {loss.size} losses; pass one loss per "
@@ -153,7 +186,7 @@ class HardExampleSampler(WeightedSampler):
                 "finite; "
                 "skip such steps or clip the loss"
             )
-        self._records.append((idx.copy(), loss.copy()))
+        self._records.append((idx.astype(np.int64), loss))
 
     def set_epoch(self, epoch: int) -> None:
         """Gather every rank's records, update the scores, then use ``epoch``.
