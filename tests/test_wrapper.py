@@ -106,6 +106,20 @@ def test_bad_inner_samplers() -> None:
         ShardedSampler([0], check=1, num_replicas=1, rank=0)  # type: ignore[arg-type]
 
 
+def test_inner_run_leaves_cuda_generators_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def reseed(seed: int) -> None:
+        raise AssertionError(f"the caller's CUDA generators were reseeded with {seed}")
+
+    torch.manual_seed(123)  # the caller's CPU stream ...
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", reseed)
+    monkeypatch.setattr(torch.cuda, "manual_seed", reseed)
+    order = list(ShardedSampler(RandomSampler(range(20)), num_replicas=1, rank=0))
+    assert sorted(order) == list(range(20))
+    assert torch.equal(torch.rand(3), expected)  # ... is restored afterwards
+
+
 def _wrapped_on_four_ranks(rank: int, world: int) -> dict[str, Any]:
     random.seed(rank)  # the usual mistake: each rank's global RNG differs
     shares = []

@@ -36,7 +36,13 @@ __all__ = ["ShardedSampler"]
 
 
 def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
+    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them.
+
+    Only the CPU torch generator is seeded (inside ``fork_rng(devices=[])``,
+    which restores only that one): ``torch.manual_seed`` would also reseed
+    every CUDA device's generator, which ``fork_rng(devices=[])`` does not
+    restore, so the caller's GPU randomness would change.
+    """
     words = stream_words(Stream.WRAPPED, epoch, seed, 3)
     py_state = random.getstate()
     np_state = np.random.get_state()
@@ -44,7 +50,7 @@ def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtyp
         with torch.random.fork_rng(devices=[]):
             random.seed(int(words[0]))
             np.random.seed(int(words[1] >> np.uint64(32)))
-            torch.manual_seed(int(words[2] >> np.uint64(1)))
+            torch.default_generator.manual_seed(int(words[2] >> np.uint64(1)))
             items = list(iter(sampler))
     finally:
         random.setstate(py_state)
