@@ -187,3 +187,23 @@ def test_four_gloo_ranks_agree_bit_for_bit() -> None:
     ratio = (hits / hard.sum()) / ((order.size - hits) / (~hard).sum())
     expected_ratio = weights[hard].mean() / weights[~hard].mean()
     assert expected_ratio > 10 and ratio == pytest.approx(expected_ratio, rel=0.1)
+
+
+def _snapshot(s: HardExampleSampler) -> tuple[Any, ...]:
+    records = [(i.tolist(), v.tolist()) for i, v in s._records]
+    plan = s.plan()
+    order = plan.take(np.arange(len(plan))).tolist()
+    return (s.scores().tobytes(), records, s.epoch, s.probabilities().tobytes(), order)
+
+
+def test_failed_set_epoch_leaves_the_sampler_unchanged() -> None:
+    s = HardExampleSampler(4, num_samples=4, replacement=False, floor=0.0, temperature=0.01,
+                           num_replicas=1, rank=0)
+    s.record([0, 1], [0.5, 0.25])
+    s.set_epoch(1)
+    s.record([0, 1, 2, 3], [100.0, 0.0, 0.0, 0.0])  # softmax puts all weight on sample 0
+    before = _snapshot(s)
+    with pytest.raises(ConfigError, match="num_samples=4 exceeds the 1 samples with a positive"):
+        s.set_epoch(2)
+    assert _snapshot(s) == before
+    assert s.epoch == 1 and len(s._records) == 1

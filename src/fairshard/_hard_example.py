@@ -192,10 +192,15 @@ class HardExampleSampler(WeightedSampler):
         """Gather every rank's records, update the scores, then use ``epoch``.
 
         A collective when a process group with more than one rank is active:
-        every rank must call it.
+        every rank must call it. Atomic: the new scores and weights are
+        computed on copies and checked first, so when it raises, the scores,
+        the records and the epoch are unchanged.
 
         Raises:
             RankMismatchError: a rank did not arrive within ``sync_timeout``.
+            ConfigError: the new weights leave fewer positive weights than
+                ``num_samples`` without replacement (raise ``floor`` or
+                ``temperature``).
         """
         epoch = check_int("epoch", epoch, minimum=0)
         if self._records:
@@ -203,18 +208,23 @@ class HardExampleSampler(WeightedSampler):
             loss = np.concatenate([r[1] for r in self._records])
         else:
             idx, loss = np.empty(0, np.int64), np.empty(0, np.float64)
-        self._records = []
         if process_group_active() and torch.distributed.get_world_size() > 1:
             gathered = all_gather_objects((idx, loss), timeout=self.sync_timeout)
             idx = np.concatenate([g[0] for g in gathered])
             loss = np.concatenate([g[1] for g in gathered])
         if idx.size:
-            self._update(idx, loss)
-            self._reweight()
+            scores = self._updated(idx, loss)
+            weights = self._weights_of(scores)
+            positive = self._checked_positive(weights)
+            # Commit: nothing below raises for checked weights.
+            self._scores = scores
+            self._apply(weights, positive)
+        self._records = []
         super().set_epoch(epoch)
 
-    def _update(self, idx: NDArray[np.int64], loss: NDArray[np.float64]) -> None:
-        """Apply records in canonical order: sorted by index, stable."""
+    def _updated(self, idx: NDArray[np.int64], loss: NDArray[np.float64]) -> NDArray[np.float64]:
+        """New (n,) scores: a copy, with the records applied in canonical order."""
+        scores = self._scores.copy()
         order = np.argsort(idx, kind="stable")
         idx, loss = idx[order], loss[order]
         first = np.ones(idx.size, dtype=bool)
@@ -225,8 +235,9 @@ class HardExampleSampler(WeightedSampler):
         for j in range(int(occurrence.max()) + 1):  # j-th record of each index
             sel = occurrence == j
             i, value = idx[sel], loss[sel]
-            current = self._scores[i]
-            self._scores[i] = np.where(np.isnan(current), value, m * current + (1 - m) * value)
+            current = scores[i]
+            scores[i] = np.where(np.isnan(current), value, m * current + (1 - m) * value)
+        return scores
 
     # ---------------------------------------------------------------- weights
     def scores(self) -> NDArray[np.float64]:
@@ -235,20 +246,25 @@ class HardExampleSampler(WeightedSampler):
 
     def sampling_weights(self) -> NDArray[np.float64]:
         """(n,) ``f / n + (1 - f) * softmax(s / T)`` with the prior for unseen samples."""
-        seen = ~np.isnan(self._scores)
+        return self._weights_of(self._scores)
+
+    def _weights_of(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
+        seen = ~np.isnan(scores)
         if self.prior is not None:
             prior = self.prior
         else:
-            prior = float(self._scores[seen].mean()) if seen.any() else 1.0
-        z = np.where(seen, self._scores, prior) / self.temperature
+            prior = float(scores[seen].mean()) if seen.any() else 1.0
+        z = np.where(seen, scores, prior) / self.temperature
         z -= z.max()
         e = np.exp(z)
         weights: NDArray[np.float64] = self.floor / self.n + (1 - self.floor) * (e / e.sum())
         return weights
 
-    def _reweight(self) -> None:
-        weights = self.sampling_weights()
-        self._apply(weights, int(np.count_nonzero(weights)))
+    def _checked_positive(self, weights: NDArray[np.float64]) -> int:
+        """The number of positive weights, after checking the weights can be applied."""
+        positive = int(np.count_nonzero(weights))
+        self._check_positive(positive)
+        return positive
 
     # ------------------------------------------------------------------ state
     def _config(self) -> dict[str, Any]:
@@ -286,8 +302,11 @@ class HardExampleSampler(WeightedSampler):
                 f"state_dict holds {scores.shape[0]} scores but the sampler has "
                 f"num_samples_total={self.n}; resume with the same dataset"
             )
-        self._scores = scores.astype(np.float64)
-        self._reweight()
+        scores = scores.astype(np.float64)
+        weights = self._weights_of(scores)
+        positive = self._checked_positive(weights)
+        self._scores = scores
+        self._apply(weights, positive)
 
 
 class IndexedDataset(Dataset[tuple[int, Any]]):
