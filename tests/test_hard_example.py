@@ -207,3 +207,19 @@ def test_failed_set_epoch_leaves_the_sampler_unchanged() -> None:
         s.set_epoch(2)
     assert _snapshot(s) == before
     assert s.epoch == 1 and len(s._records) == 1
+
+
+@pytest.mark.parametrize("prior", [None, 0.0])
+def test_huge_losses_give_finite_weights(prior: float | None) -> None:
+    s = HardExampleSampler(5, num_samples=2000, temperature=0.1, floor=0.0, prior=prior,
+                           num_replicas=1, rank=0)
+    s.record([0, 1, 2, 3], [1e308, 1e308, 0.0, -1e308])
+    s.set_epoch(1)
+    w = s.sampling_weights()
+    assert np.isfinite(w).all() and w.sum() == pytest.approx(1.0)
+    assert w[0] == w[1] == pytest.approx(0.5) and w[3] == 0.0
+    assert set(s) == {0, 1}
+    tiny = HardExampleSampler(3, temperature=1e-300, floor=0.5, num_replicas=1, rank=0)
+    tiny.record([0, 1, 2], [1e10, 1e10, 1.0])
+    tiny.set_epoch(1)
+    assert np.allclose(tiny.sampling_weights(), [0.5 / 3 + 0.25, 0.5 / 3 + 0.25, 0.5 / 3])

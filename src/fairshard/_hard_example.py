@@ -249,19 +249,47 @@ class HardExampleSampler(WeightedSampler):
         return self._weights_of(self._scores)
 
     def _weights_of(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Sampling weights of ``scores``, without overflow for any finite scores.
+
+        NOTE (overflow): ``mean(s)`` and ``s / T`` overflow for scores near the
+        float64 limit (a loss of 1e308, or 1e300 at ``T = 1e-10``); then the
+        prior is ``sum(s / k)`` and the logits ``z - max z`` are computed as
+        ``(s - max s) / T``, which lie in ``[-inf, 0]``. Otherwise the plain
+        formulas run, so ordinary scores give the same weights as always.
+        """
         seen = ~np.isnan(scores)
         if self.prior is not None:
             prior = self.prior
+        elif seen.any():
+            known = scores[seen]
+            with np.errstate(over="ignore"):
+                prior = float(known.mean())
+            if not np.isfinite(prior):
+                prior = float(np.sum(known / known.size))
         else:
-            prior = float(scores[seen].mean()) if seen.any() else 1.0
-        z = np.where(seen, scores, prior) / self.temperature
-        z -= z.max()
+            prior = 1.0
+        s = np.where(seen, scores, prior)
+        with np.errstate(over="ignore"):
+            z = s / self.temperature
+        if np.isfinite(z).all():
+            z -= z.max()
+        else:
+            with np.errstate(over="ignore"):
+                z = (s - s.max()) / self.temperature
         e = np.exp(z)
         weights: NDArray[np.float64] = self.floor / self.n + (1 - self.floor) * (e / e.sum())
         return weights
 
     def _checked_positive(self, weights: NDArray[np.float64]) -> int:
         """The number of positive weights, after checking the weights can be applied."""
+        finite = np.isfinite(weights)
+        if not finite.all():  # pragma: no cover - _weights_of is overflow-free
+            at = int(np.argmin(finite))
+            raise ConfigError(
+                f"sampling weight of sample {at} is {float(weights[at])!r} (score "
+                f"{float(self._scores[at])!r}, temperature={self.temperature!r}); "
+                "scale the losses down or raise the temperature"
+            )
         positive = int(np.count_nonzero(weights))
         self._check_positive(positive)
         return positive
