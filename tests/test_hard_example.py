@@ -223,3 +223,34 @@ def test_huge_losses_give_finite_weights(prior: float | None) -> None:
     tiny.record([0, 1, 2], [1e10, 1e10, 1.0])
     tiny.set_epoch(1)
     assert np.allclose(tiny.sampling_weights(), [0.5 / 3 + 0.25, 0.5 / 3 + 0.25, 0.5 / 3])
+
+
+def _reference_ema(scores: np.ndarray, idx: np.ndarray, loss: np.ndarray, m: float) -> np.ndarray:
+    """The documented update, one record at a time in canonical order."""
+    scores = scores.copy()
+    for k in np.argsort(idx, kind="stable").tolist():
+        i, value = int(idx[k]), float(loss[k])
+        current = float(scores[i])
+        scores[i] = value if np.isnan(current) else m * current + (1 - m) * value
+    return scores
+
+
+@pytest.mark.parametrize(("n", "num_records", "hot"), [(10, 5000, 0), (300, 4000, 3),
+                                                        (2000, 3000, 40), (50, 60, 0)])
+def test_vectorized_ema_matches_the_record_by_record_update_exactly(
+    n: int, num_records: int, hot: int
+) -> None:
+    rng = np.random.default_rng(n + num_records)
+    s = HardExampleSampler(n, momentum=0.7, num_replicas=1, rank=0)
+    expected = s.scores()
+    for _ in range(2):  # the second epoch starts from partly seen scores
+        idx = rng.integers(0, n, num_records)
+        if hot:  # a few samples recorded far more often than the rest
+            idx[: num_records // 2] = rng.integers(0, hot, num_records // 2)
+        loss = rng.standard_normal(num_records) * 10.0 ** rng.integers(-3, 4, num_records)
+        half = num_records // 3
+        s.record(torch.from_numpy(idx[:half]), loss[:half])
+        s.record(idx[half:], loss[half:])
+        s.set_epoch(s.epoch + 1)
+        expected = _reference_ema(expected, idx, loss, 0.7)
+        assert np.array_equal(s.scores(), expected, equal_nan=True)

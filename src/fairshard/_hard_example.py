@@ -49,6 +49,9 @@ from ._weighted import WeightedSampler
 
 __all__ = ["HardExampleSampler", "IndexedDataset"]
 
+#: Fewest samples in a level of records that ``_updated`` applies as one numpy step.
+_VECTOR_MIN = 32
+
 
 def _as_1d(values: Any, name: str) -> NDArray[Any]:
     """``values`` (tensor, array, list or scalar) as a 1-D numpy array, dtype kept."""
@@ -223,20 +226,44 @@ class HardExampleSampler(WeightedSampler):
         super().set_epoch(epoch)
 
     def _updated(self, idx: NDArray[np.int64], loss: NDArray[np.float64]) -> NDArray[np.float64]:
-        """New (n,) scores: a copy, with the records applied in canonical order."""
+        """New (n,) scores: a copy, with the records applied in canonical order.
+
+        NOTE (cost): the EMA is a sequential recurrence per sample, and every
+        step must round exactly as ``m * s + (1 - m) * loss`` so that all
+        ranks (and all versions) agree bit for bit. Records are grouped by
+        *level* (the j-th record of each sample); a level is one vectorized
+        step over the samples recorded at least ``j + 1`` times. Once fewer
+        than ``_VECTOR_MIN`` samples remain, their remaining records run as a
+        plain float loop per sample (the same IEEE operations). Total cost:
+        O(records log records) plus O(records / _VECTOR_MIN) numpy calls.
+        """
         scores = self._scores.copy()
         order = np.argsort(idx, kind="stable")
-        idx, loss = idx[order], loss[order]
+        idx, loss = idx[order], loss[order]  # (r,) canonical order
         first = np.ones(idx.size, dtype=bool)
         first[1:] = idx[1:] != idx[:-1]
-        starts = np.flatnonzero(first)
-        occurrence = np.arange(idx.size) - starts[np.cumsum(first) - 1]
+        starts = np.flatnonzero(first)  # (u,) first record of each sample
+        counts = np.diff(np.append(starts, idx.size))  # (u,) records per sample
+        occurrence = np.arange(idx.size) - np.repeat(starts, counts)  # (r,) level of each record
+        by_level = np.argsort(occurrence, kind="stable")  # (r,) level-major order
+        level_idx, level_loss = idx[by_level], loss[by_level]
+        per_level = np.bincount(occurrence)  # (levels,) samples active at each level
+        bounds = np.concatenate(([0], np.cumsum(per_level)))
         m = self.momentum
-        for j in range(int(occurrence.max()) + 1):  # j-th record of each index
-            sel = occurrence == j
-            i, value = idx[sel], loss[sel]
+        level = 0
+        while level < per_level.size and per_level[level] >= _VECTOR_MIN:
+            lo, hi = int(bounds[level]), int(bounds[level + 1])
+            i, value = level_idx[lo:hi], level_loss[lo:hi]
             current = scores[i]
             scores[i] = np.where(np.isnan(current), value, m * current + (1 - m) * value)
+            level += 1
+        for at in np.flatnonzero(counts > level).tolist():  # the few long runs left
+            start, count = int(starts[at]), int(counts[at])
+            sample = int(idx[start])
+            score = float(scores[sample])
+            for value in loss[start + level : start + count].tolist():
+                score = value if score != score else m * score + (1 - m) * value
+            scores[sample] = score
         return scores
 
     # ---------------------------------------------------------------- weights
