@@ -243,3 +243,20 @@ def test_probabilities_of_huge_and_subnormal_weights(replacement: bool) -> None:
                         ([1e-310, 0.0, 3e-310], [0.25, 0.0, 0.75])):
         s = WeightedSampler(w, 2, replacement, num_replicas=1, rank=0)
         assert np.allclose(s.probabilities(), expected, rtol=0, atol=1e-9)
+
+
+def test_rejected_state_leaves_staged_weights_staged() -> None:
+    s = WeightedSampler([1.0, 1.0, 0.0, 0.0], 40, num_replicas=2, rank=0, seed=2)
+    other_seed = WeightedSampler([0.0, 0.0, 1.0, 1.0], 40, num_replicas=2, rank=0, seed=9)
+    wrong_weights = WeightedSampler([0.0, 1.0, 1.0, 0.0], 40, num_replicas=2, rank=0, seed=2)
+    s.set_weights([0.0, 0.0, 1.0, 1.0])
+    digest = s.weights_digest
+    with pytest.raises(StateDictError, match="saved with weights digest"):
+        s.load_state_dict(wrong_weights.state_dict())
+    with pytest.raises(StateDictError, match="seed=9"):  # passes the digest check, fails later
+        s.load_state_dict(other_seed.state_dict())
+    with pytest.raises(StateDictError):
+        s.load_state_dict({"not": "a state"})
+    assert s.weights_digest == digest and set(s) <= {0, 1}  # still the old weights mid-epoch
+    s.set_epoch(1)
+    assert set(s) <= {2, 3}  # the staged weights were kept for the next epoch
