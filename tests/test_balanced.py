@@ -121,6 +121,16 @@ def test_labels_as_list_array_tensor_and_callable_alpha() -> None:
         ({"targets": {0: 1.0}}, ConfigError, "targets has no proportion for class 1"),
         ({"targets": {0: 0.7, 1: 0.7, 2: 0.0}}, ConfigError, "targets must sum to 1, got sum=1.4"),
         ({"targets": {0: -0.5, 1: 1.5, 2: 0.0}}, ConfigError, r"targets\[0\] must be a finite"),
+        ({"targets": {0: "abc", 1: 0.5, 2: 0.5}}, ConfigTypeError,
+         r"targets\[0\] must be a number, got targets\[0\]='abc' of type str"),
+        ({"targets": {0: 0.5, 1: None, 2: 0.5}}, ConfigTypeError,
+         r"targets\[1\] must be a number, got targets\[1\]=None of type NoneType"),
+        ({"targets": {0: True, 1: False, 2: False}}, ConfigTypeError,
+         r"targets\[0\] must be a number, got targets\[0\]=True of type bool"),
+        ({"targets": {0: np.True_, 1: 0.0, 2: 0.0}}, ConfigTypeError,
+         r"targets\[0\] must be a number, got targets\[0\]=True of type bool"),
+        ({"targets": {0: float("nan"), 1: 0.5, 2: 0.5}}, ConfigError,
+         r"targets\[0\] must be a finite number >= 0, got nan"),
         ({"alpha": -1.0}, ConfigError, "alpha must be >= 0.0, got alpha=-1.0"),
         ({"alpha": "balanced"}, ConfigTypeError, "alpha must be a number, a schedule"),
         ({"alpha": LinearAnneal}, ConfigTypeError, r"alpha\(epoch=0\) must be a number"),
@@ -140,3 +150,4 @@ def test_bad_schedule_values() -> None:
         ClassBalancedSampler([0, 1], lambda e: 1.0 - e / 2, num_replicas=1, rank=0).plan(3)
     with pytest.raises(ConfigError, match="epochs must be >= 1"):
         LinearAnneal(epochs=0)
+

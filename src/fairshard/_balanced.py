@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from . import _state as S
 from ._alias import AliasTable
 from ._base import PlannedSampler
-from ._errors import ConfigError, ConfigTypeError, check_bool, check_int
+from ._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
 from ._partition import Tail
 from ._plans import IndexPlan
 from ._schedules import alpha_at, resolve_alpha
@@ -158,9 +158,15 @@ class ClassBalancedSampler(PlannedSampler[int]):
             )
         out = np.zeros(size)
         for c, value in targets.items():
-            v = float(value)
+            name = f"targets[{c!r}]"
+            if isinstance(value, np.bool_):  # check_real rejects bool, not numpy's bool
+                value = bool(value)
+            try:
+                v = check_real(name, value)  # a real number, not a bool, string or None
+            except ConfigError:
+                v = float("nan")
             if not (np.isfinite(v) and v >= 0):
-                raise ConfigError(f"targets[{c!r}] must be a finite number >= 0, got {value!r}")
+                raise ConfigError(f"{name} must be a finite number >= 0, got {value!r}")
             out[position[c]] = v
         total = float(out.sum())
         if abs(total - 1.0) > 1e-6:
