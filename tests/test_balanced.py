@@ -1,3 +1,4 @@
+import json
 from collections import Counter
 from typing import Any
 
@@ -133,6 +134,8 @@ def test_labels_as_list_array_tensor_and_callable_alpha() -> None:
          r"targets\[0\] must be a finite number >= 0, got nan"),
         ({"alpha": -1.0}, ConfigError, "alpha must be >= 0.0, got alpha=-1.0"),
         ({"alpha": "balanced"}, ConfigTypeError, "alpha must be a number, a schedule"),
+        ({"alpha": np.True_}, ConfigTypeError, r"alpha must be a number or a schedule, got "
+                                                r"alpha=np\.True_"),
         ({"alpha": LinearAnneal}, ConfigTypeError, r"alpha\(epoch=0\) must be a number"),
         ({"replacement": False, "num_samples": 7, "targets": {0: 0.0, 1: 0.0, 2: 1.0}},
          ConfigError, "num_samples=7 exceeds the 1 samples of classes with a positive target"),
@@ -151,3 +154,10 @@ def test_bad_schedule_values() -> None:
     with pytest.raises(ConfigError, match="epochs must be >= 1"):
         LinearAnneal(epochs=0)
 
+
+def test_numpy_scalar_targets_and_alpha_are_accepted() -> None:
+    targets = {0: np.float32(0.5), 1: np.float64(0.5), 2: np.int64(0)}
+    for alpha in (np.float32(0.5), np.int64(1), 1, 0.5):
+        s = ClassBalancedSampler([0, 0, 1, 2], alpha, targets=targets, num_replicas=1, rank=0)
+        json.dumps(s.state_dict())
+        assert s.class_proportions(0)[2] == 0.0
