@@ -260,3 +260,15 @@ def test_rejected_state_leaves_staged_weights_staged() -> None:
     assert s.weights_digest == digest and set(s) <= {0, 1}  # still the old weights mid-epoch
     s.set_epoch(1)
     assert set(s) <= {2, 3}  # the staged weights were kept for the next epoch
+
+
+def test_accepts_half_precision_tensors() -> None:
+    values = [0.5, 1.0, 0.0, 2.0]  # exact in bfloat16 and float16
+    expected = list(WeightedSampler(values, 50, num_replicas=2, rank=1, seed=1))
+    for dtype in (torch.bfloat16, torch.float16):
+        tensor = torch.tensor(values, dtype=dtype)
+        assert list(WeightedSampler(tensor, 50, num_replicas=2, rank=1, seed=1)) == expected
+        s = WeightedSampler(tensor, 50, num_replicas=1, rank=0)
+        s.set_weights(tensor.flip(0))
+    with pytest.raises(ConfigTypeError, match="weights must hold real numbers, got dtype bool"):
+        WeightedSampler(torch.tensor([True, False]))
