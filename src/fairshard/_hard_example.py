@@ -42,55 +42,13 @@ from torch.utils.data import Dataset
 
 from . import _state as S
 from ._context import all_gather_objects, process_group_active
-from ._errors import ConfigError, ConfigTypeError, StateDictError, check_int, check_real
+from ._errors import ConfigError, StateDictError, check_int, check_real
+from ._loss_records import apply_records, as_indices, as_losses
 from ._partition import Tail
 from ._seeding import Stream
 from ._weighted import WeightedSampler
 
 __all__ = ["HardExampleSampler", "IndexedDataset"]
-
-#: Fewest samples in a level of records that ``_updated`` applies as one numpy step.
-_VECTOR_MIN = 32
-
-
-def _as_1d(values: Any, name: str) -> NDArray[Any]:
-    """``values`` (tensor, array, list or scalar) as a 1-D numpy array, dtype kept."""
-    if isinstance(values, torch.Tensor):
-        values = values.detach().cpu()
-        if values.is_floating_point() and values.dtype not in (torch.float32, torch.float64):
-            values = values.double()  # numpy has no bfloat16
-        values = values.numpy()
-    try:
-        array = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise ConfigTypeError(f"{name} must be a 1-D sequence of numbers: {exc}") from None
-    if array.ndim == 0:
-        array = array.reshape(1)
-    if array.ndim != 1:
-        raise ConfigError(f"{name} must be 1-D, got shape {tuple(array.shape)}")
-    return array
-
-
-def _as_indices(values: Any) -> NDArray[np.int64]:
-    """Integer dataset indices: floats, bools, strings and objects are rejected."""
-    array = _as_1d(values, "indices")
-    if array.size and array.dtype.kind not in "iu":
-        raise ConfigTypeError(
-            f"indices must be integers, got dtype {array.dtype} (first: {array[0]!r}); pass "
-            "the int dataset indices of the step (an int tensor or list of int)"
-        )
-    return array
-
-
-def _as_losses(values: Any) -> NDArray[np.float64]:
-    """Real-valued losses as float64: bools, complex, strings and objects are rejected."""
-    array = _as_1d(values, "losses")
-    if array.size and array.dtype.kind not in "iuf":
-        raise ConfigTypeError(
-            f"losses must be real numbers, got dtype {array.dtype} (first: {array[0]!r}); pass "
-            "the unreduced per-sample losses (reduction='none')"
-        )
-    return array.astype(np.float64)
 
 
 class HardExampleSampler(WeightedSampler):
@@ -169,8 +127,8 @@ class HardExampleSampler(WeightedSampler):
                 NaN or infinite (the message names the first such position,
                 its sample and value; nothing is recorded).
         """
-        idx = _as_indices(indices)
-        loss = _as_losses(losses)
+        idx = as_indices(indices)
+        loss = as_losses(losses)
         if idx.shape != loss.shape:
             raise ConfigError(
                 f"record got {idx.size} indices but {loss.size} losses; pass one loss per "
@@ -216,7 +174,7 @@ class HardExampleSampler(WeightedSampler):
             idx = np.concatenate([g[0] for g in gathered])
             loss = np.concatenate([g[1] for g in gathered])
         if idx.size:
-            scores = self._updated(idx, loss)
+            scores = apply_records(self._scores, idx, loss, self.momentum)
             weights = self._weights_of(scores)
             positive = self._checked_positive(weights)
             # Commit: nothing below raises for checked weights.
@@ -224,47 +182,6 @@ class HardExampleSampler(WeightedSampler):
             self._apply(weights, positive)
         self._records = []
         super().set_epoch(epoch)
-
-    def _updated(self, idx: NDArray[np.int64], loss: NDArray[np.float64]) -> NDArray[np.float64]:
-        """New (n,) scores: a copy, with the records applied in canonical order.
-
-        NOTE (cost): the EMA is a sequential recurrence per sample, and every
-        step must round exactly as ``m * s + (1 - m) * loss`` so that all
-        ranks (and all versions) agree bit for bit. Records are grouped by
-        *level* (the j-th record of each sample); a level is one vectorized
-        step over the samples recorded at least ``j + 1`` times. Once fewer
-        than ``_VECTOR_MIN`` samples remain, their remaining records run as a
-        plain float loop per sample (the same IEEE operations). Total cost:
-        O(records log records) plus O(records / _VECTOR_MIN) numpy calls.
-        """
-        scores = self._scores.copy()
-        order = np.argsort(idx, kind="stable")
-        idx, loss = idx[order], loss[order]  # (r,) canonical order
-        first = np.ones(idx.size, dtype=bool)
-        first[1:] = idx[1:] != idx[:-1]
-        starts = np.flatnonzero(first)  # (u,) first record of each sample
-        counts = np.diff(np.append(starts, idx.size))  # (u,) records per sample
-        occurrence = np.arange(idx.size) - np.repeat(starts, counts)  # (r,) level of each record
-        by_level = np.argsort(occurrence, kind="stable")  # (r,) level-major order
-        level_idx, level_loss = idx[by_level], loss[by_level]
-        per_level = np.bincount(occurrence)  # (levels,) samples active at each level
-        bounds = np.concatenate(([0], np.cumsum(per_level)))
-        m = self.momentum
-        level = 0
-        while level < per_level.size and per_level[level] >= _VECTOR_MIN:
-            lo, hi = int(bounds[level]), int(bounds[level + 1])
-            i, value = level_idx[lo:hi], level_loss[lo:hi]
-            current = scores[i]
-            scores[i] = np.where(np.isnan(current), value, m * current + (1 - m) * value)
-            level += 1
-        for at in np.flatnonzero(counts > level).tolist():  # the few long runs left
-            start, count = int(starts[at]), int(counts[at])
-            sample = int(idx[start])
-            score = float(scores[sample])
-            for value in loss[start + level : start + count].tolist():
-                score = value if score != score else m * score + (1 - m) * value
-            scores[sample] = score
-        return scores
 
     # ---------------------------------------------------------------- weights
     def scores(self) -> NDArray[np.float64]:
