@@ -97,3 +97,34 @@ def test_chunked_construction_matches_single_pass(weights: list[float]) -> None:
         alias_module._CHUNK = saved
     assert np.allclose(chunked, whole, rtol=0, atol=1e-12)
     assert np.all(chunked[w == 0] == 0)
+
+
+@pytest.mark.parametrize(
+    ("weights", "expected"),
+    [
+        ([1e308, 1e308], [0.5, 0.5]),  # sum(w) overflows
+        ([1e-300, 1e-300], [0.5, 0.5]),  # n * U / sum(w) overflows
+        ([1e-310, 0.0, 3e-310], [0.25, 0.0, 0.75]),  # subnormal weights
+        ([1.7e308, 1.7e308, 0.0, 1.7e308], [1 / 3, 1 / 3, 0.0, 1 / 3]),
+    ],
+)
+def test_weights_near_the_float64_limits(weights: list[float], expected: list[float]) -> None:
+    table = AliasTable(np.array(weights))
+    p = table.probabilities()
+    assert np.allclose(p, expected, rtol=0, atol=2.0**-30)
+    drawn = table.draw(counter_hash(KEYS, np.arange(4000)))
+    counts = np.bincount(drawn, minlength=len(weights)) / 4000
+    assert np.allclose(counts, expected, atol=0.05)
+
+
+@given(weight_lists, st.integers(-1000, 1000))
+def test_power_of_two_rescaling_gives_the_same_table(weights: list[float], shift: int) -> None:
+    w = np.array(weights)
+    scaled = np.ldexp(w, shift)
+    if not np.all(np.isfinite(scaled)) or np.any((scaled == 0) != (w == 0)):
+        return  # out of float64 range: nothing to compare
+    if np.any(np.ldexp(scaled, -shift) != w):
+        return  # the shift lost bits in subnormals
+    a, b = AliasTable(w), AliasTable(scaled)
+    assert np.array_equal(a.alias, b.alias)
+    assert np.array_equal(a.threshold, b.threshold)

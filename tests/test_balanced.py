@@ -1,3 +1,4 @@
+import json
 from collections import Counter
 from typing import Any
 
@@ -114,12 +115,27 @@ def test_labels_as_list_array_tensor_and_callable_alpha() -> None:
         ({"labels": [[0, 1]]}, ConfigError, r"labels must be 1-D .* shape \(1, 2\)"),
         ({"labels": []}, ConfigError, "labels is empty"),
         ({"labels": [0.5, 1.0]}, ConfigTypeError, "labels must be ints or strings"),
+        ({"labels": [b"a", b"b"]}, ConfigTypeError,
+         r"labels must be ints or str, got bytes.*decode"),
+        ({"labels": np.array([b"a", b"b"])}, ConfigTypeError, r"labels .*got bytes \(dtype \|S1\)"),
         ({"targets": {0: 0.5, 1: 0.5, 9: 0.0}}, ConfigError, "targets names class 9, which has"),
         ({"targets": {0: 1.0}}, ConfigError, "targets has no proportion for class 1"),
         ({"targets": {0: 0.7, 1: 0.7, 2: 0.0}}, ConfigError, "targets must sum to 1, got sum=1.4"),
         ({"targets": {0: -0.5, 1: 1.5, 2: 0.0}}, ConfigError, r"targets\[0\] must be a finite"),
+        ({"targets": {0: "abc", 1: 0.5, 2: 0.5}}, ConfigTypeError,
+         r"targets\[0\] must be a number, got targets\[0\]='abc' of type str"),
+        ({"targets": {0: 0.5, 1: None, 2: 0.5}}, ConfigTypeError,
+         r"targets\[1\] must be a number, got targets\[1\]=None of type NoneType"),
+        ({"targets": {0: True, 1: False, 2: False}}, ConfigTypeError,
+         r"targets\[0\] must be a number, got targets\[0\]=True of type bool"),
+        ({"targets": {0: np.True_, 1: 0.0, 2: 0.0}}, ConfigTypeError,
+         r"targets\[0\] must be a number, got targets\[0\]=True of type bool"),
+        ({"targets": {0: float("nan"), 1: 0.5, 2: 0.5}}, ConfigError,
+         r"targets\[0\] must be a finite number >= 0, got nan"),
         ({"alpha": -1.0}, ConfigError, "alpha must be >= 0.0, got alpha=-1.0"),
         ({"alpha": "balanced"}, ConfigTypeError, "alpha must be a number, a schedule"),
+        ({"alpha": np.True_}, ConfigTypeError, r"alpha must be a number or a schedule, got "
+                                                r"alpha=np\.True_"),
         ({"alpha": LinearAnneal}, ConfigTypeError, r"alpha\(epoch=0\) must be a number"),
         ({"replacement": False, "num_samples": 7, "targets": {0: 0.0, 1: 0.0, 2: 1.0}},
          ConfigError, "num_samples=7 exceeds the 1 samples of classes with a positive target"),
@@ -137,3 +153,11 @@ def test_bad_schedule_values() -> None:
         ClassBalancedSampler([0, 1], lambda e: 1.0 - e / 2, num_replicas=1, rank=0).plan(3)
     with pytest.raises(ConfigError, match="epochs must be >= 1"):
         LinearAnneal(epochs=0)
+
+
+def test_numpy_scalar_targets_and_alpha_are_accepted() -> None:
+    targets = {0: np.float32(0.5), 1: np.float64(0.5), 2: np.int64(0)}
+    for alpha in (np.float32(0.5), np.int64(1), 1, 0.5):
+        s = ClassBalancedSampler([0, 0, 1, 2], alpha, targets=targets, num_replicas=1, rank=0)
+        json.dumps(s.state_dict())
+        assert s.class_proportions(0)[2] == 0.0

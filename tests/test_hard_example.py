@@ -6,7 +6,7 @@ import pytest
 import torch
 from scipy import stats
 
-from fairshard import ConfigError, StateDictError
+from fairshard import ConfigError, ConfigTypeError, StateDictError
 from fairshard._hard_example import HardExampleSampler, IndexedDataset
 
 from ._dist import run_ranks
@@ -97,6 +97,46 @@ def test_bad_arguments() -> None:
         HardExampleSampler(0)
 
 
+@pytest.mark.parametrize(
+    ("indices", "match"),
+    [
+        ([1.7, 0.2], r"indices must be integers, got dtype float64 \(first: np.float64\(1.7\)\)"),
+        (["1", "2"], r"indices must be integers, got dtype <U1"),
+        ([True, False], r"indices must be integers, got dtype bool"),
+        (torch.tensor([1.0, 2.0]), r"indices must be integers, got dtype float32"),
+        (torch.tensor([True, False]), r"indices must be integers, got dtype bool"),
+        ([2**70, 1], r"indices must be integers, got dtype object"),
+    ],
+)
+def test_record_requires_integer_indices(indices: Any, match: str) -> None:
+    s = HardExampleSampler(10, num_replicas=1, rank=0)
+    with pytest.raises(ConfigTypeError, match=match):
+        s.record(indices, [0.5, 0.5])
+    s.set_epoch(1)
+    assert np.isnan(s.scores()).all()  # nothing was recorded
+
+
+def test_record_checks_losses_are_real_and_finite() -> None:
+    s = HardExampleSampler(10, num_replicas=1, rank=0)
+    with pytest.raises(ConfigTypeError, match=r"losses must be real numbers, got dtype <U1"):
+        s.record([1, 2], ["a", "b"])
+    with pytest.raises(ConfigTypeError, match=r"losses must be real numbers, got dtype bool"):
+        s.record([1, 2], [True, False])
+    with pytest.raises(ConfigTypeError, match=r"losses must be real numbers, got dtype complex"):
+        s.record([1, 2], [1j, 2.0])
+    with pytest.raises(ConfigError, match=r"losses\[1\]=inf \(sample 2\) is not finite"):
+        s.record([1, 2], [0.5, float("inf")])
+    with pytest.raises(ConfigError, match=r"losses\[2\]=nan \(sample 5\) is not finite"):
+        s.record(np.array([1, 2, 5], dtype=np.uint8), torch.tensor([0.5, 1.0, float("nan")]))
+    # Any integer dtype, and float tensors numpy cannot hold, are accepted.
+    s.record(np.array([3], dtype=np.uint8), torch.tensor([2.0], dtype=torch.bfloat16))
+    s.record(torch.tensor([4], dtype=torch.int32), [1])
+    s.record([], [])
+    s.set_epoch(1)
+    assert s.scores()[3] == 2.0 and s.scores()[4] == 1.0
+    assert np.isnan(s.scores()[[0, 1, 2, 5]]).all()
+
+
 def test_indexed_dataset() -> None:
     data = IndexedDataset([10, 20, 30])
     assert len(data) == 3 and data[2] == (2, 30)
@@ -147,3 +187,70 @@ def test_four_gloo_ranks_agree_bit_for_bit() -> None:
     ratio = (hits / hard.sum()) / ((order.size - hits) / (~hard).sum())
     expected_ratio = weights[hard].mean() / weights[~hard].mean()
     assert expected_ratio > 10 and ratio == pytest.approx(expected_ratio, rel=0.1)
+
+
+def _snapshot(s: HardExampleSampler) -> tuple[Any, ...]:
+    records = [(i.tolist(), v.tolist()) for i, v in s._records]
+    plan = s.plan()
+    order = plan.take(np.arange(len(plan))).tolist()
+    return (s.scores().tobytes(), records, s.epoch, s.probabilities().tobytes(), order)
+
+
+def test_failed_set_epoch_leaves_the_sampler_unchanged() -> None:
+    s = HardExampleSampler(4, num_samples=4, replacement=False, floor=0.0, temperature=0.01,
+                           num_replicas=1, rank=0)
+    s.record([0, 1], [0.5, 0.25])
+    s.set_epoch(1)
+    s.record([0, 1, 2, 3], [100.0, 0.0, 0.0, 0.0])  # softmax puts all weight on sample 0
+    before = _snapshot(s)
+    with pytest.raises(ConfigError, match="num_samples=4 exceeds the 1 samples with a positive"):
+        s.set_epoch(2)
+    assert _snapshot(s) == before
+    assert s.epoch == 1 and len(s._records) == 1
+
+
+@pytest.mark.parametrize("prior", [None, 0.0])
+def test_huge_losses_give_finite_weights(prior: float | None) -> None:
+    s = HardExampleSampler(5, num_samples=2000, temperature=0.1, floor=0.0, prior=prior,
+                           num_replicas=1, rank=0)
+    s.record([0, 1, 2, 3], [1e308, 1e308, 0.0, -1e308])
+    s.set_epoch(1)
+    w = s.sampling_weights()
+    assert np.isfinite(w).all() and w.sum() == pytest.approx(1.0)
+    assert w[0] == w[1] == pytest.approx(0.5) and w[3] == 0.0
+    assert set(s) == {0, 1}
+    tiny = HardExampleSampler(3, temperature=1e-300, floor=0.5, num_replicas=1, rank=0)
+    tiny.record([0, 1, 2], [1e10, 1e10, 1.0])
+    tiny.set_epoch(1)
+    assert np.allclose(tiny.sampling_weights(), [0.5 / 3 + 0.25, 0.5 / 3 + 0.25, 0.5 / 3])
+
+
+def _reference_ema(scores: np.ndarray, idx: np.ndarray, loss: np.ndarray, m: float) -> np.ndarray:
+    """The documented update, one record at a time in canonical order."""
+    scores = scores.copy()
+    for k in np.argsort(idx, kind="stable").tolist():
+        i, value = int(idx[k]), float(loss[k])
+        current = float(scores[i])
+        scores[i] = value if np.isnan(current) else m * current + (1 - m) * value
+    return scores
+
+
+@pytest.mark.parametrize(("n", "num_records", "hot"), [(10, 5000, 0), (300, 4000, 3),
+                                                        (2000, 3000, 40), (50, 60, 0)])
+def test_vectorized_ema_matches_the_record_by_record_update_exactly(
+    n: int, num_records: int, hot: int
+) -> None:
+    rng = np.random.default_rng(n + num_records)
+    s = HardExampleSampler(n, momentum=0.7, num_replicas=1, rank=0)
+    expected = s.scores()
+    for _ in range(2):  # the second epoch starts from partly seen scores
+        idx = rng.integers(0, n, num_records)
+        if hot:  # a few samples recorded far more often than the rest
+            idx[: num_records // 2] = rng.integers(0, hot, num_records // 2)
+        loss = rng.standard_normal(num_records) * 10.0 ** rng.integers(-3, 4, num_records)
+        half = num_records // 3
+        s.record(torch.from_numpy(idx[:half]), loss[:half])
+        s.record(idx[half:], loss[half:])
+        s.set_epoch(s.epoch + 1)
+        expected = _reference_ema(expected, idx, loss, 0.7)
+        assert np.array_equal(s.scores(), expected, equal_nan=True)

@@ -227,3 +227,48 @@ def test_probabilities() -> None:
     for replacement in (True, False):
         s = WeightedSampler(w, 2, replacement, num_replicas=1, rank=0)
         assert np.allclose(s.probabilities(), [0.25, 0.75, 0.0])
+
+
+def test_tiny_positive_weight_never_ties_with_a_zero_weight() -> None:
+    # E / 1e-310 overflows to inf; keys compared in log space stay finite.
+    for seed in range(200):
+        s = WeightedSampler([0.0, 1.0, 1e-310], num_samples=2, replacement=False,
+                            num_replicas=1, rank=0, seed=seed)
+        assert sorted(s) == [1, 2], seed
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_probabilities_of_huge_and_subnormal_weights(replacement: bool) -> None:
+    for w, expected in (([1e308, 1e308, 0.0], [0.5, 0.5, 0.0]),
+                        ([1e-310, 0.0, 3e-310], [0.25, 0.0, 0.75])):
+        s = WeightedSampler(w, 2, replacement, num_replicas=1, rank=0)
+        assert np.allclose(s.probabilities(), expected, rtol=0, atol=1e-9)
+
+
+def test_rejected_state_leaves_staged_weights_staged() -> None:
+    s = WeightedSampler([1.0, 1.0, 0.0, 0.0], 40, num_replicas=2, rank=0, seed=2)
+    other_seed = WeightedSampler([0.0, 0.0, 1.0, 1.0], 40, num_replicas=2, rank=0, seed=9)
+    wrong_weights = WeightedSampler([0.0, 1.0, 1.0, 0.0], 40, num_replicas=2, rank=0, seed=2)
+    s.set_weights([0.0, 0.0, 1.0, 1.0])
+    digest = s.weights_digest
+    with pytest.raises(StateDictError, match="saved with weights digest"):
+        s.load_state_dict(wrong_weights.state_dict())
+    with pytest.raises(StateDictError, match="seed=9"):  # passes the digest check, fails later
+        s.load_state_dict(other_seed.state_dict())
+    with pytest.raises(StateDictError):
+        s.load_state_dict({"not": "a state"})
+    assert s.weights_digest == digest and set(s) <= {0, 1}  # still the old weights mid-epoch
+    s.set_epoch(1)
+    assert set(s) <= {2, 3}  # the staged weights were kept for the next epoch
+
+
+def test_accepts_half_precision_tensors() -> None:
+    values = [0.5, 1.0, 0.0, 2.0]  # exact in bfloat16 and float16
+    expected = list(WeightedSampler(values, 50, num_replicas=2, rank=1, seed=1))
+    for dtype in (torch.bfloat16, torch.float16):
+        tensor = torch.tensor(values, dtype=dtype)
+        assert list(WeightedSampler(tensor, 50, num_replicas=2, rank=1, seed=1)) == expected
+        s = WeightedSampler(tensor, 50, num_replicas=1, rank=0)
+        s.set_weights(tensor.flip(0))
+    with pytest.raises(ConfigTypeError, match="weights must hold real numbers, got dtype bool"):
+        WeightedSampler(torch.tensor([True, False]))

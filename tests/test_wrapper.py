@@ -106,6 +106,49 @@ def test_bad_inner_samplers() -> None:
         ShardedSampler([0], check=1, num_replicas=1, rank=0)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("items", "error", "match"),
+    [
+        ([1.7, 0.2, 2.9], ConfigTypeError, r"yielded 1\.7 \(float\) at position 0"),
+        ([0, 1, True], ConfigTypeError, r"yielded True \(bool\) at position 2"),
+        ([0, np.bool_(True)], ConfigTypeError, r"yielded np\.True_ \(bool\) at position 1"),
+        ([2, 0, "1"], ConfigTypeError, r"yielded '1' \(str\) at position 2"),
+        ([0, torch.tensor(1.0)], ConfigTypeError,
+         r"yielded tensor\(1\.\) \(Tensor\) at position 1"),
+        ([0, 1, 2**63], ConfigError, r"yielded 9223372036854775808 at position 2, outside"),
+        ([0, -1, 2**63], ConfigError, r"yielded -1 at position 1, outside \[0, 2\*\*63\)"),
+        ([3, 0, -5], ConfigError, r"yielded -5 at position 2, outside"),
+        ([np.uint64(2**63), 0], ConfigError, r"yielded np\.uint64\(9223372036854775808\) at "
+                                            r"position 0"),
+    ],
+)
+def test_inner_items_must_be_ints_in_range(items: list[Any], error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        list(ShardedSampler(items, num_replicas=1, rank=0))
+
+
+def test_inner_items_of_any_int_type_are_kept_exactly() -> None:
+    items = [np.int32(2), 0, torch.tensor(3), np.uint64(1), torch.tensor(4, dtype=torch.int16)]
+    s = ShardedSampler(items, num_replicas=1, rank=0, tail="uneven")
+    assert list(s) == [2, 0, 3, 1, 4]
+    big = np.random.default_rng(0).permutation(200_000).tolist()
+    assert list(ShardedSampler(big, num_replicas=1, rank=0)) == big
+
+
+def test_inner_run_leaves_cuda_generators_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    def reseed(seed: int) -> None:
+        raise AssertionError(f"the caller's CUDA generators were reseeded with {seed}")
+
+    torch.manual_seed(123)  # the caller's CPU stream ...
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", reseed)
+    monkeypatch.setattr(torch.cuda, "manual_seed", reseed)
+    order = list(ShardedSampler(RandomSampler(range(20)), num_replicas=1, rank=0))
+    assert sorted(order) == list(range(20))
+    assert torch.equal(torch.rand(3), expected)  # ... is restored afterwards
+
+
 def _wrapped_on_four_ranks(rank: int, world: int) -> dict[str, Any]:
     random.seed(rank)  # the usual mistake: each rank's global RNG differs
     shares = []

@@ -13,6 +13,10 @@ sampling", 2019), which is a merge of two prefix sums and vectorizes:
 
 * masses are integers: item ``i`` gets ``q_i = round(w_i * n * U / sum(w))``
   units with ``U = 2**s`` units per cell (``s = min(40, 62 - bit_length(n))``),
+  computed on the weights divided by ``2**e``, the power of two with
+  ``1 <= max(w) / 2**e < 2`` (exact, so the units are those of the plain
+  formula, but neither ``sum(w)`` nor the factor overflows for weights near
+  the float64 limits, huge or subnormal),
   at least one unit for any positive weight, and the rounding residual goes
   to the heaviest item, so ``sum(q) == n * U`` exactly. Zero weights get
   exactly zero units;
@@ -104,8 +108,9 @@ class AliasTable:
 class _Units:
     """Integer masses ``q`` of the weights, chunk by chunk, in reused buffers."""
 
-    def __init__(self, weights: NDArray[np.float64], factor: float) -> None:
+    def __init__(self, weights: NDArray[np.float64], scale: float, factor: float) -> None:
         self.weights = weights
+        self.scale = scale
         self.factor = factor
         self.fix = (-1, 0)
         size = min(_CHUNK, int(weights.shape[0]))
@@ -115,7 +120,8 @@ class _Units:
     def __call__(self, lo: int, hi: int) -> NDArray[np.int64]:
         """(hi - lo,) int64 masses of items ``[lo, hi)`` (a view of a reused buffer)."""
         scaled, units = self._scaled[: hi - lo], self._units[: hi - lo]
-        np.multiply(self.weights[lo:hi], self.factor, out=scaled)
+        np.divide(self.weights[lo:hi], self.scale, out=scaled)  # exact: a power of two
+        np.multiply(scaled, self.factor, out=scaled)
         np.rint(scaled, out=scaled)
         units[:] = scaled
         lost = units == 0  # a positive weight below half a unit keeps one unit
@@ -136,8 +142,9 @@ def _build(
     n = int(weights.shape[0])
     bits = _units_per_cell_bits(n)
     unit = 1 << bits
-    units = _Units(weights, float(n * unit) / float(np.sum(weights)))
     chunks = [(lo, min(n, lo + _CHUNK)) for lo in range(0, n, _CHUNK)]
+    scale, total_scaled = _scaled_sum(weights, chunks)
+    units = _Units(weights, scale, float(n * unit) / total_scaled)
 
     # Pass 1: rounding residual, the heaviest item (it absorbs the residual)
     # and the number of heavy items.
@@ -202,6 +209,25 @@ def _build(
             alias[cells] = np.where(full, cells, nxt)
             threshold[cells] = np.where(full, np.uint32(0xFFFFFFFF), _threshold(own, shift))
         running = int(stops[-1])
+
+
+def _scaled_sum(
+    weights: NDArray[np.float64], chunks: list[tuple[int, int]]
+) -> tuple[float, float]:
+    """``(2**e, sum(w) / 2**e)`` with ``1 <= max(w) / 2**e < 2``.
+
+    Dividing by a power of two is exact (for subnormal weights too), so the
+    scaled units equal ``w * n * U / sum(w)`` whenever that is representable;
+    the scaled sum lies in ``[1, 2 n]``, so it never overflows or underflows.
+    """
+    _, exponent = np.frexp(np.max(weights))
+    scale = float(np.ldexp(1.0, int(exponent) - 1))
+    with np.errstate(over="ignore"):
+        total = float(np.sum(weights))
+    if np.isfinite(total):
+        return scale, total / scale
+    # sum(w) overflows: sum the scaled weights chunk by chunk instead.
+    return scale, float(sum(float(np.sum(weights[lo:hi] / scale)) for lo, hi in chunks))
 
 
 def _threshold(units: NDArray[np.int64], shift: int) -> NDArray[np.uint32]:

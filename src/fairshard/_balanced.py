@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from . import _state as S
 from ._alias import AliasTable
 from ._base import PlannedSampler
-from ._errors import ConfigError, ConfigTypeError, check_bool, check_int
+from ._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
 from ._partition import Tail
 from ._plans import IndexPlan
 from ._schedules import alpha_at, resolve_alpha
@@ -54,7 +54,13 @@ def _as_labels(labels: Any) -> NDArray[Any]:
         )
     if array.size == 0:
         raise ConfigError("labels is empty; pass one class label per sample")
-    if array.dtype.kind not in "iuUS":
+    if array.dtype.kind == "S":
+        raise ConfigTypeError(
+            f"labels must be ints or str, got bytes (dtype {array.dtype}); bytes labels cannot "
+            "be saved in state_dict(), so decode them first, e.g. "
+            "[label.decode() for label in labels]"
+        )
+    if array.dtype.kind not in "iuU":
         raise ConfigTypeError(
             f"labels must be ints or strings, got dtype {array.dtype}; map float or object "
             "labels to class ids first"
@@ -66,7 +72,9 @@ class ClassBalancedSampler(PlannedSampler[int]):
     """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
 
     Args:
-        labels: One class label per sample: ints or strings (list, array, tensor).
+        labels: One class label per sample: ints or ``str`` (list, array,
+            tensor). Bytes labels are rejected (decode them to ``str``): the
+            class names go into ``state_dict()``, which holds JSON values only.
         alpha: Exponent: a number >= 0, a schedule (``Constant``,
             ``LinearAnneal``) or any callable ``epoch -> alpha``.
         targets: Optional mapping ``class -> proportion`` (sum 1) for every
@@ -150,9 +158,15 @@ class ClassBalancedSampler(PlannedSampler[int]):
             )
         out = np.zeros(size)
         for c, value in targets.items():
-            v = float(value)
+            name = f"targets[{c!r}]"
+            if isinstance(value, np.bool_):  # check_real rejects bool, not numpy's bool
+                value = bool(value)
+            try:
+                v = check_real(name, value)  # a real number, not a bool, string or None
+            except ConfigError:
+                v = float("nan")
             if not (np.isfinite(v) and v >= 0):
-                raise ConfigError(f"targets[{c!r}] must be a finite number >= 0, got {value!r}")
+                raise ConfigError(f"{name} must be a finite number >= 0, got {value!r}")
             out[position[c]] = v
         total = float(out.sum())
         if abs(total - 1.0) > 1e-6:

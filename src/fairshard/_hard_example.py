@@ -43,22 +43,12 @@ from torch.utils.data import Dataset
 from . import _state as S
 from ._context import all_gather_objects, process_group_active
 from ._errors import ConfigError, StateDictError, check_int, check_real
+from ._loss_records import apply_records, as_indices, as_losses
 from ._partition import Tail
 from ._seeding import Stream
 from ._weighted import WeightedSampler
 
 __all__ = ["HardExampleSampler", "IndexedDataset"]
-
-
-def _as_1d(values: Any, name: str, dtype: type) -> NDArray[Any]:
-    if isinstance(values, torch.Tensor):
-        values = values.detach().cpu().numpy()
-    array = np.asarray(values)
-    if array.ndim == 0:
-        array = array.reshape(1)
-    if array.ndim != 1:
-        raise ConfigError(f"{name} must be 1-D, got shape {tuple(array.shape)}")
-    return array.astype(dtype, copy=False)
 
 
 class HardExampleSampler(WeightedSampler):
@@ -126,15 +116,19 @@ class HardExampleSampler(WeightedSampler):
         """Remember per-sample losses of one step (applied at the next ``set_epoch``).
 
         Args:
-            indices: Dataset indices of the step (tensor, array or list).
-            losses: One loss per index (unreduced: ``reduction="none"``).
+            indices: Dataset indices of the step: integers (int tensor, int
+                array or list of int; bools and floats are rejected).
+            losses: One real loss per index (unreduced: ``reduction="none"``).
 
         Raises:
+            ConfigTypeError: indices that are not integers, or losses that are
+                not real numbers (the message names the dtype).
             ConfigError: lengths differ, an index is out of range, or a loss is
-                NaN or infinite (the message names the position and value).
+                NaN or infinite (the message names the first such position,
+                its sample and value; nothing is recorded).
         """
-        idx = _as_1d(indices, "indices", np.int64)
-        loss = _as_1d(losses, "losses", np.float64)
+        idx = as_indices(indices)
+        loss = as_losses(losses)
         if idx.shape != loss.shape:
             raise ConfigError(
                 f"record got {idx.size} indices but {loss.size} losses; pass one loss per "
@@ -153,16 +147,21 @@ class HardExampleSampler(WeightedSampler):
                 "finite; "
                 "skip such steps or clip the loss"
             )
-        self._records.append((idx.copy(), loss.copy()))
+        self._records.append((idx.astype(np.int64), loss))
 
     def set_epoch(self, epoch: int) -> None:
         """Gather every rank's records, update the scores, then use ``epoch``.
 
         A collective when a process group with more than one rank is active:
-        every rank must call it.
+        every rank must call it. Atomic: the new scores and weights are
+        computed on copies and checked first, so when it raises, the scores,
+        the records and the epoch are unchanged.
 
         Raises:
             RankMismatchError: a rank did not arrive within ``sync_timeout``.
+            ConfigError: the new weights leave fewer positive weights than
+                ``num_samples`` without replacement (raise ``floor`` or
+                ``temperature``).
         """
         epoch = check_int("epoch", epoch, minimum=0)
         if self._records:
@@ -170,30 +169,19 @@ class HardExampleSampler(WeightedSampler):
             loss = np.concatenate([r[1] for r in self._records])
         else:
             idx, loss = np.empty(0, np.int64), np.empty(0, np.float64)
-        self._records = []
         if process_group_active() and torch.distributed.get_world_size() > 1:
             gathered = all_gather_objects((idx, loss), timeout=self.sync_timeout)
             idx = np.concatenate([g[0] for g in gathered])
             loss = np.concatenate([g[1] for g in gathered])
         if idx.size:
-            self._update(idx, loss)
-            self._reweight()
+            scores = apply_records(self._scores, idx, loss, self.momentum)
+            weights = self._weights_of(scores)
+            positive = self._checked_positive(weights)
+            # Commit: nothing below raises for checked weights.
+            self._scores = scores
+            self._apply(weights, positive)
+        self._records = []
         super().set_epoch(epoch)
-
-    def _update(self, idx: NDArray[np.int64], loss: NDArray[np.float64]) -> None:
-        """Apply records in canonical order: sorted by index, stable."""
-        order = np.argsort(idx, kind="stable")
-        idx, loss = idx[order], loss[order]
-        first = np.ones(idx.size, dtype=bool)
-        first[1:] = idx[1:] != idx[:-1]
-        starts = np.flatnonzero(first)
-        occurrence = np.arange(idx.size) - starts[np.cumsum(first) - 1]
-        m = self.momentum
-        for j in range(int(occurrence.max()) + 1):  # j-th record of each index
-            sel = occurrence == j
-            i, value = idx[sel], loss[sel]
-            current = self._scores[i]
-            self._scores[i] = np.where(np.isnan(current), value, m * current + (1 - m) * value)
 
     # ---------------------------------------------------------------- weights
     def scores(self) -> NDArray[np.float64]:
@@ -202,20 +190,53 @@ class HardExampleSampler(WeightedSampler):
 
     def sampling_weights(self) -> NDArray[np.float64]:
         """(n,) ``f / n + (1 - f) * softmax(s / T)`` with the prior for unseen samples."""
-        seen = ~np.isnan(self._scores)
+        return self._weights_of(self._scores)
+
+    def _weights_of(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Sampling weights of ``scores``, without overflow for any finite scores.
+
+        NOTE (overflow): ``mean(s)`` and ``s / T`` overflow for scores near the
+        float64 limit (a loss of 1e308, or 1e300 at ``T = 1e-10``); then the
+        prior is ``sum(s / k)`` and the logits ``z - max z`` are computed as
+        ``(s - max s) / T``, which lie in ``[-inf, 0]``. Otherwise the plain
+        formulas run, so ordinary scores give the same weights as always.
+        """
+        seen = ~np.isnan(scores)
         if self.prior is not None:
             prior = self.prior
+        elif seen.any():
+            known = scores[seen]
+            with np.errstate(over="ignore"):
+                prior = float(known.mean())
+            if not np.isfinite(prior):
+                prior = float(np.sum(known / known.size))
         else:
-            prior = float(self._scores[seen].mean()) if seen.any() else 1.0
-        z = np.where(seen, self._scores, prior) / self.temperature
-        z -= z.max()
+            prior = 1.0
+        s = np.where(seen, scores, prior)
+        with np.errstate(over="ignore"):
+            z = s / self.temperature
+        if np.isfinite(z).all():
+            z -= z.max()
+        else:
+            with np.errstate(over="ignore"):
+                z = (s - s.max()) / self.temperature
         e = np.exp(z)
         weights: NDArray[np.float64] = self.floor / self.n + (1 - self.floor) * (e / e.sum())
         return weights
 
-    def _reweight(self) -> None:
-        weights = self.sampling_weights()
-        self._apply(weights, int(np.count_nonzero(weights)))
+    def _checked_positive(self, weights: NDArray[np.float64]) -> int:
+        """The number of positive weights, after checking the weights can be applied."""
+        finite = np.isfinite(weights)
+        if not finite.all():  # pragma: no cover - _weights_of is overflow-free
+            at = int(np.argmin(finite))
+            raise ConfigError(
+                f"sampling weight of sample {at} is {float(weights[at])!r} (score "
+                f"{float(self._scores[at])!r}, temperature={self.temperature!r}); "
+                "scale the losses down or raise the temperature"
+            )
+        positive = int(np.count_nonzero(weights))
+        self._check_positive(positive)
+        return positive
 
     # ------------------------------------------------------------------ state
     def _config(self) -> dict[str, Any]:
@@ -253,8 +274,11 @@ class HardExampleSampler(WeightedSampler):
                 f"state_dict holds {scores.shape[0]} scores but the sampler has "
                 f"num_samples_total={self.n}; resume with the same dataset"
             )
-        self._scores = scores.astype(np.float64)
-        self._reweight()
+        scores = scores.astype(np.float64)
+        weights = self._weights_of(scores)
+        positive = self._checked_positive(weights)
+        self._scores = scores
+        self._apply(weights, positive)
 
 
 class IndexedDataset(Dataset[tuple[int, Any]]):

@@ -10,8 +10,11 @@ state saved with one is checked on resume.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from ._errors import ConfigError, ConfigTypeError, check_int, check_real
 
@@ -83,10 +86,10 @@ def resolve_alpha(alpha: object) -> tuple[AlphaSchedule, Any]:
         ConfigTypeError: ``alpha`` is neither a number nor callable.
         ConfigError: a negative or non-finite number.
     """
-    if isinstance(alpha, bool):
+    if isinstance(alpha, bool | np.bool_):
         raise ConfigTypeError(f"alpha must be a number or a schedule, got alpha={alpha!r}")
-    if isinstance(alpha, int | float):
-        constant = Constant(alpha)
+    if isinstance(alpha, numbers.Real):  # numpy scalars too (np.float32, np.int64)
+        constant = Constant(float(alpha))
         return constant, constant.describe()
     if isinstance(alpha, Constant | LinearAnneal):
         return alpha, alpha.describe()

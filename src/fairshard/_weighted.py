@@ -156,23 +156,36 @@ class WeightedSampler(PlannedSampler[int]):
         return epoch
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Resume from ``state_dict`` (staged weights are applied first).
+        """Resume from ``state_dict``; staged weights take effect only if it loads.
+
+        The state is checked against the weights it will run with: the staged
+        ones (``set_weights``) if any, else those in effect. A rejected state
+        leaves the sampler as it was, staged weights still staged.
 
         Raises:
             StateDictError: as ``PlannedSampler.load_state_dict``; a state saved
                 with other weights names both digests.
         """
-        self._apply_pending()
         state = S.unseal(state_dict, self.kind)
         saved = state[S.K_CONFIG].get("weights")
-        if saved is not None and saved != self._config().get("weights"):
+        ours = self.weights_digest if self._pending is None else weights_digest(self._pending[0])
+        if saved is not None and saved != ours:
             raise StateDictError(
                 f"state_dict was saved with weights digest {saved} but this sampler's weights "
-                f"have digest {self._config().get('weights')}; build the sampler with the "
-                "weights in effect when the state was saved (or set_weights them before "
-                "load_state_dict)"
+                f"have digest {ours}; build the sampler with the weights in effect when the "
+                "state was saved (or set_weights them before load_state_dict)"
             )
-        super().load_state_dict(state_dict)
+        # NOTE (atomic load): the staged weights must be in effect for the base
+        # class to check the config and plan the epoch, so apply them, and put
+        # every attribute back if the load still fails.
+        before = self.__dict__.copy()
+        try:
+            self._apply_pending()
+            super().load_state_dict(state_dict)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
 
     # ------------------------------------------------------------------ plans
     def _config(self) -> dict[str, Any]:
@@ -200,5 +213,6 @@ class WeightedSampler(PlannedSampler[int]):
         if self._table is not None:
             return self._table.probabilities()
         assert self._weights is not None
-        result: NDArray[np.float64] = self._weights / self._weights.sum()
+        relative = self._weights / self._weights.max()  # sum(weights) may overflow
+        result: NDArray[np.float64] = relative / relative.sum()
         return result

@@ -11,8 +11,11 @@
   item ``i`` gets the key ``E_i / w_i`` with ``E_i`` a unit exponential from
   the counter hash of ``i``; the ``k`` smallest keys, in increasing order, are
   a draw of ``k`` items without replacement, each next item chosen with
-  probability proportional to its weight among those left. Zero weights have
-  an infinite key and are never chosen.
+  probability proportional to its weight among those left. Keys are compared
+  as ``log E_i - log w_i``: ``E_i / w_i`` overflows to infinity for a tiny
+  positive weight, which would tie it with a zero weight. A zero weight's key
+  is ``+inf`` and every positive weight's key is finite, so zero weights sort
+  after all positive ones and are never chosen.
 * ``ArrayPlan`` -- any materialized order.
 """
 
@@ -115,12 +118,17 @@ def exponential_keys_order(
         (num_samples,) int64 distinct items, in draw order.
     """
     n = int(weights.shape[0])
-    sort_keys = np.empty(n, dtype=np.float64)  # (n,) E_i / w_i
-    with np.errstate(divide="ignore"):
-        for lo in range(0, n, _CHUNK):
-            hi = min(n, lo + _CHUNK)
-            e = -np.log(uniform_open(counter_hash(keys, np.arange(lo, hi, dtype=np.int64))))
-            np.divide(e, weights[lo:hi], out=sort_keys[lo:hi])
+    sort_keys = np.empty(n, dtype=np.float64)  # (n,) log(E_i / w_i); +inf where w_i == 0
+    for lo in range(0, n, _CHUNK):
+        hi = min(n, lo + _CHUNK)
+        e = -np.log(uniform_open(counter_hash(keys, np.arange(lo, hi, dtype=np.int64))))
+        w = weights[lo:hi]
+        positive = w > 0
+        out = sort_keys[lo:hi]
+        out.fill(np.inf)
+        # E_i > 0 (uniform_open excludes 1), so both logs are finite for w_i > 0.
+        np.subtract(np.log(e), np.log(w, where=positive, out=np.ones_like(w)),
+                    out=out, where=positive)
     if num_samples < n:
         top = np.argpartition(sort_keys, num_samples - 1)[:num_samples]
     else:

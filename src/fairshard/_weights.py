@@ -30,7 +30,10 @@ def as_weights(weights: Any, name: str = "weights") -> NDArray[np.float64]:
         ConfigError: not 1-D, or empty.
     """
     if hasattr(weights, "detach") and hasattr(weights, "cpu"):  # torch.Tensor
-        weights = weights.detach().cpu().numpy()
+        weights = weights.detach().cpu()
+        if weights.is_floating_point():  # numpy has no bfloat16; float64 is the result anyway
+            weights = weights.double()
+        weights = weights.numpy()
     if isinstance(weights, str | bytes | dict | set):
         raise ConfigTypeError(
             f"{name} must be a 1-D sequence of numbers, got {type(weights).__name__}"

@@ -16,9 +16,10 @@ diverges -- ``check=True`` all-gathers a digest of the inner order at each
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import torch
@@ -36,7 +37,13 @@ __all__ = ["ShardedSampler"]
 
 
 def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
+    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them.
+
+    Only the CPU torch generator is seeded (inside ``fork_rng(devices=[])``,
+    which restores only that one): ``torch.manual_seed`` would also reseed
+    every CUDA device's generator, which ``fork_rng(devices=[])`` does not
+    restore, so the caller's GPU randomness would change.
+    """
     words = stream_words(Stream.WRAPPED, epoch, seed, 3)
     py_state = random.getstate()
     np_state = np.random.get_state()
@@ -44,24 +51,77 @@ def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtyp
         with torch.random.fork_rng(devices=[]):
             random.seed(int(words[0]))
             np.random.seed(int(words[1] >> np.uint64(32)))
-            torch.manual_seed(int(words[2] >> np.uint64(1)))
+            torch.default_generator.manual_seed(int(words[2] >> np.uint64(1)))
             items = list(iter(sampler))
     finally:
         random.setstate(py_state)
         np.random.set_state(np_state)
-    try:
-        order = np.array(items, dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        raise ConfigTypeError(
-            f"the inner sampler yielded {items[0]!r} ({type(items[0]).__name__}); "
-            "ShardedSampler shards samplers of int indices"
-        ) from None
-    if order.ndim != 1:
-        raise ConfigTypeError(
-            "the inner sampler yielded sequences, not int indices; wrap the sampler inside "
-            "the BatchSampler instead"
-        )
-    return order
+    return _as_order(items)
+
+
+_MAX_INDEX = (1 << 63) - 1
+
+
+def _is_int(item: object) -> bool:
+    return _is_int_type(type(item))
+
+
+def _is_int_type(kind: type) -> bool:
+    return issubclass(kind, numbers.Integral) and not issubclass(kind, bool | np.bool_)
+
+
+def _as_order(items: list[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """The inner sampler's items as (n,) int64, each checked to be an int in ``[0, 2**63)``.
+
+    Vectorized: one pass over the item types and one array conversion; a
+    per-item scan runs only to name the first offending item.
+
+    Raises:
+        ConfigTypeError: an item that is not an int (bools and floats
+            included), naming its position and value.
+        ConfigError: an int outside ``[0, 2**63)``, naming its position and value.
+    """
+    if any(isinstance(x, torch.Tensor) for x in items):  # 0-d integer tensors, e.g. randperm
+        items = [_tensor_item(x) if isinstance(x, torch.Tensor) else x for x in items]
+    types = set(map(type, items))
+    if all(_is_int_type(t) for t in types):
+        array = np.array(items)
+        if array.dtype.kind == "i" or array.size == 0:
+            order = array.astype(np.int64, copy=False)
+            negative = np.flatnonzero(order < 0)
+            if negative.size == 0:
+                return order
+            _fail_range(int(negative[0]), items[int(negative[0])])
+    for position, item in enumerate(items):  # name the first offender
+        if not _is_int(item):
+            sized = isinstance(item, np.ndarray | torch.Tensor) and item.ndim > 0
+            if sized or isinstance(item, list | tuple):
+                raise ConfigTypeError(
+                    f"the inner sampler yielded sequences, not int indices (item {position}: "
+                    f"{item!r}); wrap the sampler inside the BatchSampler instead"
+                )
+            raise ConfigTypeError(
+                f"the inner sampler yielded {item!r} ({type(item).__name__}) at position "
+                f"{position}; ShardedSampler shards samplers of int indices (not bools or floats)"
+            )
+        if not 0 <= int(item) <= _MAX_INDEX:
+            _fail_range(position, item)
+    # Every item is an int in range, but of mixed types numpy cannot combine
+    # (int64 with uint64 gives float64): convert item by item.
+    return np.array([int(item) for item in items], dtype=np.int64)
+
+
+def _tensor_item(item: torch.Tensor) -> Any:
+    """A 0-d integer tensor as its int; any other tensor unchanged (rejected later)."""
+    integer = not (item.is_floating_point() or item.is_complex() or item.dtype == torch.bool)
+    return item.item() if item.ndim == 0 and integer else item
+
+
+def _fail_range(position: int, item: Any) -> NoReturn:
+    raise ConfigError(
+        f"the inner sampler yielded {item!r} at position {position}, outside [0, 2**63); "
+        "ShardedSampler shards samplers of non-negative int indices"
+    )
 
 
 class ShardedSampler(PlannedSampler[int]):
