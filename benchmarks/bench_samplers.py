@@ -59,7 +59,7 @@ def resume_row(n: int) -> list[str]:
     setup = SETUP + f"""
 src = fairshard.DistributedSampler({n}, {WORLD}, 0)
 it = iter(src); next(it)
-from fairshard._state import seal
+from fairshard._core.state import seal
 st = {{k: v for k, v in src.state_dict().items() if k not in ("format", "version", "checksum")}}
 state = seal({{**st, "steps": {half}}})
 s = fairshard.DistributedSampler({n}, {WORLD}, 0)

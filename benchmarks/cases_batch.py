@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from _harness import fmt_mib, fmt_seconds, measure
 
-from fairshard._balance import step_imbalance
-from fairshard._length_batch import LengthBucketBatchSampler
-from fairshard._token_budget import TokenBudgetBatchSampler
+from fairshard._batching.cost_balance import step_imbalance
+from fairshard._batching.length_bucket import LengthBucketBatchSampler
+from fairshard._batching.token_budget import TokenBudgetBatchSampler
 
 WORLD = 8
 BATCH_SIZE = 32
@@ -81,9 +81,9 @@ _SETUP = """
 import sys
 sys.path.insert(0, {src!r})
 import numpy as np
-from fairshard._length_batch import LengthBucketBatchSampler
-from fairshard._token_budget import TokenBudgetBatchSampler
-from fairshard._class_batch import ClassBatchSampler
+from fairshard._batching.length_bucket import LengthBucketBatchSampler
+from fairshard._batching.token_budget import TokenBudgetBatchSampler
+from fairshard._batching.class_batch import ClassBatchSampler
 raw = np.random.default_rng(0).lognormal(5.0, 0.8, {n})
 lengths = np.clip(np.rint(raw), 1, 4096).astype(np.int64)
 labels = np.random.default_rng(1).integers(0, 1000, {n})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from fairshard._partition import LAYOUTS, TAILS
+from fairshard._core.partition import LAYOUTS, TAILS
 
 sizes = st.integers(min_value=0, max_value=100_000)
 small_sizes = st.integers(min_value=0, max_value=3_000)

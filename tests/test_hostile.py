@@ -36,7 +36,7 @@ from fairshard import (
     simulate,
     verify,
 )
-from fairshard._state import K_CHECKSUM, K_FORMAT, K_VERSION, seal
+from fairshard._core.state import K_CHECKSUM, K_FORMAT, K_VERSION, seal
 
 N = 23
 
@@ -369,7 +369,7 @@ def test_resealed_impossible_values_rejected(
     sampler, state = midway(name)
     bad = edit(body_of(state))
     if label == "future version":  # re-sealed with the checksum a newer writer would compute
-        from fairshard._state import digest
+        from fairshard._core.state import digest
         bad = {**bad, K_CHECKSUM: digest({k: v for k, v in bad.items() if k != K_CHECKSUM})}
     else:
         bad = seal(bad)

@@ -6,11 +6,15 @@ mid-epoch and elastic resume through ``state_dict``, and memory that does not
 grow with the dataset.
 """
 
-from ._balance import step_imbalance
-from ._balanced import ClassBalancedSampler
-from ._batch_shard import BatchShardSampler
-from ._class_batch import ClassBatchSampler
-from ._distributed import DistributedEvalSampler, DistributedSampler
+from ._batching.batch_shard import BatchShardSampler
+from ._batching.class_batch import ClassBatchSampler
+from ._batching.cost_balance import step_imbalance
+from ._batching.length_bucket import LengthBucketBatchSampler
+from ._batching.token_budget import TokenBudgetBatchSampler
+from ._core.partition import Partition
+from ._core.verify import verify
+from ._diagnostics.coverage import CoverageSegment, check_coverage
+from ._diagnostics.simulate import SimulationReport, simulate
 from ._errors import (
     ConfigError,
     ConfigTypeError,
@@ -19,21 +23,19 @@ from ._errors import (
     RankMismatchError,
     StateDictError,
 )
-from ._gather import gather_in_order
-from ._hard_example import HardExampleSampler, IndexedDataset
-from ._iterable import ShardedIterable
-from ._length_batch import LengthBucketBatchSampler
-from ._metrics import ClassificationMetrics, ExactMetrics
-from ._partition import Partition
-from ._schedules import Constant, LinearAnneal
-from ._shares import padding_mask
-from ._simulate import SimulationReport, simulate
-from ._split import split
-from ._stop import StopTogether, stop_together
-from ._token_budget import TokenBudgetBatchSampler
-from ._verify import verify
-from ._weighted import WeightedSampler
-from ._wrapper import ShardedSampler
+from ._evaluation.gather import gather_in_order
+from ._evaluation.metrics import ClassificationMetrics, ExactMetrics
+from ._evaluation.shares import padding_mask
+from ._samplers.class_balanced import ClassBalancedSampler
+from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
+from ._samplers.hard_example import HardExampleSampler, IndexedDataset
+from ._samplers.schedules import Constant, LinearAnneal
+from ._samplers.sharded import ShardedSampler
+from ._samplers.weighted import WeightedSampler
+from ._streams.sharded_iterable import ShardedIterable
+from ._streams.split import split
+from ._streams.stop import StopTogether, stop_together
+from ._version import __version__ as __version__
 
 __all__ = [
     "BatchShardSampler",
@@ -43,6 +45,7 @@ __all__ = [
     "ConfigError",
     "ConfigTypeError",
     "Constant",
+    "CoverageSegment",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
@@ -61,6 +64,7 @@ __all__ = [
     "StopTogether",
     "TokenBudgetBatchSampler",
     "WeightedSampler",
+    "check_coverage",
     "gather_in_order",
     "padding_mask",
     "simulate",
@@ -70,4 +74,3 @@ __all__ = [
     "verify",
 ]
 
-__version__ = "0.1.0"

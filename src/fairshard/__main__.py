@@ -1,5 +1,5 @@
 """``python -m fairshard``: the same CLI as the ``fairshard`` script."""
 
-from ._cli import main
+from ._cli.main import main
 
 raise SystemExit(main())

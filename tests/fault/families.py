@@ -20,7 +20,7 @@ import numpy as np
 
 import fairshard
 from fairshard import DistributedSampler
-from fairshard._plans import BatchPlan
+from fairshard._core.plans import BatchPlan
 
 __all__ = ["REGISTRY", "Family", "plan_multiset", "resolve"]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._base import PlannedSampler
+from .._core.base import PlannedSampler
 from .._errors import ConfigError
 
 __all__ = ["check_accelerate"]

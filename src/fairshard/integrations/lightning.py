@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .._base import PlannedSampler
+from .._core.base import PlannedSampler
 from .._errors import ConfigError
 
 __all__ = ["check_lightning", "samplers_of"]

@@ -1,0 +1,123 @@
+"""What every fairshard batch sampler shares: a base class and plan helpers.
+
+A batch sampler's plan is a :class:`~fairshard._plans.BatchPlan`: a
+deterministic sequence of whole batches. The base ``PlannedSampler``
+partitions *batch positions* over ranks, so every rank takes whole batches,
+``len()`` counts batches, ``state_dict`` counts batches and elastic resume
+re-partitions the batches not yet consumed.
+
+NOTE (tail): the default tail of a training batch sampler is ``"pad"``: when
+the epoch's batch count is not a multiple of the world size, the last step
+recycles whole batches from the head of the epoch (declared in
+``num_padded_batches``). ``"drop"`` leaves the last ``num_dropped_batches``
+batches out instead. ``"uneven"`` (ranks differ by one batch) must be asked
+for explicitly: unequal step counts hang DDP.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core.base import PlannedSampler
+from .._core.plans import BatchPlan
+from .._errors import ConfigError, ConfigTypeError
+
+__all__ = ["BatchPlanSampler", "check_lengths", "reorder_batches"]
+
+
+class BatchPlanSampler(PlannedSampler[list[int]], register=False):
+    """Base of samplers whose items are batches (lists of dataset indices)."""
+
+    kind = "BatchPlanSampler"
+
+    @property
+    def num_batches(self) -> int:
+        """Batches in the current epoch's plan (all ranks together, before padding)."""
+        return len(self.plan())
+
+    @property
+    def num_padded_batches(self) -> int:
+        """Batches recycled from the head so every rank takes equal steps (``pad``)."""
+        return self.partition().num_padded()
+
+    @property
+    def num_dropped_batches(self) -> int:
+        """Batches at the end of the epoch that no rank takes (``drop``)."""
+        return self.partition().num_dropped()
+
+
+def check_lengths(
+    lengths: Any, *, name: str = "lengths", positive: bool = False
+) -> NDArray[np.int64] | NDArray[np.float64]:
+    """Validate per-item lengths and return them as a 1-D numpy array.
+
+    Integer lengths (token counts) stay int64; real ones (durations) become
+    float64. A torch tensor, numpy array or sequence of numbers is accepted.
+
+    Args:
+        lengths: One non-negative (or positive) finite number per dataset item.
+        name: Parameter name for messages.
+        positive: Require every length to be > 0.
+
+    Raises:
+        ConfigTypeError: not numbers, or booleans.
+        ConfigError: wrong shape, empty, negative, zero (when ``positive``),
+            NaN or infinite.
+    """
+    if hasattr(lengths, "detach") and hasattr(lengths, "cpu"):  # torch.Tensor
+        lengths = lengths.detach().cpu().numpy()
+    if isinstance(lengths, str | bytes) or not hasattr(lengths, "__len__"):
+        raise ConfigTypeError(
+            f"{name} must be a 1-D sequence of numbers (one per dataset item), got "
+            f"{type(lengths).__name__}"
+        )
+    array = np.asarray(lengths)
+    if array.ndim != 1:
+        raise ConfigError(
+            f"{name} must be 1-D (one length per dataset item), got shape {array.shape}"
+        )
+    if array.size == 0:
+        raise ConfigError(f"{name} is empty; pass one length per dataset item")
+    if array.dtype == object and all(isinstance(v, numbers.Real) for v in array.tolist()):
+        array = np.asarray(array.tolist())
+    if array.dtype.kind == "b" or array.dtype.kind not in "iuf":
+        raise ConfigTypeError(
+            f"{name} must hold ints or floats, got dtype {array.dtype} "
+            f"(first value {array.tolist()[0]!r})"
+        )
+    out: NDArray[Any] = array.astype(np.int64 if array.dtype.kind in "iu" else np.float64)
+    if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
+        bad = int(np.flatnonzero(~np.isfinite(out))[0])
+        raise ConfigError(f"{name}[{bad}] is {out[bad]}; every length must be finite")
+    low = out <= 0 if positive else out < 0
+    if np.any(low):
+        bad = int(np.flatnonzero(low)[0])
+        requirement = "> 0" if positive else ">= 0"
+        raise ConfigError(
+            f"{name}[{bad}] is {out[bad].item()!r}; every length must be {requirement}"
+        )
+    return out
+
+
+def reorder_batches(
+    flat: NDArray[np.int64], offsets: NDArray[np.int64], order: NDArray[np.int64]
+) -> BatchPlan:
+    """The CSR batches ``(flat, offsets)`` put in the batch order ``order``.
+
+    Args:
+        flat: (total,) concatenated indices.
+        offsets: (num_batches + 1,) batch boundaries.
+        order: (num_batches,) a permutation of batch numbers: new batch ``j``
+            is old batch ``order[j]``.
+    """
+    sizes = np.diff(offsets)[order]  # (num_batches,)
+    new_offsets = np.zeros(order.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=new_offsets[1:])
+    # (total,) position in the old flat of each new slot
+    gather = np.repeat(offsets[:-1][order] - new_offsets[:-1], sizes)
+    gather += np.arange(int(new_offsets[-1]), dtype=np.int64)
+    return BatchPlan(flat[gather], new_offsets)

@@ -1,0 +1,177 @@
+"""``BatchShardSampler``: split any batch sampler's batches across ranks, equal steps.
+
+Sharding a batch sampler naively -- every rank iterates it and keeps batches
+``rank, rank + W, ...`` -- gives ranks unequal step counts when the batch
+count is not a multiple of ``W`` (DDP hangs at the last step), and ranks
+disagree on the batches outright when the inner sampler draws from the
+global RNG of each process.
+
+NOTE (how): each epoch the inner sampler is materialized once into a
+``BatchPlan`` (after forwarding ``set_epoch``), inside a forked RNG scope:
+Python's ``random``, numpy's global generator and torch's CPU generator are
+seeded from the library stream for ``(seed, epoch)`` and restored
+afterwards. Every rank therefore sees the same batches even from an inner
+sampler that uses the global RNG, and the caller's RNG state is untouched.
+The plan is then partitioned like every other batch plan: equal steps by
+recycling whole batches from the head (``tail="pad"``) or by leaving the last
+ones out (``tail="drop"``); a :class:`DegenerateConfigWarning` says which,
+once. Memory is the inner epoch's batches (two int64 arrays).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Iterable, Iterator, Sized
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from .._core.partition import Tail
+from .._core.plans import BatchPlan
+from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
+from .._random.seeding import Stream, stream_words
+from .base import BatchPlanSampler
+
+__all__ = ["BatchShardSampler", "forked_global_rng"]
+
+
+@contextlib.contextmanager
+def forked_global_rng(seed_words: NDArray[np.uint64]) -> Iterator[None]:
+    """Seed Python's, numpy's and torch's (CPU) global RNGs; restore them on exit.
+
+    Args:
+        seed_words: At least one uint64 word; the first seeds all three.
+    """
+    word = int(seed_words[0])
+    py_state = random.getstate()
+    np_state = np.random.get_state()
+    torch_state = torch.random.get_rng_state()
+    try:
+        random.seed(word)
+        np.random.seed(word & 0xFFFFFFFF)
+        torch.default_generator.manual_seed(word & ((1 << 63) - 1))
+        yield
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
+        torch.random.set_rng_state(torch_state)
+
+
+class BatchShardSampler(BatchPlanSampler):
+    """Shard any batch sampler: whole batches per rank, the same steps on every rank.
+
+    Args:
+        batch_sampler: Any iterable of batches (sequences of int indices),
+            e.g. ``torch.utils.data.BatchSampler`` or a custom sampler. Built
+            identically on every rank, with ``num_replicas=1`` semantics: it
+            yields the whole epoch's batches. ``set_epoch`` is forwarded.
+        num_replicas: World size; detected when ``None``.
+        rank: This rank; detected when ``None``.
+        seed: Root seed of the forked RNG scope, identical on every rank.
+        tail: ``"pad"`` (recycle whole batches from the head), ``"drop"`` or,
+            for evaluation, ``"uneven"``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+
+    Example:
+        >>> from torch.utils.data import BatchSampler, SequentialSampler
+        >>> inner = BatchSampler(SequentialSampler(range(10)), 3, drop_last=False)
+        >>> s = BatchShardSampler(inner, num_replicas=2, rank=1)
+        >>> list(s), s.num_padded_batches
+        ([[3, 4, 5], [9]], 0)
+    """
+
+    kind = "BatchShardSampler"
+
+    def __init__(
+        self,
+        batch_sampler: Iterable[Any],
+        *,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        if not isinstance(batch_sampler, Iterable) or isinstance(batch_sampler, str | bytes):
+            raise ConfigTypeError(
+                "batch_sampler must be an iterable of batches (lists of indices), got "
+                f"{type(batch_sampler).__name__}"
+            )
+        if isinstance(batch_sampler, Iterator):
+            raise ConfigTypeError(
+                "batch_sampler is an iterator, which can be consumed only once; pass the "
+                "batch sampler itself (something iter() can be called on every epoch)"
+            )
+        self.batch_sampler = batch_sampler
+        self._warned_tail = False
+
+    def _config(self) -> dict[str, Any]:
+        inner = type(self.batch_sampler)
+        config: dict[str, Any] = {"batch_sampler": f"{inner.__module__}.{inner.__qualname__}"}
+        # The inner sampler's batch count, when it knows it: a changed dataset shows.
+        if isinstance(self.batch_sampler, Sized):
+            with contextlib.suppress(TypeError):
+                config["num_inner_batches"] = len(self.batch_sampler)
+        return config
+
+    def _build_plan(self, epoch: int) -> BatchPlan:
+        inner = self.batch_sampler
+        set_epoch = getattr(inner, "set_epoch", None)
+        if callable(set_epoch):
+            set_epoch(epoch)
+        with forked_global_rng(stream_words(Stream.WRAPPED, epoch, self.seed, 1, sub_id=1)):
+            batches = [self._check_batch(b, i) for i, b in enumerate(inner)]
+        sizes = np.fromiter((b.size for b in batches), dtype=np.int64, count=len(batches))
+        offsets = np.zeros(len(batches) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        flat = np.concatenate(batches) if batches else np.empty(0, dtype=np.int64)
+        plan = BatchPlan(flat, offsets)
+        self._warn_tail(epoch, len(plan))
+        return plan
+
+    @staticmethod
+    def _check_batch(batch: Any, position: int) -> NDArray[np.int64]:
+        if hasattr(batch, "detach") and hasattr(batch, "cpu"):
+            batch = batch.detach().cpu().numpy()
+        array = np.asarray(batch)
+        if array.ndim == 1 and array.size == 0:
+            raise ConfigError(
+                f"batch_sampler yielded an empty batch at position {position}; fix the inner "
+                "sampler (an empty batch gives a rank nothing to train on)"
+            )
+        if array.ndim != 1 or array.dtype.kind not in "iu":
+            raise ConfigTypeError(
+                f"batch_sampler yielded {batch!r} as batch {position}; a batch sampler must "
+                "yield 1-D sequences of int indices"
+            )
+        if array.min() < 0:
+            bad = int(array[array < 0][0])
+            raise ConfigError(
+                f"batch_sampler yielded the negative index {bad} in batch {position}; "
+                "indices must be >= 0 (a negative index silently reads from the end)"
+            )
+        return array.astype(np.int64)
+
+    def _warn_tail(self, epoch: int, total: int) -> None:
+        w = self.num_replicas
+        if total == 0:
+            warn(f"{self.kind}: the inner batch sampler yielded no batch in epoch {epoch}; "
+                 "every rank gets 0 steps", DegenerateConfigWarning, stacklevel=4)
+            return
+        if self._warned_tail or total % w == 0 or self.tail == "uneven":
+            return
+        self._warned_tail = True
+        if self.tail == "pad":
+            what = (f"pads: the last step recycles {w - total % w} whole batch(es) from the "
+                    "head of the epoch (num_padded_batches)")
+        else:
+            what = (f"drops the last {total % w} batch(es) of the epoch "
+                    "(num_dropped_batches)")
+        warn(f"{self.kind}: {total} batches do not split evenly over {w} ranks, so it {what}; "
+             "this warning is shown once", DegenerateConfigWarning, stacklevel=4)

@@ -1,0 +1,217 @@
+"""``ClassBatchSampler``: every batch has exactly the requested count of each class.
+
+Two compositions:
+    fixed: every batch holds ``samples_per_class[c]`` samples of every
+        requested class ``c`` (``classes_per_batch=None``);
+    P x K: every batch draws ``classes_per_batch = P`` distinct classes and
+        takes ``samples_per_class`` (``K``, or the class's own count from a
+        mapping) samples of each -- metric learning's usual batch.
+
+Within a class, samples are drawn without replacement until the class is
+exhausted. What happens then is the ``policy``:
+    ``"stop"``: the epoch ends when a needed class runs out, so no index
+        repeats within an epoch and the length is exact: ``min_c n_c // k_c``
+        batches (fixed), or as long as ``P`` classes still have ``K`` samples
+        left (P x K; classes are drawn in proportion to what they have left,
+        so they deplete together).
+    ``"recycle"``: an exhausted class is reshuffled and continues (a batch
+        never holds one sample twice). The epoch has ``num_batches`` batches,
+        by default as many as the largest class needs to be seen once
+        (fixed: ``max_c ceil(n_c / k_c)``). In P x K mode classes are drawn
+        uniformly, so the default is one dataset's worth of samples instead
+        (``ceil(sum_c n_c / (P * mean k))``): tying it to the largest class
+        would make epochs of long-tailed data explode.
+
+Inside a batch, samples are grouped by class in sorted class order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import state as S
+from .._core.labels import encode_labels
+from .._core.partition import Tail
+from .._core.plans import BatchPlan
+from .._errors import ConfigError, check_choice, check_int
+from .._random.seeding import Stream, stream_generator
+from .base import BatchPlanSampler
+from .class_draw import choose_recycle, choose_stop, class_stream, group_members
+
+__all__ = ["POLICIES", "ClassBatchSampler"]
+
+Policy = Literal["stop", "recycle"]
+POLICIES: tuple[Policy, ...] = ("stop", "recycle")
+
+
+class ClassBatchSampler(BatchPlanSampler):
+    """Batches with an exact class composition; whole batches per rank.
+
+    Args:
+        labels: One class label per dataset item: ints or strings (list,
+            numpy array or tensor).
+        samples_per_class: An int ``K`` (every requested class gives ``K``
+            samples per batch) or a mapping ``{class: count}`` (only those
+            classes are used).
+        classes_per_batch: ``P``: draw ``P`` classes per batch instead of
+            using every class in every batch.
+        policy: ``"stop"`` or ``"recycle"`` (see the module docstring).
+        num_batches: Epoch length for ``"recycle"`` (default: see above).
+        num_replicas: World size; detected when ``None``.
+        rank: This rank; detected when ``None``.
+        seed: Root seed, identical on every rank.
+        tail: ``"pad"`` (recycle whole batches from the head), ``"drop"`` or,
+            for evaluation, ``"uneven"``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+
+    Raises:
+        ConfigError: a class cannot fill one batch (the message names the
+            class, its count and the request), an unknown class, bad sizes.
+        ConfigTypeError: labels or counts of the wrong type.
+
+    Example:
+        >>> labels = ["cat", "dog", "cat", "dog", "cat", "bird"]
+        >>> s = ClassBatchSampler(labels, {"cat": 2, "dog": 1}, num_replicas=1, rank=0)
+        >>> [[labels[i] for i in b] for b in s]
+        [['cat', 'cat', 'dog']]
+    """
+
+    kind = "ClassBatchSampler"
+
+    def __init__(
+        self,
+        labels: Any,
+        samples_per_class: int | Mapping[Any, int],
+        *,
+        classes_per_batch: int | None = None,
+        policy: Policy = "stop",
+        num_batches: int | None = None,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        self.classes, self.codes = encode_labels(labels)
+        self.policy: Policy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
+        self.counts = self._parse_counts(samples_per_class)  # (C,) k_c, 0 = unused
+        self.samples_per_class = samples_per_class
+        self._members = group_members(self.codes, len(self.classes))
+        sizes = np.array([m.size for m in self._members], dtype=np.int64)
+        self._used = np.flatnonzero(self.counts > 0)
+        for c in self._used.tolist():
+            if sizes[c] < self.counts[c]:
+                raise ConfigError(
+                    f"class {self.classes[c]!r} has {sizes[c]} sample(s) but samples_per_class "
+                    f"asks for {self.counts[c]} per batch, so it cannot fill even one batch; "
+                    "lower its count or leave the class out (pass a mapping without it)"
+                )
+        self.classes_per_batch = None if classes_per_batch is None else check_int(
+            "classes_per_batch", classes_per_batch, minimum=1, maximum=int(self._used.size),
+            fix=f"there are {self._used.size} usable classes",
+        )
+        if num_batches is not None and self.policy == "stop":
+            raise ConfigError(
+                f"num_batches={num_batches!r} sets the epoch length of policy='recycle'; with "
+                "policy='stop' the epoch ends when a class runs out. Drop num_batches or use "
+                "policy='recycle'"
+            )
+        self._sizes = sizes
+        self._recycle_length: int | None = (
+            check_int("num_batches", num_batches, minimum=1)
+            if num_batches is not None else self._default_length()
+        )
+        self._digest = S.digest([self.codes, [str(c) for c in self.classes]])
+
+    def _parse_counts(self, samples_per_class: Any) -> NDArray[np.int64]:
+        counts = np.zeros(len(self.classes), dtype=np.int64)
+        if isinstance(samples_per_class, Mapping):
+            if not samples_per_class:
+                raise ConfigError("samples_per_class is an empty mapping; name at least one class")
+            index = {c: i for i, c in enumerate(self.classes)}
+            for cls, count in samples_per_class.items():
+                key = cls.item() if isinstance(cls, np.generic) else cls
+                if key not in index:
+                    shown = ", ".join(repr(c) for c in self.classes[:10])
+                    raise ConfigError(
+                        f"samples_per_class names class {key!r}, which no label has; the "
+                        f"labels' classes are {shown}{' ...' if len(self.classes) > 10 else ''}"
+                    )
+                counts[index[key]] = check_int(
+                    f"samples_per_class[{key!r}]", count, minimum=1,
+                    fix="leave a class out of the mapping instead of giving it 0",
+                )
+            return counts
+        counts[:] = check_int("samples_per_class", samples_per_class, minimum=1)
+        return counts
+
+    def _default_length(self) -> int | None:
+        k, n = self.counts[self._used], self._sizes[self._used]
+        if self.policy == "stop":
+            return None  # decided by the draw (exact, computed with the plan)
+        if self.classes_per_batch is None:
+            return int((-(-n // k)).max())
+        mean_k = k.sum() / k.size
+        return max(1, int(np.ceil(n.sum() / (self.classes_per_batch * mean_k))))
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "labels": self._digest,
+            "samples_per_class": S.digest([[str(self.classes[c]), int(self.counts[c])]
+                                          for c in self._used.tolist()]),
+            "classes_per_batch": self.classes_per_batch,
+            "policy": self.policy,
+            "num_batches": self._recycle_length,
+        }
+
+    def _build_plan(self, epoch: int) -> BatchPlan:
+        rng = stream_generator(Stream.CLASS_BATCH, epoch, self.seed)
+        used, k = self._used, self.counts
+        if self.classes_per_batch is None:
+            if self.policy == "stop":
+                batches = int((self._sizes[used] // k[used]).min())
+            else:
+                batches = self._recycle_length or 0
+            chosen = np.broadcast_to(used, (batches, used.size))
+        elif self.policy == "stop":
+            chosen = used[choose_stop(self._sizes[used] // k[used], self.classes_per_batch, rng)]
+        else:
+            picks = choose_recycle(used.size, self.classes_per_batch,
+                                   self._recycle_length or 0, rng)
+            chosen = used[picks]
+        return self._assemble(np.ascontiguousarray(chosen), rng)
+
+    def _assemble(self, chosen: NDArray[np.int64], rng: np.random.Generator) -> BatchPlan:
+        """Turn (num_batches, classes) class codes into CSR batches of samples."""
+        cls = chosen.reshape(-1)  # (entries,) batch-major
+        k = self.counts
+        uses = np.bincount(cls, minlength=len(self.classes))  # chunks each class gives
+        streams = [
+            class_stream(self._members[c], int(uses[c] * k[c]), int(k[c]), rng)
+            if uses[c] else np.empty(0, dtype=np.int64)
+            for c in range(len(self.classes))
+        ]
+        base = np.zeros(len(self.classes) + 1, dtype=np.int64)
+        np.cumsum([s.size for s in streams], out=base[1:])
+        pool = np.concatenate(streams) if streams else np.empty(0, dtype=np.int64)
+        # j: how many earlier entries used the same class (the entry's chunk number).
+        by_class = np.argsort(cls, kind="stable")
+        first = np.searchsorted(cls[by_class], cls[by_class])
+        j = np.empty_like(cls)
+        j[by_class] = np.arange(cls.size) - first
+        sizes = k[cls]  # (entries,)
+        starts = base[cls] + j * sizes
+        entry_offsets = np.zeros(cls.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=entry_offsets[1:])
+        gather = np.repeat(starts - entry_offsets[:-1], sizes)
+        gather += np.arange(int(entry_offsets[-1]), dtype=np.int64)
+        per_batch = chosen.shape[1] if chosen.ndim == 2 else 0
+        offsets = entry_offsets[:: per_batch] if per_batch else np.zeros(1, dtype=np.int64)
+        return BatchPlan(pool[gather], offsets)

@@ -1,0 +1,145 @@
+"""``LengthBucketBatchSampler``: batches of similar length, balanced across ranks.
+
+NOTE (algorithm): per epoch, the dataset is shuffled, cut into mega-batches
+of ``batch_size * mega_batch_factor`` items, each mega-batch is sorted by
+length and cut into batches of ``batch_size``. Items of one batch therefore
+have similar lengths (little padding) while which items meet in a batch
+changes every epoch. The batch order is then either compute-balanced
+(``balance_run``, see ``fairshard._balance``) or uniformly shuffled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import state as S
+from .._core.partition import Tail
+from .._core.plans import BatchPlan
+from .._errors import ConfigError, check_bool, check_int
+from .._random.seeding import Stream, stream_generator
+from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
+
+__all__ = ["LengthBucketBatchSampler", "sort_key"]
+
+
+def sort_key(lengths: NDArray[Any]) -> NDArray[Any]:
+    """Lengths in the narrowest dtype numpy sorts fastest (radix sort for <= 16 bits)."""
+    if lengths.dtype.kind == "i" and lengths.size and int(lengths.max()) < (1 << 15):
+        return lengths.astype(np.int16)
+    return lengths
+
+
+class LengthBucketBatchSampler(BatchPlanSampler):
+    """Batches of ``batch_size`` items of similar length; whole batches per rank.
+
+    Args:
+        lengths: One length per dataset item (ints or floats, >= 0): a list,
+            numpy array or tensor.
+        batch_size: Items per batch.
+        mega_batch_factor: A mega-batch holds ``batch_size * mega_batch_factor``
+            items; larger means less padding and less randomness.
+        drop_last: Leave out the final batch when it is smaller than
+            ``batch_size``.
+        num_replicas: World size; detected when ``None``.
+        rank: This rank; detected when ``None``.
+        seed: Root seed, identical on every rank.
+        tail: ``"pad"`` (recycle whole batches from the head so every rank
+            takes equal steps), ``"drop"`` or, for evaluation, ``"uneven"``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+        balance_run: Batches per run of similar cost (compute-balanced steps,
+            see ``fairshard._balance``); ``None`` shuffles the batch order
+            uniformly instead.
+
+    Example:
+        >>> s = LengthBucketBatchSampler([5, 1, 9, 2, 8, 1], 2, num_replicas=1, rank=0)
+        >>> sorted(sorted(b) for b in s)
+        [[0, 3], [1, 5], [2, 4]]
+    """
+
+    kind = "LengthBucketBatchSampler"
+
+    def __init__(
+        self,
+        lengths: Any,
+        batch_size: int,
+        *,
+        mega_batch_factor: int = 50,
+        drop_last: bool = False,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+        balance_run: int | None = DEFAULT_BALANCE_RUN,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        self.lengths = check_lengths(lengths)
+        self.batch_size = check_int("batch_size", batch_size, minimum=1)
+        self.mega_batch_factor = check_int("mega_batch_factor", mega_batch_factor, minimum=1)
+        check_bool("drop_last", drop_last)
+        self.drop_last = drop_last
+        self.balance_run = check_balance_run(balance_run)
+        if drop_last and self.lengths.size < self.batch_size:
+            raise ConfigError(
+                f"drop_last=True with {self.lengths.size} items and batch_size="
+                f"{self.batch_size} leaves no batch at all; lower batch_size or use "
+                "drop_last=False"
+            )
+        self._key = sort_key(self.lengths)
+        self._digest = S.digest(self.lengths)
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "lengths": self._digest,
+            "batch_size": self.batch_size,
+            "mega_batch_factor": self.mega_batch_factor,
+            "drop_last": self.drop_last,
+            "balance_run": self.balance_run,
+        }
+
+    def _build_plan(self, epoch: int) -> BatchPlan:
+        rng = stream_generator(Stream.LENGTH_BUCKET, epoch, self.seed)
+        n, bs = self.lengths.size, self.batch_size
+        mega = bs * self.mega_batch_factor
+        perm = rng.permutation(n).astype(np.int64)  # (n,)
+        full = (n // mega) * mega
+        keys = self._key[perm]
+        blocks = perm[:full].reshape(-1, mega)  # (num_mega, mega)
+        rows = np.argsort(keys[:full].reshape(-1, mega), axis=1, kind="stable")
+        sorted_blocks = np.take_along_axis(blocks, rows, axis=1).reshape(-1)
+        rest = perm[full:][np.argsort(keys[full:], kind="stable")]
+        flat = np.concatenate([sorted_blocks, rest])
+        num_full, last = divmod(n, bs)
+        sizes = np.full(num_full, bs, dtype=np.int64)
+        if last and not self.drop_last:
+            sizes = np.append(sizes, last)
+        offsets = np.zeros(sizes.size + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        flat = flat[: offsets[-1]]
+        costs = _padded_costs(self.lengths, flat, offsets)
+        order = balanced_order(costs, stream_generator(Stream.LENGTH_BUCKET, epoch, self.seed,
+                                                       sub_id=1), self.balance_run)
+        return reorder_batches(flat, offsets, order)
+
+    def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
+        """(num_batches,) padded cost (``max length * batch size``) in plan order."""
+        plan = self.plan(epoch)
+        assert isinstance(plan, BatchPlan)
+        return _padded_costs(self.lengths, plan.flat, plan.offsets)
+
+
+def _padded_costs(
+    lengths: NDArray[Any], flat: NDArray[np.int64], offsets: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """(num_batches,) ``max(lengths of batch) * size of batch`` for CSR batches."""
+    sizes = np.diff(offsets)
+    if sizes.size == 0:
+        return np.zeros(0, dtype=np.float64)
+    maxima = np.maximum.reduceat(lengths[flat], offsets[:-1]) if flat.size else sizes * 0
+    return (maxima * sizes).astype(np.float64)

@@ -1,0 +1,263 @@
+"""``TokenBudgetBatchSampler``: batches filled up to a token budget, never over it.
+
+NOTE (algorithm): per epoch, items are sorted by length, longest first, with
+a random tie-break (so batches change between epochs wherever lengths tie),
+then batches are filled greedily in that order. Longest-first makes the
+first item of a batch its longest, so under the default ``"padded"`` cost
+(``max length * count``, what a padded tensor really costs) a batch starting
+at item ``p`` holds exactly ``max_tokens // length[p]`` items: no search is
+needed. ``"sum"`` (packed sequences) uses a binary search on the prefix sums;
+a callable cost is grown by doubling then bisection, which requires it to be
+non-decreasing as items are added (true of any sensible cost). Every batch's
+cost is checked against the budget at the end. The batch order is then
+compute-balanced (``fairshard._balance``) or uniformly shuffled.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import state as S
+from .._core.partition import Tail
+from .._core.plans import BatchPlan
+from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, check_real
+from .._errors import warn as _warn
+from .._random.seeding import Stream, stream_generator
+from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
+from .length_bucket import sort_key
+
+__all__ = ["COSTS", "TokenBudgetBatchSampler", "batch_cost"]
+
+#: Cost functions by name.
+COSTS = ("padded", "sum")
+CostFn = Callable[[NDArray[Any]], float]
+
+
+def batch_cost(lengths: NDArray[Any], cost: str | CostFn) -> float:
+    """Cost of one batch whose items have ``lengths``.
+
+    ``"padded"``: ``max(lengths) * len(lengths)``; ``"sum"``: ``sum(lengths)``;
+    a callable is called with the lengths array.
+    """
+    if cost == "padded":
+        return float(lengths.max() * lengths.size) if lengths.size else 0.0
+    if cost == "sum":
+        return float(lengths.sum())
+    assert callable(cost)
+    return float(cost(lengths))
+
+
+class TokenBudgetBatchSampler(BatchPlanSampler):
+    """Batches whose cost stays within ``max_tokens``; whole batches per rank.
+
+    Args:
+        lengths: One positive length per dataset item (a list, array or tensor).
+        max_tokens: Budget per batch (> 0), in the units of ``lengths``.
+        max_batch_size: Optional cap on items per batch.
+        cost: ``"padded"`` (default: ``max length * count``, the size of the
+            padded tensor), ``"sum"`` (packed sequences) or a callable mapping
+            a batch's lengths array to its cost, non-decreasing as items are
+            added.
+        skip_oversized: Leave out items whose own cost exceeds ``max_tokens``
+            (counted in ``num_skipped`` and reported by a warning) instead of
+            raising.
+        num_replicas: World size; detected when ``None``.
+        rank: This rank; detected when ``None``.
+        seed: Root seed, identical on every rank.
+        tail: ``"pad"`` (recycle whole batches from the head), ``"drop"`` or,
+            for evaluation, ``"uneven"``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+        balance_run: Batches per run of similar cost (see
+            ``fairshard._balance``); ``None`` shuffles batches uniformly.
+
+    Raises:
+        ConfigError: an item is longer than the budget (the message names its
+            index and length) and ``skip_oversized`` is False, among others.
+
+    Example:
+        >>> s = TokenBudgetBatchSampler([3, 5, 2, 4], 8, num_replicas=1, rank=0)
+        >>> sorted(sorted(b) for b in s)  # longest first: [5], [4, 3], [2]
+        [[0, 3], [1], [2]]
+    """
+
+    kind = "TokenBudgetBatchSampler"
+
+    def __init__(
+        self,
+        lengths: Any,
+        max_tokens: float,
+        *,
+        max_batch_size: int | None = None,
+        cost: str | CostFn = "padded",
+        skip_oversized: bool = False,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+        balance_run: int | None = DEFAULT_BALANCE_RUN,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        self.lengths = check_lengths(lengths, positive=True)
+        self.max_tokens = check_real("max_tokens", max_tokens, minimum=0, strict_minimum=True)
+        self.max_batch_size = None if max_batch_size is None else check_int(
+            "max_batch_size", max_batch_size, minimum=1, fix="or None for no cap"
+        )
+        if not (callable(cost) or cost in COSTS):
+            raise ConfigError(
+                f"cost must be 'padded', 'sum' or a callable taking a batch's lengths, "
+                f"got cost={cost!r}"
+            )
+        self.cost = cost
+        if not isinstance(skip_oversized, bool):
+            raise ConfigTypeError(
+                f"skip_oversized must be a bool, got skip_oversized={skip_oversized!r}"
+            )
+        self.skip_oversized = skip_oversized
+        self.balance_run = check_balance_run(balance_run)
+        self._kept = self._find_kept()
+        self.num_skipped = int(self.lengths.size - self._kept.size)
+        self._key = sort_key(self.lengths)
+        self._digest = S.digest(self.lengths)
+
+    def _item_costs(self) -> NDArray[np.float64]:
+        """(n,) cost of each item alone."""
+        if not callable(self.cost):
+            return self.lengths.astype(np.float64)
+        unique, inverse = np.unique(self.lengths, return_inverse=True)
+        alone = np.array([batch_cost(unique[i : i + 1], self.cost) for i in range(unique.size)])
+        return alone[inverse.reshape(-1)]
+
+    def _find_kept(self) -> NDArray[np.int64]:
+        oversized = self._item_costs() > self.max_tokens
+        if oversized.any():
+            first = int(np.flatnonzero(oversized)[0])
+            count = int(oversized.sum())
+            if not self.skip_oversized:
+                raise ConfigError(
+                    f"item {first} has length {self.lengths[first].item()!r}, over "
+                    f"max_tokens={self.max_tokens:g} ({count} item(s) are); raise max_tokens, "
+                    "truncate those items, or pass skip_oversized=True to leave them out"
+                )
+            _warn(
+                f"{self.kind}: skipping {count} item(s) longer than max_tokens="
+                f"{self.max_tokens:g} (the first is item {first}, length "
+                f"{self.lengths[first].item()!r}); see num_skipped",
+                DegenerateConfigWarning,
+            )
+        kept = np.flatnonzero(~oversized).astype(np.int64)
+        if kept.size == 0:
+            raise ConfigError(
+                f"every item is longer than max_tokens={self.max_tokens:g}; no batch can be formed"
+            )
+        return kept
+
+    def _config(self) -> dict[str, Any]:
+        cost = self.cost if isinstance(self.cost, str) else getattr(
+            self.cost, "__qualname__", type(self.cost).__name__
+        )
+        return {
+            "lengths": self._digest,
+            "max_tokens": self.max_tokens,
+            "max_batch_size": self.max_batch_size,
+            "cost": cost,
+            "skip_oversized": self.skip_oversized,
+            "balance_run": self.balance_run,
+        }
+
+    def _build_plan(self, epoch: int) -> BatchPlan:
+        rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
+        kept = self._kept[rng.permutation(self._kept.size)]  # random tie-break
+        flat = kept[np.argsort(-self._key[kept], kind="stable")]  # (m,) longest first
+        offsets = self._fill(self.lengths[flat])
+        costs = self._costs(flat, offsets)
+        over = np.flatnonzero(costs > self.max_tokens)
+        if over.size:  # unreachable for "padded"/"sum"; a guard for custom costs
+            raise RuntimeError(
+                f"batch {int(over[0])} costs {costs[over[0]]:g} > max_tokens="
+                f"{self.max_tokens:g}; the cost callable must give a batch's cost from its "
+                "lengths alone and not decrease as items are added"
+            )
+        order = balanced_order(
+            costs, stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
+            self.balance_run,
+        )
+        return reorder_batches(flat, offsets, order)
+
+    def _fill(self, lengths: NDArray[Any]) -> NDArray[np.int64]:
+        """(num_batches + 1,) greedy batch boundaries over lengths sorted descending."""
+        m, budget = lengths.size, self.max_tokens
+        cap = self.max_batch_size if self.max_batch_size is not None else m
+        bounds = [0]
+        p = 0
+        if self.cost == "padded":
+            as_list = lengths.tolist()
+            while p < m:
+                take = min(int(budget // as_list[p]), cap, m - p)
+                while take > 1 and as_list[p] * take > budget:  # float rounding
+                    take -= 1
+                p += take
+                bounds.append(p)
+        elif self.cost == "sum":
+            prefix = np.concatenate(([0], np.cumsum(lengths, dtype=np.float64)))
+            while p < m:
+                end = int(np.searchsorted(prefix, prefix[p] + budget, side="right")) - 1
+                end = min(max(end, p + 1), p + cap, m)
+                while end > p + 1 and batch_cost(lengths[p:end], "sum") > budget:
+                    end -= 1  # float rounding of the prefix sums
+                p = end
+                bounds.append(p)
+        else:
+            while p < m:
+                p = self._grow(lengths, p, min(p + cap, m))
+                bounds.append(p)
+        return np.asarray(bounds, dtype=np.int64)
+
+    def _grow(self, lengths: NDArray[Any], p: int, limit: int) -> int:
+        """Largest end in ``(p, limit]`` with cost(lengths[p:end]) within budget."""
+        cost, budget = self.cost, self.max_tokens
+        good, step = p + 1, 1  # a single item fits (oversized ones were removed)
+        while good < limit:
+            probe = min(good + step, limit)
+            if batch_cost(lengths[p:probe], cost) > budget:
+                bad = probe
+                break
+            good, step = probe, step * 2
+        else:
+            return good
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            if batch_cost(lengths[p:mid], cost) <= budget:
+                good = mid
+            else:
+                bad = mid
+        return good
+
+    def _costs(self, flat: NDArray[np.int64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:
+        lengths = self.lengths[flat]
+        sizes = np.diff(offsets)
+        if self.cost == "padded":  # sorted descending: the first item is the longest
+            return (lengths[offsets[:-1]] * sizes).astype(np.float64)
+        if self.cost == "sum" and lengths.dtype.kind == "i":
+            return np.add.reduceat(lengths, offsets[:-1]).astype(np.float64)
+        return np.array(
+            [batch_cost(lengths[a:b], self.cost) for a, b in itertools.pairwise(offsets.tolist())],
+            dtype=np.float64,
+        )
+
+    def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
+        """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
+        plan = self.plan(epoch)
+        assert isinstance(plan, BatchPlan)
+        return np.array(
+            [batch_cost(self.lengths[plan.batch(b)], self.cost) for b in range(len(plan))],
+            dtype=np.float64,
+        )

@@ -1,0 +1,5 @@
+"""Layer 6, the ``fairshard`` command line (one module per sub-command)."""
+
+from .main import main
+
+__all__ = ["main"]

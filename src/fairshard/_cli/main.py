@@ -1,0 +1,57 @@
+"""The ``fairshard`` command line: one sub-command per module.
+
+Each sub-command lives in its own module exposing ``register(subparsers)``,
+which adds its parser and sets ``func`` (``argv namespace -> exit code``).
+
+Exit codes: 0 success, 1 a check or the linter found something, 2 usage
+error (bad arguments, a missing file, a sampler that cannot be built).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from .._version import __version__
+from . import demo, lint, simulate
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every sub-command registered."""
+    parser = argparse.ArgumentParser(
+        prog="fairshard",
+        description=(
+            "Distributed samplers that stay correct on many processes: simulate every "
+            "rank's share, lint training scripts for sampler pitfalls, run the demo."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"fairshard {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (simulate, lint, demo):
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 check failed or findings, 2 usage error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exc:  # argparse: 0 after --help/--version, 2 on bad usage
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,325 @@
+"""The base every fairshard sampler derives from: plan, partition, cursor.
+
+Subclasses supply three things -- ``_config()`` (what the plan depends on),
+``_build_plan(epoch)`` and, optionally, ``_extra_state()`` /
+``_load_extra_state()`` for learned state. The base owns everything else:
+rank and world size, seeds, epochs, iteration in vectorized chunks, exact
+``len()``, ``state_dict``/``load_state_dict`` and elastic resume.
+
+NOTE (iteration speed): ``__iter__`` returns an ``itertools.chain`` over
+list iterators of chunk results, so each item costs what iterating a Python
+list costs. Progress is read, when a state is asked for, from the live list
+iterator's ``__length_hint__`` -- no per-item bookkeeping.
+
+NOTE (when the epoch is fixed): the epoch and plan are bound when ``iter()``
+is called, not at the first ``next()``. A ``DataLoader`` calls ``iter()`` on
+the sampler when its own iterator is created and workers start prefetching
+right away, so ``set_epoch`` must come *before* ``iter(loader)`` (the
+``for batch in loader`` line); a later call only affects the next epoch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import os
+from abc import abstractmethod
+from collections.abc import Iterator
+from typing import Any, ClassVar, Generic, TypeVar
+
+from torch.utils.data import Sampler
+
+from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
+from . import state as S
+from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
+from .plans import Plan
+from .registry import Registered
+from .world import resolve_seed, resolve_world
+
+__all__ = ["PlannedSampler", "VERIFY_ENV"]
+
+T = TypeVar("T")
+
+#: Environment variable that turns on ``fairshard.verify`` at every epoch start.
+VERIFY_ENV = "FAIRSHARD_VERIFY"
+
+_FIRST_CHUNK = 256
+
+
+class _Cursor:
+    """Progress of one pass over a rank's share."""
+
+    __slots__ = ("chunk_begin", "chunk_len", "epoch", "live", "num_items", "partition")
+
+    def __init__(self, epoch: int, partition: Partition, begin: int, num_items: int) -> None:
+        self.epoch = epoch
+        self.partition = partition
+        self.num_items = num_items
+        self.chunk_begin = begin
+        self.chunk_len = 0
+        self.live: Iterator[Any] | None = None
+
+    @property
+    def steps(self) -> int:
+        """Local items consumed so far (all chunks before the live one, plus its part)."""
+        if self.live is None:
+            return self.chunk_begin
+        return self.chunk_begin + self.chunk_len - operator.length_hint(self.live)
+
+    @property
+    def complete(self) -> bool:
+        return self.steps >= self.num_items
+
+
+class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
+    """Base class of fairshard samplers (see the module docstring).
+
+    Args:
+        num_replicas: World size; detected when ``None``.
+        rank: This process's rank; detected when ``None``.
+        seed: Root seed shared by all ranks; ``None`` agrees on one (rank 0's
+            random seed when a process group exists, else 0).
+        layout: ``"strided"`` or ``"blocked"`` (see ``Partition``).
+        tail: ``"pad"``, ``"drop"`` or ``"uneven"`` (see ``Partition``).
+        auto_epoch: Advance the epoch by itself after each complete pass.
+    """
+
+    kind: ClassVar[str] = "PlannedSampler"
+
+    def __init__(
+        self,
+        *,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        layout: Layout = "strided",
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+    ) -> None:
+        world = resolve_world(num_replicas, rank)
+        self.num_replicas: int = world.world_size
+        self.rank: int = world.rank
+        self.seed: int = resolve_seed(seed)
+        if layout not in LAYOUTS:
+            raise ConfigError(f"layout must be one of {LAYOUTS}, got layout={layout!r}")
+        if tail not in TAILS:
+            raise ConfigError(f"tail must be one of {TAILS}, got tail={tail!r}")
+        if not isinstance(auto_epoch, bool):
+            raise ConfigError(f"auto_epoch must be a bool, got auto_epoch={auto_epoch!r}")
+        self.layout: Layout = layout
+        self.tail: Tail = tail
+        self.auto_epoch = auto_epoch
+        self.epoch = 0
+        self._cursor: _Cursor | None = None
+        self._resume: tuple[int, int, int] | None = None  # (epoch, start, steps)
+        self._fresh = True  # set_epoch / load_state_dict since the last pass
+        self._warned_repeat = False
+        self._plan_cache: tuple[int, Plan] | None = None
+
+    # ----------------------------------------------------------- subclass API
+    @abstractmethod
+    def _config(self) -> dict[str, Any]:
+        """Plain values the plan depends on (besides seed and epoch)."""
+
+    @abstractmethod
+    def _build_plan(self, epoch: int) -> Plan:
+        """The global plan for ``epoch``."""
+
+    def _extra_state(self) -> dict[str, Any]:
+        """Learned state to save beside the cursor (default: none)."""
+        return {}
+
+    def _load_extra_state(self, extra: dict[str, Any]) -> None:
+        """Restore what ``_extra_state`` returned (default: expects nothing)."""
+        if extra:
+            raise StateDictError(
+                f"state_dict['extra'] has entries {sorted(extra)} a {self.kind} never saves"
+            )
+
+    def _check_source(self) -> None:
+        """Hook: raise if the data source changed since construction."""
+
+    # ------------------------------------------------------------------ plans
+    def plan(self, epoch: int | None = None) -> Plan:
+        """The global plan of ``epoch`` (default: the current epoch), cached per epoch."""
+        epoch = self.epoch if epoch is None else check_int("epoch", epoch, minimum=0)
+        cached = self._plan_cache
+        if cached is not None and cached[0] == epoch:
+            return cached[1]
+        plan = self._build_plan(epoch)
+        self._plan_cache = (epoch, plan)
+        return plan
+
+    def partition(self, epoch: int | None = None) -> Partition:
+        """This epoch's partition (honouring a pending resume)."""
+        epoch = self.epoch if epoch is None else epoch
+        start = 0
+        if self._resume is not None and self._resume[0] == epoch:
+            start = self._resume[1]
+        total = len(self.plan(epoch))
+        if self.tail == "drop" and start == 0 and 0 < total < self.num_replicas:
+            raise ConfigError(
+                f"{self.kind}: tail='drop' with {total} plan items (epoch {epoch}) on "
+                f"num_replicas={self.num_replicas} ranks gives every rank 0 steps; use "
+                "tail='pad' (recycles items), fewer ranks, or more data"
+            )
+        return Partition(total, self.num_replicas, self.layout, self.tail, start)
+
+    def full_config(self) -> dict[str, Any]:
+        """Everything the plan and partition depend on, as plain values."""
+        return {**self._config(), "layout": self.layout, "tail": self.tail}
+
+    # ----------------------------------------------------------------- epochs
+    def set_epoch(self, epoch: int) -> None:
+        """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``."""
+        self.epoch = check_int("epoch", epoch, minimum=0)
+        self._fresh = True
+
+    def _epoch_for_pass(self) -> int:
+        resume = self._resume
+        if self.auto_epoch and resume is not None and resume[0] == self.epoch and len(self) == 0:
+            # A resumed epoch with nothing left: auto_epoch moves on, as after a full pass.
+            self._resume = None
+            self.epoch += 1
+            self._fresh = False
+            return self.epoch
+        cursor = self._cursor
+        repeat = (
+            not self._fresh
+            and cursor is not None
+            and cursor.epoch == self.epoch
+            and cursor.complete
+        )
+        if repeat and self.auto_epoch:
+            self.epoch += 1
+        elif repeat and not self._warned_repeat:
+            self._warned_repeat = True
+            warn(
+                f"{self.kind}: starting another pass over epoch {self.epoch}, which was "
+                "already completed, so this pass repeats the same order. Call "
+                "sampler.set_epoch(epoch) before each epoch, or build the sampler with "
+                "auto_epoch=True.",
+                DegenerateConfigWarning,
+            )
+        self._fresh = False
+        return self.epoch
+
+    # -------------------------------------------------------------- iteration
+    def __len__(self) -> int:
+        """Exact number of items the next ``iter()`` yields on this rank.
+
+        A full epoch's share, or what is left of it after ``load_state_dict``.
+        """
+        steps = 0
+        if self._resume is not None and self._resume[0] == self.epoch:
+            steps = self._resume[2]
+        return max(0, self.partition().num_items(self.rank) - steps)
+
+    def __iter__(self) -> Iterator[T]:
+        self._check_source()
+        epoch = self._epoch_for_pass()
+        if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
+            from .verify import verify
+
+            verify(self)
+        plan = self.plan(epoch)
+        partition = self.partition(epoch)
+        num_items = partition.num_items(self.rank)
+        begin = 0
+        if self._resume is not None and self._resume[0] == epoch:
+            begin = min(self._resume[2], num_items)
+        self._resume = None
+        cursor = _Cursor(epoch, partition, begin, num_items)
+        self._cursor = cursor
+        return itertools.chain.from_iterable(self._chunks(plan, cursor))
+
+    def _chunks(self, plan: Plan, cursor: _Cursor) -> Iterator[Iterator[T]]:
+        max_chunk = int(getattr(plan, "max_chunk", 16384))
+        size = min(_FIRST_CHUNK, max_chunk)
+        begin, end_all = cursor.chunk_begin, cursor.num_items
+        while begin < end_all:
+            end = min(end_all, begin + size)
+            values = plan.items(cursor.partition.positions(self.rank, begin, end))
+            live = iter(values)
+            cursor.chunk_begin, cursor.chunk_len, cursor.live = begin, len(values), live
+            yield live
+            begin, size = end, min(size * 2, max_chunk)
+
+    # ------------------------------------------------------------------ state
+    def state_dict(self) -> dict[str, Any]:
+        """Plain, versioned state: where this rank is in which epoch.
+
+        Taken at any time: before, during or after a pass. Save rank 0's
+        state (all ranks take equal steps); it loads on any rank and, for the
+        strided layout, on any world size.
+        """
+        cursor = self._cursor
+        if self._resume is not None and self._resume[0] == self.epoch:
+            epoch, start, steps = self._resume
+        elif cursor is not None and cursor.epoch == self.epoch:
+            epoch, start, steps = cursor.epoch, cursor.partition.start, cursor.steps
+        else:
+            epoch, start, steps = self.epoch, 0, 0
+        return S.seal(
+            {
+                S.K_KIND: self.kind,
+                S.K_CONFIG: self.full_config(),
+                S.K_SEED: self.seed,
+                S.K_EPOCH: epoch,
+                S.K_START: start,
+                S.K_STEPS: steps,
+                S.K_WORLD: self.num_replicas,
+                S.K_RANK: self.rank,
+                S.K_EXTRA: self._extra_state(),
+            }
+        )
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume from ``state_dict``: the next ``iter()`` continues that epoch.
+
+        Raises:
+            StateDictError: the state is foreign, tampered, from another
+                version, or was saved under a different config (the message
+                names the field).
+        """
+        state = S.unseal(state_dict, self.kind)
+        S.check_config(state[S.K_CONFIG], self.full_config())
+        if state[S.K_SEED] != self.seed:
+            raise StateDictError(
+                f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
+                f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
+            )
+        self._load_extra_state(dict(state[S.K_EXTRA]))
+        epoch, start, steps = state[S.K_EPOCH], state[S.K_START], state[S.K_STEPS]
+        saved_world = state[S.K_WORLD]
+        try:
+            total = len(self.plan(epoch))
+        except ConfigError as exc:
+            raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
+        if start > total:
+            raise StateDictError(
+                f"state_dict['start']={start} is beyond the epoch's {total} positions"
+            )
+        saved = Partition(total, saved_world, self.layout, self.tail, start)
+        if steps > saved.max_items:
+            raise StateDictError(
+                f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
+                f"takes in that epoch on {saved_world} ranks; the state does not match this data"
+            )
+        if steps >= saved.max_items:
+            # The epoch is complete: resume with nothing left of it, on any world size.
+            # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
+            # (or auto_epoch) starts the next one.
+            start, steps = total, 0
+        elif saved_world != self.num_replicas:
+            if self.layout != "strided":
+                raise StateDictError(
+                    f"state_dict was saved on world_size={saved_world} with layout="
+                    f"{self.layout!r}, which resumes only on the same world size (now "
+                    f"{self.num_replicas}); use layout='strided' for elastic resume"
+                )
+            start, steps = saved.consumed_after(steps), 0
+        self.epoch = epoch
+        self._resume = (epoch, start, steps)
+        self._cursor = None
+        self._fresh = True

@@ -1,0 +1,173 @@
+"""Plans: the global sequence of items for one epoch, with random access.
+
+A plan is a pure function of ``(config, seed, epoch)``. It never depends on
+the rank or the world size, so every rank computes the same plan without
+communicating, and a job can resume on another world size.
+
+Every plan answers ``len(plan)`` and ``plan.items(positions)``, which returns
+the Python objects to yield (ints for index plans, lists of ints for batch
+plans) for an int64 array of plan positions.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from .._random.permutation import ROUNDS, KeyedPermutation
+from .._random.seeding import Stream, stream_words
+
+__all__ = [
+    "BatchPlan",
+    "IndexPlan",
+    "PermutationPlan",
+    "Plan",
+    "RangePlan",
+    "TorchPermutationPlan",
+    "torch_epoch_seed",
+]
+
+
+@runtime_checkable
+class Plan(Protocol):
+    """What a sampler needs from a plan."""
+
+    def __len__(self) -> int:
+        """Number of positions in the epoch."""
+        ...
+
+    def items(self, positions: NDArray[np.int64]) -> list[Any]:
+        """Python objects at ``positions`` (each in ``[0, len(self))``)."""
+        ...
+
+
+class IndexPlan(ABC):
+    """A plan whose items are dataset indices (ints)."""
+
+    #: Largest number of positions evaluated at once.
+    max_chunk = 16384
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """Number of positions in the epoch."""
+
+    @abstractmethod
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Dataset indices at ``positions``: (m,) int64 -> (m,) int64."""
+
+    def items(self, positions: NDArray[np.int64]) -> list[Any]:
+        """Dataset indices at ``positions`` as Python ints."""
+        result: list[Any] = self.take(positions).tolist()
+        return result
+
+
+class RangePlan(IndexPlan):
+    """The identity order ``0, 1, ..., n - 1`` (``shuffle=False``)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        return positions
+
+
+class PermutationPlan(IndexPlan):
+    """A lazy uniform-looking permutation of ``[0, n)`` keyed by ``(seed, epoch)``."""
+
+    def __init__(self, n: int, seed: int, epoch: int, *, sub_id: int = 0) -> None:
+        keys = stream_words(Stream.PERMUTATION, epoch, seed, ROUNDS, sub_id=sub_id)
+        self._perm = KeyedPermutation(n, keys)
+
+    def __len__(self) -> int:
+        return len(self._perm)
+
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        return self._perm.take(positions)
+
+
+def torch_epoch_seed(seed: int, epoch: int) -> int:
+    """The seed PyTorch's ``DistributedSampler`` gives its generator: ``seed + epoch``."""
+    return seed + epoch
+
+
+class TorchPermutationPlan(IndexPlan):
+    """PyTorch's ``DistributedSampler`` order: ``torch.randperm`` seeded ``seed + epoch``.
+
+    Materializes the permutation (8 bytes per index), so memory grows with the
+    dataset. Exists so that old experiments can be reproduced index for index.
+    """
+
+    def __init__(self, n: int, seed: int, epoch: int) -> None:
+        generator = torch.Generator()
+        generator.manual_seed(torch_epoch_seed(seed, epoch))
+        self._order = torch.randperm(n, generator=generator).numpy()
+
+    def __len__(self) -> int:
+        return int(self._order.shape[0])
+
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        return self._order[positions]
+
+
+class BatchPlan:
+    """A plan whose items are batches: lists of dataset indices.
+
+    Stored as CSR arrays -- ``flat`` holds every batch's indices back to back
+    and ``offsets[b]:offsets[b + 1]`` delimits batch ``b`` -- so memory is two
+    int64 arrays, and any batch is reached in O(1).
+
+    Args:
+        flat: (total,) int64 dataset indices of all batches, concatenated.
+        offsets: (num_batches + 1,) int64, non-decreasing, ``offsets[0] == 0``
+            and ``offsets[-1] == len(flat)``.
+
+    Example:
+        >>> import numpy as np
+        >>> plan = BatchPlan(np.array([4, 2, 9, 7, 1]), np.array([0, 2, 5]))
+        >>> len(plan), plan.items(np.array([1, 0]))
+        (2, [[9, 7, 1], [4, 2]])
+    """
+
+    max_chunk = 1024
+
+    def __init__(self, flat: NDArray[np.int64], offsets: NDArray[np.int64]) -> None:
+        self.flat = np.asarray(flat, dtype=np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        if self.offsets.ndim != 1 or self.offsets.size < 1 or self.offsets[0] != 0:
+            raise ValueError("offsets must be a 1-D array starting at 0")
+        if self.offsets[-1] != self.flat.size or np.any(np.diff(self.offsets) < 0):
+            raise ValueError("offsets must be non-decreasing and end at len(flat)")
+
+    def __len__(self) -> int:
+        return int(self.offsets.size - 1)
+
+    def sizes(self) -> NDArray[np.int64]:
+        """(num_batches,) number of indices in each batch."""
+        return np.diff(self.offsets)
+
+    def batch(self, position: int) -> NDArray[np.int64]:
+        """The indices of one batch."""
+        return self.flat[self.offsets[position] : self.offsets[position + 1]]
+
+    def items(self, positions: NDArray[np.int64]) -> list[Any]:
+        """The batches at ``positions`` as lists of Python ints."""
+        starts = self.offsets[positions]
+        ends = self.offsets[positions + 1]
+        lengths = ends - starts
+        # Gather all requested indices at once: (sum(lengths),) positions into flat.
+        gather = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+        gather += np.arange(int(lengths.sum()), dtype=np.int64)
+        values = self.flat[gather].tolist()
+        out: list[Any] = []
+        cursor = 0
+        for length in lengths.tolist():
+            out.append(values[cursor : cursor + length])
+            cursor += length
+        return out

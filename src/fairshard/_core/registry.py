@@ -1,0 +1,48 @@
+"""The one answer to "is this a fairshard sampler, and which one is called X".
+
+Every public sampler family (index, batch and stream) derives from
+:class:`Registered`; defining the class registers it under its ``kind``, the
+name its states carry. The diagnostics find families here instead of
+importing the package top (which would make a lower layer import a higher
+one), and ``is_fairshard`` is the single test the simulator, the
+integrations and the evaluation helpers use.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = ["Registered", "families", "is_fairshard", "lookup"]
+
+_FAMILIES: dict[str, type[Registered]] = {}
+
+
+class Registered:
+    """Mixin: a class defining ``kind`` registers itself under that name.
+
+    Abstract bases pass ``register=False`` in their class statement.
+    """
+
+    #: Name stored in states; a state loads only into the same kind.
+    kind: ClassVar[str] = "Registered"
+
+    def __init_subclass__(cls, register: bool = True, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if register and "kind" in cls.__dict__:
+            _FAMILIES[cls.kind] = cls
+
+
+def lookup(kind: str) -> type[Registered] | None:
+    """The registered class named ``kind``, or ``None``."""
+    return _FAMILIES.get(kind)
+
+
+def families() -> dict[str, type[Registered]]:
+    """Every registered family by name (a copy, sorted by name)."""
+    return dict(sorted(_FAMILIES.items()))
+
+
+def is_fairshard(obj: Any) -> bool:
+    """Whether ``obj`` is a fairshard sampler or stream (an instance or a class)."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    return issubclass(cls, Registered)

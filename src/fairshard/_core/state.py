@@ -1,0 +1,213 @@
+"""The one state protocol every fairshard sampler shares.
+
+A state is plain, JSON-serializable data (plus numpy arrays for samplers with
+learned state, such as hard-example scores)::
+
+    {
+        "format": "fairshard.sampler",   # marks a fairshard state
+        "version": 1,                    # STATE_VERSION
+        "kind": "DistributedSampler",    # the sampler class
+        "config": {...},                 # everything the plan depends on
+        "seed": 0, "epoch": 3,
+        "start": 0,                      # first plan position of the partition
+        "steps": 1250,                   # items (or batches) this rank consumed
+        "world_size": 8, "rank": 0,      # where it was saved (informational
+                                         # except for the blocked layout)
+        "extra": {...},                  # sampler-specific learned state
+        "checksum": "...",               # detects hand-edited or corrupted states
+    }
+
+Keys are the constants below; subclasses never touch them, they only supply
+``extra``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .._errors import StateDictError
+
+__all__ = [
+    "FORMAT",
+    "STATE_VERSION",
+    "check_config",
+    "digest",
+    "field",
+    "seal",
+    "unseal",
+]
+
+FORMAT = "fairshard.sampler"
+STATE_VERSION = 1
+
+K_FORMAT = "format"
+K_VERSION = "version"
+K_KIND = "kind"
+K_CONFIG = "config"
+K_SEED = "seed"
+K_EPOCH = "epoch"
+K_START = "start"
+K_STEPS = "steps"
+K_WORLD = "world_size"
+K_RANK = "rank"
+K_EXTRA = "extra"
+K_CHECKSUM = "checksum"
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    K_FORMAT: str,
+    K_VERSION: int,
+    K_KIND: str,
+    K_CONFIG: dict,
+    K_SEED: int,
+    K_EPOCH: int,
+    K_START: int,
+    K_STEPS: int,
+    K_WORLD: int,
+    K_RANK: int,
+    K_EXTRA: dict,
+    K_CHECKSUM: str,
+}
+
+
+def _feed(h: Any, value: Any) -> None:
+    """Feed ``value`` into hash ``h`` canonically (dict order does not matter)."""
+    if isinstance(value, np.ndarray):
+        h.update(f"nd:{value.dtype.str}:{value.shape}:".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif hasattr(value, "detach") and hasattr(value, "cpu"):  # torch.Tensor
+        _feed(h, value.detach().cpu().numpy())
+    elif isinstance(value, Mapping):
+        h.update(b"{")
+        for key in sorted(value, key=str):
+            h.update(json.dumps(str(key)).encode())
+            _feed(h, value[key])
+        h.update(b"}")
+    elif isinstance(value, list | tuple):
+        h.update(b"[")
+        for item in value:
+            _feed(h, item)
+            h.update(b",")
+        h.update(b"]")
+    else:
+        h.update(json.dumps(value, sort_keys=True).encode())
+
+
+def digest(value: Any) -> str:
+    """A short stable hash of plain data and arrays (16 hex digits)."""
+    h = hashlib.sha256()
+    _feed(h, value)
+    return h.hexdigest()[:16]
+
+
+def seal(state: dict[str, Any]) -> dict[str, Any]:
+    """Add the format marker, version and checksum to ``state``."""
+    body = {K_FORMAT: FORMAT, K_VERSION: STATE_VERSION, **state}
+    body[K_CHECKSUM] = digest(body)
+    return body
+
+
+def field(state: Mapping[str, Any], key: str) -> Any:
+    """``state[key]``, or a StateDictError naming the missing key."""
+    try:
+        return state[key]
+    except KeyError:
+        raise StateDictError(
+            f"state_dict has no {key!r} entry; pass the dict returned by "
+            "sampler.state_dict() unchanged"
+        ) from None
+
+
+def unseal(state: Any, kind: str) -> dict[str, Any]:
+    """Validate a state's structure, marker, version, kind and checksum.
+
+    Raises:
+        StateDictError: anything about the state is off; the message says what.
+    """
+    if not isinstance(state, Mapping):
+        raise StateDictError(
+            f"state_dict must be a dict, got {type(state).__name__}; pass the dict "
+            "returned by sampler.state_dict()"
+        )
+    if state.get(K_FORMAT) != FORMAT:
+        raise StateDictError(
+            f"state_dict is not a fairshard sampler state (format={state.get(K_FORMAT)!r}, "
+            f"expected {FORMAT!r}); it may come from another library or another component"
+        )
+    for key, types in _REQUIRED.items():
+        value = field(state, key)
+        if isinstance(value, bool) or not isinstance(value, types):
+            raise StateDictError(
+                f"state_dict[{key!r}] has type {type(value).__name__}, expected "
+                f"{getattr(types, '__name__', types)}; the state was modified or corrupted"
+            )
+    extra_keys = sorted(set(state) - set(_REQUIRED))
+    if extra_keys:
+        raise StateDictError(
+            f"state_dict has unknown entries {extra_keys}; it was modified, or comes "
+            "from a newer fairshard"
+        )
+    version = state[K_VERSION]
+    if version != STATE_VERSION:
+        newer = "a newer" if version > STATE_VERSION else "an older"
+        raise StateDictError(
+            f"state_dict has version={version}, this fairshard reads version="
+            f"{STATE_VERSION}; it was saved by {newer} fairshard: load it with that version"
+        )
+    if state[K_KIND] != kind:
+        raise StateDictError(
+            f"state_dict was saved by a {state[K_KIND]}, not a {kind}; load it into a "
+            f"{state[K_KIND]} built with the same arguments"
+        )
+    body = {k: v for k, v in state.items() if k != K_CHECKSUM}
+    try:
+        actual = digest(body)
+    except (TypeError, ValueError) as exc:  # json.dumps of a set, bytes, object, ...
+        raise StateDictError(
+            f"state_dict holds a value that is not plain data ({exc}); it was modified or "
+            "corrupted after sampler.state_dict() produced it"
+        ) from None
+    if actual != state[K_CHECKSUM]:
+        raise StateDictError(
+            "state_dict checksum does not match its contents: it was modified or "
+            "corrupted after sampler.state_dict() produced it"
+        )
+    for key in (K_SEED, K_EPOCH, K_START, K_STEPS, K_RANK):
+        if key != K_SEED and state[key] < 0:
+            raise StateDictError(f"state_dict[{key!r}] must be >= 0, got {state[key]}")
+    if state[K_WORLD] < 1:
+        raise StateDictError(f"state_dict['world_size'] must be >= 1, got {state[K_WORLD]}")
+    if state[K_RANK] >= state[K_WORLD]:
+        raise StateDictError(
+            f"state_dict['rank']={state[K_RANK]} is not below state_dict['world_size']="
+            f"{state[K_WORLD]}: no such rank exists, the state is corrupted"
+        )
+    return dict(state)
+
+
+_HINTS = {
+    "n": "the dataset changed size since the state was saved; resume with the same dataset",
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """``a == b`` as one bool; values whose ``==`` is not a bool (arrays) differ."""
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_config(saved: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+    """Raise naming the first field where ``saved`` and ``current`` differ."""
+    for key in sorted(set(saved) | set(current)):
+        if key not in saved or key not in current or not _same(saved[key], current[key]):
+            hint = _HINTS.get(key, f"build the sampler with {key}={saved.get(key)!r} to resume")
+            raise StateDictError(
+                f"state_dict was saved with {key}={saved.get(key)!r} but this sampler has "
+                f"{key}={current.get(key)!r}; {hint}"
+            )

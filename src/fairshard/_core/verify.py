@@ -1,0 +1,203 @@
+"""Runtime guard: check that every rank agrees on the sampler's plan.
+
+``verify(sampler)`` all-gathers a fingerprint of each rank's sampler and
+raises naming the ranks and the field that differ. This catches the classic
+"each rank seeded differently" failure, in which ranks overlap silently, and
+its cousins: a rank that forgot ``set_epoch``, a hard-coded ``rank=0``, a
+world size that does not match the process group, a dataset of another size.
+
+The fingerprint has two parts:
+
+* **shared** fields every rank must have equal: sampler kind, a digest of the
+  config, seed, epoch, world size, plan length and a digest of the plan
+  (sampled at its head, evenly through it and at its end: O(1) work however
+  large the epoch);
+* **own** fields: the rank the sampler was built for, its ``len()`` and a
+  digest of its first items. Each rank recomputes what every other rank's
+  first items must be from its own plan and partition, so a rank whose
+  share differs is named even when all shared fields agree.
+
+Setting ``FAIRSHARD_VERIFY=1`` runs ``verify`` at the start of every epoch
+of every fairshard sampler. PyTorch's ``DistributedSampler`` (anything with
+``num_replicas``, ``rank``, ``seed`` and ``epoch``) can be verified too, on
+the fields it exposes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._errors import ConfigTypeError, RankMismatchError, check_real
+from . import state as S
+from .world import all_gather_objects, process_group_active
+
+__all__ = ["FIRST_ITEMS", "SHARED_FIELDS", "fingerprint", "verify"]
+
+#: Fields every rank must agree on, in the order they are compared.
+SHARED_FIELDS = ("kind", "world_size", "config", "seed", "epoch", "plan_length", "plan")
+#: How many of a rank's first items enter its fingerprint.
+FIRST_ITEMS = 16
+_SAMPLED = 64
+
+_FIX = (
+    "Every rank must build the sampler with the same arguments and seed (never seed=rank), "
+    "call set_epoch with the same epoch, and leave num_replicas/rank to the process group"
+)
+
+
+def _plan_positions(length: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+    """Head, evenly spaced and last positions of a plan of ``length``, sorted, unique."""
+    if length == 0:
+        return np.empty(0, dtype=np.int64)
+    head = np.arange(min(length, _SAMPLED), dtype=np.int64)
+    spread = np.linspace(0, length - 1, num=min(length, _SAMPLED)).astype(np.int64)
+    return np.unique(np.concatenate([head, spread, [length - 1]]))
+
+
+def _first_items(sampler: Any, rank: int) -> str:
+    """Digest of the first items ``rank`` takes under this sampler's plan and partition."""
+    partition = sampler.partition()
+    count = min(FIRST_ITEMS, partition.num_items(rank))
+    items = sampler.plan().items(partition.positions(rank, 0, count))
+    return S.digest([np.asarray(i, dtype=np.int64).tolist() for i in items])
+
+
+def fingerprint(sampler: Any) -> dict[str, Any]:
+    """This rank's fingerprint of ``sampler`` (plain, picklable values).
+
+    Raises:
+        ConfigTypeError: ``sampler`` is neither a fairshard sampler nor exposes
+            ``num_replicas``, ``rank``, ``seed`` and ``epoch``.
+    """
+    if hasattr(sampler, "plan") and hasattr(sampler, "partition") and hasattr(sampler, "kind"):
+        plan = sampler.plan()
+        positions = _plan_positions(len(plan))
+        return {
+            "kind": sampler.kind,
+            "world_size": sampler.num_replicas,
+            "config": S.digest(sampler.full_config()),
+            "seed": sampler.seed,
+            "epoch": sampler.epoch,
+            "plan_length": len(plan),
+            "plan": S.digest([np.asarray(i).tolist() for i in plan.items(positions)]),
+            "rank": sampler.rank,
+            "len": len(sampler),
+            "uneven": sampler.tail == "uneven",
+            "first": _first_items(sampler, sampler.rank),
+        }
+    needed = ("num_replicas", "rank", "seed", "epoch")
+    if not all(hasattr(sampler, name) for name in needed):
+        raise ConfigTypeError(
+            f"verify() needs a fairshard sampler or one with {', '.join(needed)} attributes "
+            f"(like PyTorch's DistributedSampler), got {type(sampler).__name__}"
+        )
+    config = {k: getattr(sampler, k) for k in ("shuffle", "drop_last") if hasattr(sampler, k)}
+    dataset = getattr(sampler, "dataset", None)
+    if dataset is not None and hasattr(dataset, "__len__"):
+        config["dataset_length"] = len(dataset)
+    return {
+        "kind": f"{type(sampler).__module__}.{type(sampler).__qualname__}",
+        "world_size": sampler.num_replicas,
+        "config": S.digest(config),
+        "seed": sampler.seed,
+        "epoch": sampler.epoch,
+        "plan_length": getattr(sampler, "total_size", None),
+        "plan": None,
+        "rank": sampler.rank,
+        "len": len(sampler),
+        "uneven": False,
+        "first": None,
+    }
+
+
+def _describe(field: str, values: list[Any]) -> str:
+    groups: dict[str, list[int]] = {}
+    for rank, value in enumerate(values):
+        groups.setdefault(repr(value), []).append(rank)
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))
+    parts = [
+        f"{'rank' if len(ranks) == 1 else 'ranks'} {ranks[0] if len(ranks) == 1 else ranks} "
+        f"{'has' if len(ranks) == 1 else 'have'} {field}={value}"
+        for value, ranks in ordered
+    ]
+    return "; ".join(parts)
+
+
+def _compare(local: dict[str, Any], gathered: list[dict[str, Any]], sampler: Any) -> None:
+    world = len(gathered)
+    for field in SHARED_FIELDS:
+        values = [fp.get(field) for fp in gathered]
+        if len({repr(v) for v in values}) > 1:
+            raise RankMismatchError(
+                f"ranks disagree on the sampler's {field}: {_describe(field, values)}. {_FIX}"
+            )
+    if local["world_size"] != world:
+        raise RankMismatchError(
+            f"every rank built its sampler with num_replicas={local['world_size']} but the "
+            f"process group has {world} ranks. {_FIX}"
+        )
+    claimed = [fp["rank"] for fp in gathered]
+    wrong = [r for r, c in enumerate(claimed) if c != r]
+    if wrong:
+        raise RankMismatchError(
+            f"process ranks {wrong} built their samplers with rank={[claimed[r] for r in wrong]} "
+            f"(claimed ranks in process order: {claimed}), so shares overlap; pass "
+            f"rank=dist.get_rank() or leave rank=None. {_FIX}"
+        )
+    lengths = [fp["len"] for fp in gathered]
+    spread = max(lengths) - min(lengths)
+    if spread > (1 if local["uneven"] else 0):
+        raise RankMismatchError(
+            f"ranks disagree on the sampler's len: {_describe('len', lengths)}; unequal step "
+            "counts hang DDP. Resume every rank from the same state_dict"
+        )
+    if local["first"] is None:
+        return
+    for rank, fp in enumerate(gathered):
+        if fp["first"] != _first_items(sampler, rank):
+            raise RankMismatchError(
+                f"rank {rank}'s first items differ from what its share of the agreed plan "
+                f"must be (checked on rank {sampler.rank}): its partition differs. {_FIX}"
+            )
+
+
+def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
+    """All-gather the sampler's fingerprint and fail loudly if ranks disagree.
+
+    Call it on every rank (it is a collective). Without an initialized
+    process group there is nothing to compare and the local fingerprint is
+    returned.
+
+    Args:
+        sampler: A fairshard sampler, or one with ``num_replicas``, ``rank``,
+            ``seed`` and ``epoch`` attributes (PyTorch's ``DistributedSampler``).
+        timeout: Seconds to wait for the other ranks (``None``: the process
+            group's timeout). A missing rank raises instead of hanging.
+
+    Returns:
+        This rank's fingerprint.
+
+    Raises:
+        RankMismatchError: ranks disagree; the message names the field, the
+            ranks on each side and their values, or a rank never arrived.
+        ConfigTypeError: ``sampler`` exposes nothing to compare.
+
+    Example:
+        >>> from fairshard import DistributedSampler
+        >>> fp = verify(DistributedSampler(10, num_replicas=2, rank=1, seed=3))
+        >>> fp["seed"], fp["rank"], fp["len"]
+        (3, 1, 5)
+    """
+    if timeout is not None:
+        timeout = check_real(
+            "timeout", timeout, minimum=0.0, strict_minimum=True,
+            fix="pass seconds to wait, or None for the process group's timeout",
+        )
+    local = fingerprint(sampler)
+    if not process_group_active():
+        return local
+    gathered: list[dict[str, Any]] = all_gather_objects(local, timeout=timeout)
+    _compare(local, gathered, sampler)
+    return local

@@ -1,0 +1,4 @@
+"""Layer 4, exact evaluation: padding masks, ordered gathers, exact metrics.
+
+Imports the core and the families below it.
+"""

@@ -1,0 +1,88 @@
+"""One derivation for every random stream fairshard uses.
+
+NOTE (derivation): a stream is named by ``(stream_id, sub_id, epoch, seed)``.
+The four values are written as eight 32-bit words -- varying ids first, the
+root seed last, every value in exactly two words -- and handed to numpy's
+``SeedSequence``. Fixed-length entropy means no two names collide (unlike
+``seed + epoch``, where seed 0 at epoch 1 equals seed 1 at epoch 0), and
+putting the root seed last follows numpy's advice for spawning independent
+streams. Plans never use the rank, the world size, the process or any global
+RNG, so every rank derives the same stream without communicating.
+
+NOTE (compatibility policy): for a given fairshard major version the sequence a
+``(config, seed, epoch)`` produces never changes; ``tests/golden`` pins it. A
+change to any derivation, permutation or plan algorithm is a major version
+bump and is listed in the changelog.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._errors import check_int
+
+__all__ = [
+    "DEFAULT_SEED",
+    "Stream",
+    "normalize_seed",
+    "stream_generator",
+    "stream_words",
+]
+
+#: Seed used when ``seed=None`` and no process group exists to agree on one.
+DEFAULT_SEED = 0
+
+_U64 = 1 << 64
+_U32_MASK = (1 << 32) - 1
+
+
+class Stream:
+    """Stream ids. Values are part of the compatibility policy: never reuse one."""
+
+    PERMUTATION = 1
+    WEIGHTED_REPLACEMENT = 2
+    WEIGHTED_NO_REPLACEMENT = 3
+    CLASS_BATCH = 4
+    LENGTH_BUCKET = 5
+    TOKEN_BUDGET = 6
+    WRAPPED = 7
+    SPLIT = 8
+    ITERABLE = 9
+    HARD_EXAMPLE = 10
+    BATCH_ORDER = 11
+
+
+def normalize_seed(seed: object, name: str = "seed") -> int:
+    """Check a user seed and map it to ``[0, 2**64)`` (two's complement for negatives).
+
+    Any int in ``[-2**63, 2**64)`` is accepted, the range ``torch.Generator``
+    accepts.
+    """
+    value = check_int(name, seed, minimum=-(1 << 63), maximum=_U64 - 1)
+    return value % _U64
+
+
+def _entropy(stream_id: int, sub_id: int, epoch: int, seed: int) -> list[int]:
+    words: list[int] = []
+    for value in (stream_id, sub_id, epoch, seed % _U64):
+        value %= _U64
+        words.extend((value & _U32_MASK, value >> 32))
+    return words
+
+
+def stream_words(
+    stream_id: int, epoch: int, seed: int, count: int, *, sub_id: int = 0
+) -> NDArray[np.uint64]:
+    """Return ``count`` 64-bit words of the stream ``(stream_id, sub_id, epoch, seed)``."""
+    seq = np.random.SeedSequence(_entropy(stream_id, sub_id, epoch, seed))
+    words: NDArray[np.uint64] = seq.generate_state(count, np.uint64).astype(np.uint64)
+    return words
+
+
+def stream_generator(
+    stream_id: int, epoch: int, seed: int, *, sub_id: int = 0
+) -> np.random.Generator:
+    """Return a PCG64 generator over the stream ``(stream_id, sub_id, epoch, seed)``."""
+    seq = np.random.SeedSequence(_entropy(stream_id, sub_id, epoch, seed))
+    return np.random.Generator(np.random.PCG64(seq))

@@ -1,0 +1,5 @@
+"""Layer 3, index samplers: distributed, weighted, class-balanced, hard-example, the wrapper.
+
+Each family is a plan over dataset indices under the core's partition and
+state. Imports ``_core`` and ``_random``; never ``_batching`` or ``_streams``.
+"""

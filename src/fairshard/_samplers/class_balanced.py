@@ -1,0 +1,229 @@
+"""``ClassBalancedSampler``: inverse-frequency, power-alpha and annealed class sampling.
+
+NOTE (formula): with ``count_c`` samples in class ``c``, optional target
+proportions ``t_c`` (default ``1 / C`` for ``C`` classes) and the exponent
+``alpha = alpha(epoch)``, every sample of class ``c`` has weight
+
+    w_c = (t_c / count_c) ** alpha
+
+so class ``c`` is drawn with probability
+
+    P_c = count_c ** (1 - alpha) * t_c ** alpha / sum_d count_d ** (1 - alpha) * t_d ** alpha
+
+``alpha = 1`` gives the targets (balanced classes by default), ``alpha = 0``
+the natural distribution, ``alpha = 0.5`` square-root sampling; without
+targets ``w_c`` is ``count_c ** -alpha`` up to a constant. Within a class,
+samples are equally likely.
+
+With replacement the plan draws a class from a C-cell alias table and then a
+member uniformly (``GroupedAliasPlan``): O(C) work per epoch, random access.
+Without replacement it is an Efraimidis-Spirakis draw over the per-sample
+weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import state as S
+from .._core.base import PlannedSampler
+from .._core.partition import Tail
+from .._core.plans import IndexPlan
+from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
+from .._random.alias import AliasTable
+from .._random.seeding import Stream, stream_words
+from .schedules import alpha_at, resolve_alpha
+from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
+
+__all__ = ["ClassBalancedSampler"]
+
+_SUB_ID = 1  # separates these streams from WeightedSampler's
+
+
+def _as_labels(labels: Any) -> NDArray[Any]:
+    if hasattr(labels, "detach") and hasattr(labels, "cpu"):  # torch.Tensor
+        labels = labels.detach().cpu().numpy()
+    array = np.asarray(labels)
+    if array.ndim != 1:
+        raise ConfigError(
+            f"labels must be 1-D (one label per sample), got shape {tuple(array.shape)}"
+        )
+    if array.size == 0:
+        raise ConfigError("labels is empty; pass one class label per sample")
+    if array.dtype.kind == "S":
+        raise ConfigTypeError(
+            f"labels must be ints or str, got bytes (dtype {array.dtype}); bytes labels cannot "
+            "be saved in state_dict(), so decode them first, e.g. "
+            "[label.decode() for label in labels]"
+        )
+    if array.dtype.kind not in "iuU":
+        raise ConfigTypeError(
+            f"labels must be ints or strings, got dtype {array.dtype}; map float or object "
+            "labels to class ids first"
+        )
+    return array
+
+
+class ClassBalancedSampler(PlannedSampler[int]):
+    """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
+
+    Args:
+        labels: One class label per sample: ints or ``str`` (list, array,
+            tensor). Bytes labels are rejected (decode them to ``str``): the
+            class names go into ``state_dict()``, which holds JSON values only.
+        alpha: Exponent: a number >= 0, a schedule (``Constant``,
+            ``LinearAnneal``) or any callable ``epoch -> alpha``.
+        targets: Optional mapping ``class -> proportion`` (sum 1) for every
+            class in ``labels``; a proportion of 0 excludes the class when
+            ``alpha > 0``.
+        replacement: Draw with replacement (default) or each sample at most
+            once per epoch.
+        num_samples: Draws per epoch over all ranks; default ``len(labels)``
+            with replacement, else the samples of classes with a positive target.
+        num_replicas, rank, seed, tail, auto_epoch: As ``WeightedSampler``.
+
+    Example:
+        >>> s = ClassBalancedSampler([0, 0, 0, 1], num_replicas=1, rank=0)
+        >>> s.class_proportions(0)
+        {0: 0.5, 1: 0.5}
+    """
+
+    kind = "ClassBalancedSampler"
+
+    def __init__(
+        self,
+        labels: Any,
+        alpha: Any = 1.0,
+        *,
+        targets: Mapping[Any, float] | None = None,
+        replacement: bool = True,
+        num_samples: int | None = None,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        check_bool("replacement", replacement)
+        self.replacement = replacement
+        self.alpha, self._alpha_description = resolve_alpha(alpha)
+        array = _as_labels(labels)
+        classes, inverse, counts = np.unique(array, return_inverse=True, return_counts=True)
+        self.classes: list[Any] = classes.tolist()
+        self.n = int(array.shape[0])
+        self._inverse = inverse.astype(np.int64).reshape(-1)  # (n,) class position of each sample
+        self.counts = counts.astype(np.float64)  # (C,)
+        self._members = np.argsort(self._inverse, kind="stable")  # (n,) ids grouped by class
+        self._offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)  # (C + 1,)
+        self.targets = self._resolve_targets(targets)  # (C,)
+        positive = int(self.counts[self.targets > 0].sum())
+        if num_samples is None:
+            num_samples = self.n if replacement else positive
+        self.num_samples = check_int("num_samples", num_samples, minimum=1)
+        if not replacement and self.num_samples > positive:
+            raise ConfigError(
+                f"num_samples={self.num_samples} exceeds the {positive} samples of classes "
+                "with a positive target, and replacement=False draws each at most once; "
+                "lower num_samples or use replacement=True"
+            )
+        self._labels_digest = S.digest(self._inverse)
+
+    def _resolve_targets(self, targets: Mapping[Any, float] | None) -> NDArray[np.float64]:
+        size = len(self.classes)
+        if targets is None:
+            return np.full(size, 1.0 / size)
+        if not isinstance(targets, Mapping):
+            raise ConfigTypeError(
+                f"targets must be a mapping class -> proportion, got {type(targets).__name__}"
+            )
+        position = {c: i for i, c in enumerate(self.classes)}
+        unknown = [c for c in targets if c not in position]
+        if unknown:
+            raise ConfigError(
+                f"targets names class {unknown[0]!r}, which has no samples in labels (classes "
+                f"present: {self.classes[:10]}); drop it from targets or fix the labels"
+            )
+        missing = [c for c in self.classes if c not in targets]
+        if missing:
+            raise ConfigError(
+                f"targets has no proportion for class {missing[0]!r}; give every class a "
+                "proportion (0 excludes it)"
+            )
+        out = np.zeros(size)
+        for c, value in targets.items():
+            name = f"targets[{c!r}]"
+            if isinstance(value, np.bool_):  # check_real rejects bool, not numpy's bool
+                value = bool(value)
+            try:
+                v = check_real(name, value)  # a real number, not a bool, string or None
+            except ConfigError:
+                v = float("nan")
+            if not (np.isfinite(v) and v >= 0):
+                raise ConfigError(f"{name} must be a finite number >= 0, got {value!r}")
+            out[position[c]] = v
+        total = float(out.sum())
+        if abs(total - 1.0) > 1e-6:
+            raise ConfigError(
+                f"targets must sum to 1, got sum={total!r}; divide each proportion by the sum"
+            )
+        return out
+
+    # ------------------------------------------------------------- formulas
+    def class_weights(self, epoch: int) -> NDArray[np.float64]:
+        """(C,) per-sample weight of each class at ``epoch``: ``(t_c / count_c) ** alpha``."""
+        alpha = alpha_at(self.alpha, epoch)
+        with np.errstate(divide="ignore"):
+            weights: NDArray[np.float64] = (self.targets / self.counts) ** alpha
+        return weights
+
+    def _class_mass(self, epoch: int) -> NDArray[np.float64]:
+        mass = self.counts * self.class_weights(epoch)
+        if not mass.any():  # pragma: no cover - targets sum to 1, so one is positive
+            raise ConfigError("every class has weight 0")
+        return mass
+
+    def class_proportions(self, epoch: int | None = None) -> dict[Any, float]:
+        """Expected proportion ``P_c`` of each class per draw at ``epoch`` (default: current).
+
+        Without replacement this is the proportion of the *first* draw;
+        drawing most of the data without replacement pulls proportions back
+        toward the natural ones.
+        """
+        epoch = self.epoch if epoch is None else check_int("epoch", epoch, minimum=0)
+        mass = self._class_mass(epoch)
+        return dict(zip(self.classes, (mass / mass.sum()).tolist(), strict=True))
+
+    # ------------------------------------------------------------------ plans
+    def _config(self) -> dict[str, Any]:
+        targets = None
+        if self._targets_given():
+            targets = [[c, t] for c, t in zip(self.classes, self.targets.tolist(), strict=True)]
+        return {
+            "n": self.n,
+            "classes": S.digest(self.classes),
+            "labels": self._labels_digest,
+            "alpha": self._alpha_description,
+            "targets": targets,
+            "replacement": self.replacement,
+            "num_samples": self.num_samples,
+        }
+
+    def _targets_given(self) -> bool:
+        return not np.all(self.targets == 1.0 / len(self.classes))
+
+    def _build_plan(self, epoch: int) -> IndexPlan:
+        seed = self.seed % (1 << 64)
+        if self.replacement:
+            table = AliasTable(self._class_mass(epoch))
+            keys = stream_words(Stream.WEIGHTED_REPLACEMENT, epoch, seed, 4, sub_id=_SUB_ID)
+            return GroupedAliasPlan(table, self._members, self._offsets, self.num_samples, keys)
+        weights = self.class_weights(epoch)[self._inverse]
+        keys = stream_words(Stream.WEIGHTED_NO_REPLACEMENT, epoch, seed, 2, sub_id=_SUB_ID)
+        return ArrayPlan(exponential_keys_order(weights, self.num_samples, keys))

@@ -1,0 +1,228 @@
+"""``DistributedSampler``: PyTorch's signature, a lazy order, exact resume.
+
+Changing ``from torch.utils.data import DistributedSampler`` to
+``from fairshard import DistributedSampler`` is the whole migration. What
+changes underneath:
+
+* the default order is a lazy keyed permutation: O(1) memory per rank
+  instead of a Python list of every index, and per-rank work O(n / W);
+* the seed and epoch are mixed by ``SeedSequence`` (seed 0 at epoch 1 is not
+  seed 1 at epoch 0);
+* ``state_dict``/``load_state_dict`` resume mid-epoch in O(1), also on a
+  different world size;
+* a second pass over a completed epoch warns (forgotten ``set_epoch``);
+* ``drop_last=True`` with fewer samples than ranks is an error, not an
+  epoch in which every rank silently gets nothing.
+
+``order="torch"`` reproduces PyTorch's exact index sequence instead, for
+reproducing old runs (it materializes ``torch.randperm``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sized
+from typing import Any, Literal
+
+from .._core.base import PlannedSampler
+from .._core.partition import Layout, Partition, Tail
+from .._core.plans import (
+    IndexPlan,
+    PermutationPlan,
+    RangePlan,
+    TorchPermutationPlan,
+    torch_epoch_seed,
+)
+from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_choice, warn
+from .._random.permutation import MAX_N
+
+__all__ = ["DistributedEvalSampler", "DistributedSampler", "dataset_length"]
+
+Order = Literal["lazy", "torch"]
+ORDERS: tuple[Order, ...] = ("lazy", "torch")
+
+
+def dataset_length(dataset: Any, name: str = "dataset") -> int:
+    """``len(dataset)``, or an error that says what to pass instead.
+
+    An int is accepted as the dataset size, so samplers can be built (and
+    simulated) without a dataset object.
+    """
+    if isinstance(dataset, bool):
+        raise ConfigTypeError(f"{name} must be a sized dataset or an int, got {dataset!r}")
+    if isinstance(dataset, numbers.Integral):  # Python and numpy integers
+        if dataset < 0:
+            raise ConfigError(f"{name} size must be >= 0, got {name}={dataset}")
+        return int(dataset)
+    if isinstance(dataset, str | bytes):
+        raise ConfigTypeError(
+            f"{name} must be a sized dataset or an int, got a {type(dataset).__name__} "
+            f"({name}={dataset!r}); pass the dataset object or its length"
+        )
+    if not isinstance(dataset, Sized):
+        raise ConfigTypeError(
+            f"{name} must define __len__ (a map-style dataset) or be an int size, got "
+            f"{type(dataset).__name__}; for an IterableDataset use fairshard.ShardedIterable"
+        )
+    length = len(dataset)
+    if length < 0:
+        raise ConfigError(f"len({name}) must be >= 0, got {length}")
+    return length
+
+
+class DistributedSampler(PlannedSampler[int]):
+    """Shard a map-style dataset across ranks, every index once per epoch.
+
+    Args:
+        dataset: A sized dataset, or its length as an int.
+        num_replicas: World size; detected when ``None`` (process group, then
+            torchrun's ``WORLD_SIZE``, then 1).
+        rank: This rank; detected like ``num_replicas``.
+        shuffle: Shuffle the order each epoch (``True``) or keep dataset order.
+        seed: Root seed, identical on every rank. ``None`` agrees on one.
+        drop_last: PyTorch's switch between the ``"pad"`` (False) and
+            ``"drop"`` (True) tail modes; ignored when ``tail`` is given.
+        order: ``"lazy"`` (default; O(1) memory) or ``"torch"`` (PyTorch's exact
+            sequence; materializes the permutation).
+        layout: ``"strided"`` (PyTorch's) or ``"blocked"`` (contiguous shards).
+        tail: ``"pad"``, ``"drop"`` or ``"uneven"``; overrides ``drop_last``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+
+    Raises:
+        ConfigError / ConfigTypeError: bad arguments (the message names them).
+
+    Example:
+        >>> s = DistributedSampler(10, num_replicas=4, rank=1, shuffle=False)
+        >>> list(s), len(s)
+        ([1, 5, 9], 3)
+    """
+
+    kind = "DistributedSampler"
+
+    def __init__(
+        self,
+        dataset: Any,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        shuffle: bool = True,
+        seed: int | None = 0,
+        drop_last: bool = False,
+        *,
+        order: Order = "lazy",
+        layout: Layout = "strided",
+        tail: Tail | None = None,
+        auto_epoch: bool = False,
+    ) -> None:
+        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
+            if not isinstance(flag, bool):
+                raise ConfigTypeError(f"{name} must be a bool, got {name}={flag!r}")
+        check_choice("order", order, ORDERS)
+        resolved_tail: Tail = ("drop" if drop_last else "pad") if tail is None else tail
+        super().__init__(
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            layout=layout,
+            tail=resolved_tail,
+            auto_epoch=auto_epoch,
+        )
+        self.dataset = dataset
+        self.n = dataset_length(dataset)
+        if self.n > MAX_N:
+            raise ConfigError(
+                f"dataset size must be <= 2**62, got len(dataset)={self.n}; shard the dataset "
+                "into several samplers"
+            )
+        self.shuffle = shuffle
+        self.drop_last = resolved_tail == "drop"
+        self.order: Order = order
+        if order == "torch" and layout != "strided":
+            raise ConfigError(
+                f"order='torch' reproduces PyTorch's strided layout; got layout={layout!r}. "
+                "Use order='lazy' with layout='blocked'"
+            )
+        if resolved_tail == "drop" and 0 < self.n < self.num_replicas:
+            raise ConfigError(
+                f"drop_last=True with {self.n} samples on num_replicas={self.num_replicas} "
+                "ranks gives every rank 0 samples; use drop_last=False (pads with "
+                "duplicates) or tail='uneven' (evaluation)"
+            )
+        if self.n == 0:
+            warn(f"{self.kind}: the dataset is empty; every rank gets 0 samples",
+                 DegenerateConfigWarning)
+
+    @property
+    def num_samples(self) -> int:
+        """Items this rank takes in a full epoch (PyTorch's attribute)."""
+        return self.full_partition().num_items(self.rank)
+
+    @property
+    def total_size(self) -> int:
+        """Positions all ranks take in a full epoch, padding included (PyTorch's)."""
+        if self.tail == "uneven":
+            return self.n
+        return self.full_partition().max_items * self.num_replicas
+
+    def full_partition(self) -> Partition:
+        """The partition of a full epoch (no resume)."""
+        return Partition(self.n, self.num_replicas, self.layout, self.tail)
+
+    def _config(self) -> dict[str, Any]:
+        return {"n": self.n, "shuffle": self.shuffle, "order": self.order}
+
+    def _check_source(self) -> None:
+        if isinstance(self.dataset, numbers.Integral):
+            return
+        length = dataset_length(self.dataset)
+        if length != self.n:
+            raise ConfigError(
+                f"the dataset had {self.n} samples when the {self.kind} was built and has "
+                f"{length} now; build a new sampler after changing the dataset"
+            )
+
+    def _build_plan(self, epoch: int) -> IndexPlan:
+        if not self.shuffle:
+            return RangePlan(self.n)
+        if self.order == "torch":
+            if not -(1 << 63) <= torch_epoch_seed(self.seed, epoch) < 1 << 64:
+                raise ConfigError(
+                    f"order='torch' seeds PyTorch's generator with seed + epoch, which must be "
+                    f"below 2**64; got seed={self.seed}, epoch={epoch}. Use order='lazy' or a "
+                    "smaller seed"
+                )
+            return TorchPermutationPlan(self.n, self.seed, epoch)
+        return PermutationPlan(self.n, self.seed % (1 << 64), epoch)
+
+
+class DistributedEvalSampler(DistributedSampler):
+    """Evaluation sharding: every sample exactly once, contiguous blocks, no padding.
+
+    Ranks differ by at most one sample; gathering per-rank results in rank
+    order restores dataset order. Do not use for training (unequal step
+    counts hang DDP).
+
+    Example:
+        >>> [list(DistributedEvalSampler(10, num_replicas=4, rank=r)) for r in range(4)]
+        [[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]
+    """
+
+    kind = "DistributedEvalSampler"
+
+    def __init__(
+        self,
+        dataset: Any,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        *,
+        shuffle: bool = False,
+        seed: int | None = 0,
+    ) -> None:
+        super().__init__(
+            dataset,
+            num_replicas,
+            rank,
+            shuffle=shuffle,
+            seed=seed,
+            layout="blocked",
+            tail="uneven",
+        )

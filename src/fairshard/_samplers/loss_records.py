@@ -1,0 +1,110 @@
+"""Per-sample loss records of ``HardExampleSampler``: checking them and the EMA update.
+
+Pure functions over numpy arrays: ``as_indices``/``as_losses`` check what
+``record`` is given, ``apply_records`` folds the records into the scores
+(``s_i = loss`` the first time, then ``s_i = m * s_i + (1 - m) * loss``, in
+canonical order: sorted by index, stably).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+
+from .._errors import ConfigError, ConfigTypeError
+
+__all__ = ["apply_records", "as_indices", "as_losses"]
+
+#: Fewest samples in a level of records that ``apply_records`` applies as one numpy step.
+_VECTOR_MIN = 32
+
+
+def _as_1d(values: Any, name: str) -> NDArray[Any]:
+    """``values`` (tensor, array, list or scalar) as a 1-D numpy array, dtype kept."""
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu()
+        if values.is_floating_point() and values.dtype not in (torch.float32, torch.float64):
+            values = values.double()  # numpy has no bfloat16
+        values = values.numpy()
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ConfigTypeError(f"{name} must be a 1-D sequence of numbers: {exc}") from None
+    if array.ndim == 0:
+        array = array.reshape(1)
+    if array.ndim != 1:
+        raise ConfigError(f"{name} must be 1-D, got shape {tuple(array.shape)}")
+    return array
+
+
+def as_indices(values: Any) -> NDArray[np.int64]:
+    """Integer dataset indices: floats, bools, strings and objects are rejected."""
+    array = _as_1d(values, "indices")
+    if array.size and array.dtype.kind not in "iu":
+        raise ConfigTypeError(
+            f"indices must be integers, got dtype {array.dtype} (first: {array[0]!r}); pass "
+            "the int dataset indices of the step (an int tensor or list of int)"
+        )
+    return array
+
+
+def as_losses(values: Any) -> NDArray[np.float64]:
+    """Real-valued losses as float64: bools, complex, strings and objects are rejected."""
+    array = _as_1d(values, "losses")
+    if array.size and array.dtype.kind not in "iuf":
+        raise ConfigTypeError(
+            f"losses must be real numbers, got dtype {array.dtype} (first: {array[0]!r}); pass "
+            "the unreduced per-sample losses (reduction='none')"
+        )
+    return array.astype(np.float64)
+
+
+def apply_records(
+    scores: NDArray[np.float64],
+    idx: NDArray[np.int64],
+    loss: NDArray[np.float64],
+    momentum: float,
+) -> NDArray[np.float64]:
+    """New (n,) scores: a copy of ``scores`` with the records applied in canonical order.
+
+    NOTE (cost): the EMA is a sequential recurrence per sample, and every
+    step must round exactly as ``m * s + (1 - m) * loss`` so that all
+    ranks (and all versions) agree bit for bit. Records are grouped by
+    *level* (the j-th record of each sample); a level is one vectorized
+    step over the samples recorded at least ``j + 1`` times. Once fewer
+    than ``_VECTOR_MIN`` samples remain, their remaining records run as a
+    plain float loop per sample (the same IEEE operations). Total cost:
+    O(records log records) plus O(records / _VECTOR_MIN) numpy calls.
+    """
+    scores = scores.copy()
+    order = np.argsort(idx, kind="stable")
+    idx, loss = idx[order], loss[order]  # (r,) canonical order
+    first = np.ones(idx.size, dtype=bool)
+    first[1:] = idx[1:] != idx[:-1]
+    starts = np.flatnonzero(first)  # (u,) first record of each sample
+    counts = np.diff(np.append(starts, idx.size))  # (u,) records per sample
+    occurrence = np.arange(idx.size) - np.repeat(starts, counts)  # (r,) level of each record
+    by_level = np.argsort(occurrence, kind="stable")  # (r,) level-major order
+    level_idx, level_loss = idx[by_level], loss[by_level]
+    per_level = np.bincount(occurrence)  # (levels,) samples active at each level
+    bounds = np.concatenate(([0], np.cumsum(per_level)))
+    m = momentum
+    level = 0
+    while level < per_level.size and per_level[level] >= _VECTOR_MIN:
+        lo, hi = int(bounds[level]), int(bounds[level + 1])
+        i, value = level_idx[lo:hi], level_loss[lo:hi]
+        current = scores[i]
+        scores[i] = np.where(np.isnan(current), value, m * current + (1 - m) * value)
+        level += 1
+    for at in np.flatnonzero(counts > level).tolist():  # the few long runs left
+        start, count = int(starts[at]), int(counts[at])
+        sample = int(idx[start])
+        score = float(scores[sample])
+        for later in loss[start + level : start + count].tolist():
+            score = later if score != score else m * score + (1 - m) * later
+        scores[sample] = score
+    return scores
+

@@ -1,0 +1,294 @@
+"""``ShardedIterable``: one stream split over ranks x DataLoader workers.
+
+An ``IterableDataset`` cannot take a sampler, so the split has to happen
+inside ``__iter__``. This wrapper does it once, correctly: every consumer
+(a DataLoader worker of a rank) reads a disjoint part, the parts cover the
+stream, every rank yields the same number of items under ``drop``/``pad``,
+and ``len()`` exists exactly when it is known. See ``_iterable_layout`` for
+who reads what, and docs/streams-and-splits.md for the user guide.
+
+The class binds the parts together: ``_iterable_source`` checks what it is
+given, ``_iterable_read`` walks the data, ``_iterable_state`` seals and
+checks the resume state (its NOTE explains what the state holds).
+
+NOTE (when the epoch is fixed): as for samplers, the epoch is bound when
+``iter()`` is called. DataLoader workers receive a copy of the dataset when
+``iter(loader)`` starts them, so ``set_epoch`` must come before it; with
+``persistent_workers=True`` the workers keep the copy of the first epoch and
+never see a later ``set_epoch`` (shard mode would repeat its order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Generic, Literal, TypeVar
+
+import numpy as np
+import torch.utils.data as tud
+from numpy.typing import NDArray
+
+from .._core.registry import Registered
+from .._core.world import resolve_seed, resolve_world
+from .._errors import (
+    ConfigError,
+    ConfigTypeError,
+    DegenerateConfigWarning,
+    check_choice,
+    check_int,
+    warn,
+)
+from .layout import (
+    POLICIES,
+    Consumer,
+    Policy,
+    Segment,
+    item_count,
+    rank_totals,
+    shard_count,
+    shard_order,
+    shard_segments,
+)
+from .read import read_indexed, read_shards, read_streamed
+from .source import check_source, item_total, random_access, shard_sizes_array
+from .state import Position, Progress, seal_state, state_config, unseal_state
+
+__all__ = ["ShardedIterable"]
+
+T = TypeVar("T")
+Mode = Literal["item", "shard"]
+
+
+class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
+    """Split a stream over ranks x DataLoader workers: no duplicates, no gaps.
+
+    Args:
+        source: Item mode: a re-iterable of items (each ``iter(source)`` starts
+            the stream again), or a sized, indexable source (list, array,
+            map-style dataset) that is then read by index. Shard mode: a
+            sequence of shards; each is opened with ``open_shard`` (default:
+            iterated as it is).
+        mode: ``"item"``: consumer ``(rank, worker)`` takes every
+            ``R * W``-th item from ``rank + R * worker``. ``"shard"``: whole
+            shards go to ranks, in an order shuffled per epoch.
+        total: Item mode: number of items in the stream, when known and the
+            source is not sized. Gives ``len()`` and is checked at the end of
+            every pass.
+        shard_sizes: Shard mode: number of items of each shard. Needed for
+            ``drop``/``pad`` and for ``len()``; checked as shards are read.
+        open_shard: Shard mode: ``open_shard(shard)`` returns the shard's
+            items (an iterable, or an indexable sequence to allow skipping by
+            index). Use it for file paths.
+        policy: Equal counts per rank: ``"drop"`` the tail so every rank gets
+            the shortest share, ``"pad"`` every rank to the longest share by
+            repeating items (item mode: from the head of the stream; shard
+            mode: from the head of the rank's own stream), or ``"uneven"``:
+            every item exactly once, ranks may differ (evaluation, or training
+            wrapped in ``fairshard.stop_together``).
+        shuffle_shards: Shard mode: permute the shard order every epoch.
+        seed: Root seed of the shard order; ``None`` agrees on one.
+        num_replicas: World size; detected when ``None``.
+        rank: This process's rank; detected when ``None``.
+
+    Raises:
+        ConfigError: invalid values (the message names the fix).
+        ConfigTypeError: a one-shot iterator as source, or wrong types.
+    """
+
+    kind = "ShardedIterable"
+
+    def __init__(
+        self,
+        source: Iterable[T] | Sequence[Any],
+        *,
+        mode: Mode = "item",
+        total: int | None = None,
+        shard_sizes: Sequence[int] | None = None,
+        open_shard: Callable[[Any], Iterable[T]] | None = None,
+        policy: Policy = "drop",
+        shuffle_shards: bool = True,
+        seed: int | None = 0,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+    ) -> None:
+        world = resolve_world(num_replicas, rank)
+        self.num_replicas: int = world.world_size
+        self.rank: int = world.rank
+        self.seed: int = resolve_seed(seed)
+        self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
+        self.policy: Policy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
+        if not isinstance(shuffle_shards, bool):
+            raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
+        self.shuffle_shards = shuffle_shards
+        self.source = source
+        self.open_shard = open_shard
+        self.epoch = 0
+        self._progress: Progress | None = None
+        self._resume: Position | None = None
+        # (epoch, consumer) of the last complete pass in this process
+        self._completed: tuple[int, Consumer] | None = None
+        self._warned_repeat = False
+        check_source(source)
+        self.sizes: NDArray[np.int64] | None = None
+        self.total: int | None = None
+        if self.mode == "item":
+            self.total = item_total(
+                source, total, shard_sizes, open_shard, self.policy, self.num_replicas
+            )
+        else:
+            self.sizes = shard_sizes_array(
+                source, total, shard_sizes, self.policy, self.num_replicas
+            )
+
+    # ----------------------------------------------------------------- sizes
+    def _consumer(self) -> Consumer:
+        info = tud.get_worker_info()
+        if info is None:
+            return Consumer(self.rank, self.num_replicas)
+        return Consumer(self.rank, self.num_replicas, info.id, info.num_workers)
+
+    def _order(self, epoch: int) -> NDArray[np.int64]:
+        return shard_order(len(self.source), self.seed, epoch, self.shuffle_shards)  # type: ignore[arg-type]
+
+    def _rank_count(self, epoch: int) -> int | None:
+        if self.mode == "item":
+            if self.total is None:
+                return None
+            return item_count(self.total, self.num_replicas, self.rank, self.policy)
+        if self.sizes is None:
+            return None
+        totals = rank_totals(self._order(epoch), self.sizes, self.num_replicas)
+        self._check_totals(totals, epoch)
+        return shard_count(totals, self.rank, self.policy)
+
+    def _check_totals(self, totals: list[int], epoch: int) -> None:
+        """Refuse an epoch in which a rank's shards are all empty under drop or pad.
+
+        ``drop`` would cut every rank to 0 items and ``pad`` has nothing to
+        repeat on the empty rank; both would be silently wrong.
+        """
+        if self.policy == "uneven" or min(totals) > 0 or max(totals) == 0:
+            return
+        empty = [r for r, t in enumerate(totals) if t == 0]
+        if self.policy == "pad":
+            raise ConfigError(
+                f"policy='pad' cannot pad ranks {empty}: their shards hold no items in "
+                f"epoch {epoch}; use policy='drop' or more, non-empty shards"
+            )
+        raise ConfigError(
+            f"policy='drop' gives every rank 0 items in epoch {epoch}: ranks {empty} get only "
+            "empty shards; use more (or non-empty) shards, fewer ranks, or policy='uneven' "
+            "with fairshard.stop_together"
+        )
+
+    def __len__(self) -> int:
+        """Exact number of items this rank yields per epoch, over all its workers.
+
+        Raises:
+            TypeError: the length is not known (an item stream without
+                ``total``, or shards without ``shard_sizes``): never a guess.
+        """
+        count = self._rank_count(self.epoch)
+        if count is None:
+            what = "total=" if self.mode == "item" else "shard_sizes="
+            raise TypeError(
+                f"ShardedIterable over a stream of unknown length has no len(); pass {what} "
+                "to get an exact one"
+            )
+        return count
+
+    # ---------------------------------------------------------------- epochs
+    def set_epoch(self, epoch: int) -> None:
+        """Use ``epoch`` for the next pass (the shard order); call it before ``iter()``."""
+        self.epoch = check_int("epoch", epoch, minimum=0)
+        self._completed = None
+
+    def _epoch_for_pass(self, consumer: Consumer) -> int:
+        if (
+            self._completed == (self.epoch, consumer)
+            and self.mode == "shard"
+            and self.shuffle_shards
+            and not self._warned_repeat
+        ):
+            self._warned_repeat = True
+            warn(
+                f"ShardedIterable: starting another pass over epoch {self.epoch}, which was "
+                "already completed, so the shard order repeats. Call dataset.set_epoch(epoch) "
+                "before each epoch.",
+                DegenerateConfigWarning,
+            )
+        return self.epoch
+
+    # ------------------------------------------------------------- iteration
+    def __iter__(self) -> Iterator[T]:
+        consumer = self._consumer()
+        epoch = self._epoch_for_pass(consumer)
+        consumed = segment = offset = 0
+        if self._resume is not None and self._resume[0] == epoch:
+            _, consumed, segment, offset = self._resume
+        self._resume = None
+        progress = Progress(epoch, consumer, consumed, segment, offset)
+        self._progress = progress
+        if self.mode == "shard":
+            return self._shards(progress)
+        if self.total is not None and random_access(self.source):
+            items = read_indexed(self.source, self.total, self.policy, progress)
+        else:
+            items = read_streamed(self.source, self.total, self.policy, progress)
+        return self._finished(items, progress)
+
+    def _finished(self, items: Iterator[T], progress: Progress) -> Iterator[T]:
+        """Yield ``items``; once they are exhausted, record the pass as complete."""
+        yield from items
+        self._completed = (progress.epoch, progress.consumer)
+
+    def _segments(self, epoch: int, consumer: Consumer) -> list[Segment]:
+        if self.sizes is not None:
+            self._check_totals(rank_totals(self._order(epoch), self.sizes, consumer.world_size),
+                               epoch)
+        return shard_segments(self._order(epoch), self.sizes, consumer, self.policy)
+
+    def _open(self, shard: int) -> Any:
+        raw = self.source[shard]  # type: ignore[index]
+        return raw if self.open_shard is None else self.open_shard(raw)
+
+    def _shards(self, progress: Progress) -> Iterator[T]:
+        segments = self._segments(progress.epoch, progress.consumer)
+        yield from self._finished(read_shards(segments, self._open, self.sizes, progress), progress)
+
+    # ----------------------------------------------------------------- state
+    def _config(self) -> dict[str, Any]:
+        num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
+        return state_config(
+            self.mode, self.policy, self.total, num_shards, self.sizes, self.shuffle_shards
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        """This consumer's place in the stream, as the library's sealed state.
+
+        Called by ``StatefulDataLoader`` inside each worker; it is cheap.
+        """
+        consumer = self._consumer()
+        progress = self._progress
+        if self._resume is not None and self._resume[0] == self.epoch:
+            at = self._resume
+        elif progress is not None and progress.epoch == self.epoch:
+            at = Position(progress.epoch, progress.consumed, progress.segment, progress.offset)
+            consumer = progress.consumer
+        else:
+            at = Position(self.epoch, 0, 0, 0)
+        return seal_state(
+            self.kind, self._config(), self.seed, self.num_replicas, self.rank, consumer, at
+        )
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume: the next ``iter()`` continues the saved epoch after what was consumed.
+
+        Raises:
+            StateDictError: foreign or tampered state, another config or seed,
+                or another consumer (rank, world size, worker or worker count).
+        """
+        at = unseal_state(state_dict, self.kind, self._config(), self.seed, self._consumer())
+        self.epoch = at.epoch
+        self._resume = at
+        self._progress = None
+        self._completed = None

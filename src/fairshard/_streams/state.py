@@ -1,0 +1,122 @@
+"""Resume state of ``ShardedIterable``: how far a consumer got, sealed and unsealed.
+
+Kept apart from the class because the state format is a contract of its
+own: ``torchdata``'s ``StatefulDataLoader`` calls ``state_dict()`` on the
+dataset copy inside each worker and hands each worker its own state back on
+resume. The state is the library's sealed sampler state; ``steps`` counts
+the items this consumer yielded in the epoch, and ``extra`` names the worker
+and, in shard mode, the segment and offset reached, so resuming skips whole
+segments without opening them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import state as S
+from .._errors import StateDictError
+from .layout import Consumer
+
+__all__ = ["Position", "Progress", "seal_state", "state_config", "unseal_state"]
+
+
+class Position(NamedTuple):
+    """Where a saved pass stands: its epoch, items consumed, shard segment and offset."""
+
+    epoch: int
+    consumed: int
+    segment: int
+    offset: int
+
+
+class Progress:
+    """How far one consumer got in one epoch."""
+
+    __slots__ = ("consumed", "consumer", "epoch", "offset", "segment")
+
+    def __init__(self, epoch: int, consumer: Consumer, consumed: int, segment: int, offset: int):
+        self.epoch, self.consumer, self.consumed = epoch, consumer, consumed
+        self.segment, self.offset = segment, offset
+
+
+def state_config(
+    mode: str,
+    policy: str,
+    total: int | None,
+    num_shards: int | None,
+    sizes: NDArray[np.int64] | None,
+    shuffle_shards: bool,
+) -> dict[str, Any]:
+    """The configuration a saved state must match (plain JSON values; sizes as a digest)."""
+    return {
+        "mode": mode,
+        "policy": policy,
+        "total": total,
+        "num_shards": num_shards,
+        "shard_sizes": None if sizes is None else S.digest(sizes),
+        "shuffle_shards": shuffle_shards,
+    }
+
+
+def seal_state(
+    kind: str,
+    config: dict[str, Any],
+    seed: int,
+    num_replicas: int,
+    rank: int,
+    consumer: Consumer,
+    at: Position,
+) -> dict[str, Any]:
+    """The sealed state of ``consumer`` standing at ``at``."""
+    return S.seal(
+        {
+            S.K_KIND: kind,
+            S.K_CONFIG: config,
+            S.K_SEED: seed,
+            S.K_EPOCH: at.epoch,
+            S.K_START: 0,
+            S.K_STEPS: at.consumed,
+            S.K_WORLD: num_replicas,
+            S.K_RANK: rank,
+            S.K_EXTRA: {
+                "worker": consumer.worker,
+                "num_workers": consumer.num_workers,
+                "segment": at.segment,
+                "offset": at.offset,
+            },
+        }
+    )
+
+
+def unseal_state(
+    state_dict: dict[str, Any], kind: str, config: dict[str, Any], seed: int, here: Consumer
+) -> Position:
+    """Check a saved state against this dataset and consumer; return where it stands.
+
+    Raises:
+        StateDictError: foreign or tampered state, another config or seed,
+            or another consumer (rank, world size, worker or worker count).
+    """
+    state = S.unseal(state_dict, kind)
+    S.check_config(state[S.K_CONFIG], config)
+    if state[S.K_SEED] != seed:
+        raise StateDictError(
+            f"state_dict was saved with seed={state[S.K_SEED]} but this dataset has "
+            f"seed={seed}; build it with seed={state[S.K_SEED]} to resume"
+        )
+    extra = state[S.K_EXTRA]
+    keys = ("worker", "num_workers", "segment", "offset")
+    if sorted(extra) != sorted(keys) or not all(
+        isinstance(extra[k], int) and extra[k] >= 0 for k in keys
+    ):
+        raise StateDictError(f"state_dict['extra'] must hold the ints {keys}, got {extra!r}")
+    saved = Consumer(state[S.K_RANK], state[S.K_WORLD], extra["worker"], extra["num_workers"])
+    if saved != here:
+        raise StateDictError(
+            f"state_dict was saved by {saved} but this process is {here}; a stream resumes "
+            "only with the same num_replicas, rank and DataLoader num_workers"
+        )
+    return Position(state[S.K_EPOCH], state[S.K_STEPS], extra["segment"], extra["offset"])

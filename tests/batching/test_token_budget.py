@@ -1,0 +1,132 @@
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairshard import ConfigError, ConfigTypeError, DegenerateConfigWarning
+from fairshard._batching.cost_balance import step_imbalance
+from fairshard._batching.token_budget import TokenBudgetBatchSampler, batch_cost
+
+from ..contract import SamplerContract, flat
+
+LENGTHS = np.random.default_rng(9).integers(1, 300, 997)
+
+
+class TestTokenBudgetPadded(SamplerContract):
+    max_padding_per_rank = 1024  # a whole batch of the shortest items
+
+    def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
+        return TokenBudgetBatchSampler(LENGTHS, 1024, num_replicas=world_size, rank=rank, **kw)
+
+
+class TestTokenBudgetSumDrop(SamplerContract):
+    max_padding_per_rank = 64
+
+    def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
+        return TokenBudgetBatchSampler(
+            LENGTHS, 2000, cost="sum", max_batch_size=64, num_replicas=world_size, rank=rank,
+            tail="drop", seed=11, **kw
+        )
+
+
+def _square_cost(lengths: np.ndarray) -> float:  # attention-like: quadratic in length
+    return float((lengths.astype(float) ** 2).sum())
+
+
+@given(
+    lengths=st.lists(st.integers(1, 100), min_size=1, max_size=300),
+    budget=st.integers(100, 1000),
+    cap=st.one_of(st.none(), st.integers(1, 16)),
+    cost=st.sampled_from(["padded", "sum", _square_cost]),
+    world=st.integers(1, 5),
+    tail=st.sampled_from(["pad", "drop"]),
+    seed=st.integers(0, 1000),
+)
+def test_never_over_budget_every_item_once_equal_steps(
+    lengths: list[int], budget: int, cap: int | None, cost: Any, world: int, tail: Any, seed: int
+) -> None:
+    if cost is _square_cost:
+        budget *= 100  # the longest item (100) costs 10000 alone
+    ranks = [
+        TokenBudgetBatchSampler(lengths, budget, max_batch_size=cap, cost=cost,
+                                num_replicas=world, rank=r, seed=seed, tail=tail)
+        for r in range(world)
+    ]
+    plan = ranks[0].plan()
+    batches = plan.items(np.arange(len(plan)))
+    arr = np.asarray(lengths)
+    for b in batches:
+        assert 0 < len(b) <= (cap or len(lengths))
+        assert batch_cost(arr[b], cost) <= budget
+    assert sorted(flat(batches)) == list(range(len(lengths)))
+    if tail == "drop" and 0 < len(plan) < world:  # every rank would get 0 steps
+        with pytest.raises(ConfigError, match="gives every rank 0 steps"):
+            len(ranks[0])
+        return
+    shares = [list(s) for s in ranks]
+    assert len({len(s) for s in shares}) == 1
+    assert [len(s) for s in ranks] == [len(x) for x in shares]
+    for share in shares:
+        for b in share:
+            assert batch_cost(arr[b], cost) <= budget
+
+
+def test_greedy_fills_close_to_the_budget_and_balances_steps() -> None:
+    lengths = np.clip(np.random.default_rng(3).lognormal(5, 0.8, 30000), 1, 4096).astype(int)
+    s = TokenBudgetBatchSampler(lengths, 8192, num_replicas=8, rank=0)
+    costs = s.batch_costs()
+    assert costs.max() <= 8192
+    assert np.median(costs) >= 0.9 * 8192
+    assert step_imbalance(costs, 8) <= 1.10
+
+
+def test_oversized_item_is_an_error_naming_index_and_length() -> None:
+    with pytest.raises(ConfigError, match=r"item 2 has length 50, over max_tokens=40 \(2 item"):
+        TokenBudgetBatchSampler([5, 6, 50, 7, 60], 40, num_replicas=1, rank=0)
+
+
+def test_skip_oversized_counts_and_warns() -> None:
+    with pytest.warns(DegenerateConfigWarning, match="skipping 2 item"):
+        s = TokenBudgetBatchSampler([5, 6, 50, 7, 60], 40, skip_oversized=True,
+                                    num_replicas=1, rank=0)
+    assert s.num_skipped == 2
+    assert sorted(flat(s)) == [0, 1, 3]
+
+
+def test_callable_cost_oversized_uses_the_cost() -> None:
+    with pytest.raises(ConfigError, match="item 1 has length 10"):
+        TokenBudgetBatchSampler([3, 10], 50, cost=_square_cost, num_replicas=1, rank=0)
+
+
+@pytest.mark.parametrize(
+    ("lengths", "kwargs", "error", "match"),
+    [
+        ([1, 0, 2], {}, ConfigError, r"lengths\[1\] is 0; every length must be > 0"),
+        ([1, 2], {"max_tokens": 0}, ConfigError, "max_tokens must be > 0"),
+        ([1, 2], {"max_tokens": "10"}, ConfigTypeError, "max_tokens must be a number"),
+        ([1, 2], {"max_batch_size": 0}, ConfigError, "max_batch_size must be >= 1"),
+        ([1, 2], {"cost": "max"}, ConfigError, "cost must be 'padded', 'sum' or a callable"),
+        ([1, 2], {"skip_oversized": "yes"}, ConfigTypeError, "skip_oversized must be a bool"),
+        ([[1, 2]], {}, ConfigError, "lengths must be 1-D"),
+        ([50, 60], {"skip_oversized": True}, ConfigError, "every item is longer"),
+    ],
+)
+def test_bad_inputs(lengths: Any, kwargs: dict[str, Any], error: type, match: str) -> None:
+    args = {"max_tokens": 10, **kwargs}
+    with pytest.warns(DegenerateConfigWarning) if kwargs.get("skip_oversized") is True else \
+            _nothing(), pytest.raises(error, match=match):
+        TokenBudgetBatchSampler(lengths, num_replicas=1, rank=0, **args)
+
+
+def _nothing() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def test_float_lengths_and_budget() -> None:
+    lengths = np.random.default_rng(0).uniform(0.1, 3.0, 500)
+    s = TokenBudgetBatchSampler(lengths, 10.0, cost="sum", num_replicas=1, rank=0)
+    assert all(lengths[b].sum() <= 10.0 for b in s)

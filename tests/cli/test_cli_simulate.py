@@ -1,0 +1,187 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fairshard._cli.main import main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
+    code = main(["simulate", "--json", "--quiet", *argv])
+    return code, json.loads(capsys.readouterr().out)
+
+
+TOP_KEYS = {"schema", "version", "sampler", "world_size", "dataset_size", "num_epochs",
+            "num_classes", "set_epoch", "ok", "problems", "warnings", "epochs"}
+EPOCH_KEYS = {"epoch", "dataset_size", "covered", "missing", "overlap", "duplicates",
+              "total_yielded", "equal_steps", "identical_ranks", "overlap_matrix", "declared",
+              "ranks"}
+RANK_KEYS = {"rank", "length", "yielded", "batches", "steps", "unique", "duplicates", "first",
+             "coverage", "class_counts", "order_change", "len_matches", "identical_order"}
+DECLARED_KEYS = {"padding", "dropped", "uneven", "shuffle", "source"}
+
+
+def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(capsys, "-n", "100", "-w", "3", "--epochs", "2", "--labels", "demo")
+    assert code == 0
+    assert set(doc) == TOP_KEYS
+    assert (doc["schema"], doc["version"]) == ("fairshard.simulate", 1)
+    assert doc["num_epochs"] == len(doc["epochs"]) == 2 and doc["num_classes"] == 10
+    for epoch in doc["epochs"]:
+        assert set(epoch) == EPOCH_KEYS
+        assert set(epoch["declared"]) == DECLARED_KEYS
+        assert np.asarray(epoch["overlap_matrix"]).shape == (3, 3)
+        for rank in epoch["ranks"]:
+            assert set(rank) == RANK_KEYS
+            assert sum(rank["class_counts"]) == rank["yielded"]
+    assert doc["epochs"][0]["ranks"][0]["order_change"] is None
+    assert doc["epochs"][1]["ranks"][0]["order_change"] > 0.5
+
+
+@pytest.mark.parametrize(
+    ("flag", "per_rank", "duplicates", "missing"),
+    [([], 251, 1, 0), (["--drop-last"], 250, 0, 3)],
+)
+def test_worked_example_1003_on_4(
+    capsys: pytest.CaptureFixture[str], flag: list[str], per_rank: int, duplicates: int,
+    missing: int,
+) -> None:
+    code, doc = run_json(capsys, "-n", "1003", "-w", "4", "--check", *flag)
+    assert code == 0 and doc["ok"]
+    epoch = doc["epochs"][0]
+    assert [r["yielded"] for r in epoch["ranks"]] == [per_rank] * 4
+    assert [r["length"] for r in epoch["ranks"]] == [per_rank] * 4
+    assert (epoch["duplicates"], epoch["missing"], epoch["covered"]) == (
+        duplicates, missing, 1003 - missing
+    )
+
+
+def test_worked_example_50000_on_2_batch_64(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(capsys, "-n", "50000", "-w", "2", "--batch-size", "64", "--check")
+    assert code == 0
+    ranks = doc["epochs"][0]["ranks"]
+    assert [(r["yielded"], r["batches"], r["length"]) for r in ranks] == [(25000, 391, 391)] * 2
+
+
+def test_text_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "-n", "1003", "-w", "4", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "covered 1003, missing 0, overlap 1, duplicates 1" in out
+    assert out.count("     251      251") == 4
+    assert "pairwise overlap" in out and "all checks passed" in out
+
+
+def test_torch_sampler_without_set_epoch_fails_check(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["torch.utils.data:DistributedSampler", "-n", "64", "-w", "2", "--epochs", "2"]
+    code, doc = run_json(capsys, *argv, "--no-set-epoch", "--check")
+    assert code == 1 and doc["set_epoch"] is False
+    assert doc["epochs"][1]["identical_ranks"] == [0, 1]
+    assert "identical order" in doc["problems"][0]
+    code, doc = run_json(capsys, *argv, "--check")
+    assert code == 0 and doc["epochs"][1]["identical_ranks"] == []
+    assert main(["simulate", *argv, "--no-set-epoch", "-q"]) == 0  # without --check: report only
+    assert "forgotten set_epoch?" in capsys.readouterr().out
+
+
+def test_kwargs_and_overlap_check(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(capsys, "torch.utils.data:SequentialSampler", "-w", "2",
+                         "--kwarg", "data_source=range(6)", "--check")
+    assert code == 1
+    assert doc["dataset_size"] == 6 and doc["epochs"][0]["overlap"] == 6
+    assert doc["epochs"][0]["overlap_matrix"] == [[6, 6], [6, 6]]
+
+
+def test_labels_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    np.save(tmp_path / "y.npy", np.arange(20) % 3)
+    code, doc = run_json(capsys, "-n", "20", "-w", "2", "--labels", str(tmp_path / "y.npy"),
+                         "--no-shuffle")
+    assert code == 0
+    assert [r["class_counts"] for r in doc["epochs"][0]["ranks"]] == [[4, 3, 3], [3, 4, 3]]
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [
+        ["simulate", "NoSuchSampler", "-n", "10"],
+        ["simulate", "-n", "10", "--kwarg", "broken"],
+        ["simulate", "-n", "10", "--kwarg", "x=[1,"],
+        ["simulate"],  # DistributedSampler needs a dataset size
+        ["simulate", "-n", "10", "-w", "0"],
+        ["simulate", "-n", "10", "--labels", "missing.npy"],
+        ["simulate", "-n", "10", "--kwarg", "bogus=1"],
+        ["simulate", "--world-size", "two"],
+        ["nosuchcommand"],
+    ]
+    for argv in cases:
+        assert main(argv) == 2, argv
+    err = capsys.readouterr().err
+    assert "no sampler named 'NoSuchSampler'" in err
+    assert "world_size must be >= 1, got world_size=0" in err
+    assert "needs a dataset" in err
+
+
+def test_plot_is_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "shares.png"
+    code = main(["simulate", "-n", "2000", "-w", "4", "--epochs", "3", "--labels", "demo",
+                 "--plot", str(out), "-q"])
+    assert code == 0
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (1700, 500)
+    assert 10_000 < len(data) < 2_000_000
+    capsys.readouterr()
+    one = tmp_path / "one.png"
+    assert main(["simulate", "-n", "50", "-w", "2", "--plot", str(one), "-q"]) == 0
+    assert one.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_plot_without_matplotlib_names_the_extra(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    code = main(["simulate", "-n", "10", "-w", "2", "--plot", str(tmp_path / "x.png"), "-q"])
+    assert code == 2
+    assert "pip install 'fairshard[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    top = capsys.readouterr().out
+    assert "simulate" in top and "lint" in top and "demo" in top
+    assert main(["simulate", "--help"]) == 0
+    text = capsys.readouterr().out
+    for option in ("--kwarg", "--labels", "--plot", "--check", "--batch-size", "--no-set-epoch",
+                   "--json", "--quiet"):
+        assert option in text
+    assert main(["--version"]) == 0
+
+
+def test_python_dash_m_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "fairshard", "simulate", "-n", "10", "-w", "2", "--check"],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "all checks passed" in result.stdout
+    assert result.stderr == ""  # no progress bar when stderr is not a terminal
+
+
+@pytest.mark.parametrize("name", ["ClassBalancedSampler", "WeightedSampler", "HardExampleSampler"])
+def test_weighted_families_simulate_and_check(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["simulate", name, "-w", "3", "--quiet", "--check"]
+    if name == "ClassBalancedSampler":
+        argv += ["--labels", "demo:300"]
+    elif name == "WeightedSampler":
+        argv += ["--kwarg", f"weights={[float(i % 4) for i in range(100)]}"]
+    else:
+        argv += ["--kwarg", "num_samples_total=100"]
+    assert main(argv) == 0, capsys.readouterr().out
+    assert "all checks passed" in capsys.readouterr().out

@@ -1,0 +1,156 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from fairshard import ConfigError
+from fairshard._cli.main import main
+from fairshard._diagnostics.lint import PARSE_ERROR, RULES, lint_paths, lint_source
+
+FIXTURES = Path(__file__).parent / "lint_fixtures"
+ROOT = Path(__file__).parents[2]
+CODES = sorted(RULES)
+
+#: Lines (1-based) of each bad fixture that must be reported; nothing else may be.
+EXPECTED = {
+    "FS101": [9],
+    "FS102": [6, 8],
+    "FS103": [7],
+    "FS104": [10, 11, 12, 13],
+    "FS105": [14, 15, 16, 17],
+    "FS106": [3, 4, 5],
+    "FS107": [5, 6],
+    "FS108": [5],
+}
+
+
+def test_rule_codes_are_stable() -> None:
+    assert [f"FS10{i}" for i in range(1, 9)] == CODES
+    assert set(EXPECTED) == set(CODES)
+    for rule in RULES.values():
+        assert rule.problem and rule.fix and rule.name
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_rule_fires_on_its_fixture(code: str) -> None:
+    findings, files = lint_paths([FIXTURES / f"{code.lower()}_bad.py"])
+    assert files == 1
+    assert [(f.line, f.code) for f in findings] == [(line, code) for line in EXPECTED[code]]
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_no_rule_fires_on_the_correct_script(code: str) -> None:
+    findings, _ = lint_paths([FIXTURES / f"{code.lower()}_good.py"])
+    assert findings == []
+
+
+def test_bad_fixtures_trigger_only_their_own_rule() -> None:
+    findings, files = lint_paths([FIXTURES])
+    assert files == 2 * len(CODES) + 1  # plus the folder's conftest.py
+    for finding in findings:
+        assert Path(finding.path).name == f"{finding.code.lower()}_bad.py"
+
+
+def test_noqa_suppresses_named_and_bare() -> None:
+    line = "s = WeightedRandomSampler(w, 3, replacement=False)"
+    assert [f.code for f in lint_source(line)] == ["FS107"]
+    assert lint_source(line + "  # noqa: FS107") == []
+    assert lint_source(line + "  # noqa") == []
+    assert lint_source(line + "  # NOQA:fs104, FS107") == []
+    assert [f.code for f in lint_source(line + "  # noqa: FS104")] == ["FS107"]
+
+
+def test_select_ignore_and_unknown_codes() -> None:
+    text = (FIXTURES / "fs104_bad.py").read_text()
+    assert lint_source(text, select=["FS101"]) == []
+    assert lint_source(text, ignore=["FS104"]) == []
+    with pytest.raises(ConfigError, match=r"unknown rule codes \['FS999'\]"):
+        lint_source(text, select=["FS999"])
+
+
+def test_parse_error_is_a_finding() -> None:
+    findings = lint_source("def broken(:\n", "x.py")
+    assert [(f.code, f.path, f.line) for f in findings] == [(PARSE_ERROR, "x.py", 1)]
+
+
+def test_rank_seed_variants() -> None:
+    for seed in ("rank", "base + rank", "dist.get_rank()", "args.local_rank * 7",
+                 "int(os.getenv('LOCAL_RANK'))", "accelerator.process_index"):
+        src = f"s = DistributedSampler(ds, seed={seed})\n"
+        assert [f.code for f in lint_source(src)] == ["FS104"], seed
+    assert lint_source("s = DistributedSampler(ds, rank=rank, seed=seed)\n") == []
+
+
+def test_global_seed_without_a_global_rng_sampler_is_fine() -> None:
+    src = "import torch\ntorch.manual_seed(rank)\ns = DistributedSampler(ds)\n"
+    assert lint_source(src) == []
+    src = "import torch\ntorch.manual_seed(rank)\nl = DataLoader(ds, shuffle=True)\n"
+    assert [f.code for f in lint_source(src)] == ["FS104"]
+
+
+def test_set_epoch_in_while_loop_and_direct_sampler_iteration() -> None:
+    src = (
+        "s = DistributedSampler(ds)\n"
+        "while True:\n"
+        "    for i in s:\n"
+        "        pass\n"
+    )
+    assert [(f.code, f.line, f.col) for f in lint_source(src)] == [("FS101", 2, 1)]
+
+
+def test_project_examples_have_no_findings() -> None:
+    examples = ROOT / "examples"
+    if not examples.is_dir():
+        pytest.skip("no examples/ folder in this checkout")
+    findings, files = lint_paths([examples])
+    assert files > 0
+    assert findings == [], "\n".join(str(f) for f in findings)
+
+
+# ------------------------------------------------------------------- CLI
+def test_cli_text_output_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = FIXTURES / "fs107_bad.py"
+    assert main(["lint", str(bad)]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith(f"{bad}:5:9: FS107 WeightedRandomSampler(replacement=False)")
+    assert len(lines) == 2
+    assert main(["lint", str(FIXTURES / "fs107_good.py")]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["lint", str(bad), "--ignore", "FS107"]) == 0
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--format", "json", str(FIXTURES / "fs106_bad.py")]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == "fairshard.lint" and doc["version"] == 1
+    assert doc["files"] == 1 and doc["count"] == 3
+    first = doc["findings"][0]
+    assert set(first) == {"path", "line", "col", "code", "message", "rule"}
+    assert (first["line"], first["col"], first["code"], first["rule"]) == (
+        3, 1, "FS106", "cuda-visible-devices"
+    )
+
+
+def test_cli_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint"]) == 2
+    assert "at least one PATH" in capsys.readouterr().err
+    assert main(["lint", "no/such/file.py"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["lint", "--select", "FS999", str(FIXTURES)]) == 2
+    assert "unknown rule codes" in capsys.readouterr().err
+    assert main(["lint", "--format", "xml", str(FIXTURES)]) == 2
+
+
+def test_cli_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--list-rules"]) == 0
+    out = capsys.readouterr().out
+    for code, rule in RULES.items():
+        assert f"{code} {rule.name}" in out
+    assert "problem:" in out and "fix:" in out
+
+
+def test_pitfalls_doc_lists_every_rule() -> None:
+    doc = (ROOT / "docs" / "pitfalls.md").read_text()
+    assert "## Pitfalls" in doc
+    for code in CODES:
+        assert f"`{code}`" in doc
