@@ -38,15 +38,23 @@ import fairshard
 
 def epoch_row(n: int) -> list[str]:
     theirs = measure(
-        SETUP, f"deque(tud.DistributedSampler(range({n}), {WORLD}, 0), maxlen=0)",
+        SETUP,
+        f"deque(tud.DistributedSampler(range({n}), {WORLD}, 0), maxlen=0)",
         memory_limit_gib=MEMORY_LIMIT_GIB,
     )
     ours = measure(
-        SETUP, f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0), maxlen=0)",
+        SETUP,
+        f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0), maxlen=0)",
         memory_limit_gib=MEMORY_LIMIT_GIB,
     )
-    return [f"{n:.0e}", fmt_seconds(theirs), fmt_seconds(ours), ratio(theirs, ours),
-            fmt_mib(theirs), fmt_mib(ours)]
+    return [
+        f"{n:.0e}",
+        fmt_seconds(theirs),
+        fmt_seconds(ours),
+        ratio(theirs, ours),
+        fmt_mib(theirs),
+        fmt_mib(ours),
+    ]
 
 
 def resume_row(n: int) -> list[str]:
@@ -56,7 +64,9 @@ def resume_row(n: int) -> list[str]:
         f"RESULT = next(islice(iter(s), {half}, None))",
         memory_limit_gib=MEMORY_LIMIT_GIB,
     )
-    setup = SETUP + f"""
+    setup = (
+        SETUP
+        + f"""
 src = fairshard.DistributedSampler({n}, {WORLD}, 0)
 it = iter(src); next(it)
 from fairshard._core.state import seal
@@ -64,8 +74,10 @@ st = {{k: v for k, v in src.state_dict().items() if k not in ("format", "version
 state = seal({{**st, "steps": {half}}})
 s = fairshard.DistributedSampler({n}, {WORLD}, 0)
 """
-    ours = measure(setup, "s.load_state_dict(state); RESULT = next(iter(s))",
-                   memory_limit_gib=MEMORY_LIMIT_GIB)
+    )
+    ours = measure(
+        setup, "s.load_state_dict(state); RESULT = next(iter(s))", memory_limit_gib=MEMORY_LIMIT_GIB
+    )
     ms = f"{ours.seconds * 1e3:.3f} ms" if ours.ok else ours.status
     return [f"{n:.0e}", fmt_seconds(theirs), ms, ratio(theirs, ours)]
 
@@ -81,8 +93,14 @@ def yield_row(n: int) -> list[str]:
     def rel(x: Measurement) -> str:
         return f"{x.seconds / base.seconds:.2f}x" if x.ok and base.ok else "n/a"
 
-    return [f"{n:.0e}", fmt_seconds(base), fmt_seconds(plain), rel(plain), fmt_seconds(shuffled),
-            rel(shuffled)]
+    return [
+        f"{n:.0e}",
+        fmt_seconds(base),
+        fmt_seconds(plain),
+        rel(plain),
+        fmt_seconds(shuffled),
+        rel(shuffled),
+    ]
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -94,22 +112,54 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, runs in seconds")
-    parser.add_argument("--only", choices=["core", "weighted", "batch"], action="append",
-                        help="run only these groups (repeatable)")
+    parser.add_argument(
+        "--only",
+        choices=["core", "weighted", "batch"],
+        action="append",
+        help="run only these groups (repeatable)",
+    )
     args = parser.parse_args(argv)
     groups = args.only or ["core", "weighted", "batch"]
     sizes = [10**5, 10**6] if args.quick else [10**6, 10**7, 10**8, 10**9]
     if "core" in groups:
         print(f"## DistributedSampler, full per-rank epoch (rank 0 of {WORLD})\n")
-        print(table(["n", "torch time", "fairshard time", "speed-up", "torch peak extra",
-                     "fairshard peak extra"], [epoch_row(n) for n in sizes]), flush=True)
+        print(
+            table(
+                [
+                    "n",
+                    "torch time",
+                    "fairshard time",
+                    "speed-up",
+                    "torch peak extra",
+                    "fairshard peak extra",
+                ],
+                [epoch_row(n) for n in sizes],
+            ),
+            flush=True,
+        )
         print(f"\n## Resume in the middle of the epoch (rank 0 of {WORLD}, to the first index)\n")
-        print(table(["n", "torch (skip)", "fairshard (load_state_dict)", "speed-up"],
-                    [resume_row(n) for n in sizes if n <= 10**8]), flush=True)
+        print(
+            table(
+                ["n", "torch (skip)", "fairshard (load_state_dict)", "speed-up"],
+                [resume_row(n) for n in sizes if n <= 10**8],
+            ),
+            flush=True,
+        )
         print("\n## Yield cost vs iterating np.arange(m).tolist() (m = per-rank count)\n")
-        print(table(["n", "arange.tolist", "fairshard shuffle=False", "ratio",
-                     "fairshard shuffle=True", "ratio"], [yield_row(n) for n in sizes[:3]]),
-              flush=True)
+        print(
+            table(
+                [
+                    "n",
+                    "arange.tolist",
+                    "fairshard shuffle=False",
+                    "ratio",
+                    "fairshard shuffle=True",
+                    "ratio",
+                ],
+                [yield_row(n) for n in sizes[:3]],
+            ),
+            flush=True,
+        )
     for group in ("weighted", "batch"):
         if group in groups:
             try:

@@ -56,13 +56,17 @@ def quality_rows(n: int) -> list[str]:
     rng = np.random.default_rng(1)
     random_batches = np.array_split(rng.permutation(n), -(-n // BATCH_SIZE))
     random_waste = padded_cost(lengths, random_batches).sum() / real - 1
-    rows = [f"| random batches of {BATCH_SIZE} | {random_waste:.3f} | 1.00x | "
-            f"{step_imbalance(padded_cost(lengths, random_batches), WORLD):.3f} | - | - |"]
+    rows = [
+        f"| random batches of {BATCH_SIZE} | {random_waste:.3f} | 1.00x | "
+        f"{step_imbalance(padded_cost(lengths, random_batches), WORLD):.3f} | - | - |"
+    ]
     samplers = {
-        f"LengthBucketBatchSampler({BATCH_SIZE})":
-            LengthBucketBatchSampler(lengths, BATCH_SIZE, num_replicas=WORLD, rank=0),
-        f"TokenBudgetBatchSampler({MAX_TOKENS})":
-            TokenBudgetBatchSampler(lengths, MAX_TOKENS, num_replicas=WORLD, rank=0),
+        f"LengthBucketBatchSampler({BATCH_SIZE})": LengthBucketBatchSampler(
+            lengths, BATCH_SIZE, num_replicas=WORLD, rank=0
+        ),
+        f"TokenBudgetBatchSampler({MAX_TOKENS})": TokenBudgetBatchSampler(
+            lengths, MAX_TOKENS, num_replicas=WORLD, rank=0
+        ),
     }
     for name, sampler in samplers.items():
         batches = _plan_batches(sampler)
@@ -96,13 +100,11 @@ def timing_rows(n: int) -> list[str]:
     src = str(Path(__file__).resolve().parents[1] / "src")
     makes = {
         "LengthBucketBatchSampler": f"LengthBucketBatchSampler(lengths, {BATCH_SIZE}, "
-                                    "num_replicas=8, rank=0)",
+        "num_replicas=8, rank=0)",
         "TokenBudgetBatchSampler": f"TokenBudgetBatchSampler(lengths, {MAX_TOKENS}, "
-                                   "num_replicas=8, rank=0)",
-        "ClassBatchSampler (1000 classes, P=16 x K=4, stop)":
-            "ClassBatchSampler(labels, 4, classes_per_batch=16, num_replicas=8, rank=0)",
-        "ClassBatchSampler (1000 classes, all x K=1, recycle)":
-            "ClassBatchSampler(labels, 1, policy='recycle', num_replicas=8, rank=0)",
+        "num_replicas=8, rank=0)",
+        "ClassBatchSampler (1000 classes, P=16 x K=4, stop)": "ClassBatchSampler(labels, 4, classes_per_batch=16, num_replicas=8, rank=0)",
+        "ClassBatchSampler (1000 classes, all x K=1, recycle)": "ClassBatchSampler(labels, 1, policy='recycle', num_replicas=8, rank=0)",
     }
     rows = []
     for name, make in makes.items():

@@ -22,8 +22,9 @@ def init() -> torch.device:
 
 def model(features: int, classes: int, device: torch.device) -> DistributedDataParallel:
     torch.manual_seed(0)  # same initial weights everywhere (DDP also broadcasts them)
-    net = torch.nn.Sequential(torch.nn.Linear(features, 32), torch.nn.ReLU(),
-                              torch.nn.Linear(32, classes)).to(device)
+    net = torch.nn.Sequential(
+        torch.nn.Linear(features, 32), torch.nn.ReLU(), torch.nn.Linear(32, classes)
+    ).to(device)
     ids = [device.index] if device.type == "cuda" else None
     return DistributedDataParallel(net, device_ids=ids)
 

@@ -113,10 +113,15 @@ def main() -> None:
     if out is not None:
         out["world_size"] = dist.get_world_size() if distributed else 1
         out["torch_padded_accuracy"] = padded
-        print(f"accuracy {out['accuracy']:.6f} (balanced {out['balanced_accuracy']:.6f}) on "
-              f"{out['num_samples']} samples, {out['world_size']} process(es)"
-              + ("" if padded is None else
-                 f"; PyTorch's padded DistributedSampler reports {padded:.6f}"))
+        print(
+            f"accuracy {out['accuracy']:.6f} (balanced {out['balanced_accuracy']:.6f}) on "
+            f"{out['num_samples']} samples, {out['world_size']} process(es)"
+            + (
+                ""
+                if padded is None
+                else f"; PyTorch's padded DistributedSampler reports {padded:.6f}"
+            )
+        )
         print(json.dumps(out), flush=True)
     if distributed:
         dist.destroy_process_group()

@@ -60,8 +60,9 @@ def main() -> None:
         dist.broadcast_object_list(box)  # every rank reads rank 0's files (same machine)
         paths = sorted(str(q) for q in Path(box[0]).glob("shard-*.jsonl"))
         sizes = [sum(1 for _ in read_records(q)) for q in paths]
-        dataset = fairshard.ShardedIterable(paths, mode="shard", open_shard=read_records,
-                                            shard_sizes=sizes, policy="drop", seed=0)
+        dataset = fairshard.ShardedIterable(
+            paths, mode="shard", open_shard=read_records, shard_sizes=sizes, policy="drop", seed=0
+        )
         loader = DataLoader(dataset, batch_size=args.batch_size, num_workers=args.workers)
         for epoch in range(args.epochs):
             dataset.set_epoch(epoch)  # before iter(loader)
@@ -69,10 +70,12 @@ def main() -> None:
             shares = gather(seen)
             if dist.get_rank() == 0:
                 every = [i for s in shares for i in s]
-                print(f"epoch {epoch}: {dist.get_world_size()} ranks x {len(shares[0])} records "
-                      f"(len {len(dataset)}), {len(set(every))} distinct, "
-                      f"{len(every) - len(set(every))} repeated, of {sum(sizes)} written",
-                      flush=True)
+                print(
+                    f"epoch {epoch}: {dist.get_world_size()} ranks x {len(shares[0])} records "
+                    f"(len {len(dataset)}), {len(set(every))} distinct, "
+                    f"{len(every) - len(set(every))} repeated, of {sum(sizes)} written",
+                    flush=True,
+                )
         dist.barrier()  # rank 0 removes the folder only after everyone has read it
     finish()
 

@@ -51,8 +51,11 @@ def main() -> None:
         if dist.get_rank() == 0:
             drawn = labels[[i for s in shares for i in s]]
             mix = torch.bincount(drawn, minlength=5).tolist()
-            print(f"epoch {epoch}: class mix drawn {mix} (dataset "
-                  f"{torch.bincount(labels, minlength=5).tolist()})", flush=True)
+            print(
+                f"epoch {epoch}: class mix drawn {mix} (dataset "
+                f"{torch.bincount(labels, minlength=5).tolist()})",
+                flush=True,
+            )
     finish()
 
 

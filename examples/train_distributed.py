@@ -47,13 +47,18 @@ def main() -> None:
             mid_last = epoch == args.epochs - 1 and step == len(loader) // 2
             if args.checkpoint and mid_last and dist.get_rank() == 0:
                 # Every rank is at the same step: rank 0's state is the job's state.
-                torch.save({"sampler": sampler.state_dict(), "model": net.module.state_dict()},
-                           args.checkpoint)
+                torch.save(
+                    {"sampler": sampler.state_dict(), "model": net.module.state_dict()},
+                    args.checkpoint,
+                )
         shares = gather(seen)
         if dist.get_rank() == 0:
             distinct = len(set().union(*shares))
-            print(f"epoch {epoch}: {dist.get_world_size()} ranks x {len(shares[0])} samples, "
-                  f"{distinct} distinct of {len(dataset)}, loss {loss.item():.3f}", flush=True)
+            print(
+                f"epoch {epoch}: {dist.get_world_size()} ranks x {len(shares[0])} samples, "
+                f"{distinct} distinct of {len(dataset)}, loss {loss.item():.3f}",
+                flush=True,
+            )
     finish()
 
 

@@ -52,8 +52,11 @@ def main() -> None:
         if dist.get_rank() == 0:
             drawn = [i for s in shares for i in s]
             share = sum(i in hardest for i in drawn) / len(drawn)
-            print(f"epoch {epoch}: {share:.0%} of draws from the hardest 10% "
-                  f"(mean loss {losses.mean().item():.3f})", flush=True)
+            print(
+                f"epoch {epoch}: {share:.0%} of draws from the hardest 10% "
+                f"(mean loss {losses.mean().item():.3f})",
+                flush=True,
+            )
     finish()
 
 

@@ -49,8 +49,9 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--samples", type=int, default=2000)
     p.add_argument("--max-tokens", type=int, default=512)
-    p.add_argument("--batch-size", type=int, default=None,
-                   help="ignored: the token budget sizes the batches")
+    p.add_argument(
+        "--batch-size", type=int, default=None, help="ignored: the token budget sizes the batches"
+    )
     args = p.parse_args()
     device = init()
     lengths = np.clip(np.random.default_rng(0).lognormal(3.0, 0.7, args.samples), 1, 256)
@@ -80,9 +81,11 @@ def main() -> None:
             imbalance = float((per_step.max(0) / per_step.mean(0)).mean())
             waste = sum(s["padded"] - s["real"] for s in shares) / sum(s["real"] for s in shares)
             distinct = len(set().union(*(s["seen"] for s in shares)))
-            print(f"epoch {epoch}: steps per rank {sorted(steps)}, {distinct} distinct of "
-                  f"{len(dataset)}, padding waste {waste:.3f}, step imbalance {imbalance:.3f}",
-                  flush=True)
+            print(
+                f"epoch {epoch}: steps per rank {sorted(steps)}, {distinct} distinct of "
+                f"{len(dataset)}, padding waste {waste:.3f}, step imbalance {imbalance:.3f}",
+                flush=True,
+            )
     finish()
 
 

@@ -16,13 +16,18 @@ EXAMPLES = Path(__file__).parents[1] / "examples"
 
 #: script -> (fairshard names it needs, extra arguments, a line rank 0 must print)
 SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
-    "train_distributed.py": (("DistributedSampler",), ["--checkpoint", "CKPT"],
-                             "epoch 1: 2 ranks x 100 samples, 200 distinct of 200"),
+    "train_distributed.py": (
+        ("DistributedSampler",),
+        ["--checkpoint", "CKPT"],
+        "epoch 1: 2 ranks x 100 samples, 200 distinct of 200",
+    ),
     "train_balanced.py": (("ClassBalancedSampler", "LinearAnneal"), [], "epoch 1: class mix"),
-    "train_hard_examples.py": (("HardExampleSampler", "IndexedDataset"), [],
-                               "epoch 1: "),
-    "train_token_budget.py": (("TokenBudgetBatchSampler",), ["--max-tokens", "256"],
-                              "epoch 1: steps per rank ["),
+    "train_hard_examples.py": (("HardExampleSampler", "IndexedDataset"), [], "epoch 1: "),
+    "train_token_budget.py": (
+        ("TokenBudgetBatchSampler",),
+        ["--max-tokens", "256"],
+        "epoch 1: steps per rank [",
+    ),
     "stream_shards.py": (("ShardedIterable",), [], "epoch 1: 2 ranks x "),
 }
 
@@ -34,20 +39,36 @@ def test_example_runs_under_torchrun(script: str, tmp_path: Path) -> None:
     needs, extra, expected = SCRIPTS[script]
     missing = [n for n in needs if not hasattr(fairshard, n)]
     if missing:
-        pytest.skip(f"{script} needs fairshard.{', fairshard.'.join(missing)}, not in this "
-                    "fairshard yet")
+        pytest.skip(
+            f"{script} needs fairshard.{', fairshard.'.join(missing)}, not in this fairshard yet"
+        )
     ckpt = tmp_path / "state.pt"
     args = [str(ckpt) if a == "CKPT" else a for a in extra]
-    env = {**os.environ, "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(Path(fairshard.__file__).parents[1]),
-                                          os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(fairshard.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
     for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT", "MASTER_ADDR"):
         env.pop(name, None)
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
-           str(EXAMPLES / script), "--epochs", "2", "--samples", "200", "--batch-size", "16",
-           *args]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180,
-                          cwd=tmp_path)
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node=2",
+        str(EXAMPLES / script),
+        "--epochs",
+        "2",
+        "--samples",
+        "200",
+        "--batch-size",
+        "16",
+        *args,
+    ]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert expected in proc.stdout, proc.stdout
     if "CKPT" in extra:

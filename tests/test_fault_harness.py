@@ -27,13 +27,28 @@ def start(launch: int, gen: int, rank: int, resume: int) -> dict[str, Any]:
 
 
 def items(launch: int, gen: int, rank: int, step: int, *indices: int) -> dict[str, Any]:
-    return {"t": "items", "launch": launch, "gen": gen, "rank": rank, "epoch": 0, "step": step,
-            "indices": list(indices)}
+    return {
+        "t": "items",
+        "launch": launch,
+        "gen": gen,
+        "rank": rank,
+        "epoch": 0,
+        "step": step,
+        "indices": list(indices),
+    }
 
 
 def segment(launch: int, gen: int, step: int, padded: int = 0) -> dict[str, Any]:
-    return {"t": "segment", "launch": launch, "gen": gen, "rank": 0, "epoch": 0, "step": step,
-            "padded": padded, "dropped": 0}
+    return {
+        "t": "segment",
+        "launch": launch,
+        "gen": gen,
+        "rank": 0,
+        "epoch": 0,
+        "step": step,
+        "padded": padded,
+        "dropped": 0,
+    }
 
 
 def done(launch: int, gen: int, rank: int) -> dict[str, Any]:
@@ -43,11 +58,20 @@ def done(launch: int, gen: int, rank: int) -> dict[str, Any]:
 def history(resume: int, redo: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Two ranks: gen 0 does steps 1-2 (+ ``redo``), is killed; gen 1 resumes at ``resume``."""
     return [
-        start(0, 0, 0, 0), start(0, 0, 1, 0), segment(0, 0, 0),
-        items(0, 0, 0, 1, 0), items(0, 0, 1, 1, 1), *redo,
+        start(0, 0, 0, 0),
+        start(0, 0, 1, 0),
+        segment(0, 0, 0),
+        items(0, 0, 0, 1, 0),
+        items(0, 0, 1, 1, 1),
+        *redo,
         {"t": "kill", "launch": 0, "gen": 0, "rank": 1, "step": 2},
-        start(0, 1, 0, resume), start(0, 1, 1, resume), segment(0, 1, resume),
-        items(0, 1, 0, 2, 2), items(0, 1, 1, 2, 3), done(0, 1, 0), done(0, 1, 1),
+        start(0, 1, 0, resume),
+        start(0, 1, 1, resume),
+        segment(0, 1, resume),
+        items(0, 1, 0, 2, 2),
+        items(0, 1, 1, 2, 3),
+        done(0, 1, 0),
+        done(0, 1, 1),
     ]
 
 
@@ -63,10 +87,19 @@ def test_resuming_behind_the_checkpoint_is_a_repeat() -> None:
     # Gen 0 checkpointed step 2 (index 2 by rank 0 committed, rank 1 was killed
     # first); a sampler that resumes one item too early yields index 2 again.
     records = [
-        start(0, 0, 0, 0), start(0, 0, 1, 0), segment(0, 0, 0),
-        items(0, 0, 0, 1, 0), items(0, 0, 1, 1, 1), items(0, 0, 0, 2, 2),
-        start(0, 1, 0, 2), start(0, 1, 1, 2), segment(0, 1, 2),
-        items(0, 1, 0, 3, 2), items(0, 1, 1, 3, 3), done(0, 1, 0), done(0, 1, 1),
+        start(0, 0, 0, 0),
+        start(0, 0, 1, 0),
+        segment(0, 0, 0),
+        items(0, 0, 0, 1, 0),
+        items(0, 0, 1, 1, 1),
+        items(0, 0, 0, 2, 2),
+        start(0, 1, 0, 2),
+        start(0, 1, 1, 2),
+        segment(0, 1, 2),
+        items(0, 1, 0, 3, 2),
+        items(0, 1, 1, 3, 3),
+        done(0, 1, 0),
+        done(0, 1, 1),
     ]
     result = replay_records(records, FOUR, 4, 0, 1)
     assert (result.lost, result.repeated, result.redo, result.ok) == (0, 1, 0, False)
@@ -81,8 +114,9 @@ def test_lost_sample_detected() -> None:
 def test_declared_padding_is_exact() -> None:
     records = [*history(1, []), items(0, 1, 0, 3, 0)]
     assert replay_records(records, FOUR, 4, 0, 1).repeated == 1  # undeclared duplicate
-    records = [r if r["t"] != "segment" or r["gen"] != 1 else segment(0, 1, 1, padded=1)
-               for r in records]
+    records = [
+        r if r["t"] != "segment" or r["gen"] != 1 else segment(0, 1, 1, padded=1) for r in records
+    ]
     assert replay_records(records, FOUR, 4, 0, 1).ok  # the same duplicate, declared
 
 
@@ -97,8 +131,10 @@ def test_unfinished_job_and_foreign_index_flagged() -> None:
 def test_fault_plans_fit_and_increase(seed: int) -> None:
     spec = JobSpec(REGISTRY["distributed-pad-lazy"], kills=6, seed=seed)
     plan = plan_faults(spec, random.Random(seed))
-    events = sorted([(k["step"], "kill", k["launch"]) for k in plan["kills"]]
-                    + [(h["step"], "halt", h["launch"]) for h in plan["halts"]])
+    events = sorted(
+        [(k["step"], "kill", k["launch"]) for k in plan["kills"]]
+        + [(h["step"], "halt", h["launch"]) for h in plan["halts"]]
+    )
     steps = [e[0] for e in events]
     assert steps == sorted(set(steps)) and steps[-1] <= spec.min_steps()
     assert [e[2] for e in events] == sorted(e[2] for e in events)  # launches in order
@@ -139,8 +175,9 @@ def test_declared_tail_matches_what_the_ranks_take(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(n for n, f in REGISTRY.items() if f.expected is None))
 def test_every_family_survives_a_kill_and_a_shrink(name: str, tmp_path: Path) -> None:
-    spec = JobSpec(REGISTRY[name], kills=1, seed=5, worlds=(4, 3), dataset_size=23, epochs=2,
-                   every=2)
+    spec = JobSpec(
+        REGISTRY[name], kills=1, seed=5, worlds=(4, 3), dataset_size=23, epochs=2, every=2
+    )
     job = run_job(spec, tmp_path)
     assert job.ok, (job.problems, job.replay)
     assert job.replay.kills == 1
@@ -149,12 +186,20 @@ def test_every_family_survives_a_kill_and_a_shrink(name: str, tmp_path: Path) ->
 
 @pytest.mark.slow
 def test_sigkills_and_elastic_shrink_lose_and_repeat_nothing(tmp_path: Path) -> None:
-    spec = JobSpec(REGISTRY["distributed-pad-lazy"], kills=3, seed=11, worlds=(4, 3, 2),
-                   dataset_size=29, epochs=2, every=2)
+    spec = JobSpec(
+        REGISTRY["distributed-pad-lazy"],
+        kills=3,
+        seed=11,
+        worlds=(4, 3, 2),
+        dataset_size=29,
+        epochs=2,
+        every=2,
+    )
     job = run_job(spec, tmp_path)
     assert job.ok, (job.problems, job.replay)
     assert job.replay.kills == 3 and job.replay.halts == 2
     assert job.replay.generations == 3 + 3
     assert job.replay.lost == 0 and job.replay.repeated == 0
     assert [e.consumed for e in job.replay.epochs] == [
-        29 + e.padded - e.dropped for e in job.replay.epochs]
+        29 + e.padded - e.dropped for e in job.replay.epochs
+    ]

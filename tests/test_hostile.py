@@ -40,6 +40,7 @@ from fairshard._core.state import K_CHECKSUM, K_FORMAT, K_VERSION, seal
 
 N = 23
 
+
 def _quiet(build: Callable[[], Any]) -> Any:
     """Build a sampler and use up its once-only padding/drop warning (tested elsewhere)."""
     sampler = build()
@@ -54,28 +55,41 @@ def _quiet(build: Callable[[], Any]) -> Any:
 FACTORIES: dict[str, Callable[[int, int, int], Any]] = {
     "distributed-pad-lazy": lambda n, w, r: DistributedSampler(n, w, r, seed=5),
     "distributed-drop-torch": lambda n, w, r: DistributedSampler(
-        n, w, r, seed=5, drop_last=True, order="torch"),
+        n, w, r, seed=5, drop_last=True, order="torch"
+    ),
     "distributed-blocked": lambda n, w, r: DistributedSampler(n, w, r, seed=5, layout="blocked"),
     "eval": lambda n, w, r: DistributedEvalSampler(n, w, r),
     "weighted": lambda n, w, r: fairshard.WeightedSampler(
-        1.0 + np.arange(n) % 3, num_replicas=w, rank=r, seed=5),
+        1.0 + np.arange(n) % 3, num_replicas=w, rank=r, seed=5
+    ),
     "weighted-no-replacement": lambda n, w, r: fairshard.WeightedSampler(
-        1.0 + np.arange(n) % 3, n // 2, replacement=False, num_replicas=w, rank=r, seed=5),
+        1.0 + np.arange(n) % 3, n // 2, replacement=False, num_replicas=w, rank=r, seed=5
+    ),
     "class-balanced": lambda n, w, r: fairshard.ClassBalancedSampler(
-        np.arange(n) % 3, num_replicas=w, rank=r, seed=5),
-    "hard-example": lambda n, w, r: fairshard.HardExampleSampler(
-        n, num_replicas=w, rank=r, seed=5),
+        np.arange(n) % 3, num_replicas=w, rank=r, seed=5
+    ),
+    "hard-example": lambda n, w, r: fairshard.HardExampleSampler(n, num_replicas=w, rank=r, seed=5),
     "wrapped": lambda n, w, r: fairshard.ShardedSampler(
-        SequentialSampler(range(n)), num_replicas=w, rank=r, seed=5),
+        SequentialSampler(range(n)), num_replicas=w, rank=r, seed=5
+    ),
     "class-batch": lambda n, w, r: fairshard.ClassBatchSampler(
-        np.arange(n) % 3, 2, num_replicas=w, rank=r, seed=5),
+        np.arange(n) % 3, 2, num_replicas=w, rank=r, seed=5
+    ),
     "length-bucket": lambda n, w, r: fairshard.LengthBucketBatchSampler(
-        1 + np.arange(n) % 7, 3, num_replicas=w, rank=r, seed=5),
+        1 + np.arange(n) % 7, 3, num_replicas=w, rank=r, seed=5
+    ),
     "token-budget": lambda n, w, r: fairshard.TokenBudgetBatchSampler(
-        1 + np.arange(n) % 7, 16, num_replicas=w, rank=r, seed=5),
-    "batch-shard": lambda n, w, r: _quiet(lambda: fairshard.BatchShardSampler(
-        BatchSampler(SequentialSampler(range(n)), 4, False), num_replicas=w, rank=r, seed=5,
-        tail="drop")),
+        1 + np.arange(n) % 7, 16, num_replicas=w, rank=r, seed=5
+    ),
+    "batch-shard": lambda n, w, r: _quiet(
+        lambda: fairshard.BatchShardSampler(
+            BatchSampler(SequentialSampler(range(n)), 4, False),
+            num_replicas=w,
+            rank=r,
+            seed=5,
+            tail="drop",
+        )
+    ),
 }
 NAMES = sorted(FACTORIES)
 
@@ -121,20 +135,24 @@ BAD_SAMPLER_ARGS: list[tuple[dict[str, Any], type[Exception], str]] = [
 
 
 @pytest.mark.parametrize(("kwargs", "error", "match"), BAD_SAMPLER_ARGS)
-def test_distributed_sampler_rejects(kwargs: dict[str, Any], error: type[Exception],
-                                     match: str) -> None:
+def test_distributed_sampler_rejects(
+    kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
     args = {"dataset": N, "num_replicas": 2, "rank": 0, **kwargs}
     with pytest.raises(error, match=match):
         DistributedSampler(**args)
 
 
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"dataset": -3}, ConfigError, "dataset size must be >= 0"),
-    ({"dataset": [1, 2], "num_replicas": 0}, ConfigError, "num_replicas must be >= 1"),
-    ({"rank": 5}, ConfigError, "rank must be in"),
-    ({"shuffle": "yes"}, ConfigTypeError, "shuffle must be a bool"),
-    ({"seed": 0.5}, ConfigTypeError, "seed must be an int"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"dataset": -3}, ConfigError, "dataset size must be >= 0"),
+        ({"dataset": [1, 2], "num_replicas": 0}, ConfigError, "num_replicas must be >= 1"),
+        ({"rank": 5}, ConfigError, "rank must be in"),
+        ({"shuffle": "yes"}, ConfigTypeError, "shuffle must be a bool"),
+        ({"seed": 0.5}, ConfigTypeError, "seed must be an int"),
+    ],
+)
 def test_eval_sampler_rejects(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     args = {"dataset": N, "num_replicas": 2, "rank": 0, **kwargs}
     with pytest.raises(error, match=match):
@@ -145,32 +163,38 @@ def test_numpy_int_dataset_size_is_a_size() -> None:
     assert list(DistributedSampler(np.int64(6), 2, 1, shuffle=False)) == [1, 3, 5]
 
 
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"total": -1}, ConfigError, "total must be >= 0"),
-    ({"total": 1.5}, ConfigTypeError, "total must be an int"),
-    ({"total": math.nan}, ConfigTypeError, "total must be an int"),
-    ({"world_size": 0}, ConfigError, "world_size must be >= 1"),
-    ({"world_size": True}, ConfigTypeError, "world_size must be an int"),
-    ({"layout": "x"}, ConfigError, "layout must be one of"),
-    ({"tail": None}, ConfigError, "tail must be one of"),
-    ({"start": 11}, ConfigError, "start must be between 0 and 10"),
-    ({"start": -1}, ConfigError, "start must be between 0 and 10"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"total": -1}, ConfigError, "total must be >= 0"),
+        ({"total": 1.5}, ConfigTypeError, "total must be an int"),
+        ({"total": math.nan}, ConfigTypeError, "total must be an int"),
+        ({"world_size": 0}, ConfigError, "world_size must be >= 1"),
+        ({"world_size": True}, ConfigTypeError, "world_size must be an int"),
+        ({"layout": "x"}, ConfigError, "layout must be one of"),
+        ({"tail": None}, ConfigError, "tail must be one of"),
+        ({"start": 11}, ConfigError, "start must be between 0 and 10"),
+        ({"start": -1}, ConfigError, "start must be between 0 and 10"),
+    ],
+)
 def test_partition_rejects(kwargs: dict[str, Any], error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         Partition(**{"total": 10, "world_size": 2, **kwargs})
 
 
 # ---------------------------------------------------------------- methods
-@pytest.mark.parametrize(("epoch", "error", "match"), [
-    (-1, ConfigError, "epoch must be >= 0"),
-    (1.0, ConfigTypeError, "epoch must be an int"),
-    (True, ConfigTypeError, "epoch must be an int"),
-    (None, ConfigTypeError, "epoch must be an int"),
-    ("1", ConfigTypeError, "epoch must be an int"),
-    (math.nan, ConfigTypeError, "epoch must be an int"),
-    (math.inf, ConfigTypeError, "epoch must be an int"),
-])
+@pytest.mark.parametrize(
+    ("epoch", "error", "match"),
+    [
+        (-1, ConfigError, "epoch must be >= 0"),
+        (1.0, ConfigTypeError, "epoch must be an int"),
+        (True, ConfigTypeError, "epoch must be an int"),
+        (None, ConfigTypeError, "epoch must be an int"),
+        ("1", ConfigTypeError, "epoch must be an int"),
+        (math.nan, ConfigTypeError, "epoch must be an int"),
+        (math.inf, ConfigTypeError, "epoch must be an int"),
+    ],
+)
 def test_set_epoch_rejects(epoch: Any, error: type[Exception], match: str) -> None:
     sampler = DistributedSampler(N, 2, 0)
     with pytest.raises(error, match=match):
@@ -192,32 +216,39 @@ def make_two(rank: int, world_size: int) -> DistributedSampler:
     return DistributedSampler(N, world_size, rank)
 
 
-@pytest.mark.parametrize(("args", "kwargs", "error", "match"), [
-    ((None, 2), {}, ConfigTypeError, "make must be a callable"),
-    ((5, 2), {}, ConfigTypeError, "make must be a callable"),
-    ((make_two, 0), {}, ConfigError, "world_size must be >= 1"),
-    ((make_two, 1.5), {}, ConfigTypeError, "world_size must be an int"),
-    ((make_two, True), {}, ConfigTypeError, "world_size must be an int"),
-    ((make_two, 2), {"epochs": 0}, ConfigError, "epochs must be >= 1"),
-    ((make_two, 2), {"epochs": math.nan}, ConfigTypeError, "epochs must be an int"),
-    ((make_two, 2), {"dataset_size": -1}, ConfigError, "dataset_size must be >= 0"),
-    ((make_two, 2), {"dataset_size": "23"}, ConfigTypeError, "dataset_size must be an int"),
-    ((make_two, 2), {"first": -1}, ConfigError, "first must be >= 0"),
-])
-def test_simulate_rejects(args: tuple[Any, ...], kwargs: dict[str, Any], error: type[Exception],
-                          match: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        ((None, 2), {}, ConfigTypeError, "make must be a callable"),
+        ((5, 2), {}, ConfigTypeError, "make must be a callable"),
+        ((make_two, 0), {}, ConfigError, "world_size must be >= 1"),
+        ((make_two, 1.5), {}, ConfigTypeError, "world_size must be an int"),
+        ((make_two, True), {}, ConfigTypeError, "world_size must be an int"),
+        ((make_two, 2), {"epochs": 0}, ConfigError, "epochs must be >= 1"),
+        ((make_two, 2), {"epochs": math.nan}, ConfigTypeError, "epochs must be an int"),
+        ((make_two, 2), {"dataset_size": -1}, ConfigError, "dataset_size must be >= 0"),
+        ((make_two, 2), {"dataset_size": "23"}, ConfigTypeError, "dataset_size must be an int"),
+        ((make_two, 2), {"first": -1}, ConfigError, "first must be >= 0"),
+    ],
+)
+def test_simulate_rejects(
+    args: tuple[Any, ...], kwargs: dict[str, Any], error: type[Exception], match: str
+) -> None:
     with pytest.raises(error, match=match):
         simulate(*args, **kwargs)
 
 
-@pytest.mark.parametrize(("sampler", "timeout", "error", "match"), [
-    (None, 1.0, ConfigTypeError, "verify\\(\\) needs a fairshard sampler"),
-    ([1, 2], 1.0, ConfigTypeError, "verify\\(\\) needs a fairshard sampler"),
-    (DistributedSampler(N, 2, 0), -1.0, ConfigError, "timeout must be > 0.0"),
-    (DistributedSampler(N, 2, 0), 0, ConfigError, "timeout must be > 0.0"),
-    (DistributedSampler(N, 2, 0), math.nan, ConfigError, "timeout must be finite"),
-    (DistributedSampler(N, 2, 0), "5", ConfigTypeError, "timeout must be a number"),
-])
+@pytest.mark.parametrize(
+    ("sampler", "timeout", "error", "match"),
+    [
+        (None, 1.0, ConfigTypeError, "verify\\(\\) needs a fairshard sampler"),
+        ([1, 2], 1.0, ConfigTypeError, "verify\\(\\) needs a fairshard sampler"),
+        (DistributedSampler(N, 2, 0), -1.0, ConfigError, "timeout must be > 0.0"),
+        (DistributedSampler(N, 2, 0), 0, ConfigError, "timeout must be > 0.0"),
+        (DistributedSampler(N, 2, 0), math.nan, ConfigError, "timeout must be finite"),
+        (DistributedSampler(N, 2, 0), "5", ConfigTypeError, "timeout must be a number"),
+    ],
+)
 def test_verify_rejects(sampler: Any, timeout: Any, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         verify(sampler, timeout=timeout)
@@ -284,10 +315,14 @@ def assert_coherent(sampler: Any, n: int) -> None:
 
 
 plain = st.recursive(
-    st.none() | st.booleans() | st.integers(-(1 << 70), 1 << 70) | st.text(max_size=5)
+    st.none()
+    | st.booleans()
+    | st.integers(-(1 << 70), 1 << 70)
+    | st.text(max_size=5)
     | st.floats(allow_nan=True, allow_infinity=True),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
-                                                               max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 junk = plain | st.sets(st.integers(), max_size=2) | st.binary(max_size=3) | st.builds(object)
@@ -303,8 +338,9 @@ def test_missing_extra_and_retyped_entries_rejected(name: str, data: st.DataObje
     if action == "delete":
         del bad[key]
     elif action == "add":
-        bad[data.draw(st.text(min_size=1, max_size=6).filter(lambda k: k not in state))] = \
+        bad[data.draw(st.text(min_size=1, max_size=6).filter(lambda k: k not in state))] = (
             data.draw(junk)
+        )
     else:
         bad[key] = data.draw(junk)
         assume(type(bad[key]) is not type(state[key]) or bad[key] != state[key])
@@ -327,8 +363,9 @@ def test_resealed_junk_rejected_or_coherent(name: str, data: st.DataObject) -> N
     key = data.draw(st.sampled_from(sorted(body)))
     if key in ("config", "extra") and data.draw(st.booleans()):
         inner = dict(body[key])
-        inner[data.draw(st.sampled_from(sorted(inner) or ["x"]) | st.text(max_size=4))] = \
-            data.draw(plain)
+        inner[data.draw(st.sampled_from(sorted(inner) or ["x"]) | st.text(max_size=4))] = data.draw(
+            plain
+        )
         body[key] = inner
     else:
         body[key] = data.draw(plain | st.integers(-5, 40))
@@ -351,11 +388,17 @@ IMPOSSIBLE: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]], str]] = 
     ("float steps", lambda b: {**b, "steps": 1.0}, "has type float"),
     ("other seed", lambda b: {**b, "seed": b["seed"] + 1}, "saved with seed="),
     ("other config", lambda b: {**b, "config": {**b["config"], "n": N + 1}}, "saved with n="),
-    ("array in config", lambda b: {**b, "config": {**b["config"], "n": np.arange(3)}},
-     "saved with n="),
+    (
+        "array in config",
+        lambda b: {**b, "config": {**b["config"], "n": np.arange(3)}},
+        "saved with n=",
+    ),
     ("missing config field", lambda b: {**b, "config": {}}, "saved with"),
-    ("learned state it never saves", lambda b: {**b, "extra": {**b["extra"], "bogus": [1.0]}},
-     r"\['extra'\]"),
+    (
+        "learned state it never saves",
+        lambda b: {**b, "extra": {**b["extra"], "bogus": [1.0]}},
+        r"\['extra'\]",
+    ),
     ("other kind", lambda b: {**b, "kind": "SomeOtherSampler"}, "saved by a SomeOtherSampler"),
     ("future version", lambda b: {**seal(b), "version": 2}, "version=2"),
 ]
@@ -370,6 +413,7 @@ def test_resealed_impossible_values_rejected(
     bad = edit(body_of(state))
     if label == "future version":  # re-sealed with the checksum a newer writer would compute
         from fairshard._core.state import digest
+
         bad = {**bad, K_CHECKSUM: digest({k: v for k, v in bad.items() if k != K_CHECKSUM})}
     else:
         bad = seal(bad)

@@ -60,8 +60,9 @@ def _assert_bounded(results: list[object], waiting: tuple[int, ...]) -> None:
 
 @pytest.mark.parametrize("mode", ["absent", "dead"])
 def test_verify_is_bounded_by_its_timeout(mode: str) -> None:
-    results = run_ranks(_absent_or_dead, 3, mode, timeout=60.0, pg_timeout=30.0,
-                        allow_failures=True)
+    results = run_ranks(
+        _absent_or_dead, 3, mode, timeout=60.0, pg_timeout=30.0, allow_failures=True
+    )
     _assert_bounded(results, (0, 2))
     for rank in (0, 2):
         assert "did not reach the same call" in results[rank][0]
@@ -71,8 +72,9 @@ def test_verify_is_bounded_by_its_timeout(mode: str) -> None:
 
 def _hard_example_sync_with_a_dead_peer(rank: int, world_size: int) -> tuple[str, float]:
     """Every rank records losses; rank 1 dies before the epoch boundary's all-gather."""
-    sampler = HardExampleSampler(40, num_replicas=world_size, rank=rank, seed=3,
-                                 sync_timeout=TIMEOUT)
+    sampler = HardExampleSampler(
+        40, num_replicas=world_size, rank=rank, seed=3, sync_timeout=TIMEOUT
+    )
     indices = list(sampler)[:4]
     sampler.record(indices, [1.0] * len(indices))
     if rank == 1:
@@ -81,7 +83,8 @@ def _hard_example_sync_with_a_dead_peer(rank: int, world_size: int) -> tuple[str
 
 
 def test_hard_example_sync_is_bounded_by_its_timeout() -> None:
-    results = run_ranks(_hard_example_sync_with_a_dead_peer, 3, timeout=60.0, pg_timeout=30.0,
-                        allow_failures=True)
+    results = run_ranks(
+        _hard_example_sync_with_a_dead_peer, 3, timeout=60.0, pg_timeout=30.0, allow_failures=True
+    )
     _assert_bounded(results, (0, 2))
     assert isinstance(results[1], RankFailure) and "died" in results[1]

@@ -48,14 +48,22 @@ def test_shard_size_error_names_the_shard() -> None:
         ShardedIterable([[1], [2]], mode="shard", shard_sizes=[1, -1], num_replicas=1, rank=0)
 
 
-@pytest.mark.parametrize(("policy", "match"), [("pad", "cannot pad ranks"),
-                                                ("drop", "gives every rank 0 items")])
+@pytest.mark.parametrize(
+    ("policy", "match"), [("pad", "cannot pad ranks"), ("drop", "gives every rank 0 items")]
+)
 def test_shard_mode_with_an_empty_rank_is_refused_in_len_and_iteration(
     policy: str, match: str
 ) -> None:
     for rank in (0, 1):
-        data = ShardedIterable([[1, 2, 3], []], mode="shard", shard_sizes=[3, 0], policy=policy,
-                               num_replicas=2, rank=rank, shuffle_shards=False)
+        data = ShardedIterable(
+            [[1, 2, 3], []],
+            mode="shard",
+            shard_sizes=[3, 0],
+            policy=policy,
+            num_replicas=2,
+            rank=rank,
+            shuffle_shards=False,
+        )
         with pytest.raises(ConfigError, match=match):
             len(data)
         with pytest.raises(ConfigError, match=match):

@@ -73,4 +73,3 @@ __all__ = [
     "stop_together",
     "verify",
 ]
-

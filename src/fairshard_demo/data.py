@@ -56,8 +56,9 @@ class DigitsSplit:
 
     def save(self, path: Path) -> None:
         """Write the arrays to an ``.npz`` file (what the ranks read)."""
-        np.savez(path, train_x=self.train_x, train_y=self.train_y,
-                 test_x=self.test_x, test_y=self.test_y)
+        np.savez(
+            path, train_x=self.train_x, train_y=self.train_y, test_x=self.test_x, test_y=self.test_y
+        )
 
     @classmethod
     def load(cls, path: Path) -> DigitsSplit:
@@ -82,8 +83,12 @@ def long_tailed_counts(head: int, imbalance: float, num_classes: int = NUM_CLASS
 
 
 def make_split(
-    x: NDArray[np.floating], y: NDArray[np.integer], *, seed: int = 0,
-    test_per_class: int = 30, imbalance: float = 50.0,
+    x: NDArray[np.floating],
+    y: NDArray[np.integer],
+    *,
+    seed: int = 0,
+    test_per_class: int = 30,
+    imbalance: float = 50.0,
 ) -> DigitsSplit:
     """Split ``(x, y)`` into a long-tailed training set and a balanced test set.
 
@@ -135,5 +140,6 @@ def load_long_tailed_digits(
     except ImportError as exc:
         raise ImportError(missing_extra_message("scikit-learn")) from exc
     digits = load_digits()
-    return make_split(digits.data, digits.target, seed=seed, test_per_class=test_per_class,
-                      imbalance=imbalance)
+    return make_split(
+        digits.data, digits.target, seed=seed, test_per_class=test_per_class, imbalance=imbalance
+    )

@@ -35,8 +35,14 @@ class LaunchError(RuntimeError):
 def torchrun_command(nproc: int, script_args: Sequence[str]) -> list[str]:
     """The command line that runs the training script on ``nproc`` local ranks."""
     return [
-        sys.executable, "-m", "torch.distributed.run", "--standalone",
-        f"--nproc-per-node={nproc}", "-m", "fairshard_demo.train", *script_args,
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={nproc}",
+        "-m",
+        "fairshard_demo.train",
+        *script_args,
     ]
 
 
@@ -96,13 +102,17 @@ class Progress:
             width = 20
             bar = "#" * (width * done // fields["epochs"])
             check = "ok" if fields["coverage_ok"] else "FAILED"
-            text = (f"  {method:<9} [{bar:<{width}}] epoch {done}/{fields['epochs']}  "
-                    f"loss {fields['loss']:.3f}  balanced acc {fields['balanced_accuracy']:.3f}  "
-                    f"coverage {check}")
+            text = (
+                f"  {method:<9} [{bar:<{width}}] epoch {done}/{fields['epochs']}  "
+                f"loss {fields['loss']:.3f}  balanced acc {fields['balanced_accuracy']:.3f}  "
+                f"coverage {check}"
+            )
             self._write(text, final=not self.tty or done == fields["epochs"])
         elif kind == "checkpoint":
-            self.note(f"  {method:<9} checkpoint in epoch {fields['epoch']} after "
-                      f"{fields['steps']} samples per rank")
+            self.note(
+                f"  {method:<9} checkpoint in epoch {fields['epoch']} after "
+                f"{fields['steps']} samples per rank"
+            )
         elif kind == "resume":
             check = "ok" if fields["coverage_ok"] else "FAILED"
             self.note(f"  {method:<9} resumed epoch {fields['epoch']}: coverage {check}")
@@ -117,8 +127,12 @@ def run_torchrun(cmd: Sequence[str], progress: Progress, *, timeout: float) -> N
     """
     timed_out = threading.Event()
     with subprocess.Popen(
-        list(cmd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=child_env(), start_new_session=True,
+        list(cmd),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=child_env(),
+        start_new_session=True,
     ) as proc:
 
         def stop() -> None:
@@ -133,7 +147,7 @@ def run_torchrun(cmd: Sequence[str], progress: Progress, *, timeout: float) -> N
             for raw in proc.stdout:
                 line = raw.rstrip("\n")
                 if line.startswith(PROGRESS_PREFIX):
-                    progress.event(json.loads(line[len(PROGRESS_PREFIX):]))
+                    progress.event(json.loads(line[len(PROGRESS_PREFIX) :]))
                 elif line.strip():
                     progress.log(line)
             code = proc.wait()

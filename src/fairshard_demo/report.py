@@ -21,8 +21,9 @@ def _strip(verdict: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in verdict.items() if k != "index_counts"}
 
 
-def build_summary(train: dict[str, Any], resume: dict[str, Any] | None,
-                  config: dict[str, Any]) -> dict[str, Any]:
+def build_summary(
+    train: dict[str, Any], resume: dict[str, Any] | None, config: dict[str, Any]
+) -> dict[str, Any]:
     """The summary written to ``summary.json`` (see the module docstring)."""
     methods: dict[str, Any] = {}
     for name, result in train["methods"].items():
@@ -57,8 +58,12 @@ def build_summary(train: dict[str, Any], resume: dict[str, Any] | None,
     ok = all(m["coverage_ok_every_epoch"] for m in methods.values()) and all(
         r["ok"] for r in resumed.values()
     )
-    return {"ok": ok, "config": {**config, "backend": train["backend"]},
-            "methods": methods, "resume": resumed}
+    return {
+        "ok": ok,
+        "config": {**config, "backend": train["backend"]},
+        "methods": methods,
+        "resume": resumed,
+    }
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -69,7 +74,8 @@ def table(summary: dict[str, Any]) -> str:
         f"seed {cfg['seed']}; training classes {cfg['train_class_counts']} (long tail), "
         f"test {cfg['test_per_class']} per class (balanced)",
         "",
-        f"{'method':<10}{'bal.acc':>8}{'acc':>7}  " + "".join(f"{c:>5}" for c in range(NUM_CLASSES))
+        f"{'method':<10}{'bal.acc':>8}{'acc':>7}  "
+        + "".join(f"{c:>5}" for c in range(NUM_CLASSES))
         + "   coverage every epoch",
     ]
     for name, m in summary["methods"].items():
@@ -80,8 +86,9 @@ def table(summary: dict[str, Any]) -> str:
             cover = f"disjoint shares of the {m['samples_per_epoch']}-draw plan"
         else:
             cover = "FAILED"
-        lines.append(f"{name:<10}{m['balanced_accuracy']:8.3f}{m['accuracy']:7.3f}  {recall}   "
-                     f"{cover}")
+        lines.append(
+            f"{name:<10}{m['balanced_accuracy']:8.3f}{m['accuracy']:7.3f}  {recall}   {cover}"
+        )
     lines.append(f"{'':<27}(per-class recall, classes 0..9, head to tail)")
     for name, r in summary["resume"].items():
         verdict = "same samples as the uninterrupted epoch" if r["ok"] else "FAILED"
@@ -109,8 +116,12 @@ def plot(summary: dict[str, Any], folder: Path) -> list[Path]:
     width = 0.8 / max(len(methods), 1)
     for i, (name, m) in enumerate(methods.items()):
         xs = [c + (i - (len(methods) - 1) / 2) * width for c in range(NUM_CLASSES)]
-        ax.bar(xs, m["per_class_recall"], width,
-               label=f"{name} (balanced acc {m['balanced_accuracy']:.2f})")
+        ax.bar(
+            xs,
+            m["per_class_recall"],
+            width,
+            label=f"{name} (balanced acc {m['balanced_accuracy']:.2f})",
+        )
     ax.set_xticks(range(NUM_CLASSES))
     ax.set_xlabel("class (training images decrease left to right)")
     ax.set_ylabel("recall on the balanced test split")
@@ -138,8 +149,12 @@ def plot(summary: dict[str, Any], folder: Path) -> list[Path]:
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for name, m in methods.items():
-        ax.plot([e["epoch"] for e in m["epochs"]],
-                [e["balanced_accuracy"] for e in m["epochs"]], marker=".", label=name)
+        ax.plot(
+            [e["epoch"] for e in m["epochs"]],
+            [e["balanced_accuracy"] for e in m["epochs"]],
+            marker=".",
+            label=name,
+        )
     ax.set_xlabel("epoch")
     ax.set_ylabel("balanced accuracy")
     ax.legend()

@@ -102,18 +102,26 @@ class Job:
         )
         truth = self.data.test_y
         recall = [float(np.mean(predicted[truth == c] == c)) for c in range(NUM_CLASSES)]
-        return {"per_class_recall": recall, "balanced_accuracy": float(np.mean(recall)),
-                "accuracy": float(np.mean(predicted == truth))}
+        return {
+            "per_class_recall": recall,
+            "balanced_accuracy": float(np.mean(recall)),
+            "accuracy": float(np.mean(predicted == truth)),
+        }
 
     def class_mix(self, observed: Sequence[Sequence[int]]) -> list[list[int]]:
         """(world, classes) counts of the classes each rank saw."""
         y = self.data.train_y
-        return [np.bincount(y[np.asarray(o, dtype=np.int64)], minlength=NUM_CLASSES).tolist()
-                for o in observed]
+        return [
+            np.bincount(y[np.asarray(o, dtype=np.int64)], minlength=NUM_CLASSES).tolist()
+            for o in observed
+        ]
 
 
 def _step(
-    model: nn.Module, opt: torch.optim.Optimizer, sampler: Any, batch: Sequence[torch.Tensor],
+    model: nn.Module,
+    opt: torch.optim.Optimizer,
+    sampler: Any,
+    batch: Sequence[torch.Tensor],
     device: torch.device,
 ) -> tuple[list[int], float]:
     """One optimizer step; returns the batch's indices and summed loss."""
@@ -165,29 +173,61 @@ def run_method(job: Job, method: str) -> dict[str, Any]:
             class_mix["first" if epoch == 0 else "last"] = job.class_mix(observed)
         if not last:
             verdict.pop("index_counts")
-        epochs.append({"epoch": epoch, "loss": mean_loss, "coverage": verdict,
-                       "balanced_accuracy": scores["balanced_accuracy"]})
-        job.event(kind="epoch", method=method, epoch=epoch, epochs=args.epochs,
-                  loss=mean_loss, balanced_accuracy=scores["balanced_accuracy"],
-                  coverage_ok=verdict["ok"])
-    return {"method": method, "world_size": job.world, "epochs": epochs,
-            "final": scores, "class_mix": class_mix, "samples_per_epoch": len(plan),
-            "checkpointed": checkpointed}
+        epochs.append(
+            {
+                "epoch": epoch,
+                "loss": mean_loss,
+                "coverage": verdict,
+                "balanced_accuracy": scores["balanced_accuracy"],
+            }
+        )
+        job.event(
+            kind="epoch",
+            method=method,
+            epoch=epoch,
+            epochs=args.epochs,
+            loss=mean_loss,
+            balanced_accuracy=scores["balanced_accuracy"],
+            coverage_ok=verdict["ok"],
+        )
+    return {
+        "method": method,
+        "world_size": job.world,
+        "epochs": epochs,
+        "final": scores,
+        "class_mix": class_mix,
+        "samples_per_epoch": len(plan),
+        "checkpointed": checkpointed,
+    }
 
 
-def save_checkpoint(job: Job, method: str, sampler: Any, model: DistributedDataParallel,
-                    opt: torch.optim.Optimizer, epoch: int, seen: list[int]) -> None:
+def save_checkpoint(
+    job: Job,
+    method: str,
+    sampler: Any,
+    model: DistributedDataParallel,
+    opt: torch.optim.Optimizer,
+    epoch: int,
+    seen: list[int],
+) -> None:
     """Gather what every rank saw so far and save rank 0's states (a collective)."""
     observed = all_gather_objects(seen)
     if job.rank != 0:
         return
     folder = job.output / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
-    torch.save({
-        "method": method, "epoch": epoch, "world_size": job.world,
-        "sampler": sampler.state_dict(), "model": model.module.state_dict(),
-        "optimizer": opt.state_dict(), "observed": observed,
-    }, folder / f"{method}.pt")
+    torch.save(
+        {
+            "method": method,
+            "epoch": epoch,
+            "world_size": job.world,
+            "sampler": sampler.state_dict(),
+            "model": model.module.state_dict(),
+            "optimizer": opt.state_dict(),
+            "observed": observed,
+        },
+        folder / f"{method}.pt",
+    )
     job.event(kind="checkpoint", method=method, epoch=epoch, steps=len(seen))
 
 
@@ -213,15 +253,23 @@ def resume_method(job: Job, method: str) -> dict[str, Any]:
         loss_sum += loss
     observed, _ = _gather_epoch(seen, loss_sum)
     before: list[list[int]] = ckpt["observed"]
-    saved = Partition(len(sampler.plan(epoch)), int(ckpt["world_size"]), sampler.layout,
-                      sampler.tail)
+    saved = Partition(
+        len(sampler.plan(epoch)), int(ckpt["world_size"]), sampler.layout, sampler.tail
+    )
     segments = [CoverageSegment(saved, before), CoverageSegment(part, observed, begin=begin)]
     verdict = check_coverage(sampler.plan(epoch), segments, len(job.train))
     scores = job.evaluate(model)
     job.event(kind="resume", method=method, epoch=epoch, coverage_ok=verdict["ok"])
-    return {"method": method, "epoch": epoch, "saved_world_size": int(ckpt["world_size"]),
-            "world_size": job.world, "steps_before": len(before[0]),
-            "steps_after": len(observed[0]), "coverage": verdict, "final": scores}
+    return {
+        "method": method,
+        "epoch": epoch,
+        "saved_world_size": int(ckpt["world_size"]),
+        "world_size": job.world,
+        "steps_before": len(before[0]),
+        "steps_after": len(observed[0]),
+        "coverage": verdict,
+        "final": scores,
+    }
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -234,8 +282,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=16, help="per rank")
     p.add_argument("--lr", type=float, default=0.05)
-    p.add_argument("--resume", action="store_true",
-                   help="finish the checkpointed epochs instead of training from scratch")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish the checkpointed epochs instead of training from scratch",
+    )
     return p.parse_args(argv)
 
 

@@ -113,8 +113,9 @@ def test_equal_steps_for_any_batch_list(sizes: list[int], world: int, tail: Any)
     batches = [list(range(a, b)) for a, b in itertools.pairwise(bounds.tolist())]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateConfigWarning)
-        ranks = [BatchShardSampler(batches, num_replicas=world, rank=r, tail=tail)
-                 for r in range(world)]
+        ranks = [
+            BatchShardSampler(batches, num_replicas=world, rank=r, tail=tail) for r in range(world)
+        ]
         if tail == "drop" and 0 < len(batches) < world:  # every rank would get 0 steps
             with pytest.raises(ConfigError, match="gives every rank 0 steps"):
                 list(ranks[0])

@@ -27,8 +27,14 @@ class TestClassBatchPKRecycleStrings(SamplerContract):
 
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
-            NAMES, 3, classes_per_batch=3, policy="recycle", num_replicas=world_size,
-            rank=rank, seed=5, **kw
+            NAMES,
+            3,
+            classes_per_batch=3,
+            policy="recycle",
+            num_replicas=world_size,
+            rank=rank,
+            seed=5,
+            **kw,
         )
 
 
@@ -37,8 +43,14 @@ class TestClassBatchMappingDrop(SamplerContract):
 
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
-            LABELS, {0: 3, 4: 2}, policy="recycle", num_batches=41, num_replicas=world_size,
-            rank=rank, tail="drop", **kw
+            LABELS,
+            {0: 3, 4: 2},
+            policy="recycle",
+            num_batches=41,
+            num_replicas=world_size,
+            rank=rank,
+            tail="drop",
+            **kw,
         )
 
 
@@ -61,12 +73,19 @@ def test_exact_composition_no_repeats_len_matches(
     usable = sorted(counts)
     if min(counts.values()) < k or (p is not None and p > len(usable)):
         with pytest.raises(ConfigError):
-            ClassBatchSampler(labels, k, classes_per_batch=p, policy=policy, num_replicas=1,
-                              rank=0)
+            ClassBatchSampler(labels, k, classes_per_batch=p, policy=policy, num_replicas=1, rank=0)
         return
     ranks = [
-        ClassBatchSampler(labels, k, classes_per_batch=p, policy=policy, num_replicas=world,
-                          rank=r, seed=seed, tail=tail)
+        ClassBatchSampler(
+            labels,
+            k,
+            classes_per_batch=p,
+            policy=policy,
+            num_replicas=world,
+            rank=r,
+            seed=seed,
+            tail=tail,
+        )
         for r in range(world)
     ]
     plan = ranks[0].plan()
@@ -105,11 +124,11 @@ def test_recycle_uses_every_sample_of_the_largest_class_once() -> None:
 
 
 def test_num_batches_and_pk_defaults() -> None:
-    s = ClassBatchSampler(LABELS, 2, classes_per_batch=3, policy="recycle", num_batches=7,
-                          num_replicas=1, rank=0)
+    s = ClassBatchSampler(
+        LABELS, 2, classes_per_batch=3, policy="recycle", num_batches=7, num_replicas=1, rank=0
+    )
     assert len(s) == 7 == len(list(s))
-    d = ClassBatchSampler(LABELS, 2, classes_per_batch=3, policy="recycle", num_replicas=1,
-                          rank=0)
+    d = ClassBatchSampler(LABELS, 2, classes_per_batch=3, policy="recycle", num_replicas=1, rank=0)
     assert len(d) == -(-LABELS.size // 6)
 
 
@@ -132,24 +151,49 @@ def test_tensor_and_string_labels() -> None:
 @pytest.mark.parametrize(
     ("labels", "spc", "kwargs", "error", "match"),
     [
-        ([0, 0, 1], 2, {}, ConfigError,
-         r"class 1 has 1 sample\(s\) but samples_per_class asks for 2 per batch"),
+        (
+            [0, 0, 1],
+            2,
+            {},
+            ConfigError,
+            r"class 1 has 1 sample\(s\) but samples_per_class asks for 2 per batch",
+        ),
         (["a", "a", "b"], {"b": 3}, {}, ConfigError, r"class 'b' has 1 sample\(s\).*asks for 3"),
         ([0, 1], {7: 1}, {}, ConfigError, "samples_per_class names class 7, which no label has"),
         ([0, 1], {0: 0}, {}, ConfigError, r"samples_per_class\[0\] must be >= 1"),
         ([0, 1], {}, {}, ConfigError, "empty mapping"),
         ([0, 1], 0, {}, ConfigError, "samples_per_class must be >= 1"),
         ([0, 1], 1.5, {}, ConfigTypeError, "samples_per_class must be an int"),
-        ([0, 1], 1, {"classes_per_batch": 3}, ConfigError,
-         "classes_per_batch must be between 1 and 2"),
+        (
+            [0, 1],
+            1,
+            {"classes_per_batch": 3},
+            ConfigError,
+            "classes_per_batch must be between 1 and 2",
+        ),
         ([0, 1], 1, {"policy": "cycle"}, ConfigError, "policy must be one of"),
         ([0, 1], 1, {"num_batches": 5}, ConfigError, "num_batches=5 sets the epoch length"),
-        ([0, 1], 1, {"policy": "recycle", "num_batches": 0}, ConfigError,
-         "num_batches must be >= 1"),
-        ([0.5, 1.0], 1, {}, ConfigTypeError,
-         r"labels must be all ints or all strings, got labels\[0\]=0.5 \(float\)"),
-        (np.array([0.5, 1.0]), 1, {}, ConfigTypeError,
-         "labels must hold ints or strings, got dtype"),
+        (
+            [0, 1],
+            1,
+            {"policy": "recycle", "num_batches": 0},
+            ConfigError,
+            "num_batches must be >= 1",
+        ),
+        (
+            [0.5, 1.0],
+            1,
+            {},
+            ConfigTypeError,
+            r"labels must be all ints or all strings, got labels\[0\]=0.5 \(float\)",
+        ),
+        (
+            np.array([0.5, 1.0]),
+            1,
+            {},
+            ConfigTypeError,
+            "labels must hold ints or strings, got dtype",
+        ),
         ([0, "a"], 1, {}, ConfigTypeError, r"labels must be all ints or all strings.*labels\[1\]"),
         ([True, False], 1, {}, ConfigTypeError, "labels must be all ints or all strings"),
         ([[0, 1]], 1, {}, ConfigError, r"labels must be 1-D.*shape \(1, 2\)"),

@@ -29,8 +29,14 @@ class TestLengthBucketDrop(SamplerContract):
 
     def make(self, rank: int, world_size: int, **kw: Any) -> LengthBucketBatchSampler:
         return LengthBucketBatchSampler(
-            LENGTHS.astype(float) / 10, 16, drop_last=True, num_replicas=world_size, rank=rank,
-            tail="drop", balance_run=None, **kw
+            LENGTHS.astype(float) / 10,
+            16,
+            drop_last=True,
+            num_replicas=world_size,
+            rank=rank,
+            tail="drop",
+            balance_run=None,
+            **kw,
         )
 
 
@@ -46,8 +52,15 @@ def test_every_item_once_and_equal_steps(
     lengths: list[int], batch_size: int, factor: int, world: int, tail: Any, seed: int
 ) -> None:
     ranks = [
-        LengthBucketBatchSampler(lengths, batch_size, mega_batch_factor=factor,
-                                 num_replicas=world, rank=r, seed=seed, tail=tail)
+        LengthBucketBatchSampler(
+            lengths,
+            batch_size,
+            mega_batch_factor=factor,
+            num_replicas=world,
+            rank=r,
+            seed=seed,
+            tail=tail,
+        )
         for r in range(world)
     ]
     plan = ranks[0].plan()
@@ -93,7 +106,8 @@ def test_plan_does_not_depend_on_world_size() -> None:
     a = LengthBucketBatchSampler(LENGTHS, 8, num_replicas=2, rank=0, seed=4).plan()
     b = LengthBucketBatchSampler(LENGTHS, 8, num_replicas=7, rank=3, seed=4).plan()
     assert Counter(map(tuple, a.items(np.arange(len(a))))) == Counter(
-        map(tuple, b.items(np.arange(len(b)))))
+        map(tuple, b.items(np.arange(len(b))))
+    )
     assert np.array_equal(a.flat, b.flat)
 
 

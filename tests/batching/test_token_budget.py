@@ -26,8 +26,15 @@ class TestTokenBudgetSumDrop(SamplerContract):
 
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(
-            LENGTHS, 2000, cost="sum", max_batch_size=64, num_replicas=world_size, rank=rank,
-            tail="drop", seed=11, **kw
+            LENGTHS,
+            2000,
+            cost="sum",
+            max_batch_size=64,
+            num_replicas=world_size,
+            rank=rank,
+            tail="drop",
+            seed=11,
+            **kw,
         )
 
 
@@ -50,8 +57,16 @@ def test_never_over_budget_every_item_once_equal_steps(
     if cost is _square_cost:
         budget *= 100  # the longest item (100) costs 10000 alone
     ranks = [
-        TokenBudgetBatchSampler(lengths, budget, max_batch_size=cap, cost=cost,
-                                num_replicas=world, rank=r, seed=seed, tail=tail)
+        TokenBudgetBatchSampler(
+            lengths,
+            budget,
+            max_batch_size=cap,
+            cost=cost,
+            num_replicas=world,
+            rank=r,
+            seed=seed,
+            tail=tail,
+        )
         for r in range(world)
     ]
     plan = ranks[0].plan()
@@ -89,8 +104,9 @@ def test_oversized_item_is_an_error_naming_index_and_length() -> None:
 
 def test_skip_oversized_counts_and_warns() -> None:
     with pytest.warns(DegenerateConfigWarning, match="skipping 2 item"):
-        s = TokenBudgetBatchSampler([5, 6, 50, 7, 60], 40, skip_oversized=True,
-                                    num_replicas=1, rank=0)
+        s = TokenBudgetBatchSampler(
+            [5, 6, 50, 7, 60], 40, skip_oversized=True, num_replicas=1, rank=0
+        )
     assert s.num_skipped == 2
     assert sorted(flat(s)) == [0, 1, 3]
 
@@ -115,8 +131,12 @@ def test_callable_cost_oversized_uses_the_cost() -> None:
 )
 def test_bad_inputs(lengths: Any, kwargs: dict[str, Any], error: type, match: str) -> None:
     args = {"max_tokens": 10, **kwargs}
-    with pytest.warns(DegenerateConfigWarning) if kwargs.get("skip_oversized") is True else \
-            _nothing(), pytest.raises(error, match=match):
+    with (
+        pytest.warns(DegenerateConfigWarning)
+        if kwargs.get("skip_oversized") is True
+        else _nothing(),
+        pytest.raises(error, match=match),
+    ):
         TokenBudgetBatchSampler(lengths, num_replicas=1, rank=0, **args)
 
 

@@ -15,13 +15,49 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
     return code, json.loads(capsys.readouterr().out)
 
 
-TOP_KEYS = {"schema", "version", "sampler", "world_size", "dataset_size", "num_epochs",
-            "num_classes", "set_epoch", "ok", "problems", "warnings", "epochs"}
-EPOCH_KEYS = {"epoch", "dataset_size", "covered", "missing", "overlap", "duplicates",
-              "total_yielded", "equal_steps", "identical_ranks", "overlap_matrix", "declared",
-              "ranks"}
-RANK_KEYS = {"rank", "length", "yielded", "batches", "steps", "unique", "duplicates", "first",
-             "coverage", "class_counts", "order_change", "len_matches", "identical_order"}
+TOP_KEYS = {
+    "schema",
+    "version",
+    "sampler",
+    "world_size",
+    "dataset_size",
+    "num_epochs",
+    "num_classes",
+    "set_epoch",
+    "ok",
+    "problems",
+    "warnings",
+    "epochs",
+}
+EPOCH_KEYS = {
+    "epoch",
+    "dataset_size",
+    "covered",
+    "missing",
+    "overlap",
+    "duplicates",
+    "total_yielded",
+    "equal_steps",
+    "identical_ranks",
+    "overlap_matrix",
+    "declared",
+    "ranks",
+}
+RANK_KEYS = {
+    "rank",
+    "length",
+    "yielded",
+    "batches",
+    "steps",
+    "unique",
+    "duplicates",
+    "first",
+    "coverage",
+    "class_counts",
+    "order_change",
+    "len_matches",
+    "identical_order",
+}
 DECLARED_KEYS = {"padding", "dropped", "uneven", "shuffle", "source"}
 
 
@@ -47,7 +83,10 @@ def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
     [([], 251, 1, 0), (["--drop-last"], 250, 0, 3)],
 )
 def test_worked_example_1003_on_4(
-    capsys: pytest.CaptureFixture[str], flag: list[str], per_rank: int, duplicates: int,
+    capsys: pytest.CaptureFixture[str],
+    flag: list[str],
+    per_rank: int,
+    duplicates: int,
     missing: int,
 ) -> None:
     code, doc = run_json(capsys, "-n", "1003", "-w", "4", "--check", *flag)
@@ -56,7 +95,9 @@ def test_worked_example_1003_on_4(
     assert [r["yielded"] for r in epoch["ranks"]] == [per_rank] * 4
     assert [r["length"] for r in epoch["ranks"]] == [per_rank] * 4
     assert (epoch["duplicates"], epoch["missing"], epoch["covered"]) == (
-        duplicates, missing, 1003 - missing
+        duplicates,
+        missing,
+        1003 - missing,
     )
 
 
@@ -88,8 +129,15 @@ def test_torch_sampler_without_set_epoch_fails_check(capsys: pytest.CaptureFixtu
 
 
 def test_kwargs_and_overlap_check(capsys: pytest.CaptureFixture[str]) -> None:
-    code, doc = run_json(capsys, "torch.utils.data:SequentialSampler", "-w", "2",
-                         "--kwarg", "data_source=range(6)", "--check")
+    code, doc = run_json(
+        capsys,
+        "torch.utils.data:SequentialSampler",
+        "-w",
+        "2",
+        "--kwarg",
+        "data_source=range(6)",
+        "--check",
+    )
     assert code == 1
     assert doc["dataset_size"] == 6 and doc["epochs"][0]["overlap"] == 6
     assert doc["epochs"][0]["overlap_matrix"] == [[6, 6], [6, 6]]
@@ -97,8 +145,9 @@ def test_kwargs_and_overlap_check(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_labels_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     np.save(tmp_path / "y.npy", np.arange(20) % 3)
-    code, doc = run_json(capsys, "-n", "20", "-w", "2", "--labels", str(tmp_path / "y.npy"),
-                         "--no-shuffle")
+    code, doc = run_json(
+        capsys, "-n", "20", "-w", "2", "--labels", str(tmp_path / "y.npy"), "--no-shuffle"
+    )
     assert code == 0
     assert [r["class_counts"] for r in doc["epochs"][0]["ranks"]] == [[4, 3, 3], [3, 4, 3]]
 
@@ -125,8 +174,22 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_plot_is_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "shares.png"
-    code = main(["simulate", "-n", "2000", "-w", "4", "--epochs", "3", "--labels", "demo",
-                 "--plot", str(out), "-q"])
+    code = main(
+        [
+            "simulate",
+            "-n",
+            "2000",
+            "-w",
+            "4",
+            "--epochs",
+            "3",
+            "--labels",
+            "demo",
+            "--plot",
+            str(out),
+            "-q",
+        ]
+    )
     assert code == 0
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -155,8 +218,16 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert "simulate" in top and "lint" in top and "demo" in top
     assert main(["simulate", "--help"]) == 0
     text = capsys.readouterr().out
-    for option in ("--kwarg", "--labels", "--plot", "--check", "--batch-size", "--no-set-epoch",
-                   "--json", "--quiet"):
+    for option in (
+        "--kwarg",
+        "--labels",
+        "--plot",
+        "--check",
+        "--batch-size",
+        "--no-set-epoch",
+        "--json",
+        "--quiet",
+    ):
         assert option in text
     assert main(["--version"]) == 0
 
@@ -164,7 +235,10 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_python_dash_m_entry_point() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "fairshard", "simulate", "-n", "10", "-w", "2", "--check"],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
         env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")},
     )
     assert result.returncode == 0, result.stderr

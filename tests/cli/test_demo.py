@@ -52,13 +52,16 @@ SEEDS = (0, 1)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(fairshard, "ClassBalancedSampler"),
-                    reason="fairshard has no ClassBalancedSampler yet (weighted samplers "
-                           "not merged); the balanced and hard methods cannot run")
+@pytest.mark.skipif(
+    not hasattr(fairshard, "ClassBalancedSampler"),
+    reason="fairshard has no ClassBalancedSampler yet (weighted samplers "
+    "not merged); the balanced and hard methods cannot run",
+)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_balanced_sampling_beats_plain_on_the_long_tail(tmp_path: Path, seed: int) -> None:
-    summary = _demo(tmp_path, "--epochs", "12", "--seed", str(seed),
-                    "--methods", "plain,balanced,hard")
+    summary = _demo(
+        tmp_path, "--epochs", "12", "--seed", str(seed), "--methods", "plain,balanced,hard"
+    )
     assert summary["ok"], json.dumps(summary["resume"], indent=1)
     methods = summary["methods"]
     assert set(methods) == {"plain", "balanced", "hard"}

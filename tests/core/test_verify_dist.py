@@ -31,8 +31,7 @@ def _scenarios(rank: int, world_size: int) -> dict[str, Any]:
     out["epoch"] = _caught(lambda: verify(epoch))
     same_rank = DistributedSampler(1003, num_replicas=world_size, rank=0)
     out["rank"] = _caught(lambda: verify(same_rank))
-    out["world"] = _caught(lambda: verify(DistributedSampler(1003, num_replicas=2,
-                                                             rank=rank % 2)))
+    out["world"] = _caught(lambda: verify(DistributedSampler(1003, num_replicas=2, rank=rank % 2)))
     size = DistributedSampler(1000 if rank == 1 else 1003)
     out["size"] = _caught(lambda: verify(size))
     theirs = tud.DistributedSampler(range(100), seed=7 if rank == 0 else 0)

@@ -54,8 +54,13 @@ def _observe(sampler_of: Any, world: int, epoch: int, steps: int | None = None) 
     return out
 
 
-@given(n=st.integers(1, 300), world=st.integers(1, 5), new_world=st.integers(1, 5),
-       frac=st.floats(0.0, 1.0), epoch=st.integers(0, 3))
+@given(
+    n=st.integers(1, 300),
+    world=st.integers(1, 5),
+    new_world=st.integers(1, 5),
+    frac=st.floats(0.0, 1.0),
+    epoch=st.integers(0, 3),
+)
 def test_elastic_resume_segments_cover_the_epoch(
     n: int, world: int, new_world: int, frac: float, epoch: int
 ) -> None:
@@ -135,11 +140,14 @@ def test_demo_without_the_extra_names_the_pip_command(
     assert "scikit-learn" in err and "pip install 'fairshard[demo]'" in err
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--ranks", "0"], "--ranks must be >= 1, got --ranks 0"),
-    (["--epochs", "0"], "--epochs must be >= 1"),
-    (["--methods", "plain,nope"], "unknown method 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--ranks", "0"], "--ranks must be >= 1, got --ranks 0"),
+        (["--epochs", "0"], "--epochs must be >= 1"),
+        (["--methods", "plain,nope"], "unknown method 'nope'"),
+    ],
+)
 def test_demo_usage_errors(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Any
 ) -> None:

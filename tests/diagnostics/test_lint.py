@@ -74,8 +74,14 @@ def test_parse_error_is_a_finding() -> None:
 
 
 def test_rank_seed_variants() -> None:
-    for seed in ("rank", "base + rank", "dist.get_rank()", "args.local_rank * 7",
-                 "int(os.getenv('LOCAL_RANK'))", "accelerator.process_index"):
+    for seed in (
+        "rank",
+        "base + rank",
+        "dist.get_rank()",
+        "args.local_rank * 7",
+        "int(os.getenv('LOCAL_RANK'))",
+        "accelerator.process_index",
+    ):
         src = f"s = DistributedSampler(ds, seed={seed})\n"
         assert [f.code for f in lint_source(src)] == ["FS104"], seed
     assert lint_source("s = DistributedSampler(ds, rank=rank, seed=seed)\n") == []
@@ -89,12 +95,7 @@ def test_global_seed_without_a_global_rng_sampler_is_fine() -> None:
 
 
 def test_set_epoch_in_while_loop_and_direct_sampler_iteration() -> None:
-    src = (
-        "s = DistributedSampler(ds)\n"
-        "while True:\n"
-        "    for i in s:\n"
-        "        pass\n"
-    )
+    src = "s = DistributedSampler(ds)\nwhile True:\n    for i in s:\n        pass\n"
     assert [(f.code, f.line, f.col) for f in lint_source(src)] == [("FS101", 2, 1)]
 
 
@@ -127,7 +128,10 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     first = doc["findings"][0]
     assert set(first) == {"path", "line", "col", "code", "message", "rule"}
     assert (first["line"], first["col"], first["code"], first["rule"]) == (
-        3, 1, "FS106", "cuda-visible-devices"
+        3,
+        1,
+        "FS106",
+        "cuda-visible-devices",
     )
 
 

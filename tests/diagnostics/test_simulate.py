@@ -41,8 +41,7 @@ def test_50000_on_2_ranks_batch_64() -> None:
 
 
 def test_batch_drop_last_declares_its_tail() -> None:
-    rep = simulate("DistributedSampler", 2, dataset_size=1000, batch_size=64,
-                   drop_last_batch=True)
+    rep = simulate("DistributedSampler", 2, dataset_size=1000, batch_size=64, drop_last_batch=True)
     epoch = rep.epochs[0]
     assert [r.batches for r in epoch.ranks] == [7, 7]
     assert epoch.missing == 1000 - 2 * 7 * 64
@@ -87,8 +86,12 @@ def test_unsharded_sampler_overlaps_and_fails() -> None:
 
 
 def test_replacement_declares_no_bound() -> None:
-    rep = simulate("torch.utils.data:RandomSampler", 2,
-                   kwargs={"data_source": range(50), "replacement": True}, epochs=2)
+    rep = simulate(
+        "torch.utils.data:RandomSampler",
+        2,
+        kwargs={"data_source": range(50), "replacement": True},
+        epochs=2,
+    )
     assert rep.epochs[0].declared.padding is None
     assert not any("padding" in p or "dropped" in p for p in rep.problems)
 
@@ -159,8 +162,10 @@ def test_load_labels_formats(tmp_path: Path) -> None:
     (tmp_path / "y.csv").write_text("path,label\na,0\nb,2\nc,1\nd,1\ne,0\n")
     (tmp_path / "one.csv").write_text("0\n2\n1\n1\n0\n")
     for spec in ("y.npy", "y.txt", "y.csv:label", "y.csv:1", "one.csv"):
-        assert load_labels(tmp_path / spec if ":" not in spec else f"{tmp_path}/{spec}").tolist() \
+        assert (
+            load_labels(tmp_path / spec if ":" not in spec else f"{tmp_path}/{spec}").tolist()
             == values.tolist()
+        )
     assert load_labels("demo:50").size == 50
     assert load_labels("demo", dataset_size=70).size == 70
 
@@ -214,8 +219,11 @@ def test_spec_fills_arguments_and_rejects_bad_ones() -> None:
     with pytest.raises(ConfigError, match="needs a dataset"):
         SamplerSpec("DistributedSampler")
     with pytest.raises(ConfigError, match="already yields batches"):
-        SamplerSpec("torch.utils.data:BatchSampler", {"sampler": range(3), "batch_size": 2,
-                                                      "drop_last": False}, batch_size=4)
+        SamplerSpec(
+            "torch.utils.data:BatchSampler",
+            {"sampler": range(3), "batch_size": 2, "drop_last": False},
+            batch_size=4,
+        )
     bad = SamplerSpec("DistributedSampler", {"nonsense": 1}, dataset_size=10)
     with pytest.raises(ConfigTypeError, match=r"cannot build DistributedSampler.*nonsense"):
         bad.make(0, 2)
@@ -235,12 +243,10 @@ def test_flatten_items_and_progress() -> None:
     off.advance(3)
     off.close()
     assert quiet.getvalue() == ""
-    assert flatten_items([]) [1] is None
+    assert flatten_items([])[1] is None
 
 
-@given(
-    shares=st.lists(st.lists(st.integers(0, 30), max_size=20), min_size=1, max_size=5)
-)
+@given(shares=st.lists(st.lists(st.integers(0, 30), max_size=20), min_size=1, max_size=5))
 def test_overlap_matrix_matches_set_intersections(shares: list[list[int]]) -> None:
     arrays = [np.asarray(s, dtype=np.int64) for s in shares]
     matrix = overlap_matrix(arrays)
@@ -249,8 +255,7 @@ def test_overlap_matrix_matches_set_intersections(shares: list[list[int]]) -> No
             assert matrix[i, j] == len(set(a) & set(b))
 
 
-@given(n=st.integers(0, 300), world=st.integers(1, 6), drop=st.booleans(),
-       seed=st.integers(0, 3))
+@given(n=st.integers(0, 300), world=st.integers(1, 6), drop=st.booleans(), seed=st.integers(0, 3))
 def test_fairshard_sampler_always_passes_its_own_checks(
     n: int, world: int, drop: bool, seed: int
 ) -> None:
@@ -260,8 +265,13 @@ def test_fairshard_sampler_always_passes_its_own_checks(
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # empty dataset warns
-        rep = simulate("DistributedSampler", world, dataset_size=n, epochs=2,
-                       kwargs={"drop_last": drop, "seed": seed})
+        rep = simulate(
+            "DistributedSampler",
+            world,
+            dataset_size=n,
+            epochs=2,
+            kwargs={"drop_last": drop, "seed": seed},
+        )
     assert rep.ok, rep.problems
     epoch = rep.epochs[0]
     assert epoch.missing is not None and epoch.missing <= world - 1
@@ -274,6 +284,7 @@ def test_wrapped_sequential_sampler_may_repeat_its_order() -> None:
 
     fixed = simulate("ShardedSampler", 3, kwargs={"sampler": range(50)}, epochs=2)
     assert fixed.problems == []
-    shuffled = simulate("ShardedSampler", 3, kwargs={"sampler": RandomSampler(range(50))},
-                        epochs=2, set_epoch=False)
+    shuffled = simulate(
+        "ShardedSampler", 3, kwargs={"sampler": RandomSampler(range(50))}, epochs=2, set_epoch=False
+    )
     assert any("identical order" in p for p in shuffled.problems)

@@ -191,8 +191,7 @@ def test_bad_inputs_fail_on_every_rank(four: list[dict[str, Any]]) -> None:
     for r in (0, 1, 3):
         assert sizes[r].startswith("RankMismatchError: gather_in_order failed on rank(s) [2]")
         assert "outputs have 250 samples" in sizes[r]
-    assert all("torch.float64" in r["bad"]["dtype"] and "rank 1" in r["bad"]["dtype"]
-               for r in four)
+    assert all("torch.float64" in r["bad"]["dtype"] and "rank 1" in r["bad"]["dtype"] for r in four)
     assert all("ranks disagree on the dst" in r["bad"]["dst"] for r in four)
 
 

@@ -73,7 +73,7 @@ def test_shares_match_what_each_rank_iterates(config: tuple[Any, ...]) -> None:
         assert shares.indices(r).tolist() == order
         mask = padding_mask(s)
         assert mask.shape == (len(order),)
-        assert not mask[: shares.num_real(r)].any() and mask[shares.num_real(r):].all()
+        assert not mask[: shares.num_real(r)].any() and mask[shares.num_real(r) :].all()
         real += shares.indices(r, 0, shares.num_real(r)).tolist()
     assert sorted(real) == list(range(n))  # every sample exactly once, padding excluded
     assert sum(int(padding_mask(s).sum()) for s in samplers) == shares.partition.num_padded()
@@ -100,24 +100,35 @@ def test_torch_distributed_sampler_is_described_exactly(
     n: int, w: int, shuffle: bool, drop_last: bool
 ) -> None:
     for r in range(w):
-        s = tud.DistributedSampler(range(n), num_replicas=w, rank=r, shuffle=shuffle, seed=4,
-                                   drop_last=drop_last)
+        s = tud.DistributedSampler(
+            range(n), num_replicas=w, rank=r, shuffle=shuffle, seed=4, drop_last=drop_last
+        )
         s.set_epoch(2)
         assert describe(s).indices(r).tolist() == list(s)
         assert describe(tud.BatchSampler(s, 4, False)).indices(r).tolist() == list(s)
 
 
 def test_torch_padded_sampler_gathers_without_duplicates() -> None:
-    samplers = [tud.DistributedSampler(range(10), num_replicas=4, rank=r, shuffle=True)
-                for r in range(4)]
+    samplers = [
+        tud.DistributedSampler(range(10), num_replicas=4, rank=r, shuffle=True) for r in range(4)
+    ]
     outputs = [per_sample(np.asarray(list(s))) for s in samplers]
     assert sum(len(o) for o in outputs) == 12  # two padding duplicates went in
     assert torch.equal(virtual_gather(samplers, outputs), per_sample(np.arange(10)))
 
 
 @pytest.mark.parametrize(
-    "dtype", [torch.float32, torch.float64, torch.int64, torch.bool, torch.bfloat16,
-              torch.uint8, torch.complex64, torch.int16]
+    "dtype",
+    [
+        torch.float32,
+        torch.float64,
+        torch.int64,
+        torch.bool,
+        torch.bfloat16,
+        torch.uint8,
+        torch.complex64,
+        torch.int16,
+    ],
 )
 def test_codec_round_trips_every_dtype(dtype: torch.dtype) -> None:
     value = (torch.arange(24).reshape(4, 3, 2) % 5).to(dtype)
@@ -237,11 +248,16 @@ class VariableBatches(PlannedSampler[list[int]]):
         return BatchPlan(flat, offsets)
 
 
-@given(st.integers(1, 40), st.integers(1, 6), st.sampled_from(["strided", "blocked"]),
-       st.sampled_from(["pad", "uneven"]))
+@given(
+    st.integers(1, 40),
+    st.integers(1, 6),
+    st.sampled_from(["strided", "blocked"]),
+    st.sampled_from(["pad", "uneven"]),
+)
 def test_batch_plans_are_flattened_into_samples(n: int, w: int, layout: Any, tail: Any) -> None:
-    samplers = [VariableBatches(n, num_replicas=w, rank=r, layout=layout, tail=tail)
-                for r in range(w)]
+    samplers = [
+        VariableBatches(n, num_replicas=w, rank=r, layout=layout, tail=tail) for r in range(w)
+    ]
     shares = [np.asarray([i for batch in s for i in batch], dtype=np.int64) for s in samplers]
     for r, share in enumerate(shares):
         assert describe(samplers[r]).indices(r).tolist() == share.tolist()

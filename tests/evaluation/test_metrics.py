@@ -39,8 +39,9 @@ def labels(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return preds, targets
 
 
-def run_virtual(samplers: list[Any], preds: np.ndarray, targets: np.ndarray,
-                use_sampler: bool = True) -> ClassificationMetrics:
+def run_virtual(
+    samplers: list[Any], preds: np.ndarray, targets: np.ndarray, use_sampler: bool = True
+) -> ClassificationMetrics:
     """Every virtual rank counts its share in batches of 3; confusions are summed."""
     total = np.zeros((K, K), dtype=np.int64)
     for s in samplers:
@@ -48,8 +49,11 @@ def run_virtual(samplers: list[Any], preds: np.ndarray, targets: np.ndarray,
         order = np.asarray(list(s), dtype=np.int64)
         for b in range(0, len(order), 3):
             idx = order[b : b + 3]
-            metrics.update(torch.from_numpy(preds[idx]), torch.from_numpy(targets[idx]),
-                           indices=idx if use_sampler else None)
+            metrics.update(
+                torch.from_numpy(preds[idx]),
+                torch.from_numpy(targets[idx]),
+                indices=idx if use_sampler else None,
+            )
         total += metrics.compute(sync=False).confusion
     return ClassificationMetrics(total)
 
@@ -63,8 +67,9 @@ def test_from_labels_agrees_with_sklearn() -> None:
     assert m.num_samples == 500 and m.correct == int((preds == targets).sum())
 
 
-@given(st.integers(0, 80), st.integers(1, 9), st.sampled_from(["strided", "blocked"]),
-       st.booleans())
+@given(
+    st.integers(0, 80), st.integers(1, 9), st.sampled_from(["strided", "blocked"]), st.booleans()
+)
 def test_padded_shares_count_every_sample_once(n: int, w: int, layout: Any, shuffle: bool) -> None:
     preds, targets = labels(n, seed=n)
     reference = ClassificationMetrics.from_labels(preds, targets, K)
@@ -75,8 +80,9 @@ def test_padded_shares_count_every_sample_once(n: int, w: int, layout: Any, shuf
 
 def test_torch_padding_changes_the_naive_metric_but_not_the_exact_one() -> None:
     preds, targets = labels(10, seed=1)
-    samplers = [tud.DistributedSampler(range(10), num_replicas=4, rank=r, shuffle=False)
-                for r in range(4)]
+    samplers = [
+        tud.DistributedSampler(range(10), num_replicas=4, rank=r, shuffle=False) for r in range(4)
+    ]
     reference = ClassificationMetrics.from_labels(preds, targets, K)
     assert run_virtual(samplers, preds, targets) == reference
     naive = run_virtual(samplers, preds, targets, use_sampler=False)

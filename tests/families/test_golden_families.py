@@ -31,20 +31,27 @@ FAMILIES: dict[str, Callable[[int, int], Any]] = {
     "distributed-torch": lambda w, r: fairshard.DistributedSampler(N, w, r, seed=7, order="torch"),
     "weighted": lambda w, r: fairshard.WeightedSampler(WEIGHTS, num_replicas=w, rank=r, seed=7),
     "weighted-no-replacement": lambda w, r: fairshard.WeightedSampler(
-        WEIGHTS, 30, replacement=False, num_replicas=w, rank=r, seed=7),
+        WEIGHTS, 30, replacement=False, num_replicas=w, rank=r, seed=7
+    ),
     "class-balanced": lambda w, r: fairshard.ClassBalancedSampler(
-        LABELS, alpha=fairshard.LinearAnneal(1.0, 0.0, 4), num_replicas=w, rank=r, seed=7),
+        LABELS, alpha=fairshard.LinearAnneal(1.0, 0.0, 4), num_replicas=w, rank=r, seed=7
+    ),
     "hard-example": lambda w, r: fairshard.HardExampleSampler(N, num_replicas=w, rank=r, seed=7),
     "wrapped": lambda w, r: fairshard.ShardedSampler(
-        SequentialSampler(range(N)), num_replicas=w, rank=r, seed=7),
+        SequentialSampler(range(N)), num_replicas=w, rank=r, seed=7
+    ),
     "class-batch": lambda w, r: fairshard.ClassBatchSampler(
-        LABELS, 2, num_replicas=w, rank=r, seed=7),
+        LABELS, 2, num_replicas=w, rank=r, seed=7
+    ),
     "length-bucket": lambda w, r: fairshard.LengthBucketBatchSampler(
-        LENGTHS, 4, num_replicas=w, rank=r, seed=7),
+        LENGTHS, 4, num_replicas=w, rank=r, seed=7
+    ),
     "token-budget": lambda w, r: fairshard.TokenBudgetBatchSampler(
-        LENGTHS, 40, num_replicas=w, rank=r, seed=7),
+        LENGTHS, 40, num_replicas=w, rank=r, seed=7
+    ),
     "batch-shard": lambda w, r: fairshard.BatchShardSampler(
-        BatchSampler(SequentialSampler(range(N)), 5, False), num_replicas=w, rank=r, seed=7),
+        BatchSampler(SequentialSampler(range(N)), 5, False), num_replicas=w, rank=r, seed=7
+    ),
 }
 
 

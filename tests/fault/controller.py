@@ -91,8 +91,10 @@ def plan_faults(spec: JobSpec, rng: random.Random) -> dict[str, Any]:
     launches = len(spec.worlds)
     events = spec.kills + launches - 1
     if events > spec.min_steps():
-        raise ValueError(f"{events} faults do not fit in {spec.min_steps()} steps; "
-                         "raise --dataset-size or --epochs")
+        raise ValueError(
+            f"{events} faults do not fit in {spec.min_steps()} steps; "
+            "raise --dataset-size or --epochs"
+        )
     steps = iter(sorted(rng.sample(range(1, spec.min_steps() + 1), events)))
     per_launch = [0] * launches
     for _ in range(spec.kills):
@@ -103,8 +105,15 @@ def plan_faults(spec: JobSpec, rng: random.Random) -> dict[str, Any]:
         for gen in range(count):
             step, rank = next(steps), rng.randrange(world)
             phases = PHASES + (("mid-checkpoint",) if rank == 0 and step % spec.every == 0 else ())
-            kills.append({"launch": launch, "gen": gen, "rank": rank, "step": step,
-                          "phase": rng.choice(phases)})
+            kills.append(
+                {
+                    "launch": launch,
+                    "gen": gen,
+                    "rank": rank,
+                    "step": step,
+                    "phase": rng.choice(phases),
+                }
+            )
         if launch < launches - 1:
             halts.append({"launch": launch, "gen": count, "step": next(steps)})
     return {"kills": kills, "halts": halts, "restarts": per_launch}
@@ -126,19 +135,43 @@ def _reap(run_dir: Path, launch: int) -> None:
 def _launch(spec: JobSpec, run_dir: Path, launch: int, restarts: int, timeout: float) -> int:
     world = spec.worlds[launch]
     cmd = [
-        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nnodes=1",
-        f"--nproc-per-node={world}", f"--max-restarts={restarts}", str(TRAIN),
-        "--family", spec.family.name, "--run-dir", str(run_dir), "--launch", str(launch),
-        "--dataset-size", str(spec.dataset_size), "--epochs", str(spec.epochs),
-        "--seed", str(spec.seed), "--every", str(spec.every), "--batch-size", str(spec.batch_size),
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nnodes=1",
+        f"--nproc-per-node={world}",
+        f"--max-restarts={restarts}",
+        str(TRAIN),
+        "--family",
+        spec.family.name,
+        "--run-dir",
+        str(run_dir),
+        "--launch",
+        str(launch),
+        "--dataset-size",
+        str(spec.dataset_size),
+        "--epochs",
+        str(spec.epochs),
+        "--seed",
+        str(spec.seed),
+        "--every",
+        str(spec.every),
+        "--batch-size",
+        str(spec.batch_size),
     ]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
-           "OMP_NUM_THREADS": "1", "MASTER_ADDR": "127.0.0.1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")]),
+        "OMP_NUM_THREADS": "1",
+        "MASTER_ADDR": "127.0.0.1",
+    }
     for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "FAIRSHARD_VERIFY"):
         env.pop(name, None)
     with open(run_dir / f"launch{launch}.log", "w") as log:
-        agent = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                 start_new_session=True, cwd=ROOT)
+        agent = subprocess.Popen(
+            cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, cwd=ROOT
+        )
         try:
             code = agent.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -163,8 +196,10 @@ def run_job(spec: JobSpec, run_dir: Path, launch_timeout: float = 120.0) -> JobR
         code = _launch(spec, run_dir, launch, restarts, launch_timeout + 20.0 * restarts)
         wanted = 0 if launch == last else -signal.SIGKILL
         if code != wanted:
-            problems.append(f"launch {launch} on {spec.worlds[launch]} ranks exited {code}, "
-                            f"expected {wanted}; see {run_dir / f'launch{launch}.log'}")
+            problems.append(
+                f"launch {launch} on {spec.worlds[launch]} ranks exited {code}, "
+                f"expected {wanted}; see {run_dir / f'launch{launch}.log'}"
+            )
             break
     result = replay(run_dir, spec.family, spec.dataset_size, spec.seed, spec.epochs)
     if result.kills != spec.kills:
@@ -174,8 +209,10 @@ def run_job(spec: JobSpec, run_dir: Path, launch_timeout: float = 120.0) -> JobR
     return JobResult(spec, plan, result, time.monotonic() - began, problems)
 
 
-HEADER = (f"{'family':<24} {'worlds':<8} {'kills':>5} {'halts':>5} {'gens':>4} {'lost':>4} "
-          f"{'repeated':>8} {'redo':>4} {'padded':>6} {'dropped':>7} {'secs':>5}  result")
+HEADER = (
+    f"{'family':<24} {'worlds':<8} {'kills':>5} {'halts':>5} {'gens':>4} {'lost':>4} "
+    f"{'repeated':>8} {'redo':>4} {'padded':>6} {'dropped':>7} {'secs':>5}  result"
+)
 
 
 def summary_row(job: JobResult) -> str:
@@ -185,9 +222,11 @@ def summary_row(job: JobResult) -> str:
     padded = sum(e.padded for e in r.epochs)
     dropped = sum(e.dropped for e in r.epochs)
     verdict = "ok" if job.ok else "FAIL: " + "; ".join(job.problems + r.problems)
-    return (f"{job.spec.family.name:<24} {worlds:<8} {r.kills:>5} {r.halts:>5} "
-            f"{r.generations:>4} {r.lost:>4} {r.repeated:>8} {r.redo:>4} {padded:>6} "
-            f"{dropped:>7} {job.seconds:>5.0f}  {verdict}")
+    return (
+        f"{job.spec.family.name:<24} {worlds:<8} {r.kills:>5} {r.halts:>5} "
+        f"{r.generations:>4} {r.lost:>4} {r.repeated:>8} {r.redo:>4} {padded:>6} "
+        f"{dropped:>7} {job.seconds:>5.0f}  {verdict}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -207,16 +246,19 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER, flush=True)
     jobs: list[JobResult] = []
     for family in resolve(args.families):
-        spec = JobSpec(family, args.kills, args.seed, worlds, args.dataset_size, args.epochs,
-                       args.every)
+        spec = JobSpec(
+            family, args.kills, args.seed, worlds, args.dataset_size, args.epochs, args.every
+        )
         jobs.append(run_job(spec, base / family.name))
         print(summary_row(jobs[-1]), flush=True)
     total = sum(j.replay.kills for j in jobs)
     lost = sum(j.replay.lost for j in jobs)
     repeated = sum(j.replay.repeated for j in jobs)
     redo = sum(j.replay.redo for j in jobs)
-    print(f"total: {total} kills, {lost} lost, {repeated} repeated beyond padding, "
-          f"{redo} redone in redo windows; ledgers in {base}")
+    print(
+        f"total: {total} kills, {lost} lost, {repeated} repeated beyond padding, "
+        f"{redo} redone in redo windows; ledgers in {base}"
+    )
     return 0 if all(j.ok for j in jobs) else 1
 
 

@@ -59,7 +59,7 @@ def partition_tail(sampler: Any) -> dict[str, int]:
     )
     counts = np.bincount(taken - part.start, minlength=part.remaining)
     if isinstance(plan, BatchPlan):
-        sizes = plan.sizes()[part.start:]
+        sizes = plan.sizes()[part.start :]
     else:
         sizes = np.ones(part.remaining, dtype=np.int64)
     padded = int((sizes * np.maximum(counts - 1, 0)).sum())
@@ -122,8 +122,9 @@ def _weighted(n: int, world: int, rank: int, seed: int) -> Any:
 
 def _balanced(n: int, world: int, rank: int, seed: int) -> Any:
     anneal = fairshard.LinearAnneal(start=1.0, end=0.0, epochs=3)
-    return fairshard.ClassBalancedSampler(_labels(n), alpha=anneal, num_replicas=world,
-                                          rank=rank, seed=seed)
+    return fairshard.ClassBalancedSampler(
+        _labels(n), alpha=anneal, num_replicas=world, rank=rank, seed=seed
+    )
 
 
 def _hard(n: int, world: int, rank: int, seed: int) -> Any:
@@ -135,13 +136,15 @@ def _class_batch(n: int, world: int, rank: int, seed: int) -> Any:
 
 
 def _length_bucket(n: int, world: int, rank: int, seed: int) -> Any:
-    return fairshard.LengthBucketBatchSampler(_lengths(n), 3, num_replicas=world, rank=rank,
-                                              seed=seed)
+    return fairshard.LengthBucketBatchSampler(
+        _lengths(n), 3, num_replicas=world, rank=rank, seed=seed
+    )
 
 
 def _token_budget(n: int, world: int, rank: int, seed: int) -> Any:
-    return fairshard.TokenBudgetBatchSampler(_lengths(n), 48, num_replicas=world, rank=rank,
-                                             seed=seed)
+    return fairshard.TokenBudgetBatchSampler(
+        _lengths(n), 48, num_replicas=world, rank=rank, seed=seed
+    )
 
 
 REGISTRY: dict[str, Family] = {

@@ -117,8 +117,9 @@ def replay_records(
     ranks = {r["rank"] for r in last if r["t"] == "start"}
     done = {r["rank"] for r in last if r["t"] == "done"}
     if not ranks or done != ranks:
-        result.problems.append(f"last generation {order[-1]}: ranks {sorted(ranks - done)} "
-                               "never finished")
+        result.problems.append(
+            f"last generation {order[-1]}: ranks {sorted(ranks - done)} never finished"
+        )
     for epoch in range(epochs):
         expected = family.expected_epoch(dataset_size, seed, epoch)
         tail = tails.get(epoch, {"padded": 0, "dropped": 0})
@@ -127,11 +128,17 @@ def replay_records(
         extra_counter = got - expected
         foreign = sum(c for i, c in extra_counter.items() if i not in expected)
         extra = sum(extra_counter.values()) - foreign
-        result.epochs.append(EpochResult(
-            epoch=epoch, consumed=sum(got.values()), padded=tail["padded"],
-            dropped=tail["dropped"], lost=missing - tail["dropped"],
-            repeated=extra - tail["padded"], foreign=foreign,
-        ))
+        result.epochs.append(
+            EpochResult(
+                epoch=epoch,
+                consumed=sum(got.values()),
+                padded=tail["padded"],
+                dropped=tail["dropped"],
+                lost=missing - tail["dropped"],
+                repeated=extra - tail["padded"],
+                foreign=foreign,
+            )
+        )
     return result
 
 
@@ -139,5 +146,6 @@ def replay(
     run_dir: Path, family: Family, dataset_size: int, seed: int, epochs: int
 ) -> ReplayResult:
     """Replay the ledgers under ``run_dir/ledgers``."""
-    return replay_records(list(read_ledgers(run_dir / "ledgers")), family, dataset_size, seed,
-                          epochs)
+    return replay_records(
+        list(read_ledgers(run_dir / "ledgers")), family, dataset_size, seed, epochs
+    )

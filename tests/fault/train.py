@@ -57,11 +57,13 @@ class Faults:
         plan: dict[str, Any] = json.loads(plan_file.read_text()) if plan_file.exists() else {}
         here = {"launch": launch, "gen": gen}
         self.kills = {
-            (k["step"], k["phase"]) for k in plan.get("kills", [])
+            (k["step"], k["phase"])
+            for k in plan.get("kills", [])
             if {"launch": k["launch"], "gen": k["gen"]} == here and k["rank"] == rank
         }
         self.halts = {
-            h["step"] for h in plan.get("halts", [])
+            h["step"]
+            for h in plan.get("halts", [])
             if {"launch": h["launch"], "gen": h["gen"]} == here and rank == 0
         }
 
@@ -91,8 +93,13 @@ def _init_group(rank: int, world: int, gen: int) -> None:
     generation published, and gloo's full-mesh connect fails on it.
     """
     timeout = timedelta(seconds=30)
-    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]),
-                          world_size=world, is_master=False, timeout=timeout)
+    store = dist.TCPStore(
+        os.environ["MASTER_ADDR"],
+        int(os.environ["MASTER_PORT"]),
+        world_size=world,
+        is_master=False,
+        timeout=timeout,
+    )
     prefixed = dist.PrefixStore(f"fault-harness/gen{gen}/", store)
     dist.init_process_group("gloo", store=prefixed, rank=rank, world_size=world, timeout=timeout)
 
@@ -127,15 +134,28 @@ def main(argv: list[str] | None = None) -> int:
         resuming = not saved["complete"]
         if resuming:
             sampler.load_state_dict(saved["sampler"])
-    ledger.append("start", world=world, pid=os.getpid(), ppid=os.getppid(), resume_step=step,
-                  resume_epoch=first_epoch, checkpoint=saved is not None)
+    ledger.append(
+        "start",
+        world=world,
+        pid=os.getpid(),
+        ppid=os.getppid(),
+        resume_step=step,
+        resume_epoch=first_epoch,
+        checkpoint=saved is not None,
+    )
     token = torch.zeros(1)
     for epoch in range(first_epoch, args.epochs):
         if not (resuming and epoch == first_epoch):
             sampler.set_epoch(epoch)
         length = len(sampler)
-        ledger.append("segment", epoch=epoch, step=step, length=length, world=world,
-                      **family.declared(sampler))
+        ledger.append(
+            "segment",
+            epoch=epoch,
+            step=step,
+            length=length,
+            world=world,
+            **family.declared(sampler),
+        )
         stream, taken = iter(sampler), 0
         while taken < length:
             batch = list(itertools.islice(stream, args.batch_size))
@@ -147,10 +167,16 @@ def main(argv: list[str] | None = None) -> int:
             faults.maybe_halt(ledger, step)
             dist.all_reduce(token)  # lockstep, as DDP's gradient sync
             if rank == 0 and (step % args.every == 0 or taken == length):
-                state = {"step": step, "epoch": epoch, "complete": taken == length,
-                         "world_size": world, "sampler": sampler.state_dict()}
-                checkpoint.save(ckpt_dir, state,
-                                lambda s=step: faults.maybe_kill(ledger, s, "mid-checkpoint"))
+                state = {
+                    "step": step,
+                    "epoch": epoch,
+                    "complete": taken == length,
+                    "world_size": world,
+                    "sampler": sampler.state_dict(),
+                }
+                checkpoint.save(
+                    ckpt_dir, state, lambda s=step: faults.maybe_kill(ledger, s, "mid-checkpoint")
+                )
     dist.barrier()
     ledger.append("done", step=step)
     ledger.close()

@@ -30,13 +30,23 @@ N = 50
 
 
 def _run_job(tmp_path: Path, mode: str) -> list[dict[str, Any]]:
-    env = {**os.environ, "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(Path(fairshard.__file__).parents[1]),
-                                          os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": os.pathsep.join(
+            [str(Path(fairshard.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
     for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT"):
         env.pop(name, None)
-    proc = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path), mode], env=env,
-                          capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path), mode],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
 
@@ -86,8 +96,11 @@ def test_check_lightning_in_process() -> None:
     with pytest.raises(ConfigError, match="use_distributed_sampler=False"):
         check_lightning(_trainer(DataLoader(data, sampler=wrapped)))
     lonely = DistributedSampler(N, 1, 0)  # built before the processes existed
-    with pytest.raises(ConfigError, match=r"num_replicas=1, rank=0 but the trainer runs "
-                                          r"world_size=2"):
+    with pytest.raises(
+        ConfigError,
+        match=r"num_replicas=1, rank=0 but the trainer runs "
+        r"world_size=2",
+    ):
         check_lightning(_trainer(DataLoader(data, sampler=lonely)))
     check_lightning(_trainer(DataLoader(data)))  # not a fairshard sampler: not checked
     check_lightning(SimpleNamespace(train_dataloader=None, world_size=2, global_rank=0))

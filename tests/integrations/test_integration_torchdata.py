@@ -40,33 +40,67 @@ def _public(name: str) -> Any:
 
 #: (family, the fairshard names it needs, factory(rank, world_size) -> sampler)
 FACTORIES: list[tuple[str, tuple[str, ...], Factory]] = [
-    ("distributed", ("DistributedSampler",),
-     lambda r, w: fairshard.DistributedSampler(N, w, r, seed=5)),
-    ("distributed-drop", ("DistributedSampler",),
-     lambda r, w: fairshard.DistributedSampler(N, w, r, seed=5, drop_last=True)),
-    ("class-balanced", ("ClassBalancedSampler",),
-     lambda r, w: _public("ClassBalancedSampler")(LABELS, num_replicas=w, rank=r, seed=5)),
-    ("hard-example", ("HardExampleSampler",),
-     lambda r, w: _public("HardExampleSampler")(N, num_replicas=w, rank=r, seed=5)),
-    ("weighted", ("WeightedSampler",),
-     lambda r, w: fairshard.WeightedSampler(WEIGHTS, num_replicas=w, rank=r, seed=5)),
-    ("weighted-no-replacement", ("WeightedSampler",),
-     lambda r, w: fairshard.WeightedSampler(WEIGHTS, 60, replacement=False, num_replicas=w,
-                                            rank=r, seed=5)),
-    ("wrapped-random", ("ShardedSampler",),
-     lambda r, w: fairshard.ShardedSampler(RandomSampler(range(N)), num_replicas=w, rank=r,
-                                           seed=5)),
-    ("class-batch", ("ClassBatchSampler",),
-     lambda r, w: fairshard.ClassBatchSampler(LABELS, 2, num_replicas=w, rank=r, seed=5)),
-    ("length-bucket", ("LengthBucketBatchSampler",),
-     lambda r, w: fairshard.LengthBucketBatchSampler(LENGTHS, 4, num_replicas=w, rank=r,
-                                                     seed=5)),
-    ("token-budget", ("TokenBudgetBatchSampler",),
-     lambda r, w: fairshard.TokenBudgetBatchSampler(LENGTHS, 64, num_replicas=w, rank=r,
-                                                    seed=5)),
-    ("batch-shard", ("BatchShardSampler",),
-     lambda r, w: fairshard.BatchShardSampler(
-         BatchSampler(RandomSampler(range(N)), 13, False), num_replicas=w, rank=r, seed=5)),
+    (
+        "distributed",
+        ("DistributedSampler",),
+        lambda r, w: fairshard.DistributedSampler(N, w, r, seed=5),
+    ),
+    (
+        "distributed-drop",
+        ("DistributedSampler",),
+        lambda r, w: fairshard.DistributedSampler(N, w, r, seed=5, drop_last=True),
+    ),
+    (
+        "class-balanced",
+        ("ClassBalancedSampler",),
+        lambda r, w: _public("ClassBalancedSampler")(LABELS, num_replicas=w, rank=r, seed=5),
+    ),
+    (
+        "hard-example",
+        ("HardExampleSampler",),
+        lambda r, w: _public("HardExampleSampler")(N, num_replicas=w, rank=r, seed=5),
+    ),
+    (
+        "weighted",
+        ("WeightedSampler",),
+        lambda r, w: fairshard.WeightedSampler(WEIGHTS, num_replicas=w, rank=r, seed=5),
+    ),
+    (
+        "weighted-no-replacement",
+        ("WeightedSampler",),
+        lambda r, w: fairshard.WeightedSampler(
+            WEIGHTS, 60, replacement=False, num_replicas=w, rank=r, seed=5
+        ),
+    ),
+    (
+        "wrapped-random",
+        ("ShardedSampler",),
+        lambda r, w: fairshard.ShardedSampler(
+            RandomSampler(range(N)), num_replicas=w, rank=r, seed=5
+        ),
+    ),
+    (
+        "class-batch",
+        ("ClassBatchSampler",),
+        lambda r, w: fairshard.ClassBatchSampler(LABELS, 2, num_replicas=w, rank=r, seed=5),
+    ),
+    (
+        "length-bucket",
+        ("LengthBucketBatchSampler",),
+        lambda r, w: fairshard.LengthBucketBatchSampler(LENGTHS, 4, num_replicas=w, rank=r, seed=5),
+    ),
+    (
+        "token-budget",
+        ("TokenBudgetBatchSampler",),
+        lambda r, w: fairshard.TokenBudgetBatchSampler(LENGTHS, 64, num_replicas=w, rank=r, seed=5),
+    ),
+    (
+        "batch-shard",
+        ("BatchShardSampler",),
+        lambda r, w: fairshard.BatchShardSampler(
+            BatchSampler(RandomSampler(range(N)), 13, False), num_replicas=w, rank=r, seed=5
+        ),
+    ),
 ]
 
 
@@ -83,10 +117,16 @@ class Indices:
 def _loader(sampler: Any, workers: int) -> Any:
     context = "fork" if workers else None
     if hasattr(sampler, "num_batches"):  # a batch sampler: it decides the batches
-        return StatefulDataLoader(Indices(), batch_sampler=sampler, num_workers=workers,
-                                  multiprocessing_context=context)
-    return StatefulDataLoader(Indices(), batch_size=4, sampler=sampler, num_workers=workers,
-                              multiprocessing_context=context)
+        return StatefulDataLoader(
+            Indices(), batch_sampler=sampler, num_workers=workers, multiprocessing_context=context
+        )
+    return StatefulDataLoader(
+        Indices(),
+        batch_size=4,
+        sampler=sampler,
+        num_workers=workers,
+        multiprocessing_context=context,
+    )
 
 
 def _family(entry: tuple[str, tuple[str, ...], Factory]) -> Factory:

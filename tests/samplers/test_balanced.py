@@ -27,8 +27,13 @@ class TestBalancedWithReplacement(SamplerContract):
 class TestBalancedAnnealedWithoutReplacement(SamplerContract):
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBalancedSampler:
         return ClassBalancedSampler(
-            LABELS, LinearAnneal(epochs=3), replacement=False, num_samples=60,
-            num_replicas=world_size, rank=rank, **kw,
+            LABELS,
+            LinearAnneal(epochs=3),
+            replacement=False,
+            num_samples=60,
+            num_replicas=world_size,
+            rank=rank,
+            **kw,
         )
 
 
@@ -36,8 +41,14 @@ class TestBalancedStringTargets(SamplerContract):
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBalancedSampler:
         labels = ["cat", "dog", "dog", "eel", "dog", "cat"] * 20
         return ClassBalancedSampler(
-            labels, 0.5, targets={"cat": 0.2, "dog": 0.2, "eel": 0.6}, num_samples=301,
-            num_replicas=world_size, rank=rank, tail="drop", **kw,
+            labels,
+            0.5,
+            targets={"cat": 0.2, "dog": 0.2, "eel": 0.6},
+            num_samples=301,
+            num_replicas=world_size,
+            rank=rank,
+            tail="drop",
+            **kw,
         )
 
 
@@ -115,30 +126,55 @@ def test_labels_as_list_array_tensor_and_callable_alpha() -> None:
         ({"labels": [[0, 1]]}, ConfigError, r"labels must be 1-D .* shape \(1, 2\)"),
         ({"labels": []}, ConfigError, "labels is empty"),
         ({"labels": [0.5, 1.0]}, ConfigTypeError, "labels must be ints or strings"),
-        ({"labels": [b"a", b"b"]}, ConfigTypeError,
-         r"labels must be ints or str, got bytes.*decode"),
+        (
+            {"labels": [b"a", b"b"]},
+            ConfigTypeError,
+            r"labels must be ints or str, got bytes.*decode",
+        ),
         ({"labels": np.array([b"a", b"b"])}, ConfigTypeError, r"labels .*got bytes \(dtype \|S1\)"),
         ({"targets": {0: 0.5, 1: 0.5, 9: 0.0}}, ConfigError, "targets names class 9, which has"),
         ({"targets": {0: 1.0}}, ConfigError, "targets has no proportion for class 1"),
         ({"targets": {0: 0.7, 1: 0.7, 2: 0.0}}, ConfigError, "targets must sum to 1, got sum=1.4"),
         ({"targets": {0: -0.5, 1: 1.5, 2: 0.0}}, ConfigError, r"targets\[0\] must be a finite"),
-        ({"targets": {0: "abc", 1: 0.5, 2: 0.5}}, ConfigTypeError,
-         r"targets\[0\] must be a number, got targets\[0\]='abc' of type str"),
-        ({"targets": {0: 0.5, 1: None, 2: 0.5}}, ConfigTypeError,
-         r"targets\[1\] must be a number, got targets\[1\]=None of type NoneType"),
-        ({"targets": {0: True, 1: False, 2: False}}, ConfigTypeError,
-         r"targets\[0\] must be a number, got targets\[0\]=True of type bool"),
-        ({"targets": {0: np.True_, 1: 0.0, 2: 0.0}}, ConfigTypeError,
-         r"targets\[0\] must be a number, got targets\[0\]=True of type bool"),
-        ({"targets": {0: float("nan"), 1: 0.5, 2: 0.5}}, ConfigError,
-         r"targets\[0\] must be a finite number >= 0, got nan"),
+        (
+            {"targets": {0: "abc", 1: 0.5, 2: 0.5}},
+            ConfigTypeError,
+            r"targets\[0\] must be a number, got targets\[0\]='abc' of type str",
+        ),
+        (
+            {"targets": {0: 0.5, 1: None, 2: 0.5}},
+            ConfigTypeError,
+            r"targets\[1\] must be a number, got targets\[1\]=None of type NoneType",
+        ),
+        (
+            {"targets": {0: True, 1: False, 2: False}},
+            ConfigTypeError,
+            r"targets\[0\] must be a number, got targets\[0\]=True of type bool",
+        ),
+        (
+            {"targets": {0: np.True_, 1: 0.0, 2: 0.0}},
+            ConfigTypeError,
+            r"targets\[0\] must be a number, got targets\[0\]=True of type bool",
+        ),
+        (
+            {"targets": {0: float("nan"), 1: 0.5, 2: 0.5}},
+            ConfigError,
+            r"targets\[0\] must be a finite number >= 0, got nan",
+        ),
         ({"alpha": -1.0}, ConfigError, "alpha must be >= 0.0, got alpha=-1.0"),
         ({"alpha": "balanced"}, ConfigTypeError, "alpha must be a number, a schedule"),
-        ({"alpha": np.True_}, ConfigTypeError, r"alpha must be a number or a schedule, got "
-                                                r"alpha=np\.True_"),
+        (
+            {"alpha": np.True_},
+            ConfigTypeError,
+            r"alpha must be a number or a schedule, got "
+            r"alpha=np\.True_",
+        ),
         ({"alpha": LinearAnneal}, ConfigTypeError, r"alpha\(epoch=0\) must be a number"),
-        ({"replacement": False, "num_samples": 7, "targets": {0: 0.0, 1: 0.0, 2: 1.0}},
-         ConfigError, "num_samples=7 exceeds the 1 samples of classes with a positive target"),
+        (
+            {"replacement": False, "num_samples": 7, "targets": {0: 0.0, 1: 0.0, 2: 1.0}},
+            ConfigError,
+            "num_samples=7 exceeds the 1 samples of classes with a positive target",
+        ),
     ],
 )
 def test_bad_arguments(kwargs: dict[str, Any], error: type, match: str) -> None:

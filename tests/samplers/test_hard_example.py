@@ -34,8 +34,17 @@ class TestHardExampleWithoutReplacement(SamplerContract):
     def make(self, rank: int, world_size: int, **kw: Any) -> HardExampleSampler:
         if kw:
             pytest.skip("HardExampleSampler advances epochs in set_epoch only")
-        return _trained(HardExampleSampler(N, 150, replacement=False, temperature=3.0,
-                                           num_replicas=world_size, rank=rank, tail="drop"))
+        return _trained(
+            HardExampleSampler(
+                N,
+                150,
+                replacement=False,
+                temperature=3.0,
+                num_replicas=world_size,
+                rank=rank,
+                tail="drop",
+            )
+        )
 
 
 def test_ema_prior_and_formula() -> None:
@@ -161,8 +170,12 @@ def _four_ranks(rank: int, world: int) -> dict[str, Any]:
     plan = s.plan()
     order = plan.take(np.arange(len(plan)))
     share = list(s)
-    return {"scores": s.scores().tobytes(), "plan": order.tobytes(), "share": share,
-            "state": s.state_dict()}
+    return {
+        "scores": s.scores().tobytes(),
+        "plan": order.tobytes(),
+        "share": share,
+        "state": s.state_dict(),
+    }
 
 
 @pytest.mark.distributed
@@ -173,8 +186,9 @@ def test_four_gloo_ranks_agree_bit_for_bit() -> None:
     assert len({json.dumps(r["state"]["extra"]) for r in results}) == 1
     order = np.frombuffer(results[0]["plan"], dtype=np.int64)
     # Ranks take disjoint positions of the one plan.
-    assert [x for step in zip(*(r["share"] for r in results), strict=True) for x in step] \
-        == order.tolist()
+    assert [
+        x for step in zip(*(r["share"] for r in results), strict=True) for x in step
+    ] == order.tolist()
     # High-loss samples are drawn more by the ratio the formula predicts.
     scores = np.frombuffer(results[0]["scores"], dtype=np.float64)
     assert not np.isnan(scores).any()
@@ -197,8 +211,9 @@ def _snapshot(s: HardExampleSampler) -> tuple[Any, ...]:
 
 
 def test_failed_set_epoch_leaves_the_sampler_unchanged() -> None:
-    s = HardExampleSampler(4, num_samples=4, replacement=False, floor=0.0, temperature=0.01,
-                           num_replicas=1, rank=0)
+    s = HardExampleSampler(
+        4, num_samples=4, replacement=False, floor=0.0, temperature=0.01, num_replicas=1, rank=0
+    )
     s.record([0, 1], [0.5, 0.25])
     s.set_epoch(1)
     s.record([0, 1, 2, 3], [100.0, 0.0, 0.0, 0.0])  # softmax puts all weight on sample 0
@@ -211,8 +226,9 @@ def test_failed_set_epoch_leaves_the_sampler_unchanged() -> None:
 
 @pytest.mark.parametrize("prior", [None, 0.0])
 def test_huge_losses_give_finite_weights(prior: float | None) -> None:
-    s = HardExampleSampler(5, num_samples=2000, temperature=0.1, floor=0.0, prior=prior,
-                           num_replicas=1, rank=0)
+    s = HardExampleSampler(
+        5, num_samples=2000, temperature=0.1, floor=0.0, prior=prior, num_replicas=1, rank=0
+    )
     s.record([0, 1, 2, 3], [1e308, 1e308, 0.0, -1e308])
     s.set_epoch(1)
     w = s.sampling_weights()
@@ -235,8 +251,9 @@ def _reference_ema(scores: np.ndarray, idx: np.ndarray, loss: np.ndarray, m: flo
     return scores
 
 
-@pytest.mark.parametrize(("n", "num_records", "hot"), [(10, 5000, 0), (300, 4000, 3),
-                                                        (2000, 3000, 40), (50, 60, 0)])
+@pytest.mark.parametrize(
+    ("n", "num_records", "hot"), [(10, 5000, 0), (300, 4000, 3), (2000, 3000, 40), (50, 60, 0)]
+)
 def test_vectorized_ema_matches_the_record_by_record_update_exactly(
     n: int, num_records: int, hot: int
 ) -> None:

@@ -101,8 +101,11 @@ def test_zero_weight_never_drawn_across_seeds(replacement: bool) -> None:
     w[::3] = 0.0
     num = 200 if replacement else int((w > 0).sum())
     for seed in range(40):
-        drawn = _all_ranks({"weights": w, "num_samples": num, "replacement": replacement,
-                            "seed": seed}, 3, epoch=seed % 5)
+        drawn = _all_ranks(
+            {"weights": w, "num_samples": num, "replacement": replacement, "seed": seed},
+            3,
+            epoch=seed % 5,
+        )
         assert np.all(w[drawn] > 0), seed
 
 
@@ -127,8 +130,12 @@ def test_accepts_list_array_and_tensor_alike() -> None:
     values = [0.5, 1.0, 0.0, 2.0]
     orders = [
         list(WeightedSampler(v, 50, num_replicas=2, rank=1, seed=1))
-        for v in (values, np.array(values, dtype=np.float32), torch.tensor(values),
-                  np.array([1, 2, 0, 4]))
+        for v in (
+            values,
+            np.array(values, dtype=np.float32),
+            torch.tensor(values),
+            np.array([1, 2, 0, 4]),
+        )
     ]
     assert orders[0] == orders[1] == orders[2] == orders[3]
 
@@ -161,9 +168,7 @@ def test_bad_weights_raise(weights: Any, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         WeightedSampler(weights, num_replicas=1, rank=0)
     with pytest.raises(error, match=match):
-        WeightedSampler([1.0] * max(1, len(weights)), num_replicas=1, rank=0).set_weights(
-            weights
-        )
+        WeightedSampler([1.0] * max(1, len(weights)), num_replicas=1, rank=0).set_weights(weights)
 
 
 def test_bad_tensor_weights_name_the_index() -> None:
@@ -232,15 +237,18 @@ def test_probabilities() -> None:
 def test_tiny_positive_weight_never_ties_with_a_zero_weight() -> None:
     # E / 1e-310 overflows to inf; keys compared in log space stay finite.
     for seed in range(200):
-        s = WeightedSampler([0.0, 1.0, 1e-310], num_samples=2, replacement=False,
-                            num_replicas=1, rank=0, seed=seed)
+        s = WeightedSampler(
+            [0.0, 1.0, 1e-310], num_samples=2, replacement=False, num_replicas=1, rank=0, seed=seed
+        )
         assert sorted(s) == [1, 2], seed
 
 
 @pytest.mark.parametrize("replacement", [True, False])
 def test_probabilities_of_huge_and_subnormal_weights(replacement: bool) -> None:
-    for w, expected in (([1e308, 1e308, 0.0], [0.5, 0.5, 0.0]),
-                        ([1e-310, 0.0, 3e-310], [0.25, 0.0, 0.75])):
+    for w, expected in (
+        ([1e308, 1e308, 0.0], [0.5, 0.5, 0.0]),
+        ([1e-310, 0.0, 3e-310], [0.25, 0.0, 0.75]),
+    ):
         s = WeightedSampler(w, 2, replacement, num_replicas=1, rank=0)
         assert np.allclose(s.probabilities(), expected, rtol=0, atol=1e-9)
 

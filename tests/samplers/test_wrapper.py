@@ -54,18 +54,22 @@ class TestWrappedRandomShuffle(SamplerContract):
 class TestWrappedTorchWeighted(SamplerContract):
     def make(self, rank: int, world_size: int, **kw: Any) -> ShardedSampler:
         inner = WeightedRandomSampler([0.1, 2.0, 0.5, 0.0, 1.0] * 20, 150)
-        return ShardedSampler(inner, num_replicas=world_size, rank=rank, seed=3, tail="drop",
-                              **kw)
+        return ShardedSampler(inner, num_replicas=world_size, rank=rank, seed=3, tail="drop", **kw)
 
 
 class TestWrappedNumpyBlocked(SamplerContract):
     def make(self, rank: int, world_size: int, **kw: Any) -> ShardedSampler:
-        return ShardedSampler(NumpySampler(101), num_replicas=world_size, rank=rank,
-                              layout="blocked", tail="uneven", **kw)
+        return ShardedSampler(
+            NumpySampler(101),
+            num_replicas=world_size,
+            rank=rank,
+            layout="blocked",
+            tail="uneven",
+            **kw,
+        )
 
 
-@pytest.mark.parametrize("inner", [ShuffleSampler(50), NumpySampler(50),
-                                   RandomSampler(range(50))])
+@pytest.mark.parametrize("inner", [ShuffleSampler(50), NumpySampler(50), RandomSampler(range(50))])
 def test_global_rngs_are_seeded_and_restored(inner: Any) -> None:
     random.seed(1)
     np.random.seed(1)
@@ -113,13 +117,20 @@ def test_bad_inner_samplers() -> None:
         ([0, 1, True], ConfigTypeError, r"yielded True \(bool\) at position 2"),
         ([0, np.bool_(True)], ConfigTypeError, r"yielded np\.True_ \(bool\) at position 1"),
         ([2, 0, "1"], ConfigTypeError, r"yielded '1' \(str\) at position 2"),
-        ([0, torch.tensor(1.0)], ConfigTypeError,
-         r"yielded tensor\(1\.\) \(Tensor\) at position 1"),
+        (
+            [0, torch.tensor(1.0)],
+            ConfigTypeError,
+            r"yielded tensor\(1\.\) \(Tensor\) at position 1",
+        ),
         ([0, 1, 2**63], ConfigError, r"yielded 9223372036854775808 at position 2, outside"),
         ([0, -1, 2**63], ConfigError, r"yielded -1 at position 1, outside \[0, 2\*\*63\)"),
         ([3, 0, -5], ConfigError, r"yielded -5 at position 2, outside"),
-        ([np.uint64(2**63), 0], ConfigError, r"yielded np\.uint64\(9223372036854775808\) at "
-                                            r"position 0"),
+        (
+            [np.uint64(2**63), 0],
+            ConfigError,
+            r"yielded np\.uint64\(9223372036854775808\) at "
+            r"position 0",
+        ),
     ],
 )
 def test_inner_items_must_be_ints_in_range(items: list[Any], error: type, match: str) -> None:

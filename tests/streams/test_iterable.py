@@ -147,15 +147,25 @@ def test_item_mode_property(n: int, world: int, workers: int, policy: str, kind:
 
 
 def shard_run(
-    sizes: list[int], world: int, workers: int, policy: str, seed: int = 0, epoch: int = 0,
+    sizes: list[int],
+    world: int,
+    workers: int,
+    policy: str,
+    seed: int = 0,
+    epoch: int = 0,
     known: bool = True,
 ) -> list[list[tuple[int, int]]]:
     per_rank = []
     for rank in range(world):
         ds: ShardedIterable[tuple[int, int]] = ShardedIterable(
-            list(range(len(sizes))), mode="shard", open_shard=lambda s: Shard(s, sizes[s]),
-            shard_sizes=sizes if known else None, policy=policy, seed=seed,
-            num_replicas=world, rank=rank,
+            list(range(len(sizes))),
+            mode="shard",
+            open_shard=lambda s: Shard(s, sizes[s]),
+            shard_sizes=sizes if known else None,
+            policy=policy,
+            seed=seed,
+            num_replicas=world,
+            rank=rank,
         )
         ds.set_epoch(epoch)
         parts = run_rank(ds, workers)
@@ -165,8 +175,7 @@ def shard_run(
         per_rank.append(items)
         if workers and policy != "uneven":  # same per-worker counts on every rank
             assert [len(p) for p in parts] == [
-                (w + 1) * len(items) // workers - w * len(items) // workers
-                for w in range(workers)
+                (w + 1) * len(items) // workers - w * len(items) // workers for w in range(workers)
             ]
     return per_rank
 
@@ -278,8 +287,14 @@ def test_real_dataloader_workers_shard_mode_batches() -> None:
     batches = []
     for rank in range(world):
         ds: ShardedIterable[tuple[int, int]] = ShardedIterable(
-            [(s, size) for s, size in enumerate(sizes)], mode="shard", open_shard=open_shard,
-            shard_sizes=sizes, policy="drop", seed=5, num_replicas=world, rank=rank,
+            [(s, size) for s, size in enumerate(sizes)],
+            mode="shard",
+            open_shard=open_shard,
+            shard_sizes=sizes,
+            policy="drop",
+            seed=5,
+            num_replicas=world,
+            rank=rank,
         )
         loader = DataLoader(ds, batch_size=3, num_workers=workers, collate_fn=list)
         got = list(loader)
@@ -316,8 +331,15 @@ def test_in_process_resume_in_shard_mode_skips_whole_segments() -> None:
         return Shard(s, sizes[s])
 
     def make() -> ShardedIterable[tuple[int, int]]:
-        return ShardedIterable(list(range(6)), mode="shard", open_shard=opener,
-                               shard_sizes=sizes, policy="pad", num_replicas=2, rank=0)
+        return ShardedIterable(
+            list(range(6)),
+            mode="shard",
+            open_shard=opener,
+            shard_sizes=sizes,
+            policy="pad",
+            num_replicas=2,
+            rank=0,
+        )
 
     reference = make()
     reference.set_epoch(2)
@@ -401,8 +423,7 @@ def test_bad_inputs_raise_clear_errors() -> None:
     with pytest.raises(ConfigError, match="mode='shard' only"):
         ShardedIterable(Stream(3), shard_sizes=[3], num_replicas=1, rank=0)
     with pytest.raises(ConfigError, match="shard 0 ended before item 3"):
-        list(ShardedIterable([Shard(0, 2)], mode="shard", shard_sizes=[3], num_replicas=1,
-                             rank=0))
+        list(ShardedIterable([Shard(0, 2)], mode="shard", shard_sizes=[3], num_replicas=1, rank=0))
     with pytest.raises(ConfigError, match="shard 0 has 2 items but shard_sizes"):
         list(ShardedIterable([[1, 2]], mode="shard", shard_sizes=[3], num_replicas=1, rank=0))
     with pytest.warns(DegenerateConfigWarning, match="some ranks get no shard"):
@@ -413,7 +434,13 @@ def test_layout_doc_example_matches_dataset() -> None:
     order = np.arange(4, dtype=np.int64)
     sizes = np.array([3, 1, 2, 2], dtype=np.int64)
     segs = shard_segments(order, sizes, Consumer(1, 2), "pad")
-    ds = ShardedIterable([Shard(s, int(sizes[s])) for s in range(4)], mode="shard",
-                         shard_sizes=[3, 1, 2, 2], shuffle_shards=False, policy="pad",
-                         num_replicas=2, rank=1)
+    ds = ShardedIterable(
+        [Shard(s, int(sizes[s])) for s in range(4)],
+        mode="shard",
+        shard_sizes=[3, 1, 2, 2],
+        shuffle_shards=False,
+        policy="pad",
+        num_replicas=2,
+        rank=1,
+    )
     assert list(ds) == [(s, i) for s, a, b in segs for i in range(a, b or 0)]

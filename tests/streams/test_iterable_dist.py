@@ -45,17 +45,25 @@ def _on_rank(rank: int, world_size: int) -> dict[str, Any]:
     item_loader = DataLoader(items, batch_size=None, num_workers=2, multiprocessing_context="fork")
     item_out = [int(x) for x in item_loader]
     shards: ShardedIterable[tuple[int, int]] = ShardedIterable(
-        [(s, n) for s, n in enumerate(SIZES)], mode="shard", open_shard=open_shard,
-        policy="uneven", seed=3,
+        [(s, n) for s, n in enumerate(SIZES)],
+        mode="shard",
+        open_shard=open_shard,
+        policy="uneven",
+        seed=3,
     )
-    loader = DataLoader(shards, batch_size=2, num_workers=2, collate_fn=list,
-                        multiprocessing_context="fork")
+    loader = DataLoader(
+        shards, batch_size=2, num_workers=2, collate_fn=list, multiprocessing_context="fork"
+    )
     stopper = stop_together(loader)
     steps = [batch for batch in stopper]
     batches = list(loader)
     return {
-        "rank": shards.rank, "world": shards.num_replicas, "items": item_out,
-        "steps": len(steps), "dropped": stopper.dropped, "batches": len(batches),
+        "rank": shards.rank,
+        "world": shards.num_replicas,
+        "items": item_out,
+        "steps": len(steps),
+        "dropped": stopper.dropped,
+        "batches": len(batches),
         "shard_items": [x for batch in batches for x in batch],
     }
 

@@ -26,8 +26,10 @@ def check_partition(parts: tuple[np.ndarray, ...], n: int) -> None:
     assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(n))
 
 
-fractions = st.lists(st.integers(0, 20), min_size=1, max_size=5).filter(any).map(
-    lambda w: [x / sum(w) for x in w]
+fractions = (
+    st.lists(st.integers(0, 20), min_size=1, max_size=5)
+    .filter(any)
+    .map(lambda w: [x / sum(w) for x in w])
 )
 
 
@@ -104,7 +106,11 @@ json.dump(out, sys.stdout)
 def test_same_split_in_another_process_with_other_hash_and_global_seeds() -> None:
     env = {**os.environ, "PYTHONHASHSEED": "12345", "PYTHONPATH": str(ROOT / "src")}
     result = subprocess.run(
-        [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", CHILD],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
         check=True,
     )
     theirs = json.loads(result.stdout)

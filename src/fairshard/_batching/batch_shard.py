@@ -161,17 +161,26 @@ class BatchShardSampler(BatchPlanSampler):
     def _warn_tail(self, epoch: int, total: int) -> None:
         w = self.num_replicas
         if total == 0:
-            warn(f"{self.kind}: the inner batch sampler yielded no batch in epoch {epoch}; "
-                 "every rank gets 0 steps", DegenerateConfigWarning, stacklevel=4)
+            warn(
+                f"{self.kind}: the inner batch sampler yielded no batch in epoch {epoch}; "
+                "every rank gets 0 steps",
+                DegenerateConfigWarning,
+                stacklevel=4,
+            )
             return
         if self._warned_tail or total % w == 0 or self.tail == "uneven":
             return
         self._warned_tail = True
         if self.tail == "pad":
-            what = (f"pads: the last step recycles {w - total % w} whole batch(es) from the "
-                    "head of the epoch (num_padded_batches)")
+            what = (
+                f"pads: the last step recycles {w - total % w} whole batch(es) from the "
+                "head of the epoch (num_padded_batches)"
+            )
         else:
-            what = (f"drops the last {total % w} batch(es) of the epoch "
-                    "(num_dropped_batches)")
-        warn(f"{self.kind}: {total} batches do not split evenly over {w} ranks, so it {what}; "
-             "this warning is shown once", DegenerateConfigWarning, stacklevel=4)
+            what = f"drops the last {total % w} batch(es) of the epoch (num_dropped_batches)"
+        warn(
+            f"{self.kind}: {total} batches do not split evenly over {w} ranks, so it {what}; "
+            "this warning is shown once",
+            DegenerateConfigWarning,
+            stacklevel=4,
+        )

@@ -113,9 +113,16 @@ class ClassBatchSampler(BatchPlanSampler):
                     f"asks for {self.counts[c]} per batch, so it cannot fill even one batch; "
                     "lower its count or leave the class out (pass a mapping without it)"
                 )
-        self.classes_per_batch = None if classes_per_batch is None else check_int(
-            "classes_per_batch", classes_per_batch, minimum=1, maximum=int(self._used.size),
-            fix=f"there are {self._used.size} usable classes",
+        self.classes_per_batch = (
+            None
+            if classes_per_batch is None
+            else check_int(
+                "classes_per_batch",
+                classes_per_batch,
+                minimum=1,
+                maximum=int(self._used.size),
+                fix=f"there are {self._used.size} usable classes",
+            )
         )
         if num_batches is not None and self.policy == "stop":
             raise ConfigError(
@@ -126,7 +133,8 @@ class ClassBatchSampler(BatchPlanSampler):
         self._sizes = sizes
         self._recycle_length: int | None = (
             check_int("num_batches", num_batches, minimum=1)
-            if num_batches is not None else self._default_length()
+            if num_batches is not None
+            else self._default_length()
         )
         self._digest = S.digest([self.codes, [str(c) for c in self.classes]])
 
@@ -145,7 +153,9 @@ class ClassBatchSampler(BatchPlanSampler):
                         f"labels' classes are {shown}{' ...' if len(self.classes) > 10 else ''}"
                     )
                 counts[index[key]] = check_int(
-                    f"samples_per_class[{key!r}]", count, minimum=1,
+                    f"samples_per_class[{key!r}]",
+                    count,
+                    minimum=1,
                     fix="leave a class out of the mapping instead of giving it 0",
                 )
             return counts
@@ -164,8 +174,9 @@ class ClassBatchSampler(BatchPlanSampler):
     def _config(self) -> dict[str, Any]:
         return {
             "labels": self._digest,
-            "samples_per_class": S.digest([[str(self.classes[c]), int(self.counts[c])]
-                                          for c in self._used.tolist()]),
+            "samples_per_class": S.digest(
+                [[str(self.classes[c]), int(self.counts[c])] for c in self._used.tolist()]
+            ),
             "classes_per_batch": self.classes_per_batch,
             "policy": self.policy,
             "num_batches": self._recycle_length,
@@ -183,8 +194,9 @@ class ClassBatchSampler(BatchPlanSampler):
         elif self.policy == "stop":
             chosen = used[choose_stop(self._sizes[used] // k[used], self.classes_per_batch, rng)]
         else:
-            picks = choose_recycle(used.size, self.classes_per_batch,
-                                   self._recycle_length or 0, rng)
+            picks = choose_recycle(
+                used.size, self.classes_per_batch, self._recycle_length or 0, rng
+            )
             chosen = used[picks]
         return self._assemble(np.ascontiguousarray(chosen), rng)
 
@@ -195,7 +207,8 @@ class ClassBatchSampler(BatchPlanSampler):
         uses = np.bincount(cls, minlength=len(self.classes))  # chunks each class gives
         streams = [
             class_stream(self._members[c], int(uses[c] * k[c]), int(k[c]), rng)
-            if uses[c] else np.empty(0, dtype=np.int64)
+            if uses[c]
+            else np.empty(0, dtype=np.int64)
             for c in range(len(self.classes))
         ]
         base = np.zeros(len(self.classes) + 1, dtype=np.int64)
@@ -213,5 +226,5 @@ class ClassBatchSampler(BatchPlanSampler):
         gather = np.repeat(starts - entry_offsets[:-1], sizes)
         gather += np.arange(int(entry_offsets[-1]), dtype=np.int64)
         per_batch = chosen.shape[1] if chosen.ndim == 2 else 0
-        offsets = entry_offsets[:: per_batch] if per_batch else np.zeros(1, dtype=np.int64)
+        offsets = entry_offsets[::per_batch] if per_batch else np.zeros(1, dtype=np.int64)
         return BatchPlan(pool[gather], offsets)

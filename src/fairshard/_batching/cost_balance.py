@@ -46,7 +46,9 @@ def check_balance_run(balance_run: object) -> int | None:
     if balance_run is None:
         return None
     return check_int(
-        "balance_run", balance_run, minimum=1,
+        "balance_run",
+        balance_run,
+        minimum=1,
         fix="use a multiple of your world size, or None for a plain shuffled batch order",
     )
 

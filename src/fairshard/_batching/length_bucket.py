@@ -123,8 +123,11 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         np.cumsum(sizes, out=offsets[1:])
         flat = flat[: offsets[-1]]
         costs = _padded_costs(self.lengths, flat, offsets)
-        order = balanced_order(costs, stream_generator(Stream.LENGTH_BUCKET, epoch, self.seed,
-                                                       sub_id=1), self.balance_run)
+        order = balanced_order(
+            costs,
+            stream_generator(Stream.LENGTH_BUCKET, epoch, self.seed, sub_id=1),
+            self.balance_run,
+        )
         return reorder_batches(flat, offsets, order)
 
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:

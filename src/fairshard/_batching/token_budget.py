@@ -108,8 +108,10 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         )
         self.lengths = check_lengths(lengths, positive=True)
         self.max_tokens = check_real("max_tokens", max_tokens, minimum=0, strict_minimum=True)
-        self.max_batch_size = None if max_batch_size is None else check_int(
-            "max_batch_size", max_batch_size, minimum=1, fix="or None for no cap"
+        self.max_batch_size = (
+            None
+            if max_batch_size is None
+            else check_int("max_batch_size", max_batch_size, minimum=1, fix="or None for no cap")
         )
         if not (callable(cost) or cost in COSTS):
             raise ConfigError(
@@ -161,8 +163,10 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         return kept
 
     def _config(self) -> dict[str, Any]:
-        cost = self.cost if isinstance(self.cost, str) else getattr(
-            self.cost, "__qualname__", type(self.cost).__name__
+        cost = (
+            self.cost
+            if isinstance(self.cost, str)
+            else getattr(self.cost, "__qualname__", type(self.cost).__name__)
         )
         return {
             "lengths": self._digest,
@@ -187,7 +191,8 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
                 "lengths alone and not decrease as items are added"
             )
         order = balanced_order(
-            costs, stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
+            costs,
+            stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
             self.balance_run,
         )
         return reorder_batches(flat, offsets, order)

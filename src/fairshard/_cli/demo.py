@@ -40,18 +40,28 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("--ranks", type=int, default=4, help="processes to launch (default 4)")
-    p.add_argument("--resume-ranks", type=int, default=None,
-                   help="processes for the resume launch (default: ranks - 1, at least 1; "
-                        "0 skips the resume)")
+    p.add_argument(
+        "--resume-ranks",
+        type=int,
+        default=None,
+        help="processes for the resume launch (default: ranks - 1, at least 1; 0 skips the resume)",
+    )
     p.add_argument("--epochs", type=int, default=20, help="training epochs (default 20)")
-    p.add_argument("--methods", default=None,
-                   help="comma-separated: plain, balanced, hard (default: every one this "
-                        "fairshard provides)")
-    p.add_argument("--output", default="fairshard-demo",
-                   help="output folder (default ./fairshard-demo)")
+    p.add_argument(
+        "--methods",
+        default=None,
+        help="comma-separated: plain, balanced, hard (default: every one this fairshard provides)",
+    )
+    p.add_argument(
+        "--output", default="fairshard-demo", help="output folder (default ./fairshard-demo)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the split, model and samplers")
-    p.add_argument("--timeout", type=float, default=600.0,
-                   help="seconds each torchrun launch may take (default 600)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        help="seconds each torchrun launch may take (default 600)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.set_defaults(func=run)
 
@@ -76,8 +86,11 @@ def run(args: argparse.Namespace) -> int:
     """Run the demo described by ``args``; return the exit code."""
     missing = _missing_extras()
     if missing:
-        print(f"fairshard demo needs {' and '.join(missing)}, not installed here. "
-              "Install the demo extra: pip install 'fairshard[demo]'", file=sys.stderr)
+        print(
+            f"fairshard demo needs {' and '.join(missing)}, not installed here. "
+            "Install the demo extra: pip install 'fairshard[demo]'",
+            file=sys.stderr,
+        )
         return 2
     from fairshard_demo.methods import METHODS, parse_methods, unavailable
 
@@ -116,8 +129,18 @@ def _run(args: argparse.Namespace, methods: list[str]) -> int:
     split.save(data)
     resume_ranks = max(1, args.ranks - 1) if args.resume_ranks is None else args.resume_ranks
     progress = Progress(quiet=args.quiet)
-    script = ["--data", str(data), "--output", str(out), "--methods", ",".join(methods),
-              "--epochs", str(args.epochs), "--seed", str(args.seed)]
+    script = [
+        "--data",
+        str(data),
+        "--output",
+        str(out),
+        "--methods",
+        ",".join(methods),
+        "--epochs",
+        str(args.epochs),
+        "--seed",
+        str(args.seed),
+    ]
     try:
         progress.note(f"training on {args.ranks} ranks: {', '.join(methods)}")
         run_torchrun(torchrun_command(args.ranks, script), progress, timeout=args.timeout)
@@ -128,21 +151,29 @@ def _run(args: argparse.Namespace, methods: list[str]) -> int:
             progress.note(f"resuming the checkpointed epoch on {resume_ranks} ranks")
             resume_args = [*script, "--resume"]
             resume_args[resume_args.index("--methods") + 1] = ",".join(resumable)
-            run_torchrun(torchrun_command(resume_ranks, resume_args), progress,
-                         timeout=args.timeout)
+            run_torchrun(
+                torchrun_command(resume_ranks, resume_args), progress, timeout=args.timeout
+            )
             resume = json.loads((out / "resume.json").read_text())
     except LaunchError as exc:
         print(f"fairshard demo: {exc}", file=sys.stderr)
         return 1
-    config = {"ranks": args.ranks, "resume_ranks": resume_ranks, "epochs": args.epochs,
-              "seed": args.seed, "methods": methods,
-              "train_class_counts": split.class_counts(),
-              "test_per_class": int(len(split.test_y) // 10)}
+    config = {
+        "ranks": args.ranks,
+        "resume_ranks": resume_ranks,
+        "epochs": args.epochs,
+        "seed": args.seed,
+        "methods": methods,
+        "train_class_counts": split.class_counts(),
+        "test_per_class": int(len(split.test_y) // 10),
+    }
     summary = build_summary(train, resume, config)
     summary["plots"] = [p.name for p in plot(summary, out)]
     summary["wall_time_s"] = round(time.monotonic() - started, 2)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     print(table(summary))
-    print(f"\nwrote {out / 'summary.json'} and {', '.join(summary['plots'])} "
-          f"in {summary['wall_time_s']:.0f}s")
+    print(
+        f"\nwrote {out / 'summary.json'} and {', '.join(summary['plots'])} "
+        f"in {summary['wall_time_s']:.0f}s"
+    )
     return 0 if summary["ok"] else 1

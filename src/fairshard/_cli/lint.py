@@ -41,14 +41,26 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help=".py files or folders (recursed)")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="output format (default text)")
-    p.add_argument("--select", type=_codes, default=None, metavar="CODES",
-                   help="only these rule codes, comma-separated")
-    p.add_argument("--ignore", type=_codes, default=None, metavar="CODES",
-                   help="skip these rule codes, comma-separated")
-    p.add_argument("--list-rules", action="store_true",
-                   help="print every rule: code, what goes wrong, the fix")
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    p.add_argument(
+        "--select",
+        type=_codes,
+        default=None,
+        metavar="CODES",
+        help="only these rule codes, comma-separated",
+    )
+    p.add_argument(
+        "--ignore",
+        type=_codes,
+        default=None,
+        metavar="CODES",
+        help="skip these rule codes, comma-separated",
+    )
+    p.add_argument(
+        "--list-rules", action="store_true", help="print every rule: code, what goes wrong, the fix"
+    )
     p.set_defaults(func=run)
 
 

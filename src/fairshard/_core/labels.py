@@ -36,8 +36,7 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
         labels = labels.detach().cpu().numpy()
     if isinstance(labels, str | bytes | Mapping) or not hasattr(labels, "__len__"):
         raise ConfigTypeError(
-            f"{name} must be a 1-D sequence (one class label per item), got "
-            f"{type(labels).__name__}"
+            f"{name} must be a 1-D sequence (one class label per item), got {type(labels).__name__}"
         )
     array = labels if isinstance(labels, np.ndarray) else np.asarray(list(labels), dtype=object)
     if array.ndim != 1:
@@ -56,8 +55,10 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
             values = np.asarray(items, dtype=str)
         else:
             bad = next(
-                i for i, v in enumerate(items)
-                if not isinstance(v, str | numbers.Integral) or isinstance(v, bool)
+                i
+                for i, v in enumerate(items)
+                if not isinstance(v, str | numbers.Integral)
+                or isinstance(v, bool)
                 or isinstance(v, str) != isinstance(items[0], str)
             )
             beside = f" beside {name}[0]={items[0]!r}" if bad else ""
@@ -72,4 +73,3 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
         )
     classes, codes = np.unique(values, return_inverse=True)
     return classes.tolist(), codes.reshape(-1).astype(np.int64)
-

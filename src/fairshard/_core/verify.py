@@ -192,7 +192,10 @@ def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
     """
     if timeout is not None:
         timeout = check_real(
-            "timeout", timeout, minimum=0.0, strict_minimum=True,
+            "timeout",
+            timeout,
+            minimum=0.0,
+            strict_minimum=True,
             fix="pass seconds to wait, or None for the process group's timeout",
         )
     local = fingerprint(sampler)

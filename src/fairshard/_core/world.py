@@ -89,11 +89,15 @@ def resolve_world(num_replicas: Any = None, rank: Any = None) -> World:
         ConfigTypeError: a value is not an int.
         ConfigError: a value is out of range, or two sources disagree.
     """
-    explicit_world = None if num_replicas is None else check_int(
-        "num_replicas", num_replicas, minimum=1, fix="use the number of training processes"
+    explicit_world = (
+        None
+        if num_replicas is None
+        else check_int(
+            "num_replicas", num_replicas, minimum=1, fix="use the number of training processes"
+        )
     )
-    explicit_rank = None if rank is None else check_int(
-        "rank", rank, minimum=0, fix="ranks count from 0"
+    explicit_rank = (
+        None if rank is None else check_int("rank", rank, minimum=0, fix="ranks count from 0")
     )
     if explicit_world is not None and explicit_rank is not None:
         source = "arguments"

@@ -63,7 +63,7 @@ def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
     part = Partition(total, sampler.num_replicas, sampler.layout, sampler.tail)
     # pad wraps to the head, possibly several times when total < world size
     padded = int(sizes[np.arange(part.num_padded()) % total].sum()) if total else 0
-    dropped = int(sizes[total - part.num_dropped():].sum()) if part.num_dropped() else 0
+    dropped = int(sizes[total - part.num_dropped() :].sum()) if part.num_dropped() else 0
     items = plan.items(np.arange(total, dtype=np.int64))
     flat = np.asarray(
         [i for batch in items for i in batch] if sizes.size and batched else items,

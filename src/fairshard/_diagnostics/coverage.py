@@ -82,8 +82,9 @@ def check_coverage(
     for seg in segments:
         lengths = {len(obs) for obs in seg.observed}
         unequal |= len(lengths) > 1
-        full = all(seg.begin + len(obs) == seg.partition.num_items(r)
-                   for r, obs in enumerate(seg.observed))
+        full = all(
+            seg.begin + len(obs) == seg.partition.num_items(r) for r, obs in enumerate(seg.observed)
+        )
         padding += seg.partition.num_padded() if full else 0
         for rank, obs in enumerate(seg.observed):
             positions = seg.partition.positions(rank, seg.begin, seg.begin + len(obs))

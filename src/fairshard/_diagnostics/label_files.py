@@ -86,8 +86,7 @@ def _check_vector(values: NDArray[np.generic], source: str) -> NDArray[np.int64]
     labels = values.astype(np.int64)
     if labels.size and labels.min() < 0:
         raise ConfigError(
-            f"labels from {source} must be >= 0, got {int(labels.min())}; "
-            "use class ids 0..C-1"
+            f"labels from {source} must be >= 0, got {int(labels.min())}; use class ids 0..C-1"
         )
     return labels
 
@@ -116,7 +115,8 @@ def _read_csv(path: Path, column: str | None) -> NDArray[np.generic]:
         if len(header) != 1:
             raise ConfigError(
                 f"{path} has {len(header)} columns; name one, e.g. {path}:{header[-1]}"
-                if has_header else f"{path} has {len(header)} columns; pick one, e.g. {path}:0"
+                if has_header
+                else f"{path} has {len(header)} columns; pick one, e.g. {path}:0"
             )
         index = 0
     elif column.isdigit():

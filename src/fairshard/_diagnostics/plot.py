@@ -80,8 +80,14 @@ def _ownership_panel(ax: Any, report: SimulationReport, plt: Any) -> None:
     base = plt.get_cmap("tab20" if world > 10 else "tab10")
     colors = ["#bbbbbb"] + [base(r % base.N) for r in range(world)] + ["#000000"]
     cmap = ListedColormap(colors).with_extremes(bad="white")
-    ax.imshow(np.ma.masked_invalid(grid + 1), cmap=cmap, vmin=-0.5, vmax=world + 1.5,
-              interpolation="nearest", aspect="auto")
+    ax.imshow(
+        np.ma.masked_invalid(grid + 1),
+        cmap=cmap,
+        vmin=-0.5,
+        vmax=world + 1.5,
+        interpolation="nearest",
+        aspect="auto",
+    )
     note = "" if shown == size else f" (first {shown} of {size})"
     ax.set_title(f"owner of each index, epoch 0{note}\ngrey: none, black: several ranks")
     ax.set_xticks([])
@@ -102,8 +108,13 @@ def _mix_panel(ax: Any, report: SimulationReport, labels: NDArray[np.int64] | No
         ax.set_xlabel("share of the rank's items")
         ax.set_title("class mix per rank, epoch 0")
         if fractions.shape[1] <= 20:
-            ax.legend(title="class", fontsize="small", ncol=2, loc="center left",
-                      bbox_to_anchor=(1.0, 0.5))
+            ax.legend(
+                title="class",
+                fontsize="small",
+                ncol=2,
+                loc="center left",
+                bbox_to_anchor=(1.0, 0.5),
+            )
     else:
         unique = [r.unique for r in ranks]
         repeated = [r.duplicates for r in ranks]
@@ -117,8 +128,14 @@ def _mix_panel(ax: Any, report: SimulationReport, labels: NDArray[np.int64] | No
 
 def _change_panel(ax: Any, report: SimulationReport) -> None:
     if len(report.epochs) < 2:
-        ax.text(0.5, 0.5, "one epoch only:\nrun two or more to see order change",
-                ha="center", va="center", transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            "one epoch only:\nrun two or more to see order change",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
         ax.set_axis_off()
         return
     epochs = [e.epoch for e in report.epochs[1:]]
@@ -135,8 +152,11 @@ def _change_panel(ax: Any, report: SimulationReport) -> None:
 
 
 def plot_report(
-    report: SimulationReport, path: str | os.PathLike[str],
-    labels: NDArray[np.int64] | None = None, *, dpi: int = 100,
+    report: SimulationReport,
+    path: str | os.PathLike[str],
+    labels: NDArray[np.int64] | None = None,
+    *,
+    dpi: int = 100,
 ) -> None:
     """Write the three-panel PNG of ``report`` to ``path``.
 

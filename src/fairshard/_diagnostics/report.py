@@ -198,8 +198,7 @@ def _epoch_lines(epoch: EpochReport, world_size: int) -> list[str]:
     if epoch.identical_ranks:
         why = "forgotten set_epoch?" if epoch.declared.shuffle else "expected: no shuffling"
         lines.append(
-            f"  identical order to epoch {epoch.epoch - 1} on ranks {epoch.identical_ranks} "
-            f"({why})"
+            f"  identical order to epoch {epoch.epoch - 1} on ranks {epoch.identical_ranks} ({why})"
         )
     lines.append(
         f"  {'rank':>4} {'len()':>8} {'yielded':>8} {'batches':>8} {'unique':>8} "

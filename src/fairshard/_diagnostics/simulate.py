@@ -143,13 +143,18 @@ def _set_epoch(sampler: Any, epoch: int) -> None:
 
 
 def _factory(
-    make: SamplerFactory | str | type, kwargs: dict[str, Any] | None, dataset_size: int | None,
-    labels: NDArray[np.int64] | None, batch_size: int | None, drop_last_batch: bool,
+    make: SamplerFactory | str | type,
+    kwargs: dict[str, Any] | None,
+    dataset_size: int | None,
+    labels: NDArray[np.int64] | None,
+    batch_size: int | None,
+    drop_last_batch: bool,
 ) -> tuple[SamplerFactory, str | None, int | None]:
     if isinstance(make, str) or inspect.isclass(make):
         name = make if isinstance(make, str) else f"{make.__module__}:{make.__qualname__}"
-        spec = SamplerSpec(name, dict(kwargs or {}), dataset_size, labels, batch_size,
-                           drop_last_batch)
+        spec = SamplerSpec(
+            name, dict(kwargs or {}), dataset_size, labels, batch_size, drop_last_batch
+        )
         return spec.make, spec.describe(), spec.dataset_size
     if not callable(make):
         raise ConfigTypeError(
@@ -224,8 +229,13 @@ def simulate(
     if description is None:
         description = f"{type(samplers[0]).__name__} (from a factory)"
     num_classes = None if label_array is None else int(label_array.max(initial=-1)) + 1
-    report = SimulationReport(world_size, sampler=description, dataset_size=dataset_size,
-                              num_classes=num_classes, set_epoch=set_epoch)
+    report = SimulationReport(
+        world_size,
+        sampler=description,
+        dataset_size=dataset_size,
+        num_classes=num_classes,
+        set_epoch=set_epoch,
+    )
     total = sum(len(s) for s in samplers) * epochs
     bar = Progress(total, "simulate", enabled=None if progress is None else progress)
     previous: list[NDArray[np.int64] | None] = [None] * world_size
@@ -245,8 +255,19 @@ def simulate(
                     seen_warnings.setdefault(
                         f"epoch {epoch} rank {rank}: {w.category.__name__}: {w.message}"
                     )
-                ranks.append(_rank_report(rank, length, flat, batches, first, dataset_size,
-                                          label_array, num_classes, previous[rank]))
+                ranks.append(
+                    _rank_report(
+                        rank,
+                        length,
+                        flat,
+                        batches,
+                        first,
+                        dataset_size,
+                        label_array,
+                        num_classes,
+                        previous[rank],
+                    )
+                )
                 previous[rank] = flat
                 shares.append(flat)
             report.shares.append(shares)
@@ -260,8 +281,14 @@ def simulate(
 
 
 def _rank_report(
-    rank: int, length: int, flat: NDArray[np.int64], batches: int | None, first: int,
-    dataset_size: int | None, labels: NDArray[np.int64] | None, num_classes: int | None,
+    rank: int,
+    length: int,
+    flat: NDArray[np.int64],
+    batches: int | None,
+    first: int,
+    dataset_size: int | None,
+    labels: NDArray[np.int64] | None,
+    num_classes: int | None,
     previous: NDArray[np.int64] | None,
 ) -> RankReport:
     unique = int(np.unique(flat).size)
@@ -275,13 +302,26 @@ def _rank_report(
             )
         counts = np.bincount(labels[flat], minlength=num_classes).tolist()
     coverage = None if not dataset_size else unique / dataset_size
-    return RankReport(rank, int(length), int(flat.size), batches, unique, int(flat.size) - unique,
-                      flat[:first].tolist(), coverage, counts, _order_change(previous, flat))
+    return RankReport(
+        rank,
+        int(length),
+        int(flat.size),
+        batches,
+        unique,
+        int(flat.size) - unique,
+        flat[:first].tolist(),
+        coverage,
+        counts,
+        _order_change(previous, flat),
+    )
 
 
 def _epoch_report(
-    epoch: int, dataset_size: int | None, ranks: list[RankReport],
-    shares: list[NDArray[np.int64]], declared: Declared,
+    epoch: int,
+    dataset_size: int | None,
+    ranks: list[RankReport],
+    shares: list[NDArray[np.int64]],
+    declared: Declared,
 ) -> EpochReport:
     merged = np.concatenate([np.unique(s) for s in shares]) if shares else np.empty(0, np.int64)
     distinct, owners = np.unique(merged, return_counts=True)

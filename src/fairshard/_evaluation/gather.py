@@ -208,8 +208,11 @@ def _check_reports(reports: list[_Report], rank: int) -> None:
     for r, rep in enumerate(reports):
         meta = rep.meta
         assert meta is not None
-        if meta.rows and metas and (meta.kind, meta.dtype, meta.trailing) != (
-            metas[0].kind, metas[0].dtype, metas[0].trailing
+        if (
+            meta.rows
+            and metas
+            and (meta.kind, meta.dtype, meta.trailing)
+            != (metas[0].kind, metas[0].dtype, metas[0].trailing)
         ):
             raise RankMismatchError(
                 f"ranks passed different outputs: {metas[0].describe()} on one rank and "
@@ -218,7 +221,11 @@ def _check_reports(reports: list[_Report], rank: int) -> None:
 
 
 def _exchange(
-    local: Encoded, metas: list[Meta], rank: int, world: int, dst: int | None,
+    local: Encoded,
+    metas: list[Meta],
+    rank: int,
+    world: int,
+    dst: int | None,
     timeout: float | None,
 ) -> list[torch.Tensor] | None:
     """Pad this rank's byte rows to the longest rank's and gather them (to ``dst`` or all)."""
@@ -248,8 +255,12 @@ def _assemble(
     keys = [shares.indices(r, 0, shares.num_real(r)) for r in ranks]
     plan_positions = [shares.real_positions(r) for r in ranks]
     total = sum(k.size for k in keys)
-    order = np.lexsort((np.concatenate(plan_positions or [np.zeros(0, np.int64)]),
-                        np.concatenate(keys or [np.zeros(0, np.int64)])))
+    order = np.lexsort(
+        (
+            np.concatenate(plan_positions or [np.zeros(0, np.int64)]),
+            np.concatenate(keys or [np.zeros(0, np.int64)]),
+        )
+    )
     dest = np.empty(total, dtype=np.int64)
     dest[order] = np.arange(total, dtype=np.int64)  # slot of the i-th kept row in rank order
     ref = next((metas[r] for r in ranks), local.meta)
@@ -258,8 +269,9 @@ def _assemble(
     if ref.kind == "objects":
         out_list: list[Any] = [None] * total
         for (piece, count), begin in zip(pieces, bounds, strict=False):
-            for slot, value in zip(dest[begin : begin + count].tolist(), piece[:count],
-                                   strict=True):
+            for slot, value in zip(
+                dest[begin : begin + count].tolist(), piece[:count], strict=True
+            ):
                 out_list[slot] = value
         return out_list
     if ref.kind == "numpy":

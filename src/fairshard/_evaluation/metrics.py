@@ -49,8 +49,10 @@ class ClassificationMetrics:
     def from_labels(cls, preds: Any, targets: Any, num_classes: int) -> ClassificationMetrics:
         """The single-process reference: metrics of predicted and true class labels."""
         metrics = ExactMetrics(num_classes)
-        metrics.update(torch.as_tensor(np.asarray(preds, dtype=np.int64)),
-                       torch.as_tensor(np.asarray(targets, dtype=np.int64)))
+        metrics.update(
+            torch.as_tensor(np.asarray(preds, dtype=np.int64)),
+            torch.as_tensor(np.asarray(targets, dtype=np.int64)),
+        )
         return metrics.compute(sync=False)
 
     def __eq__(self, other: object) -> bool:
@@ -59,8 +61,10 @@ class ClassificationMetrics:
         return bool(np.array_equal(self.confusion, other.confusion))
 
     def __repr__(self) -> str:
-        return (f"ClassificationMetrics(num_samples={self.num_samples}, "
-                f"accuracy={self.accuracy!r}, balanced_accuracy={self.balanced_accuracy!r})")
+        return (
+            f"ClassificationMetrics(num_samples={self.num_samples}, "
+            f"accuracy={self.accuracy!r}, balanced_accuracy={self.balanced_accuracy!r})"
+        )
 
     @property
     def num_samples(self) -> int:
@@ -194,8 +198,8 @@ class ExactMetrics:
                 f"{int(target[where])}, pred={int(pred[where])} at sample {self.seen + where}"
             )
         binned = torch.bincount(target * k + pred, minlength=k * k)
-        self._counts = binned if self._counts is None else self._counts + binned.to(
-            self._counts.device
+        self._counts = (
+            binned if self._counts is None else self._counts + binned.to(self._counts.device)
         )
         self.seen += count
 
@@ -220,8 +224,8 @@ class ExactMetrics:
                 j = int(np.argmax(given != expected)) if given.shape == expected.shape else 0
                 raise ConfigError(
                     f"indices differ from the sampler's order at sample {begin + j} of rank "
-                    f"{rank}: got {given[j:j + 3].tolist()}, expected "
-                    f"{expected[j:j + 3].tolist()}; the DataLoader must use this sampler "
+                    f"{rank}: got {given[j : j + 3].tolist()}, expected "
+                    f"{expected[j : j + 3].tolist()}; the DataLoader must use this sampler "
                     "(sampler=..., shuffle=False) and every batch must be counted, in order"
                 )
         return max(0, min(count, shares.num_real(rank) - begin))
@@ -273,8 +277,9 @@ def _check_reports(reports: list[tuple[Any, ...]]) -> None:
                 f"ranks disagree on {name}: rank 0 has {values[0]!r}, rank {other} has "
                 f"{values[other]!r}; build ExactMetrics identically on every rank"
             )
-    short = [(r, seen, size) for _, seen, size, _, r in reports
-             if size is not None and seen != size]
+    short = [
+        (r, seen, size) for _, seen, size, _, r in reports if size is not None and seen != size
+    ]
     if short:
         detail = ", ".join(f"rank {r} counted {seen} of {size}" for r, seen, size in short)
         raise ConfigError(

@@ -50,8 +50,9 @@ def _flatten(items: list[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         flat = np.asarray(items, dtype=np.int64).reshape(-1)
         return flat, np.ones(len(items), dtype=np.int64)
     counts = np.array([len(item) for item in items], dtype=np.int64)
-    flat = np.fromiter((int(i) for item in items for i in item), dtype=np.int64,
-                       count=int(counts.sum()))
+    flat = np.fromiter(
+        (int(i) for item in items for i in item), dtype=np.int64, count=int(counts.sum())
+    )
     return flat, counts
 
 

@@ -211,9 +211,7 @@ def _build(
         running = int(stops[-1])
 
 
-def _scaled_sum(
-    weights: NDArray[np.float64], chunks: list[tuple[int, int]]
-) -> tuple[float, float]:
+def _scaled_sum(weights: NDArray[np.float64], chunks: list[tuple[int, int]]) -> tuple[float, float]:
     """``(2**e, sum(w) / 2**e)`` with ``1 <= max(w) / 2**e < 2``.
 
     Dividing by a power of two is exact (for subnormal weights too), so the

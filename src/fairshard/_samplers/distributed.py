@@ -148,8 +148,10 @@ class DistributedSampler(PlannedSampler[int]):
                 "duplicates) or tail='uneven' (evaluation)"
             )
         if self.n == 0:
-            warn(f"{self.kind}: the dataset is empty; every rank gets 0 samples",
-                 DegenerateConfigWarning)
+            warn(
+                f"{self.kind}: the dataset is empty; every rank gets 0 samples",
+                DegenerateConfigWarning,
+            )
 
     @property
     def num_samples(self) -> int:

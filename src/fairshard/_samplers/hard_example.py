@@ -93,22 +93,26 @@ class HardExampleSampler(WeightedSampler):
         tail: Tail = "pad",
         sync_timeout: float = 300.0,
     ) -> None:
-        n = check_int("num_samples_total", num_samples_total, minimum=1,
-                      fix="pass len(dataset)")
+        n = check_int("num_samples_total", num_samples_total, minimum=1, fix="pass len(dataset)")
         self.momentum = check_real("momentum", momentum, minimum=0.0)
         if self.momentum >= 1.0:
             raise ConfigError(f"momentum must be < 1, got momentum={momentum!r}; try 0.9")
-        self.temperature = check_real("temperature", temperature, minimum=0.0,
-                                      strict_minimum=True)
+        self.temperature = check_real("temperature", temperature, minimum=0.0, strict_minimum=True)
         self.floor = check_real("floor", floor, minimum=0.0, maximum=1.0)
         self.prior = None if prior is None else check_real("prior", prior)
-        self.sync_timeout = check_real("sync_timeout", sync_timeout, minimum=0.0,
-                                       strict_minimum=True)
+        self.sync_timeout = check_real(
+            "sync_timeout", sync_timeout, minimum=0.0, strict_minimum=True
+        )
         self._scores = np.full(n, np.nan)  # (n,) NaN = unseen
         self._records: list[tuple[NDArray[np.int64], NDArray[np.float64]]] = []
         super().__init__(
-            np.full(n, 1.0 / n), num_samples, replacement,
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail,
+            np.full(n, 1.0 / n),
+            num_samples,
+            replacement,
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
         )
 
     # ---------------------------------------------------------------- records

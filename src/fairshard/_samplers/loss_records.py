@@ -107,4 +107,3 @@ def apply_records(
             score = later if score != score else m * score + (1 - m) * later
         scores[sample] = score
     return scores
-

@@ -69,8 +69,12 @@ class LinearAnneal:
 
     def describe(self) -> dict[str, Any]:
         """Plain values identifying the schedule (stored in states)."""
-        return {"schedule": "LinearAnneal", "start": self.start, "end": self.end,
-                "epochs": self.epochs}
+        return {
+            "schedule": "LinearAnneal",
+            "start": self.start,
+            "end": self.end,
+            "epochs": self.epochs,
+        }
 
     def __repr__(self) -> str:
         return f"LinearAnneal(start={self.start!r}, end={self.end!r}, epochs={self.epochs})"

@@ -162,8 +162,14 @@ class ShardedSampler(PlannedSampler[int]):
         check: bool = False,
         auto_epoch: bool = False,
     ) -> None:
-        super().__init__(num_replicas=num_replicas, rank=rank, seed=seed, layout=layout,
-                         tail=tail, auto_epoch=auto_epoch)
+        super().__init__(
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            layout=layout,
+            tail=tail,
+            auto_epoch=auto_epoch,
+        )
         if not hasattr(sampler, "__iter__") or not hasattr(sampler, "__len__"):
             raise ConfigTypeError(
                 f"sampler must be iterable and define __len__, got {type(sampler).__name__}"
@@ -174,8 +180,7 @@ class ShardedSampler(PlannedSampler[int]):
 
     def _config(self) -> dict[str, Any]:
         inner = type(self.sampler)
-        return {"sampler": f"{inner.__module__}.{inner.__qualname__}",
-                "n": len(self.sampler)}
+        return {"sampler": f"{inner.__module__}.{inner.__qualname__}", "n": len(self.sampler)}
 
     def _build_plan(self, epoch: int) -> IndexPlan:
         if hasattr(self.sampler, "set_epoch"):

@@ -127,8 +127,9 @@ def exponential_keys_order(
         out = sort_keys[lo:hi]
         out.fill(np.inf)
         # E_i > 0 (uniform_open excludes 1), so both logs are finite for w_i > 0.
-        np.subtract(np.log(e), np.log(w, where=positive, out=np.ones_like(w)),
-                    out=out, where=positive)
+        np.subtract(
+            np.log(e), np.log(w, where=positive, out=np.ones_like(w)), out=out, where=positive
+        )
     if num_samples < n:
         top = np.argpartition(sort_keys, num_samples - 1)[:num_samples]
     else:

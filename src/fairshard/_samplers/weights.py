@@ -55,9 +55,7 @@ def as_weights(weights: Any, name: str = "weights") -> NDArray[np.float64]:
     if array.size == 0:
         raise ConfigError(f"{name} is empty; pass one non-negative weight per sample")
     if array.size > MAX_ITEMS:
-        raise ConfigError(
-            f"{name} has {array.size} entries, more than the {MAX_ITEMS} supported"
-        )
+        raise ConfigError(f"{name} has {array.size} entries, more than the {MAX_ITEMS} supported")
     return np.asarray(array, dtype=np.float64)
 
 

@@ -243,8 +243,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
 
     def _segments(self, epoch: int, consumer: Consumer) -> list[Segment]:
         if self.sizes is not None:
-            self._check_totals(rank_totals(self._order(epoch), self.sizes, consumer.world_size),
-                               epoch)
+            self._check_totals(
+                rank_totals(self._order(epoch), self.sizes, consumer.world_size), epoch
+            )
         return shard_segments(self._order(epoch), self.sizes, consumer, self.policy)
 
     def _open(self, shard: int) -> Any:

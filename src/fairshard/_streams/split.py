@@ -121,8 +121,11 @@ def _permuted(indices: NDArray[np.int64], seed: int, sub_id: int) -> NDArray[np.
 
 
 def _augment(
-    cells: NDArray[np.int64], floors: NDArray[np.int64], open_: NDArray[np.bool_],
-    short: list[int], extra: list[int],
+    cells: NDArray[np.int64],
+    floors: NDArray[np.int64],
+    open_: NDArray[np.bool_],
+    short: list[int],
+    extra: list[int],
 ) -> bool:
     """Move +1s along one alternating path from a part with too many to one short.
 
@@ -252,6 +255,4 @@ def split(
         bounds = np.cumsum([0, *cells[k]])
         for i in range(len(counts)):
             parts[i].append(shuffled[bounds[i] : bounds[i + 1]])
-    return tuple(
-        np.sort(np.concatenate(p)).astype(np.int64, copy=False) for p in parts
-    )
+    return tuple(np.sort(np.concatenate(p)).astype(np.int64, copy=False) for p in parts)

@@ -34,8 +34,11 @@ def _loaders(trainer: Any) -> list[Any]:
 def samplers_of(loader: Any) -> Iterator[tuple[Any, Any | None]]:
     """``(sampler, wrapper)`` pairs of a DataLoader: wrapper is Lightning's, or None."""
     batch_sampler = getattr(loader, "batch_sampler", None)
-    for obj in (getattr(loader, "sampler", None), batch_sampler,
-                getattr(batch_sampler, "sampler", None)):
+    for obj in (
+        getattr(loader, "sampler", None),
+        batch_sampler,
+        getattr(batch_sampler, "sampler", None),
+    ):
         if obj is None:
             continue
         inner = getattr(getattr(obj, "dataset", None), "_sampler", None)

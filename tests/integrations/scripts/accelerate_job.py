@@ -54,8 +54,13 @@ def main():
         verdict = "ok"
     except fairshard.ConfigError as exc:
         verdict = str(exc)
-    payload = {"rank": accelerator.process_index, "world": accelerator.num_processes,
-               "right": right, "wrong": wrong, "check": verdict}
+    payload = {
+        "rank": accelerator.process_index,
+        "world": accelerator.num_processes,
+        "right": right,
+        "wrong": wrong,
+        "check": verdict,
+    }
     (out / f"rank{accelerator.process_index}.json").write_text(json.dumps(payload))
 
 

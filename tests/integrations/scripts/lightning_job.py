@@ -57,17 +57,27 @@ class Module(L.LightningModule):
 
     def on_train_end(self):
         rank = self.trainer.global_rank
-        payload = {"rank": rank, "world": self.trainer.world_size, "check": self.check,
-                   "seen": {str(k): v for k, v in self.seen.items()}}
+        payload = {
+            "rank": rank,
+            "world": self.trainer.world_size,
+            "check": self.check,
+            "seen": {str(k): v for k, v in self.seen.items()},
+        }
         (self.out / f"rank{rank}.json").write_text(json.dumps(payload))
 
 
 def main():
     out, mode = Path(sys.argv[1]), sys.argv[2]
     trainer = L.Trainer(
-        accelerator="cpu", devices=2, strategy="ddp", max_epochs=2,
-        use_distributed_sampler=(mode == "forgot"), logger=False, enable_checkpointing=False,
-        enable_progress_bar=False, enable_model_summary=False,
+        accelerator="cpu",
+        devices=2,
+        strategy="ddp",
+        max_epochs=2,
+        use_distributed_sampler=(mode == "forgot"),
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
     )
     trainer.fit(Module(out))
 

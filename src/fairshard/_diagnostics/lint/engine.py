@@ -16,8 +16,9 @@ __all__ = ["PARSE_ERROR", "Finding", "iter_python_files", "lint_paths", "lint_so
 #: Code of the finding reported for a file that does not parse.
 PARSE_ERROR = "FS100"
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?",
-                   re.IGNORECASE)
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "build", "dist", "site-packages"})
 
 
@@ -45,7 +46,8 @@ def _suppressed(lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
         if match:
             codes = match.group("codes")
             out[number] = (
-                None if codes is None
+                None
+                if codes is None
                 else frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c)
             )
     return out
@@ -90,8 +92,15 @@ def lint_source(
     try:
         module = Module.parse(source, path)
     except SyntaxError as exc:
-        return [Finding(path, exc.lineno or 1, (exc.offset or 0) + 1 if exc.offset else 1,
-                        PARSE_ERROR, f"file does not parse: {exc.msg}")]
+        return [
+            Finding(
+                path,
+                exc.lineno or 1,
+                (exc.offset or 0) + 1 if exc.offset else 1,
+                PARSE_ERROR,
+                f"file does not parse: {exc.msg}",
+            )
+        ]
     noqa = _suppressed(source.splitlines())
     found: set[Finding] = set()
     for code, rule in RULES.items():
@@ -144,4 +153,3 @@ def lint_paths(
             raise ConfigError(f"cannot read {file}: {exc}") from None
         findings.extend(lint_source(source, str(file), select=select, ignore=ignore))
     return findings, count
-

@@ -22,7 +22,8 @@ def _given(node: ast.AST | None) -> bool:
 
 
 @rule(
-    "FS102", "shuffle-with-sampler",
+    "FS102",
+    "shuffle-with-sampler",
     "DataLoader(shuffle=True) together with sampler= or batch_sampler=: PyTorch raises "
     "ValueError when the loader is built (the two options are mutually exclusive)",
     "drop shuffle=True; the sampler decides the order (use its own shuffle argument)",
@@ -33,15 +34,19 @@ def _shuffle_with_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         for key, pos in (("sampler", 3), ("batch_sampler", 4)):
             if _given(argument(call, key, pos)):
-                yield call, (
-                    f"DataLoader(shuffle=True, {key}=...) raises ValueError in PyTorch; remove "
-                    "shuffle=True and let the sampler shuffle"
+                yield (
+                    call,
+                    (
+                        f"DataLoader(shuffle=True, {key}=...) raises ValueError in PyTorch; remove "
+                        "shuffle=True and let the sampler shuffle"
+                    ),
                 )
                 break
 
 
 @rule(
-    "FS103", "unsharded-loader",
+    "FS103",
+    "unsharded-loader",
     "the script initializes a process group but builds DataLoader(shuffle=True) without a "
     "distributed sampler: every rank reads the whole dataset in its own order",
     "pass sampler=fairshard.DistributedSampler(dataset) (or PyTorch's) and drop shuffle=True",
@@ -54,10 +59,13 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if _given(argument(call, "sampler", 3)) or _given(argument(call, "batch_sampler", 4)):
             continue
-        yield call, (
-            "DataLoader(shuffle=True) without a distributed sampler in a script that calls "
-            "init_process_group: every rank reads the whole dataset; pass "
-            "sampler=DistributedSampler(dataset)"
+        yield (
+            call,
+            (
+                "DataLoader(shuffle=True) without a distributed sampler in a script that calls "
+                "init_process_group: every rank reads the whole dataset; pass "
+                "sampler=DistributedSampler(dataset)"
+            ),
         )
 
 
@@ -69,7 +77,8 @@ def _is_environ(node: ast.AST) -> bool:
 
 
 @rule(
-    "FS106", "cuda-visible-devices",
+    "FS106",
+    "cuda-visible-devices",
     "the script sets os.environ['CUDA_VISIBLE_DEVICES']: it is ignored once CUDA is "
     "initialized (any earlier import may do that), and under torchrun each process then "
     "picks GPUs on its own",
@@ -89,8 +98,10 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             targets = [node.target]
         for target in targets:
             if (
-                isinstance(target, ast.Subscript) and _is_environ(target.value)
-                and isinstance(target.slice, ast.Constant) and target.slice.value == _CVD
+                isinstance(target, ast.Subscript)
+                and _is_environ(target.value)
+                and isinstance(target.slice, ast.Constant)
+                and target.slice.value == _CVD
             ):
                 yield node, message
         if isinstance(node, ast.Call):
@@ -100,9 +111,10 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             setter = name.endswith(("environ.setdefault", "putenv")) and keyed
             updater = name.endswith("environ.update") and (
                 any(k.arg == _CVD for k in node.keywords)
-                or (isinstance(first, ast.Dict) and any(
-                    isinstance(k, ast.Constant) and k.value == _CVD for k in first.keys))
+                or (
+                    isinstance(first, ast.Dict)
+                    and any(isinstance(k, ast.Constant) and k.value == _CVD for k in first.keys)
+                )
             )
             if setter or updater:
                 yield node, message
-

@@ -20,15 +20,33 @@ __all__ = [
 ]
 
 #: Names (variables or attributes) that hold a process's rank.
-RANK_NAMES = frozenset({
-    "rank", "local_rank", "global_rank", "world_rank", "node_rank", "process_index",
-    "local_process_index", "proc_id", "gpu_id",
-})
+RANK_NAMES = frozenset(
+    {
+        "rank",
+        "local_rank",
+        "global_rank",
+        "world_rank",
+        "node_rank",
+        "process_index",
+        "local_process_index",
+        "proc_id",
+        "gpu_id",
+    }
+)
 #: Functions that return a rank.
 RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_node_local_rank"})
 #: Environment variables that hold a rank.
-RANK_VARIABLES = frozenset({"RANK", "LOCAL_RANK", "GROUP_RANK", "NODE_RANK", "SLURM_PROCID",
-                            "SLURM_LOCALID", "OMPI_COMM_WORLD_RANK"})
+RANK_VARIABLES = frozenset(
+    {
+        "RANK",
+        "LOCAL_RANK",
+        "GROUP_RANK",
+        "NODE_RANK",
+        "SLURM_PROCID",
+        "SLURM_LOCALID",
+        "OMPI_COMM_WORLD_RANK",
+    }
+)
 
 
 def dotted(node: ast.AST) -> str | None:

@@ -43,10 +43,14 @@ def format_rules() -> str:
     lines: list[str] = []
     for code, rule in sorted(RULES.items()):
         lines.append(f"{code} {rule.name}")
-        lines.extend(textwrap.wrap(rule.problem, 88, initial_indent="    problem: ",
-                                   subsequent_indent="      "))
-        lines.extend(textwrap.wrap(rule.fix, 88, initial_indent="    fix: ",
-                                   subsequent_indent="      "))
+        lines.extend(
+            textwrap.wrap(
+                rule.problem, 88, initial_indent="    problem: ", subsequent_indent="      "
+            )
+        )
+        lines.extend(
+            textwrap.wrap(rule.fix, 88, initial_indent="    fix: ", subsequent_indent="      ")
+        )
     lines.append(f"{PARSE_ERROR} parse-error")
     lines.append("    problem: the file is not valid Python, so nothing else was checked")
     return "\n".join(lines)

@@ -62,7 +62,8 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
 
 
 @rule(
-    "FS101", "set-epoch-missing",
+    "FS101",
+    "set-epoch-missing",
     "a distributed sampler is iterated across epochs without set_epoch in the loop, so every "
     "epoch repeats the same order",
     "call sampler.set_epoch(epoch) at the top of the epoch loop, before iterating the loader "
@@ -88,7 +89,8 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     if not iterables:
         return
     helpers = {
-        f.name for f in ast.walk(mod.tree)
+        f.name
+        for f in ast.walk(mod.tree)
         if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
         and any(tail(c) == "set_epoch" for c in calls(f))
     }
@@ -104,9 +106,12 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         reported.add(outer)
         what = dotted(loop.iter) or ast.unparse(loop.iter)
-        yield outer, (
-            f"loop iterates {what} (a distributed sampler) every pass without set_epoch: "
-            "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
+        yield (
+            outer,
+            (
+                f"loop iterates {what} (a distributed sampler) every pass without set_epoch: "
+                "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
+            ),
         )
 
 
@@ -115,7 +120,8 @@ _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomS
 
 
 @rule(
-    "FS104", "rank-dependent-seed",
+    "FS104",
+    "rank-dependent-seed",
     "a sampler's seed depends on the rank (seed=rank, seed + rank, or torch.manual_seed(rank) "
     "before a sampler that draws from the global generator): ranks shuffle differently, so "
     "their shares overlap and miss samples",
@@ -129,35 +135,68 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if name.endswith("Sampler"):
             seed = argument(call, "seed", 4 if name == "DistributedSampler" else None)
             if seed is not None and mentions_rank(seed):
-                yield call, (
-                    f"{name}(seed={ast.unparse(seed)}) depends on the rank: ranks shuffle "
-                    "differently and their shares overlap; use the same seed on every rank"
+                yield (
+                    call,
+                    (
+                        f"{name}(seed={ast.unparse(seed)}) depends on the rank: ranks shuffle "
+                        "differently and their shares overlap; use the same seed on every rank"
+                    ),
                 )
         qualified = mod.qualified(call.func) or ""
         is_global = name in _GLOBAL_SEEDERS and qualified.split(".")[0] in (
-            "torch", "random", "numpy"
+            "torch",
+            "random",
+            "numpy",
         )
         if is_global and call.args and mentions_rank(call.args[0]):
             later = [
-                c for c in all_calls
+                c
+                for c in all_calls
                 if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
-                and (tail(c) in _GLOBAL_RNG_SAMPLERS
-                     or (tail(c) == "DataLoader" and loader_shuffles(c)))
+                and (
+                    tail(c) in _GLOBAL_RNG_SAMPLERS
+                    or (tail(c) == "DataLoader" and loader_shuffles(c))
+                )
             ]
             if later:
-                yield call, (
-                    f"{qualified}({ast.unparse(call.args[0])}) seeds the global generator per "
-                    f"rank before {tail(later[0])} (line {later[0].lineno}) draws its order "
-                    "from it: every rank gets a different order; use a distributed sampler "
-                    "with one shared seed"
+                yield (
+                    call,
+                    (
+                        f"{qualified}({ast.unparse(call.args[0])}) seeds the global generator per "
+                        f"rank before {tail(later[0])} (line {later[0].lineno}) draws its order "
+                        "from it: every rank gets a different order; use a distributed sampler "
+                        "with one shared seed"
+                    ),
                 )
 
 
-_NUMPY_SAFE = frozenset({"Generator", "SeedSequence", "PCG64", "PCG64DXSM", "Philox", "SFC64",
-                         "MT19937", "BitGenerator"})
+_NUMPY_SAFE = frozenset(
+    {
+        "Generator",
+        "SeedSequence",
+        "PCG64",
+        "PCG64DXSM",
+        "Philox",
+        "SFC64",
+        "MT19937",
+        "BitGenerator",
+    }
+)
 _NUMPY_SEEDABLE = frozenset({"default_rng", "RandomState"})
-_TORCH_RNG = frozenset({"randperm", "rand", "randn", "randint", "multinomial", "normal",
-                        "bernoulli", "rand_like", "randint_like", "randn_like"})
+_TORCH_RNG = frozenset(
+    {
+        "randperm",
+        "rand",
+        "randn",
+        "randint",
+        "multinomial",
+        "normal",
+        "bernoulli",
+        "rand_like",
+        "randint_like",
+        "randn_like",
+    }
+)
 
 
 def _global_rng(mod: Module, call: ast.Call) -> str | None:
@@ -177,7 +216,8 @@ def _global_rng(mod: Module, call: ast.Call) -> str | None:
 
 
 @rule(
-    "FS105", "global-rng-in-sampler",
+    "FS105",
+    "global-rng-in-sampler",
     "a Sampler subclass draws from module-level RNG (random.*, np.random.*, torch.randperm "
     "without generator=): its order depends on whatever else consumed that RNG in the "
     "process, so ranks disagree and runs do not reproduce",
@@ -193,14 +233,18 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         for call in calls(cls):
             name = _global_rng(mod, call)
             if name is not None:
-                yield call, (
-                    f"{name}() in Sampler subclass {cls.name} uses module-level RNG: ranks and "
-                    "runs disagree; use a generator seeded from (seed, epoch)"
+                yield (
+                    call,
+                    (
+                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG: ranks and "
+                        "runs disagree; use a generator seeded from (seed, epoch)"
+                    ),
                 )
 
 
 @rule(
-    "FS107", "weighted-without-replacement",
+    "FS107",
+    "weighted-without-replacement",
     "WeightedRandomSampler(replacement=False) draws each index at most once, so with "
     "num_samples=len(weights) every sample appears exactly once per epoch and the weights "
     "only change the order, not the class balance",
@@ -212,9 +256,12 @@ def _weighted_without_replacement(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if tail(call) == "WeightedRandomSampler" and is_constant(
             argument(call, "replacement", 2), False
         ):
-            yield call, (
-                "WeightedRandomSampler(replacement=False) draws every index at most once: "
-                "the weights reorder the data but do not rebalance it; use replacement=True"
+            yield (
+                call,
+                (
+                    "WeightedRandomSampler(replacement=False) draws every index at most once: "
+                    "the weights reorder the data but do not rebalance it; use replacement=True"
+                ),
             )
 
 
@@ -229,7 +276,8 @@ def _in_eval_context(mod: Module, call: ast.Call) -> bool:
 
 
 @rule(
-    "FS108", "unshuffled-training-sampler",
+    "FS108",
+    "unshuffled-training-sampler",
     "DistributedSampler(shuffle=False) in a training script: rank r always gets indices "
     "r, r+W, ... in dataset order, so data sorted by class puts whole classes on one rank "
     "and every epoch repeats the same batches",
@@ -247,8 +295,11 @@ def _unshuffled_training_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if _in_eval_context(mod, call):
             continue
-        yield call, (
-            "DistributedSampler(shuffle=False) in a training script: ranks see fixed, "
-            "dataset-ordered slices every epoch; use shuffle=True (evaluation loaders may "
-            "keep shuffle=False)"
+        yield (
+            call,
+            (
+                "DistributedSampler(shuffle=False) in a training script: ranks see fixed, "
+                "dataset-ordered slices every epoch; use shuffle=True (evaluation loaders may "
+                "keep shuffle=False)"
+            ),
         )
