@@ -103,8 +103,12 @@ def timing_rows(n: int) -> list[str]:
         "num_replicas=8, rank=0)",
         "TokenBudgetBatchSampler": f"TokenBudgetBatchSampler(lengths, {MAX_TOKENS}, "
         "num_replicas=8, rank=0)",
-        "ClassBatchSampler (1000 classes, P=16 x K=4, stop)": "ClassBatchSampler(labels, 4, classes_per_batch=16, num_replicas=8, rank=0)",
-        "ClassBatchSampler (1000 classes, all x K=1, recycle)": "ClassBatchSampler(labels, 1, policy='recycle', num_replicas=8, rank=0)",
+        "ClassBatchSampler (1000 classes, P=16 x K=4, stop)": (
+            "ClassBatchSampler(labels, 4, classes_per_batch=16, num_replicas=8, rank=0)"
+        ),
+        "ClassBatchSampler (1000 classes, all x K=1, recycle)": (
+            "ClassBatchSampler(labels, 1, policy='recycle', num_replicas=8, rank=0)"
+        ),
     }
     rows = []
     for name, make in makes.items():
