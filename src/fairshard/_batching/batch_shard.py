@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 
+from .._core.inputs import to_numpy
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
@@ -58,6 +59,9 @@ def forked_global_rng(seed_words: NDArray[np.uint64]) -> Iterator[None]:
         random.setstate(py_state)
         np.random.set_state(np_state)
         torch.random.set_rng_state(torch_state)
+
+
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 class BatchShardSampler(BatchPlanSampler):
@@ -137,9 +141,11 @@ class BatchShardSampler(BatchPlanSampler):
 
     @staticmethod
     def _check_batch(batch: Any, position: int) -> NDArray[np.int64]:
-        if hasattr(batch, "detach") and hasattr(batch, "cpu"):
-            batch = batch.detach().cpu().numpy()
-        array = np.asarray(batch)
+        batch = to_numpy(batch, f"batch {position}")
+        try:
+            array = np.asarray(batch)
+        except ValueError:  # ragged: numpy refuses an inhomogeneous shape
+            array = np.asarray([None])  # reported as not a 1-D sequence of ints below
         if array.ndim == 1 and array.size == 0:
             raise ConfigError(
                 f"batch_sampler yielded an empty batch at position {position}; fix the inner "
@@ -149,6 +155,12 @@ class BatchShardSampler(BatchPlanSampler):
             raise ConfigTypeError(
                 f"batch_sampler yielded {batch!r} as batch {position}; a batch sampler must "
                 "yield 1-D sequences of int indices"
+            )
+        if array.dtype.kind == "u" and int(array.max()) > _INT64_MAX:
+            bad = int(array[array > _INT64_MAX][0])
+            raise ConfigError(
+                f"batch_sampler yielded the index {bad} in batch {position}, which does not fit "
+                "in int64 (it would wrap to a negative index); indices must be < 2**63"
             )
         if array.min() < 0:
             bad = int(array[array < 0][0])
