@@ -21,44 +21,21 @@ once. Memory is the inner epoch's batches (two int64 arrays).
 from __future__ import annotations
 
 import contextlib
-import random
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
 import numpy as np
-import torch
 from numpy.typing import NDArray
 
 from .._core.inputs import to_numpy
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
+from .._core.rng import forked_global_rng
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
 from .._random.seeding import Stream, stream_words
 from .base import BatchPlanSampler
 
-__all__ = ["BatchShardSampler", "forked_global_rng"]
-
-
-@contextlib.contextmanager
-def forked_global_rng(seed_words: NDArray[np.uint64]) -> Iterator[None]:
-    """Seed Python's, numpy's and torch's (CPU) global RNGs; restore them on exit.
-
-    Args:
-        seed_words: At least one uint64 word; the first seeds all three.
-    """
-    word = int(seed_words[0])
-    py_state = random.getstate()
-    np_state = np.random.get_state()
-    torch_state = torch.random.get_rng_state()
-    try:
-        random.seed(word)
-        np.random.seed(word & 0xFFFFFFFF)
-        torch.default_generator.manual_seed(word & ((1 << 63) - 1))
-        yield
-    finally:
-        random.setstate(py_state)
-        np.random.set_state(np_state)
-        torch.random.set_rng_state(torch_state)
+__all__ = ["BatchShardSampler"]
 
 
 _INT64_MAX = int(np.iinfo(np.int64).max)
@@ -129,7 +106,8 @@ class BatchShardSampler(BatchPlanSampler):
         set_epoch = getattr(inner, "set_epoch", None)
         if callable(set_epoch):
             set_epoch(epoch)
-        with forked_global_rng(stream_words(Stream.WRAPPED, epoch, self.seed, 1, sub_id=1)):
+        word = int(stream_words(Stream.WRAPPED, epoch, self.seed, 1, sub_id=1)[0])
+        with forked_global_rng(word, word & 0xFFFFFFFF, word & ((1 << 63) - 1)):
             batches = [self._check_batch(b, i) for i, b in enumerate(inner)]
         sizes = np.fromiter((b.size for b in batches), dtype=np.int64, count=len(batches))
         offsets = np.zeros(len(batches) + 1, dtype=np.int64)
