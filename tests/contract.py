@@ -29,17 +29,12 @@ import numpy as np
 import pytest
 
 from fairshard import DegenerateConfigWarning, StateDictError
+from fairshard._core.plans import flatten_items
 
 
 def flat(items: Any) -> list[int]:
     """Flatten indices or batches of indices into a list of ints."""
-    out: list[int] = []
-    for item in items:
-        if isinstance(item, list | tuple | np.ndarray):
-            out.extend(int(i) for i in item)
-        else:
-            out.append(int(item))
-    return out
+    return flatten_items(list(items))[0].tolist()
 
 
 def plan_multiset(sampler: Any) -> Counter[int]:
