@@ -67,7 +67,6 @@ class SamplerContract:
 
     world_size = 4
     epochs_differ = True  # set_epoch must change the order
-    max_padding_per_rank = 1  # declared duplicates a rank may add (pad tail)
 
     def make(self, rank: int, world_size: int, **kwargs: Any) -> Any:  # pragma: no cover
         raise NotImplementedError

@@ -16,14 +16,12 @@ NAMES = [["ant", "bee", "cow", "doe", "elk"][i % 5] for i in range(403)]
 
 
 class TestClassBatchFixedStop(SamplerContract):
-    max_padding_per_rank = 12
 
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(LABELS, 2, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestClassBatchPKRecycleStrings(SamplerContract):
-    max_padding_per_rank = 9
 
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
@@ -39,7 +37,6 @@ class TestClassBatchPKRecycleStrings(SamplerContract):
 
 
 class TestClassBatchMappingDrop(SamplerContract):
-    max_padding_per_rank = 5
 
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(

@@ -16,7 +16,6 @@ LENGTHS = np.random.default_rng(5).integers(1, 400, 1003)
 
 
 class TestLengthBucketPad(SamplerContract):
-    max_padding_per_rank = 16
 
     def make(self, rank: int, world_size: int, **kw: Any) -> LengthBucketBatchSampler:
         return LengthBucketBatchSampler(
@@ -25,7 +24,6 @@ class TestLengthBucketPad(SamplerContract):
 
 
 class TestLengthBucketDrop(SamplerContract):
-    max_padding_per_rank = 16
 
     def make(self, rank: int, world_size: int, **kw: Any) -> LengthBucketBatchSampler:
         return LengthBucketBatchSampler(

@@ -15,14 +15,12 @@ LENGTHS = np.random.default_rng(9).integers(1, 300, 997)
 
 
 class TestTokenBudgetPadded(SamplerContract):
-    max_padding_per_rank = 1024  # a whole batch of the shortest items
 
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(LENGTHS, 1024, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestTokenBudgetSumDrop(SamplerContract):
-    max_padding_per_rank = 64
 
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(
