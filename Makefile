@@ -5,7 +5,7 @@ TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install test lint typecheck pytest demo bench clean
+.PHONY: install test lint typecheck pytest demo bench clean test-floors
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,7 @@ install: $(STAMP)
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 
 typecheck: install
 	$(BIN)/mypy
@@ -33,5 +34,21 @@ demo: install
 bench: install
 	$(BIN)/python benchmarks/bench_samplers.py $(BENCH_ARGS)
 
+# The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
+# tested: the suite on the lowest versions, in a venv of its own. The
+# integration tests are left out: torchdata, Lightning and accelerate releases
+# that install beside torch 2.1 are not the ones the [dev] extra pins.
+FLOORS_PYTHON ?= python3.10
+FLOORS_SPEC ?= torch==2.1.2 numpy==1.24.4
+FLOORS_VENV ?= .venv-floors
+
+test-floors:
+	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(FLOORS_VENV)/bin/python -m pip install --quiet $(FLOORS_SPEC)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
+	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
+	$(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -190,7 +190,7 @@ class HardExampleSampler(WeightedSampler):
     # ---------------------------------------------------------------- weights
     def scores(self) -> NDArray[np.float64]:
         """(n,) copy of the scores; NaN marks samples never recorded."""
-        return self._scores.copy()
+        return np.array(self._scores, dtype=np.float64)
 
     def sampling_weights(self) -> NDArray[np.float64]:
         """(n,) ``f / n + (1 - f) * softmax(s / T)`` with the prior for unseen samples."""
