@@ -38,7 +38,7 @@ bench: install
 # tested: the suite on the lowest versions, in a venv of its own. The
 # integration tests are left out: torchdata, Lightning and accelerate releases
 # that install beside torch 2.1 are not the ones the [dev] extra pins.
-FLOORS_PYTHON ?= python3.10
+FLOORS_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10) python3.10)
 FLOORS_SPEC ?= torch==2.1.2 numpy==1.24.4
 FLOORS_VENV ?= .venv-floors
 
