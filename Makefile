@@ -3,18 +3,31 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
+# Two install levels in one venv: the demo needs torch + [demo] only (a fresh
+# `make demo` does not pay for the test tools); the suite needs [dev,plot,demo].
+BASE_STAMP := $(VENV)/.fairshard-base
+DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install test lint typecheck pytest demo bench clean test-floors
+.PHONY: install install-demo test lint typecheck pytest demo bench clean test-floors
 
-$(STAMP): pyproject.toml
+$(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	touch $(BASE_STAMP)
+
+$(DEMO_STAMP): $(BASE_STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[demo]"
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(BASE_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo]"
-	touch $(STAMP)
+	touch $(DEMO_STAMP) $(STAMP)
 
 install: $(STAMP)
+
+install-demo: $(DEMO_STAMP)
 
 lint: install
 	$(BIN)/ruff check src tests benchmarks examples
@@ -28,7 +41,7 @@ pytest: install
 
 test: lint typecheck pytest
 
-demo: install
+demo: install-demo
 	$(BIN)/fairshard demo $(DEMO_ARGS)
 
 bench: install
