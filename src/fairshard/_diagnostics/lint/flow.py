@@ -145,6 +145,7 @@ class Flow:
         distributed: The script runs under a process group.
         unsynced_loops: Epoch loops that iterate a carrier without ``set_epoch``,
             each with the expression iterated.
+        bindings: Every ``names = value`` of the file.
     """
 
     mod: Module
@@ -157,6 +158,7 @@ class Flow:
     shuffle_dicts: set[str] = field(default_factory=set)
     distributed: bool = False
     unsynced_loops: list[tuple[Loop, str]] = field(default_factory=list)
+    bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
 
     # ------------------------------------------------------------ carriers
     def carries(self, node: ast.AST | None) -> bool:
@@ -188,7 +190,7 @@ class Flow:
 
     def _grow(self) -> None:
         """Follow assignments and returns until nothing new is learned."""
-        bindings = _bindings(self.mod)
+        bindings = self.bindings = _bindings(self.mod)
         returns = [
             (func.name, node.value)
             for funcs in self.mod.functions.values()
@@ -219,9 +221,7 @@ class Flow:
             if _literal_shuffle(value):
                 self.shuffle_dicts.update(names)
         self.local_world_names = {
-            name
-            for name, values in assigned.items()
-            if any(is_local_world(v) for v in values)
+            name for name, values in assigned.items() if any(is_local_world(v) for v in values)
         }
         self.local_names = {
             name for name, values in assigned.items() if all(mentions_local_rank(v) for v in values)

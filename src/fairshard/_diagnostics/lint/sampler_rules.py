@@ -180,20 +180,19 @@ def _global_rng(mod: Module, call: ast.Call) -> str | None:
     return None
 
 
-def _partitioned_before(mod: Module, call: ast.Call) -> bool:
+def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
     """An index by the rank (``x[self.rank :: n]``, ``chunks[rank]``) precedes the call.
 
     Shuffling a rank's own, already disjoint share with a global RNG changes
-    only that rank's order, never which samples it owns.
+    only that rank's order, never which samples it owns. Anywhere earlier in
+    the class counts: the share is often cut in ``__init__`` and shuffled in
+    ``__iter__``.
     """
-    func = mod.function_of(call)
-    if func is None:
-        return False
     return any(
         isinstance(node, ast.Subscript)
         and mentions_rank(node.slice)
         and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)
-        for node in ast.walk(func)
+        for node in ast.walk(cls)
     )
 
 
@@ -224,7 +223,7 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # one process: nothing to disagree with
         for call in calls(cls):
             name = _global_rng(mod, call)
-            if name is not None and not _partitioned_before(mod, call):
+            if name is not None and not _partitioned_before(cls, call):
                 yield (
                     call,
                     (
@@ -233,6 +232,23 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                         "their shares overlap; use a generator seeded from (seed, epoch)"
                     ),
                 )
+
+
+def _whole_dataset(mod: Module, node: ast.AST | None) -> bool:
+    """``num_samples`` reads as the data's size: ``len(...)``, a literal, or a name bound to one.
+
+    Any other expression (``subset_size``, ``int(0.1 * n)``) reads as the
+    deliberate weighted subset the rule's fix allows.
+    """
+    if node is None or isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Call) and tail(node) == "len":
+        return True
+    name = dotted(node)
+    if name is None:
+        return False
+    bound = [value for names, value in flow_of(mod).bindings if name in names]
+    return any(_whole_dataset(mod, value) for value in bound if value is not node)
 
 
 @rule(
@@ -245,9 +261,11 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     "across ranks); keep replacement=False only to pick a weighted subset smaller than the data",
 )
 def _weighted_without_replacement(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    for call in calls(mod.tree):
-        if tail(call) == "WeightedRandomSampler" and is_constant(
-            argument(call, "replacement", 2), False
+    for call in mod.calls:
+        if (
+            tail(call) == "WeightedRandomSampler"
+            and is_constant(argument(call, "replacement", 2), False)
+            and _whole_dataset(mod, argument(call, "num_samples", 1))
         ):
             yield (
                 call,

@@ -118,6 +118,8 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
 
 #: Calls that take a rank and a world size: samplers and process-group setup.
 _RANKED = frozenset({"init_process_group", "DistributedSampler"})
+
+
 @rule(
     "FS111",
     "local-rank-as-rank",
