@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -86,6 +85,9 @@ _DATA_NAMES = frozenset(
 )
 
 
+_DATA_WORDS = (*_DATA_NAMES, "Sampler")
+
+
 def uses_torch_data(module: Module) -> bool:
     """The file imports PyTorch (or fairshard) and loads data or runs a process group.
 
@@ -95,19 +97,10 @@ def uses_torch_data(module: Module) -> bool:
     """
     if not module.imports_any(TORCH_PACKAGES):
         return False
-    for node in ast.walk(module.tree):
-        name = (
-            node.id
-            if isinstance(node, ast.Name)
-            else node.attr
-            if isinstance(node, ast.Attribute)
-            else None
-        )
-        if name is not None and (name in _DATA_NAMES or name.endswith("Sampler")):
-            return True
     return any(
-        name.rpartition(".")[2] in _DATA_NAMES or name.endswith("Sampler")
-        for name in module.aliases.values()
+        name in _DATA_NAMES or name.endswith("Sampler")
+        for name in module.identifiers
+        | {target.rpartition(".")[2] for target in module.aliases.values()}
     )
 
 
@@ -150,7 +143,10 @@ def lint_source(
             source = decode(source)
         except (SyntaxError, UnicodeDecodeError) as exc:
             return _file_error(path, f"cannot decode the file: {exc}")
-    if torch_only and not any(word in source for word in TORCH_PACKAGES):
+    if torch_only and not (
+        any(word in source for word in TORCH_PACKAGES)
+        and any(word in source for word in _DATA_WORDS)
+    ):
         return []  # cheap text test first: most files of a big repository stop here
     try:
         module = Module.parse(source, path)

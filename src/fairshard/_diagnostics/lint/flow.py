@@ -114,7 +114,7 @@ def _targets(node: ast.AST) -> list[str]:
 def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     """Every ``names = value`` in the file (assignments, annotated, walrus)."""
     out: list[tuple[list[str], ast.expr]] = []
-    for node in ast.walk(mod.tree):
+    for node in mod.nodes:
         if isinstance(node, ast.Assign):
             out.append(([n for t in node.targets for n in _targets(t)], node.value))
         elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
@@ -140,7 +140,7 @@ class Flow:
         rank_names: Names assigned from an expression that reads the rank.
         local_names: Names assigned only from node-local ranks.
         local_world_names: Names assigned from a node-local world size.
-        batch_names: Names holding a batch sampler.
+        batch_names: Names only ever bound to a batch sampler.
         shuffle_dicts: Names of dicts that hold ``shuffle=True`` (for ``**kwargs``).
         distributed: The script runs under a process group.
         unsynced_loops: Epoch loops that iterate a carrier without ``set_epoch``,
@@ -216,12 +216,15 @@ class Flow:
         for names, value in bindings:
             for name in names:
                 assigned.setdefault(name, []).append(value)
-            if isinstance(value, ast.Call) and is_batch_sampler_call(value):
-                self.batch_names.update(names)
             if _literal_shuffle(value):
                 self.shuffle_dicts.update(names)
         self.local_world_names = {
             name for name, values in assigned.items() if any(is_local_world(v) for v in values)
+        }
+        self.batch_names = {
+            name
+            for name, values in assigned.items()
+            if all(isinstance(v, ast.Call) and is_batch_sampler_call(v) for v in values)
         }
         self.local_names = {
             name for name, values in assigned.items() if all(mentions_local_rank(v) for v in values)
@@ -270,7 +273,7 @@ class Flow:
         """Every place a carrier is iterated: ``for`` loops and iterating calls."""
         sites: list[tuple[ast.AST, str]] = []
         in_for_iter: set[ast.AST] = set()
-        for node in ast.walk(self.mod.tree):
+        for node in self.mod.nodes:
             if isinstance(node, ast.For | ast.AsyncFor) and self.carries(node.iter):
                 sites.append((node, dotted(node.iter) or ast.unparse(node.iter)))
                 in_for_iter.update(ast.walk(node.iter))
@@ -283,18 +286,21 @@ class Flow:
         return sites
 
     def _find_loops(self) -> None:
+        if not (
+            self.carriers
+            or self.producers
+            or any(_needs_set_epoch(self.mod, c) for c in self.mod.calls)
+        ):
+            return  # nothing epoch-bound in this file: most files stop here
+        called = {
+            name: {tail(c) for f in funcs for c in ast.walk(f) if isinstance(c, ast.Call)}
+            for name, funcs in self.mod.functions.items()
+        }
         setters = {"set_epoch"}
         iterating: set[str] = set()
         for _ in range(8):
             before = (len(setters), len(iterating))
-            for name, funcs in self.mod.functions.items():
-                if any(
-                    tail(c) in setters
-                    for f in funcs
-                    for c in ast.walk(f)
-                    if isinstance(c, ast.Call)
-                ):
-                    setters.add(name)
+            setters.update(name for name, tails in called.items() if tails & setters)
             for site, _what in self._sites(iterating):
                 func = self.mod.function_of(site)
                 if func is not None and self.mod.loop_of(site) is None and func.name not in setters:
@@ -316,7 +322,7 @@ class Flow:
     def _find_distributed(self) -> None:
         self.distributed = any(tail(c) in _DISTRIBUTED_CALLS for c in self.mod.calls) or any(
             env_key(node) in _DISTRIBUTED_ENV
-            for node in ast.walk(self.mod.tree)
+            for node in self.mod.nodes
             if isinstance(node, ast.Subscript | ast.Call)
         )
 

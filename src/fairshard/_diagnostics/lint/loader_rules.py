@@ -117,7 +117,7 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         "setting CUDA_VISIBLE_DEVICES inside the script is too late once CUDA is initialized "
         "and fights the launcher; set it on the command line and use torch.cuda.set_device"
     )
-    for node in ast.walk(mod.tree):
+    for node in mod.nodes:
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets

@@ -203,6 +203,10 @@ class Module:
     tree: ast.Module
     aliases: dict[str, str] = field(default_factory=dict)
     parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+    #: Every node of the tree (depth first).
+    nodes: list[ast.AST] = field(default_factory=list)
+    #: Every name and attribute name used in the file.
+    identifiers: set[str] = field(default_factory=set)
     #: Every call in the file, in source order.
     calls: list[ast.Call] = field(default_factory=list)
     #: Function (and method) definitions by name.
@@ -216,14 +220,34 @@ class Module:
         tree = ast.parse(source, filename=path)
         module = cls(tree)
         found: list[ast.Call] = []
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                module.parents[child] = node
-            if isinstance(node, ast.Call):
-                found.append(node)
+        parents = module.parents
+        nodes = module.nodes
+        identifiers = module.identifiers
+        stack: list[ast.AST] = [tree]
+        # one pass, by hand: ast.walk plus iter_child_nodes would visit every node twice
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            parents[item] = node
+                            stack.append(item)
+                elif isinstance(value, ast.AST):
+                    parents[value] = node
+                    stack.append(value)
+            kind = type(node)
+            if kind is ast.Name:
+                identifiers.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                identifiers.add(node.attr)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                found.append(node)  # type: ignore[arg-type]
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 module.functions.setdefault(node.name, []).append(node)
-            if isinstance(node, ast.Import):
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.split(".")[0]
                     module.aliases[local] = alias.name if alias.asname else local

@@ -211,7 +211,7 @@ _WORLD_WORDS = ("num_replicas", "world_size", "rank")
 )
 def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     distributed = flow_of(mod).distributed
-    for cls in ast.walk(mod.tree):
+    for cls in mod.nodes:
         if not isinstance(cls, ast.ClassDef) or not _is_sampler_class(cls):
             continue
         source_words = {

@@ -169,8 +169,8 @@ def _batch_sampler_as_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if tail(call) not in LOADERS:
             continue
         value = argument(call, "sampler", 3)
-        if value is None:
-            continue
+        if value is None or is_constant(argument(call, "batch_size", 1), None):
+            continue  # batch_size=None: no automatic batching, a batch per index is intended
         options = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
         for option in options:
             inline = isinstance(option, ast.Call) and is_batch_sampler_call(option)
