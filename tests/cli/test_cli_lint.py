@@ -158,3 +158,19 @@ def test_help_lists_every_format(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for word in ("github", "sarif", "--exclude", "--no-default-excludes", "--select"):
         assert word in out
+
+
+def test_pre_commit_hook_entry() -> None:
+    yaml = pytest.importorskip("yaml")
+    root = Path(__file__).parents[2]
+    (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "fairshard-lint" and hook["entry"] == "fairshard lint"
+    assert hook["language"] == "python" and hook["types"] == ["python"]
+    import re
+
+    skip = re.compile(hook["exclude"])
+    for path in ("tests/x.py", "pkg/test/y.py", "test_a.py", "a/b_test.py", "conftest.py"):
+        assert skip.search(path), path
+    for path in ("train.py", "latest.py", "contest/run.py", "attest_train.py"):
+        assert not skip.search(path), path
+    assert "fairshard-lint" in (root / "docs" / "pitfalls.md").read_text()

@@ -161,7 +161,8 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     "a batch sampler (BatchSampler, ClassBatchSampler, LengthBucketBatchSampler, "
     "TokenBudgetBatchSampler...) passed to DataLoader as sampler=: the loader treats each "
     "whole batch as one index and then groups batch_size of them, or fails in collate",
-    "pass it as batch_sampler= (and drop batch_size, shuffle, sampler and drop_last)",
+    "pass it as batch_sampler= (and drop batch_size, shuffle, sampler and drop_last); "
+    "sampler= with batch_size=None, which turns automatic batching off, is left alone",
 )
 def _batch_sampler_as_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     batch_names = flow_of(mod).batch_names
