@@ -5,14 +5,16 @@ Each rule reads the syntax tree (never runs the script) and yields
 and a retired code is never reused.
 
 NOTE (layout): the checks live by concern — ``sampler_rules`` (samplers,
-seeds, RNG) and ``loader_rules`` (DataLoader arguments, environment) — and
+seeds, RNG), ``loader_rules`` (DataLoader arguments, environment) and
+``split_rules`` (evaluation, splits, ranks, batch samplers) — share one
+per-file analysis (``flow``: where samplers and loaders go), and
 register themselves in ``registry``; this module imports both and orders the
 table by code, so the engine runs and reports rules in code order.
 """
 
 from __future__ import annotations
 
-from . import loader_rules, sampler_rules  # noqa: F401  (imported for their registrations)
+from . import loader_rules, sampler_rules, split_rules  # noqa: F401  (imported for their registrations)
 from .registry import REGISTRY, Rule
 
 __all__ = ["RULES", "Rule"]

@@ -11,13 +11,14 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .flow import LOADERS, flow_of, shuffles
 from .names import (
     Module,
     argument,
     calls,
     dotted,
     is_constant,
-    loader_shuffles,
+    is_eval_name,
     mentions_rank,
     tail,
 )
@@ -25,25 +26,7 @@ from .registry import rule
 
 __all__: list[str] = []
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_EVAL_WORDS = ("eval", "val", "test", "valid", "infer", "predict")
-
-
-def _is_distributed_sampler(mod: Module, call: ast.Call) -> bool:
-    name = tail(call)
-    qualified = mod.qualified(call.func) or ""
-    return (name == "DistributedSampler" or qualified.startswith("fairshard.")) and (
-        name.endswith("Sampler") and "Eval" not in name
-    )
-
-
-def _needs_set_epoch(mod: Module, call: ast.Call) -> bool:
-    """A shuffling distributed sampler that does not advance its epoch by itself."""
-    return (
-        _is_distributed_sampler(mod, call)
-        and not is_constant(argument(call, "auto_epoch"), True)
-        and not is_constant(argument(call, "shuffle", 3), False)
-    )
+_EVAL_CONTAINERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _target_names(mod: Module, node: ast.AST) -> list[str]:
@@ -55,10 +38,26 @@ def _target_names(mod: Module, node: ast.AST) -> list[str]:
     return []
 
 
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(
-        dotted(sub) in names for sub in ast.walk(node) if isinstance(sub, ast.Name | ast.Attribute)
-    )
+def in_eval_context(mod: Module, call: ast.Call) -> bool:
+    """The call builds something for evaluation, judged by the names around it.
+
+    The variable it is assigned to, the loader it is passed to (and that
+    loader's variable), the enclosing functions, and the dataset argument
+    (``DistributedSampler(val_dataset)``).
+    """
+    names = _target_names(mod, call)
+    first = argument(call, "dataset", 0)
+    if first is not None and (name := dotted(first)):
+        names.append(name)
+    for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, _EVAL_CONTAINERS):
+            names.append(ancestor.name)
+        if isinstance(ancestor, ast.Call) and tail(ancestor) in LOADERS:
+            names.extend(_target_names(mod, ancestor))
+            data = argument(ancestor, "dataset", 0)
+            if data is not None and (name := dotted(data)):
+                names.append(name)
+    return any(is_eval_name(name) for name in names)
 
 
 @rule(
@@ -70,44 +69,9 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
     "(or build a fairshard sampler with auto_epoch=True)",
 )
 def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    samplers: set[str] = set()
-    inline_loaders: set[str] = set()
-    for call in calls(mod.tree):
-        if _needs_set_epoch(mod, call):
-            samplers.update(_target_names(mod, call))
-    for call in calls(mod.tree):
-        if tail(call) != "DataLoader":
-            continue
-        for key, pos in (("sampler", 3), ("batch_sampler", 4)):
-            value = argument(call, key, pos)
-            if value is None:
-                continue
-            inline = isinstance(value, ast.Call) and _needs_set_epoch(mod, value)
-            if inline or _mentions(value, samplers):
-                inline_loaders.update(_target_names(mod, call))
-    iterables = samplers | inline_loaders
-    if not iterables:
-        return
-    helpers = {
-        f.name
-        for f in ast.walk(mod.tree)
-        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-        and any(tail(c) == "set_epoch" for c in calls(f))
-    }
-    reported: set[ast.AST] = set()
-    for loop in ast.walk(mod.tree):
-        if not isinstance(loop, ast.For | ast.AsyncFor) or not _mentions(loop.iter, iterables):
-            continue
-        outer = next((a for a in mod.ancestors(loop) if isinstance(a, _LOOPS)), None)
-        if outer is None or outer in reported:
-            continue
-        inside = calls(outer)
-        if any(tail(c) == "set_epoch" or tail(c) in helpers for c in inside):
-            continue
-        reported.add(outer)
-        what = dotted(loop.iter) or ast.unparse(loop.iter)
+    for loop, what in flow_of(mod).unsynced_loops:
         yield (
-            outer,
+            loop,
             (
                 f"loop iterates {what} (a distributed sampler) every pass without set_epoch: "
                 "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
@@ -129,12 +93,13 @@ _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomS
     "(e.g. a per-worker generator), never the sampler",
 )
 def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    all_calls = calls(mod.tree)
+    flow = flow_of(mod)
+    all_calls = mod.calls
     for call in all_calls:
         name = tail(call)
         if name.endswith("Sampler"):
             seed = argument(call, "seed", 4 if name == "DistributedSampler" else None)
-            if seed is not None and mentions_rank(seed):
+            if seed is not None and mentions_rank(seed, flow.rank_names):
                 yield (
                     call,
                     (
@@ -148,14 +113,14 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             "random",
             "numpy",
         )
-        if is_global and call.args and mentions_rank(call.args[0]):
+        if is_global and call.args and mentions_rank(call.args[0], flow.rank_names):
             later = [
                 c
                 for c in all_calls
                 if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
                 and (
-                    tail(c) in _GLOBAL_RNG_SAMPLERS
-                    or (tail(c) == "DataLoader" and loader_shuffles(c))
+                    (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
+                    or (tail(c) in LOADERS and shuffles(flow, c))
                 )
             ]
             if later:
@@ -215,31 +180,75 @@ def _global_rng(mod: Module, call: ast.Call) -> str | None:
     return None
 
 
+def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
+    """An index by the rank (``x[self.rank :: n]``, ``chunks[rank]``) precedes the call.
+
+    Shuffling a rank's own, already disjoint share with a global RNG changes
+    only that rank's order, never which samples it owns. Anywhere earlier in
+    the class counts: the share is often cut in ``__init__`` and shuffled in
+    ``__iter__``.
+    """
+    return any(
+        isinstance(node, ast.Subscript)
+        and mentions_rank(node.slice)
+        and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)
+        for node in ast.walk(cls)
+    )
+
+
+_WORLD_WORDS = ("num_replicas", "world_size", "rank")
+
+
 @rule(
     "FS105",
     "global-rng-in-sampler",
-    "a Sampler subclass draws from module-level RNG (random.*, np.random.*, torch.randperm "
-    "without generator=): its order depends on whatever else consumed that RNG in the "
-    "process, so ranks disagree and runs do not reproduce",
+    "a Sampler subclass in a distributed script draws from module-level RNG (random.*, "
+    "np.random.*, torch.randperm without generator=) before splitting the data between "
+    "ranks: its order depends on whatever else consumed that RNG in the process, so ranks "
+    "disagree on the order and their shares overlap",
     "derive a private generator from (seed, epoch): np.random.default_rng([seed, epoch]) or "
     "torch.Generator().manual_seed(...), and pass it explicitly",
 )
 def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    for cls in ast.walk(mod.tree):
-        if not isinstance(cls, ast.ClassDef):
+    distributed = flow_of(mod).distributed
+    for cls in mod.nodes:
+        if not isinstance(cls, ast.ClassDef) or not _is_sampler_class(cls):
             continue
-        if not any((dotted(b) or "").endswith("Sampler") for b in cls.bases):
-            continue
+        source_words = {
+            node.attr if isinstance(node, ast.Attribute) else node.id
+            for node in ast.walk(cls)
+            if isinstance(node, ast.Attribute | ast.Name)
+        }
+        if not distributed and not any(word in source_words for word in _WORLD_WORDS):
+            continue  # one process: nothing to disagree with
         for call in calls(cls):
             name = _global_rng(mod, call)
-            if name is not None:
+            if name is not None and not _partitioned_before(cls, call):
                 yield (
                     call,
                     (
-                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG: ranks and "
-                        "runs disagree; use a generator seeded from (seed, epoch)"
+                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG before "
+                        "the data is split between ranks: ranks disagree on the order and "
+                        "their shares overlap; use a generator seeded from (seed, epoch)"
                     ),
                 )
+
+
+def _whole_dataset(mod: Module, node: ast.AST | None) -> bool:
+    """``num_samples`` reads as the data's size: ``len(...)``, a literal, or a name bound to one.
+
+    Any other expression (``subset_size``, ``int(0.1 * n)``) reads as the
+    deliberate weighted subset the rule's fix allows.
+    """
+    if node is None or isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Call) and tail(node) == "len":
+        return True
+    name = dotted(node)
+    if name is None:
+        return False
+    bound = [value for names, value in flow_of(mod).bindings if name in names]
+    return any(_whole_dataset(mod, value) for value in bound if value is not node)
 
 
 @rule(
@@ -252,9 +261,11 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     "across ranks); keep replacement=False only to pick a weighted subset smaller than the data",
 )
 def _weighted_without_replacement(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    for call in calls(mod.tree):
-        if tail(call) == "WeightedRandomSampler" and is_constant(
-            argument(call, "replacement", 2), False
+    for call in mod.calls:
+        if (
+            tail(call) == "WeightedRandomSampler"
+            and is_constant(argument(call, "replacement", 2), False)
+            and _whole_dataset(mod, argument(call, "num_samples", 1))
         ):
             yield (
                 call,
@@ -265,41 +276,53 @@ def _weighted_without_replacement(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             )
 
 
-def _in_eval_context(mod: Module, call: ast.Call) -> bool:
-    names = _target_names(mod, call)
-    for ancestor in mod.ancestors(call):
-        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
-            names.append(ancestor.name)
-        if isinstance(ancestor, ast.Call) and tail(ancestor) == "DataLoader":
-            names.extend(_target_names(mod, ancestor))
-    return any(word in name.lower() for name in names for word in _EVAL_WORDS)
+#: Calls that shuffle data up front (a pre-shuffled dataset may keep ``shuffle=False``).
+_PRESHUFFLE = frozenset({"shuffle", "permutation", "randperm", "shuffled"})
+
+
+def _is_sampler_class(node: ast.AST) -> bool:
+    return isinstance(node, ast.ClassDef) and any(
+        (dotted(b) or "").endswith("Sampler") for b in node.bases
+    )
+
+
+def _preshuffled(mod: Module) -> bool:
+    """The script shuffles its data itself, outside any Sampler class."""
+    for call in mod.calls:
+        if tail(call) not in _PRESHUFFLE:
+            continue
+        if not any(_is_sampler_class(a) for a in mod.ancestors(call)):
+            return True
+    return False
 
 
 @rule(
     "FS108",
     "unshuffled-training-sampler",
-    "DistributedSampler(shuffle=False) in a training script: rank r always gets indices "
-    "r, r+W, ... in dataset order, so data sorted by class puts whole classes on one rank "
-    "and every epoch repeats the same batches",
+    "DistributedSampler(shuffle=False) in a training script: the strided layout still gives "
+    "every rank every class, but each rank reads its indices r, r+W, ... in dataset order, "
+    "so data sorted by class makes batches of a single class, and every epoch repeats the "
+    "same batches in the same order",
     "use shuffle=True for training (keep shuffle=False, or DistributedEvalSampler, for "
-    "evaluation loaders)",
+    "evaluation loaders; data you shuffle yourself beforehand may keep shuffle=False)",
 )
 def _unshuffled_training_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    all_calls = calls(mod.tree)
-    if not any(tail(c) == "backward" for c in all_calls):
+    all_calls = mod.calls
+    if not any(tail(c) == "backward" for c in all_calls) or _preshuffled(mod):
         return
     for call in all_calls:
         if tail(call) != "DistributedSampler" or not is_constant(
             argument(call, "shuffle", 3), False
         ):
             continue
-        if _in_eval_context(mod, call):
+        if in_eval_context(mod, call):
             continue
         yield (
             call,
             (
-                "DistributedSampler(shuffle=False) in a training script: ranks see fixed, "
-                "dataset-ordered slices every epoch; use shuffle=True (evaluation loaders may "
+                "DistributedSampler(shuffle=False) in a training script: every rank reads its "
+                "share in dataset order, so class-sorted data gives single-class batches and "
+                "every epoch repeats the same batches; use shuffle=True (evaluation loaders may "
                 "keep shuffle=False)"
             ),
         )
