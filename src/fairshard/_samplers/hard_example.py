@@ -41,7 +41,6 @@ same plan. Records made since the last ``set_epoch`` are not in the state.
 
 from __future__ import annotations
 
-import base64
 from typing import Any, NoReturn
 
 import numpy as np
@@ -49,13 +48,11 @@ import torch
 from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
-from .._core import state as S
 from .._core.partition import Tail
 from .._core.world import all_gather_objects, process_group_active
 from .._errors import (
     ConfigError,
     ConfigTypeError,
-    StateDictError,
     check_choice,
     check_int,
     check_real,
@@ -69,6 +66,8 @@ from .loss_records import (
     apply_records,
     as_losses,
     check_losses,
+    decode_scores,
+    encode_scores,
     joined,
     replace_scores,
 )
@@ -325,30 +324,10 @@ class HardExampleSampler(WeightedSampler):
         return config
 
     def _extra_state(self) -> dict[str, Any]:
-        raw = np.ascontiguousarray(self._scores, dtype="<f8").tobytes()
-        return {"scores": base64.b64encode(raw).decode("ascii")}
+        return {"scores": encode_scores(self._scores)}
 
     def _load_extra_state(self, extra: dict[str, Any]) -> None:
-        unknown = sorted(set(extra) - {"scores"})
-        if unknown:
-            raise StateDictError(
-                f"state_dict['extra'] has entries {unknown} a {self.kind} never saves; pass "
-                "the dict returned by sampler.state_dict() unchanged"
-            )
-        encoded = S.field(extra, "scores")
-        try:
-            scores = np.frombuffer(base64.b64decode(encoded, validate=True), dtype="<f8")
-        except (TypeError, ValueError):
-            raise StateDictError(
-                "state_dict['extra']['scores'] is not base64 float64 data; pass the dict "
-                "returned by sampler.state_dict() unchanged"
-            ) from None
-        if scores.shape[0] != self.n:
-            raise StateDictError(
-                f"state_dict holds {scores.shape[0]} scores but the sampler has "
-                f"len(dataset)={self.n}; resume with the same dataset"
-            )
-        scores = scores.astype(np.float64)
+        scores = decode_scores(extra, self.n, self.kind)
         weights = self._weights_of(scores)
         positive = self._checked_positive(weights)
         self._scores = scores

@@ -4,19 +4,22 @@ Pure functions over numpy arrays: ``as_indices``/``as_losses`` check what
 ``record``/``set_losses`` are given, ``apply_records`` folds records into the
 scores (``s_i = loss`` the first time, then ``s_i = m * s_i + (1 - m) * loss``,
 in canonical order: sorted by index, stably) and ``replace_scores`` sets
-scores to the mean of whole-epoch losses. ``hard_weights`` turns the scores
-into sampling weights.
+scores to the mean of whole-epoch losses; ``encode_scores``/``decode_scores``
+keep scores in a state (base64 of little-endian float64, NaN = unseen).
+``hard_weights`` turns the scores into sampling weights.
 """
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 
-from .._errors import ConfigError, ConfigTypeError
+from .._core import state as S
+from .._errors import ConfigError, ConfigTypeError, StateDictError
 
 __all__ = [
     "Losses",
@@ -24,6 +27,8 @@ __all__ = [
     "as_indices",
     "as_losses",
     "check_losses",
+    "decode_scores",
+    "encode_scores",
     "joined",
     "replace_scores",
 ]
@@ -192,3 +197,38 @@ def replace_scores(
             means[at] = float(np.sum(part / counts[at]))
     scores[samples] = means
     return scores
+
+
+def encode_scores(scores: NDArray[np.float64]) -> str:
+    """``scores`` as base64 of little-endian float64 (NaN = unseen), for a state."""
+    raw = np.ascontiguousarray(scores, dtype="<f8").tobytes()
+    return base64.b64encode(raw).decode("ascii")
+
+
+def decode_scores(extra: dict[str, Any], n: int, kind: str) -> NDArray[np.float64]:
+    """The (n,) scores of ``state_dict['extra']``, checked.
+
+    Raises:
+        StateDictError: unknown entries, data that is not base64 float64, or
+            a number of scores other than ``n``.
+    """
+    unknown = sorted(set(extra) - {"scores"})
+    if unknown:
+        raise StateDictError(
+            f"state_dict['extra'] has entries {unknown} a {kind} never saves; pass "
+            "the dict returned by sampler.state_dict() unchanged"
+        )
+    encoded = S.field(extra, "scores")
+    try:
+        scores = np.frombuffer(base64.b64decode(encoded, validate=True), dtype="<f8")
+    except (TypeError, ValueError):
+        raise StateDictError(
+            "state_dict['extra']['scores'] is not base64 float64 data; pass the dict "
+            "returned by sampler.state_dict() unchanged"
+        ) from None
+    if scores.shape[0] != n:
+        raise StateDictError(
+            f"state_dict holds {scores.shape[0]} scores but the sampler has "
+            f"len(dataset)={n}; resume with the same dataset"
+        )
+    return scores.astype(np.float64)
