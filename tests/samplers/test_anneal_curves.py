@@ -171,3 +171,16 @@ def test_loss_weights_bad_inputs() -> None:
     with pytest.raises(ConfigError, match="class 2 is never drawn .* total_alpha=0.0 keeps it"):
         zero.loss_weights(0.0)
     assert zero.loss_weights(1.0)[2] == 0.0  # never drawn, never wanted
+
+
+def test_the_docs_figure_script_runs(tmp_path: Any) -> None:
+    """docs/img/anneal-curves.png is drawn by docs/anneal_curves.py from the public API."""
+    import runpy
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    assert (docs / "img" / "anneal-curves.png").stat().st_size > 10_000
+    script = runpy.run_path(str(docs / "anneal_curves.py"))
+    out = tmp_path / "curves.png"
+    script["main"](out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
