@@ -16,13 +16,11 @@ NAMES = [["ant", "bee", "cow", "doe", "elk"][i % 5] for i in range(403)]
 
 
 class TestClassBatchFixedStop(SamplerContract):
-
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(LABELS, 2, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestClassBatchPKRecycleStrings(SamplerContract):
-
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
             NAMES,
@@ -37,7 +35,6 @@ class TestClassBatchPKRecycleStrings(SamplerContract):
 
 
 class TestClassBatchMappingDrop(SamplerContract):
-
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
             LABELS,

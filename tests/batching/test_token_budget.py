@@ -15,13 +15,11 @@ LENGTHS = np.random.default_rng(9).integers(1, 300, 997)
 
 
 class TestTokenBudgetPadded(SamplerContract):
-
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(LENGTHS, 1024, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestTokenBudgetSumDrop(SamplerContract):
-
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(
             LENGTHS,

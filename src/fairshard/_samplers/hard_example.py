@@ -48,6 +48,7 @@ import torch
 from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
+from .._core.inputs import dataset_length
 from .._core.partition import Tail
 from .._core.world import all_gather_objects, process_group_active
 from .._errors import (
@@ -59,7 +60,6 @@ from .._errors import (
     warn,
 )
 from .._random.seeding import Stream
-from .distributed import dataset_length
 from .hard_weights import WEIGHTINGS, Weighting, sampling_weights
 from .loss_records import (
     Losses,
