@@ -61,7 +61,7 @@ test-floors:
 	$(FLOORS_VENV)/bin/python -m pip install --quiet $(FLOORS_SPEC)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
 	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
-	$(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
+	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(FLOORS_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
