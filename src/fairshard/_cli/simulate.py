@@ -36,6 +36,22 @@ seed=42+{rank}), to reproduce per-rank mistakes.
 )
 
 
+def _count(text: str) -> int:
+    """An integer option that also takes ``1e6`` and ``1_000_000`` (exact values only)."""
+    cleaned = text.strip().replace("_", "")
+    try:
+        return int(cleaned)
+    except ValueError:
+        pass
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}; give a whole number") from None
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}; give a whole number")
+    return int(value)
+
+
 def register(sub: Any) -> None:
     """Add the ``simulate`` sub-command."""
     p: argparse.ArgumentParser = sub.add_parser(
@@ -60,12 +76,12 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--dataset-size",
         "-n",
-        type=int,
+        type=_count,
         default=None,
         help="number of samples (fills the sampler's dataset argument)",
     )
-    p.add_argument("--world-size", "-w", type=int, default=4, help="number of ranks (default 4)")
-    p.add_argument("--epochs", "-e", type=int, default=1, help="epochs to run (default 1)")
+    p.add_argument("--world-size", "-w", type=_count, default=4, help="number of ranks (default 4)")
+    p.add_argument("--epochs", "-e", type=_count, default=1, help="epochs to run (default 1)")
     p.add_argument(
         "--kwarg",
         "-k",
@@ -84,7 +100,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--batch-size",
         "-b",
-        type=int,
+        type=_count,
         default=None,
         help="wrap each rank's sampler in torch BatchSampler(batch_size)",
     )
@@ -120,7 +136,9 @@ def register(sub: Any) -> None:
         help="call set_epoch(e) before each epoch (default on; --no-set-epoch "
         "shows the forgotten-set_epoch symptom)",
     )
-    p.add_argument("--first", type=int, default=8, help="first indices shown per rank (default 8)")
+    p.add_argument(
+        "--first", type=_count, default=8, help="first indices shown per rank (default 8)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON (schema in docs/simulate.md)")
     p.add_argument(
         "--plot",

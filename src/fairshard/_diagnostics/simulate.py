@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -182,7 +183,7 @@ def _factory(
         return make, None, dataset_size
     from torch.utils.data import BatchSampler
 
-    size = check_int("batch_size", batch_size, minimum=1)
+    size = check_int("batch_size", batch_size, minimum=1, maximum=sys.maxsize)
 
     def batched(rank: int, world: int) -> Any:
         return BatchSampler(make(rank, world), size, drop_last_batch)
@@ -247,7 +248,7 @@ def simulate(
             "virtual ranks; shares scale, so simulate fewer ranks with a proportional dataset"
         )
     epochs = check_int("epochs", epochs, minimum=1)
-    first = check_int("first", first, minimum=0)
+    first = check_int("first", first, minimum=0, maximum=sys.maxsize)
     if dataset_size is not None:
         dataset_size = check_int("dataset_size", dataset_size, minimum=0)
     label_array = None if labels is None else np.asarray(labels, dtype=np.int64)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,7 +139,9 @@ class SamplerSpec:
                 self.kwargs[key] = value
         self._check_required()
         if self.batch_size is not None:
-            self.batch_size = check_int("batch_size", self.batch_size, minimum=1)
+            self.batch_size = check_int(
+                "batch_size", self.batch_size, minimum=1, maximum=sys.maxsize
+            )
             if self.name.endswith("BatchSampler"):
                 raise ConfigError(
                     f"{self.name} already yields batches; pass its own batch size as "
