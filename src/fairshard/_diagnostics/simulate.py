@@ -248,7 +248,7 @@ def simulate(
             "virtual ranks; shares scale, so simulate fewer ranks with a proportional dataset"
         )
     epochs = check_int("epochs", epochs, minimum=1)
-    first = check_int("first", first, minimum=0, maximum=sys.maxsize)
+    first = check_int("first", first, minimum=0)
     if dataset_size is not None:
         dataset_size = check_int("dataset_size", dataset_size, minimum=0)
     label_array = None if labels is None else np.asarray(labels, dtype=np.int64)
