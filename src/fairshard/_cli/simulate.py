@@ -88,7 +88,8 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="keyword argument for the sampler, a Python literal or range(n); repeatable",
+        help="keyword argument for the sampler: a Python literal or range(n), {rank} for a "
+        "per-rank value (seed={rank}); repeatable",
     )
     p.add_argument("--seed", type=int, default=None, help="shortcut for --kwarg seed=S")
     p.add_argument("--no-shuffle", action="store_true", help="shortcut for --kwarg shuffle=False")
@@ -144,8 +145,8 @@ def register(sub: Any) -> None:
         "--plot",
         default=None,
         metavar="PNG",
-        help="write a PNG: index ownership, per-rank class mix, per-epoch change "
-        "(needs pip install 'fairshard[plot]')",
+        help="write a PNG: index ownership with a rank legend, missing samples, per-rank "
+        "class mix, per-epoch change (needs pip install 'fairshard[plot]')",
     )
     p.add_argument(
         "--check",
