@@ -14,6 +14,7 @@ from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
 from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
+from ._diagnostics.plot import plot_simulation
 from ._diagnostics.simulate import SimulationReport, simulate
 from ._errors import (
     ConfigError,
@@ -68,6 +69,7 @@ __all__ = [
     "check_coverage",
     "gather_in_order",
     "padding_mask",
+    "plot_simulation",
     "simulate",
     "split",
     "step_imbalance",

@@ -32,18 +32,20 @@ from .names import (
     loader_shuffles,
     mentions_local_rank,
     mentions_rank,
-    name_words,
     tail,
 )
 
 __all__ = [
     "BATCH_SAMPLERS",
     "LOADERS",
+    "WRAPPERS",
     "Flow",
     "flow_of",
     "is_batch_sampler_call",
     "is_distributed_sampler",
     "is_local_world",
+    "needs_set_epoch",
+    "parameters",
     "shuffles",
 ]
 
@@ -71,10 +73,8 @@ _DISTRIBUTED_CALLS = frozenset(
     }
 )
 _DISTRIBUTED_ENV = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE"})
-_TRAIN_WORDS = frozenset({"train", "training", "epoch", "fit"})
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-Loop = ast.For | ast.AsyncFor | ast.While
 
 
 def is_distributed_sampler(mod: Module, call: ast.Call) -> bool:
@@ -86,7 +86,7 @@ def is_distributed_sampler(mod: Module, call: ast.Call) -> bool:
     )
 
 
-def _needs_set_epoch(mod: Module, call: ast.Call) -> bool:
+def needs_set_epoch(mod: Module, call: ast.Call) -> bool:
     """A shuffling distributed sampler that does not advance its epoch by itself."""
     return (
         is_distributed_sampler(mod, call)
@@ -122,7 +122,7 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     return out
 
 
-def _parameters(func: Function) -> list[str]:
+def parameters(func: Function) -> list[str]:
     names = [a.arg for a in func.args.posonlyargs + func.args.args]
     if names and names[0] in ("self", "cls"):
         names = names[1:]
@@ -143,8 +143,6 @@ class Flow:
         batch_names: Names only ever bound to a batch sampler.
         shuffle_dicts: Names of dicts that hold ``shuffle=True`` (for ``**kwargs``).
         distributed: The script runs under a process group.
-        unsynced_loops: Epoch loops that iterate a carrier without ``set_epoch``,
-            each with the expression iterated.
         bindings: Every ``names = value`` of the file.
     """
 
@@ -157,7 +155,6 @@ class Flow:
     batch_names: set[str] = field(default_factory=set)
     shuffle_dicts: set[str] = field(default_factory=set)
     distributed: bool = False
-    unsynced_loops: list[tuple[Loop, str]] = field(default_factory=list)
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
 
     # ------------------------------------------------------------ carriers
@@ -176,7 +173,7 @@ class Flow:
         if not isinstance(node, ast.Call):
             return False
         name = tail(node)
-        if _needs_set_epoch(self.mod, node):
+        if needs_set_epoch(self.mod, node):
             return True
         if name in LOADERS:
             return self.carries(argument(node, "sampler", 3)) or self.carries(
@@ -229,95 +226,6 @@ class Flow:
         self.local_names = {
             name for name, values in assigned.items() if all(mentions_local_rank(v) for v in values)
         }
-
-    # ------------------------------------------------------- epoch loops
-    def _iterated_parameters(self, func: Function) -> set[str]:
-        params = set(_parameters(func))
-        return {
-            dotted(node.iter) or ""
-            for node in ast.walk(func)
-            if isinstance(node, ast.For | ast.AsyncFor) and dotted(node.iter) in params
-        } | {
-            dotted(arg) or ""
-            for call in ast.walk(func)
-            if isinstance(call, ast.Call) and tail(call) in WRAPPERS
-            for arg in call.args
-            if dotted(arg) in params
-        }
-
-    def _call_iterates(self, call: ast.Call, iterating: set[str]) -> str | None:
-        """What a call iterates: a carrier it wraps or passes to a training function."""
-        name = tail(call)
-        if name == "iter" and any(self.carries(a) for a in call.args):
-            return ast.unparse(call)
-        if name in iterating:
-            return f"{name}() (iterates a distributed loader)"
-        passed = [a for a in call.args if self.carries(a)]
-        passed += [k.value for k in call.keywords if k.arg and self.carries(k.value)]
-        if not passed:
-            return None
-        for func in self.mod.functions.get(name, []):
-            params = _parameters(func)
-            used = self._iterated_parameters(func)
-            for position, arg in enumerate(call.args):
-                if position < len(params) and params[position] in used and self.carries(arg):
-                    return f"{dotted(arg) or ast.unparse(arg)} (through {name}())"
-            for keyword in call.keywords:
-                if keyword.arg in used and self.carries(keyword.value):
-                    return f"{dotted(keyword.value)} (through {name}())"
-        if name not in self.mod.functions and _TRAIN_WORDS & set(name_words(name)):
-            return f"{dotted(passed[0]) or ast.unparse(passed[0])} (through {name}())"
-        return None
-
-    def _sites(self, iterating: set[str]) -> list[tuple[ast.AST, str]]:
-        """Every place a carrier is iterated: ``for`` loops and iterating calls."""
-        sites: list[tuple[ast.AST, str]] = []
-        in_for_iter: set[ast.AST] = set()
-        for node in self.mod.nodes:
-            if isinstance(node, ast.For | ast.AsyncFor) and self.carries(node.iter):
-                sites.append((node, dotted(node.iter) or ast.unparse(node.iter)))
-                in_for_iter.update(ast.walk(node.iter))
-        for call in self.mod.calls:
-            if call in in_for_iter:
-                continue
-            what = self._call_iterates(call, iterating)
-            if what is not None:
-                sites.append((call, what))
-        return sites
-
-    def _find_loops(self) -> None:
-        if not (
-            self.carriers
-            or self.producers
-            or any(_needs_set_epoch(self.mod, c) for c in self.mod.calls)
-        ):
-            return  # nothing epoch-bound in this file: most files stop here
-        called = {
-            name: {tail(c) for f in funcs for c in ast.walk(f) if isinstance(c, ast.Call)}
-            for name, funcs in self.mod.functions.items()
-        }
-        setters = {"set_epoch"}
-        iterating: set[str] = set()
-        for _ in range(8):
-            before = (len(setters), len(iterating))
-            setters.update(name for name, tails in called.items() if tails & setters)
-            for site, _what in self._sites(iterating):
-                func = self.mod.function_of(site)
-                if func is not None and self.mod.loop_of(site) is None and func.name not in setters:
-                    iterating.add(func.name)
-            if before == (len(setters), len(iterating)):
-                break
-        seen: set[ast.AST] = set()
-        for site, what in self._sites(iterating):
-            loop = self.mod.loop_of(site)
-            if loop is None or loop in seen:
-                continue
-            body_calls = (c for c in ast.walk(loop) if isinstance(c, ast.Call))
-            if any(tail(c) in setters for c in body_calls):
-                continue
-            seen.add(loop)
-            self.unsynced_loops.append((loop, what))
-        self.unsynced_loops.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
 
     def _find_distributed(self) -> None:
         self.distributed = any(tail(c) in _DISTRIBUTED_CALLS for c in self.mod.calls) or any(
@@ -372,6 +280,5 @@ def flow_of(mod: Module) -> Flow:
     flow = Flow(mod)
     flow._grow()
     flow._find_distributed()
-    flow._find_loops()
     mod.cache["flow"] = flow
     return flow

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .context import in_eval_context
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_local_world
 from .names import (
     Module,
@@ -23,7 +24,6 @@ from .names import (
     tail,
 )
 from .registry import rule
-from .sampler_rules import in_eval_context
 
 __all__: list[str] = []
 
