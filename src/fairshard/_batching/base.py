@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core.base import PlannedSampler
+from .._core.inputs import to_numpy
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError
 
@@ -68,8 +69,7 @@ def check_lengths(
         ConfigError: wrong shape, empty, negative, zero (when ``positive``),
             NaN or infinite.
     """
-    if hasattr(lengths, "detach") and hasattr(lengths, "cpu"):  # torch.Tensor
-        lengths = lengths.detach().cpu().numpy()
+    lengths = to_numpy(lengths, name)
     if isinstance(lengths, str | bytes) or not hasattr(lengths, "__len__"):
         raise ConfigTypeError(
             f"{name} must be a 1-D sequence of numbers (one per dataset item), got "

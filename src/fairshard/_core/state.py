@@ -29,8 +29,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import torch
 
 from .._errors import StateDictError
+from .inputs import to_numpy
 
 __all__ = [
     "FORMAT",
@@ -79,8 +81,8 @@ def _feed(h: Any, value: Any) -> None:
     if isinstance(value, np.ndarray):
         h.update(f"nd:{value.dtype.str}:{value.shape}:".encode())
         h.update(np.ascontiguousarray(value).tobytes())
-    elif hasattr(value, "detach") and hasattr(value, "cpu"):  # torch.Tensor
-        _feed(h, value.detach().cpu().numpy())
+    elif isinstance(value, torch.Tensor):
+        _feed(h, to_numpy(value, "value"))
     elif isinstance(value, Mapping):
         h.update(b"{")
         for key in sorted(value, key=str):

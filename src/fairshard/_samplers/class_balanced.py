@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.base import PlannedSampler
+from .._core.labels import encode_labels
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
@@ -42,30 +43,6 @@ from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
 __all__ = ["ClassBalancedSampler"]
 
 _SUB_ID = 1  # separates these streams from WeightedSampler's
-
-
-def _as_labels(labels: Any) -> NDArray[Any]:
-    if hasattr(labels, "detach") and hasattr(labels, "cpu"):  # torch.Tensor
-        labels = labels.detach().cpu().numpy()
-    array = np.asarray(labels)
-    if array.ndim != 1:
-        raise ConfigError(
-            f"labels must be 1-D (one label per sample), got shape {tuple(array.shape)}"
-        )
-    if array.size == 0:
-        raise ConfigError("labels is empty; pass one class label per sample")
-    if array.dtype.kind == "S":
-        raise ConfigTypeError(
-            f"labels must be ints or str, got bytes (dtype {array.dtype}); bytes labels cannot "
-            "be saved in state_dict(), so decode them first, e.g. "
-            "[label.decode() for label in labels]"
-        )
-    if array.dtype.kind not in "iuU":
-        raise ConfigTypeError(
-            f"labels must be ints or strings, got dtype {array.dtype}; map float or object "
-            "labels to class ids first"
-        )
-    return array
 
 
 class ClassBalancedSampler(PlannedSampler[int]):
@@ -114,11 +91,10 @@ class ClassBalancedSampler(PlannedSampler[int]):
         check_bool("replacement", replacement)
         self.replacement = replacement
         self.alpha, self._alpha_description = resolve_alpha(alpha)
-        array = _as_labels(labels)
-        classes, inverse, counts = np.unique(array, return_inverse=True, return_counts=True)
-        self.classes: list[Any] = classes.tolist()
-        self.n = int(array.shape[0])
-        self._inverse = inverse.astype(np.int64).reshape(-1)  # (n,) class position of each sample
+        self.classes: list[Any]
+        self.classes, self._inverse = encode_labels(labels)  # (n,) class position of each sample
+        counts = np.bincount(self._inverse, minlength=len(self.classes))
+        self.n = int(self._inverse.shape[0])
         self.counts = counts.astype(np.float64)  # (C,)
         self._members = np.argsort(self._inverse, kind="stable")  # (n,) ids grouped by class
         self._offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)  # (C + 1,)

@@ -21,10 +21,10 @@ reproducing old runs (it materializes ``torch.randperm``).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sized
 from typing import Any, Literal
 
 from .._core.base import PlannedSampler
+from .._core.inputs import dataset_length
 from .._core.partition import Layout, Partition, Tail
 from .._core.plans import (
     IndexPlan,
@@ -36,38 +36,10 @@ from .._core.plans import (
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_choice, warn
 from .._random.permutation import MAX_N
 
-__all__ = ["DistributedEvalSampler", "DistributedSampler", "dataset_length"]
+__all__ = ["DistributedEvalSampler", "DistributedSampler"]
 
 Order = Literal["lazy", "torch"]
 ORDERS: tuple[Order, ...] = ("lazy", "torch")
-
-
-def dataset_length(dataset: Any, name: str = "dataset") -> int:
-    """``len(dataset)``, or an error that says what to pass instead.
-
-    An int is accepted as the dataset size, so samplers can be built (and
-    simulated) without a dataset object.
-    """
-    if isinstance(dataset, bool):
-        raise ConfigTypeError(f"{name} must be a sized dataset or an int, got {dataset!r}")
-    if isinstance(dataset, numbers.Integral):  # Python and numpy integers
-        if dataset < 0:
-            raise ConfigError(f"{name} size must be >= 0, got {name}={dataset}")
-        return int(dataset)
-    if isinstance(dataset, str | bytes):
-        raise ConfigTypeError(
-            f"{name} must be a sized dataset or an int, got a {type(dataset).__name__} "
-            f"({name}={dataset!r}); pass the dataset object or its length"
-        )
-    if not isinstance(dataset, Sized):
-        raise ConfigTypeError(
-            f"{name} must define __len__ (a map-style dataset) or be an int size, got "
-            f"{type(dataset).__name__}; for an IterableDataset use fairshard.ShardedIterable"
-        )
-    length = len(dataset)
-    if length < 0:
-        raise ConfigError(f"len({name}) must be >= 0, got {length}")
-    return length
 
 
 class DistributedSampler(PlannedSampler[int]):

@@ -17,7 +17,6 @@ diverges -- ``check=True`` all-gathers a digest of the inner order at each
 from __future__ import annotations
 
 import numbers
-import random
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -28,6 +27,7 @@ from .._core import state as S
 from .._core.base import PlannedSampler
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
+from .._core.rng import forked_global_rng
 from .._core.world import all_gather_objects, process_group_active
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
 from .._random.seeding import Stream, stream_words
@@ -37,25 +37,12 @@ __all__ = ["ShardedSampler"]
 
 
 def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them.
-
-    Only the CPU torch generator is seeded (inside ``fork_rng(devices=[])``,
-    which restores only that one): ``torch.manual_seed`` would also reseed
-    every CUDA device's generator, which ``fork_rng(devices=[])`` does not
-    restore, so the caller's GPU randomness would change.
-    """
+    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
     words = stream_words(Stream.WRAPPED, epoch, seed, 3)
-    py_state = random.getstate()
-    np_state = np.random.get_state()
-    try:
-        with torch.random.fork_rng(devices=[]):
-            random.seed(int(words[0]))
-            np.random.seed(int(words[1] >> np.uint64(32)))
-            torch.default_generator.manual_seed(int(words[2] >> np.uint64(1)))
-            items = list(iter(sampler))
-    finally:
-        random.setstate(py_state)
-        np.random.set_state(np_state)
+    with forked_global_rng(
+        int(words[0]), int(words[1] >> np.uint64(32)), int(words[2] >> np.uint64(1))
+    ):
+        items = list(iter(sampler))
     return _as_order(items)
 
 

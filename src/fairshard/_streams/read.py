@@ -106,8 +106,8 @@ def _check_stream_end(seen: int, total: int | None, policy: Policy, num_replicas
         )
     if policy == "drop" and seen < num_replicas:
         raise ConfigError(
-            f"policy='drop' left every rank empty: the stream has {seen} items for "
-            f"num_replicas={num_replicas}; use policy='pad' or 'uneven'"
+            f"tail='drop' left every rank empty: the stream has {seen} items for "
+            f"num_replicas={num_replicas}; use tail='pad' or 'uneven'"
         )
 
 

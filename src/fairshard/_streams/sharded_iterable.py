@@ -78,13 +78,15 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         open_shard: Shard mode: ``open_shard(shard)`` returns the shard's
             items (an iterable, or an indexable sequence to allow skipping by
             index). Use it for file paths.
-        policy: Equal counts per rank: ``"drop"`` the tail so every rank gets
+        tail: Equal counts per rank: ``"drop"`` the tail so every rank gets
             the shortest share, ``"pad"`` every rank to the longest share by
             repeating items (item mode: from the head of the stream; shard
             mode: from the head of the rank's own stream), or ``"uneven"``:
             every item exactly once, ranks may differ (evaluation, or training
             wrapped in ``fairshard.stop_together``).
         shuffle_shards: Shard mode: permute the shard order every epoch.
+        policy: Deprecated name of ``tail`` (it is the tail policy every
+            other family calls ``tail``); warns and is removed in 1.0.
         seed: Root seed of the shard order; ``None`` agrees on one.
         num_replicas: World size; detected when ``None``.
         rank: This process's rank; detected when ``None``.
@@ -104,8 +106,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         total: int | None = None,
         shard_sizes: Sequence[int] | None = None,
         open_shard: Callable[[Any], Iterable[T]] | None = None,
-        policy: Policy = "drop",
+        tail: Policy = "drop",
         shuffle_shards: bool = True,
+        policy: Policy | None = None,
         seed: int | None = 0,
         num_replicas: int | None = None,
         rank: int | None = None,
@@ -115,7 +118,14 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.rank: int = world.rank
         self.seed: int = resolve_seed(seed)
         self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
-        self.policy: Policy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
+        if policy is not None:
+            warn(
+                f"ShardedIterable(policy={policy!r}) is deprecated; write tail={policy!r} "
+                "(the same tail policy every other fairshard family calls tail)",
+                DeprecationWarning,
+            )
+            tail = policy
+        self.tail: Policy = check_choice("tail", tail, POLICIES)  # type: ignore[assignment]
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
@@ -132,12 +142,16 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.total: int | None = None
         if self.mode == "item":
             self.total = item_total(
-                source, total, shard_sizes, open_shard, self.policy, self.num_replicas
+                source, total, shard_sizes, open_shard, self.tail, self.num_replicas
             )
         else:
-            self.sizes = shard_sizes_array(
-                source, total, shard_sizes, self.policy, self.num_replicas
-            )
+            self.sizes = shard_sizes_array(source, total, shard_sizes, self.tail, self.num_replicas)
+            self._check_every_epoch()
+
+    @property
+    def policy(self) -> Policy:
+        """Deprecated alias of :attr:`tail`."""
+        return self.tail
 
     # ----------------------------------------------------------------- sizes
     def _consumer(self) -> Consumer:
@@ -153,12 +167,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if self.mode == "item":
             if self.total is None:
                 return None
-            return item_count(self.total, self.num_replicas, self.rank, self.policy)
+            return item_count(self.total, self.num_replicas, self.rank, self.tail)
         if self.sizes is None:
             return None
         totals = rank_totals(self._order(epoch), self.sizes, self.num_replicas)
         self._check_totals(totals, epoch)
-        return shard_count(totals, self.rank, self.policy)
+        return shard_count(totals, self.rank, self.tail)
 
     def _check_totals(self, totals: list[int], epoch: int) -> None:
         """Refuse an epoch in which a rank's shards are all empty under drop or pad.
@@ -166,19 +180,47 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         ``drop`` would cut every rank to 0 items and ``pad`` has nothing to
         repeat on the empty rank; both would be silently wrong.
         """
-        if self.policy == "uneven" or min(totals) > 0 or max(totals) == 0:
+        if self.tail == "uneven" or min(totals) > 0 or max(totals) == 0:
             return
         empty = [r for r, t in enumerate(totals) if t == 0]
-        if self.policy == "pad":
+        if self.tail == "pad":
             raise ConfigError(
-                f"policy='pad' cannot pad ranks {empty}: their shards hold no items in "
-                f"epoch {epoch}; use policy='drop' or more, non-empty shards"
+                f"tail='pad' cannot pad ranks {empty}: their shards hold no items in "
+                f"epoch {epoch}; use tail='drop' or more, non-empty shards"
             )
         raise ConfigError(
-            f"policy='drop' gives every rank 0 items in epoch {epoch}: ranks {empty} get only "
-            "empty shards; use more (or non-empty) shards, fewer ranks, or policy='uneven' "
+            f"tail='drop' gives every rank 0 items in epoch {epoch}: ranks {empty} get only "
+            "empty shards; use more (or non-empty) shards, fewer ranks, or tail='uneven' "
             "with fairshard.stop_together"
         )
+
+    def _check_every_epoch(self) -> None:
+        """Decide at construction that no epoch can give a rank only empty shards.
+
+        NOTE: the shard order is reshuffled every epoch, so checking epoch 0
+        alone would let a later epoch fail mid-training. A rank takes every
+        ``R``-th shard of the order, at least ``S // R`` of the ``S`` shards; a
+        shuffle can give one rank only empty shards exactly when there are at
+        least that many empty shards. Without shuffling the order is fixed and
+        epoch 0 decides. Unknown sizes cannot be checked up front (they are
+        checked as shards are read).
+        """
+        if self.sizes is None or self.tail == "uneven":
+            return
+        self._check_totals(rank_totals(self._order(0), self.sizes, self.num_replicas), 0)
+        if not self.shuffle_shards:
+            return
+        num_shards = len(self.sizes)
+        empty = int(np.count_nonzero(self.sizes == 0))
+        fewest = num_shards // self.num_replicas
+        if empty and empty >= fewest and empty < num_shards:
+            raise ConfigError(
+                f"shard_sizes has {empty} empty shards of {num_shards}; with shuffle_shards=True "
+                f"and num_replicas={self.num_replicas} a rank may take as few as {fewest} "
+                f"shards, so some epoch would give a rank only empty shards, which "
+                f"tail={self.tail!r} cannot honour; remove the empty shards from source, or "
+                "pass shuffle_shards=False, or tail='uneven' with fairshard.stop_together"
+            )
 
     def __len__(self) -> int:
         """Exact number of items this rank yields per epoch, over all its workers.
@@ -231,9 +273,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if self.mode == "shard":
             return self._shards(progress)
         if self.total is not None and random_access(self.source):
-            items = read_indexed(self.source, self.total, self.policy, progress)
+            items = read_indexed(self.source, self.total, self.tail, progress)
         else:
-            items = read_streamed(self.source, self.total, self.policy, progress)
+            items = read_streamed(self.source, self.total, self.tail, progress)
         return self._finished(items, progress)
 
     def _finished(self, items: Iterator[T], progress: Progress) -> Iterator[T]:
@@ -246,7 +288,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             self._check_totals(
                 rank_totals(self._order(epoch), self.sizes, consumer.world_size), epoch
             )
-        return shard_segments(self._order(epoch), self.sizes, consumer, self.policy)
+        return shard_segments(self._order(epoch), self.sizes, consumer, self.tail)
 
     def _open(self, shard: int) -> Any:
         raw = self.source[shard]  # type: ignore[index]
@@ -260,7 +302,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     def _config(self) -> dict[str, Any]:
         num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
         return state_config(
-            self.mode, self.policy, self.total, num_shards, self.sizes, self.shuffle_shards
+            self.mode, self.tail, self.total, num_shards, self.sizes, self.shuffle_shards
         )
 
     def state_dict(self) -> dict[str, Any]:
