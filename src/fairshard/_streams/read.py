@@ -142,7 +142,9 @@ def _read_rows(source: Iterable[Any], policy: Policy, progress: Progress) -> Ite
     return itertools.chain.from_iterable(_row_blocks(source, policy, progress))
 
 
-def _row_blocks(source: Iterable[Any], policy: Policy, progress: Progress) -> Iterator[list[Any]]:
+def _row_blocks(
+    source: Iterable[Any], policy: Policy, progress: Progress
+) -> Iterator[Iterator[Any]]:
     c = progress.consumer
     width, stride, offset = c.world_size, c.stride, c.offset
     group = max(1, _BLOCK // stride) * stride  # items per block
