@@ -9,6 +9,7 @@ grow with the dataset.
 from ._batching.batch_shard import BatchShardSampler
 from ._batching.class_batch import ClassBatchSampler
 from ._batching.cost_balance import step_imbalance
+from ._batching.costs import AttentionCost
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
@@ -39,6 +40,7 @@ from ._streams.stop import StopTogether, stop_together
 from ._version import __version__ as __version__
 
 __all__ = [
+    "AttentionCost",
     "BatchShardSampler",
     "ClassBalancedSampler",
     "ClassBatchSampler",

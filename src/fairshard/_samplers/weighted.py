@@ -7,7 +7,11 @@ does not depend on the world size a job resumes on any number of ranks.
 With replacement the plan is random access (counter-based hashes into an
 alias table, ``_alias``): memory is 8 bytes per weight, whatever
 ``num_samples``. Without replacement it is an Efraimidis-Spirakis draw
-(``_weighted_plans.exponential_keys_order``), materialized once per epoch.
+(``exponential_keys.exponential_keys_order``), materialized once per epoch:
+the build sorts all ``n`` keys on every rank (it cannot get cheaper with the
+world size, see that module), needs 8 bytes per weight while it runs and
+keeps 4 bytes per draw (int32) for the epoch, beside the sampler's own copy
+of the weights (8 bytes per weight).
 
 NOTE (changing weights): ``set_weights`` stages new weights; they take effect
 at the next ``set_epoch`` (or automatic epoch advance, or

@@ -272,11 +272,11 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self._progress = progress
         if self.mode == "shard":
             return self._shards(progress)
+        # Item mode returns the reader's iterator itself (C speed, no wrapper):
+        # completion is tracked only for shard mode's repeated-epoch warning.
         if self.total is not None and random_access(self.source):
-            items = read_indexed(self.source, self.total, self.tail, progress)
-        else:
-            items = read_streamed(self.source, self.total, self.tail, progress)
-        return self._finished(items, progress)
+            return read_indexed(self.source, self.total, self.tail, progress)
+        return read_streamed(self.source, self.total, self.tail, progress)
 
     def _finished(self, items: Iterator[T], progress: Progress) -> Iterator[T]:
         """Yield ``items``; once they are exhausted, record the pass as complete."""

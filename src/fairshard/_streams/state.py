@@ -11,6 +11,8 @@ segments without opening them.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -33,13 +35,37 @@ class Position(NamedTuple):
 
 
 class Progress:
-    """How far one consumer got in one epoch."""
+    """How far one consumer got in one epoch.
 
-    __slots__ = ("consumed", "consumer", "epoch", "offset", "segment")
+    NOTE (counting at C speed): an item reader may hand over a live iterator
+    (``track``) instead of counting each item in Python: ``consumed`` is then
+    read from that iterator's ``__length_hint__`` when asked (a state is
+    taken), as ``PlannedSampler``'s cursor does. Assigning ``consumed``
+    settles the count and stops tracking.
+    """
+
+    __slots__ = ("_base", "_live", "_live_len", "consumer", "epoch", "offset", "segment")
 
     def __init__(self, epoch: int, consumer: Consumer, consumed: int, segment: int, offset: int):
-        self.epoch, self.consumer, self.consumed = epoch, consumer, consumed
+        self.epoch, self.consumer, self._base = epoch, consumer, consumed
         self.segment, self.offset = segment, offset
+        self._live: Iterator[Any] | None = None
+        self._live_len = 0
+
+    @property
+    def consumed(self) -> int:
+        """Items this consumer has taken in the epoch."""
+        if self._live is None:
+            return self._base
+        return self._base + self._live_len - operator.length_hint(self._live)
+
+    @consumed.setter
+    def consumed(self, value: int) -> None:
+        self._base, self._live = value, None
+
+    def track(self, live: Iterator[Any], length: int) -> None:
+        """Count as consumed each of the ``length`` items ``live`` hands out from now on."""
+        self._base, self._live, self._live_len = self.consumed, live, length
 
 
 def state_config(
