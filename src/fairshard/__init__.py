@@ -12,6 +12,7 @@ from ._batching.cost_balance import step_imbalance
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
+from ._core.resume import loader_state_dict
 from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
 from ._diagnostics.simulate import SimulationReport, simulate
@@ -66,6 +67,7 @@ __all__ = [
     "WeightedSampler",
     "check_coverage",
     "gather_in_order",
+    "loader_state_dict",
     "padding_mask",
     "simulate",
     "split",

@@ -16,13 +16,23 @@ is called, not at the first ``next()``. A ``DataLoader`` calls ``iter()`` on
 the sampler when its own iterator is created and workers start prefetching
 right away, so ``set_epoch`` must come *before* ``iter(loader)`` (the
 ``for batch in loader`` line); a later call only affects the next epoch.
+
+NOTE (what a state counts): the cursor counts what the sampler handed out.
+That is what the loop consumed with ``num_workers=0`` and under a loader
+that snapshots the sampler per batch (``StatefulDataLoader``), but not
+under a plain multi-worker ``DataLoader``, which prefetches: there the loop
+says what it took (``state_dict(consumed=k)`` or
+``fairshard.loader_state_dict``), and a bare ``state_dict()`` that would
+overcount raises (see ``resume``).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import operator
 import os
+import sys
 from abc import abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar, Generic, TypeVar
@@ -34,6 +44,7 @@ from . import state as S
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plans import Plan
 from .registry import Registered
+from .resume import Driver, check_consumed, find_driver, refuse, unsafe_gap
 from .world import resolve_seed, resolve_world
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
@@ -49,15 +60,26 @@ _FIRST_CHUNK = 256
 class _Cursor:
     """Progress of one pass over a rank's share."""
 
-    __slots__ = ("chunk_begin", "chunk_len", "epoch", "live", "num_items", "partition")
+    __slots__ = (
+        "chunk_begin",
+        "chunk_len",
+        "driver",
+        "epoch",
+        "first",
+        "live",
+        "num_items",
+        "partition",
+    )
 
     def __init__(self, epoch: int, partition: Partition, begin: int, num_items: int) -> None:
         self.epoch = epoch
         self.partition = partition
         self.num_items = num_items
+        self.first = begin  # local items already consumed when the pass started (resume)
         self.chunk_begin = begin
         self.chunk_len = 0
         self.live: Iterator[Any] | None = None
+        self.driver: Driver | None = None
 
     @property
     def steps(self) -> int:
@@ -85,6 +107,13 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     """
 
     kind: ClassVar[str] = "PlannedSampler"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Run ``_check_constructed`` once the outermost ``__init__`` has finished."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            cls.__init__ = _checked_init(init)  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -139,6 +168,28 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     def _check_source(self) -> None:
         """Hook: raise if the data source changed since construction."""
 
+    def _known_plan_length(self) -> int | None:
+        """Hook: the plan length of every epoch when the config fixes it (else ``None``).
+
+        Lets a ``tail='drop'`` configuration that leaves every rank empty fail
+        at construction instead of at the first ``len()`` or ``iter()``.
+        """
+        return None
+
+    def _check_constructed(self) -> None:
+        total = self._known_plan_length()
+        if total is not None:
+            self._check_drop(total, None)
+
+    def _check_drop(self, total: int, epoch: int | None) -> None:
+        if self.tail == "drop" and 0 < total < self.num_replicas:
+            when = "" if epoch is None else f" (epoch {epoch})"
+            raise ConfigError(
+                f"{self.kind}: tail='drop' with {total} plan items{when} on "
+                f"num_replicas={self.num_replicas} ranks gives every rank 0 steps; use "
+                "tail='pad' (recycles items), fewer ranks, or more data"
+            )
+
     # ------------------------------------------------------------------ plans
     def plan(self, epoch: int | None = None) -> Plan:
         """The global plan of ``epoch`` (default: the current epoch), cached per epoch."""
@@ -157,12 +208,8 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         if self._resume is not None and self._resume[0] == epoch:
             start = self._resume[1]
         total = len(self.plan(epoch))
-        if self.tail == "drop" and start == 0 and 0 < total < self.num_replicas:
-            raise ConfigError(
-                f"{self.kind}: tail='drop' with {total} plan items (epoch {epoch}) on "
-                f"num_replicas={self.num_replicas} ranks gives every rank 0 steps; use "
-                "tail='pad' (recycles items), fewer ranks, or more data"
-            )
+        if start == 0:
+            self._check_drop(total, epoch)
         return Partition(total, self.num_replicas, self.layout, self.tail, start)
 
     def full_config(self) -> dict[str, Any]:
@@ -175,23 +222,31 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self.epoch = check_int("epoch", epoch, minimum=0)
         self._fresh = True
 
-    def _epoch_for_pass(self) -> int:
+    def _resumed_steps(self, epoch: int) -> int:
         resume = self._resume
-        if self.auto_epoch and resume is not None and resume[0] == self.epoch and len(self) == 0:
-            # A resumed epoch with nothing left: auto_epoch moves on, as after a full pass.
-            self._resume = None
-            self.epoch += 1
-            self._fresh = False
-            return self.epoch
+        return resume[2] if resume is not None and resume[0] == epoch else 0
+
+    def _next_pass(self) -> tuple[int, bool]:
+        """``(epoch, repeat)`` of the next ``iter()``, without changing anything.
+
+        ``repeat``: the pass would start over an epoch already completed.
+        With ``auto_epoch`` such a pass -- or a resumed epoch with nothing
+        left -- moves on to the next epoch instead (and ``repeat`` is False).
+        """
+        epoch = self.epoch
         cursor = self._cursor
-        repeat = (
-            not self._fresh
-            and cursor is not None
-            and cursor.epoch == self.epoch
-            and cursor.complete
-        )
-        if repeat and self.auto_epoch:
-            self.epoch += 1
+        if self._resume is not None and self._resume[0] == epoch:
+            left = self.partition(epoch).num_items(self.rank) - self._resume[2]
+            return (epoch + 1, False) if self.auto_epoch and left <= 0 else (epoch, False)
+        repeat = not self._fresh and cursor is not None and cursor.epoch == epoch
+        repeat = repeat and cursor is not None and cursor.complete
+        return (epoch + 1, False) if repeat and self.auto_epoch else (epoch, repeat)
+
+    def _epoch_for_pass(self) -> int:
+        epoch, repeat = self._next_pass()
+        if epoch != self.epoch:  # auto_epoch moves on, as after a full pass
+            self._resume = None
+            self.epoch = epoch
         elif repeat and not self._warned_repeat:
             self._warned_repeat = True
             warn(
@@ -208,12 +263,11 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     def __len__(self) -> int:
         """Exact number of items the next ``iter()`` yields on this rank.
 
-        A full epoch's share, or what is left of it after ``load_state_dict``.
+        A full epoch's share, or what is left of it after ``load_state_dict``;
+        with ``auto_epoch``, of the epoch that ``iter()`` will move on to.
         """
-        steps = 0
-        if self._resume is not None and self._resume[0] == self.epoch:
-            steps = self._resume[2]
-        return max(0, self.partition().num_items(self.rank) - steps)
+        epoch, _ = self._next_pass()
+        return max(0, self.partition(epoch).num_items(self.rank) - self._resumed_steps(epoch))
 
     def __iter__(self) -> Iterator[T]:
         self._check_source()
@@ -230,6 +284,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             begin = min(self._resume[2], num_items)
         self._resume = None
         cursor = _Cursor(epoch, partition, begin, num_items)
+        cursor.driver = find_driver(sys._getframe(1))
         self._cursor = cursor
         return itertools.chain.from_iterable(self._chunks(plan, cursor))
 
@@ -246,20 +301,51 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             begin, size = end, min(size * 2, max_chunk)
 
     # ------------------------------------------------------------------ state
-    def state_dict(self) -> dict[str, Any]:
+    def _pass_items(self) -> int:
+        """Items of the current pass (what is left of the epoch when it started)."""
+        cursor = self._cursor
+        if self._resume is None and cursor is not None and cursor.epoch == self.epoch:
+            return cursor.num_items - cursor.first
+        return len(self)
+
+    def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
         """Plain, versioned state: where this rank is in which epoch.
 
         Taken at any time: before, during or after a pass. Save rank 0's
         state (all ranks take equal steps); it loads on any rank and, for the
         strided layout, on any world size.
+
+        Args:
+            consumed: Items (batches, for a batch sampler) the training loop
+                took from the current pass, counted since its ``iter()``.
+                Needed mid-epoch under a plain ``DataLoader`` with
+                ``num_workers > 0``, whose workers prefetch ahead of the
+                loop; ``None`` counts what the sampler handed out, which is
+                exact with ``num_workers=0`` and under ``StatefulDataLoader``.
+
+        Raises:
+            ConfigError: ``consumed`` is more than the pass handed out; or
+                ``consumed`` is ``None`` while a multi-worker ``DataLoader``
+                holds prefetched items of this pass the loop has not taken.
         """
         cursor = self._cursor
         if self._resume is not None and self._resume[0] == self.epoch:
             epoch, start, steps = self._resume
+            if consumed is not None:
+                check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
             epoch, start, steps = cursor.epoch, cursor.partition.start, cursor.steps
+            if consumed is not None:
+                steps = cursor.first + check_consumed(consumed, steps - cursor.first)
+            else:
+                gap = unsafe_gap(cursor.driver, cursor.complete)
+                if gap is not None:
+                    workers = cursor.driver.num_workers if cursor.driver else 0
+                    raise refuse(self.kind, steps - cursor.first, gap, workers)
         else:
             epoch, start, steps = self.epoch, 0, 0
+            if consumed is not None:
+                check_consumed(consumed, 0)
         return S.seal(
             {
                 S.K_KIND: self.kind,
@@ -306,6 +392,14 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
                 f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
                 f"takes in that epoch on {saved_world} ranks; the state does not match this data"
             )
+        if steps >= saved.max_items and self.epoch > epoch:
+            # The epoch is complete and set_epoch already moved past it: keep that
+            # epoch. StatefulDataLoader loads its sampler lazily, at the iter() after
+            # the user's set_epoch(epoch + 1); replaying the saved epoch would be wrong.
+            self._resume = None
+            self._cursor = None
+            self._fresh = True
+            return
         if steps >= saved.max_items:
             # The epoch is complete: resume with nothing left of it, on any world size.
             # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
@@ -323,3 +417,21 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self._resume = (epoch, start, steps)
         self._cursor = None
         self._fresh = True
+
+
+def _checked_init(init: Any) -> Any:
+    """Wrap a sampler ``__init__`` so the outermost call ends with ``_check_constructed``."""
+
+    @functools.wraps(init)
+    def wrapped(self: PlannedSampler[Any], *args: Any, **kwargs: Any) -> None:
+        outermost = not self.__dict__.get("_constructing", False)
+        self.__dict__["_constructing"] = True
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            if outermost:
+                del self.__dict__["_constructing"]
+        if outermost:
+            self._check_constructed()
+
+    return wrapped
