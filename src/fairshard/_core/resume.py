@@ -156,8 +156,8 @@ def loader_state_dict(loader: Any, batches: int) -> dict[str, Any]:
             f"got batches={batches!r}"
         )
     dataset = getattr(loader, "dataset", None)
-    if callable(getattr(dataset, "loader_state_dict", None)):
-        state: dict[str, Any] = dataset.loader_state_dict(  # type: ignore[union-attr]
+    if callable(getattr(dataset, "_loader_state", None)):
+        state: dict[str, Any] = dataset._loader_state(  # type: ignore[union-attr]
             batches,
             batch_size=getattr(loader, "batch_size", None),
             drop_last=bool(getattr(loader, "drop_last", False)),

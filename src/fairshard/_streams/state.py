@@ -7,6 +7,16 @@ resume. The state is the library's sealed sampler state; ``steps`` counts
 the items this consumer yielded in the epoch, and ``extra`` names the worker
 and, in shard mode, the segment and offset reached, so resuming skips whole
 segments without opening them.
+
+NOTE (a rank's state for a plain DataLoader): with a plain ``DataLoader``
+the workers read copies of the dataset and the main process sees only the
+batches, so the state is computed from what the loop took
+(``fairshard.loader_state_dict``): the loader yields the workers' batches
+round robin, skipping exhausted workers, so ``k`` batches fix how many each
+worker gave. Such a state holds every worker's position (``extra`` =
+``{"num_workers": W, "workers": [[consumed, segment, offset], ...]}``,
+``steps`` their sum); loaded in the main process, each worker's copy picks
+its own entry at ``iter()``.
 """
 
 from __future__ import annotations
@@ -20,7 +30,15 @@ from .._core import state as S
 from .._errors import StateDictError
 from .layout import Consumer
 
-__all__ = ["Position", "Progress", "seal_state", "state_config", "unseal_state"]
+__all__ = [
+    "Position",
+    "Progress",
+    "batches_per_worker",
+    "position_in",
+    "seal_state",
+    "state_config",
+    "unseal_state",
+]
 
 
 class Position(NamedTuple):
@@ -35,10 +53,11 @@ class Position(NamedTuple):
 class Progress:
     """How far one consumer got in one epoch."""
 
-    __slots__ = ("consumed", "consumer", "epoch", "offset", "segment")
+    __slots__ = ("consumed", "consumer", "epoch", "first", "offset", "segment")
 
     def __init__(self, epoch: int, consumer: Consumer, consumed: int, segment: int, offset: int):
         self.epoch, self.consumer, self.consumed = epoch, consumer, consumed
+        self.first = consumed  # where the pass started (a resume point)
         self.segment, self.offset = segment, offset
 
 
@@ -91,10 +110,79 @@ def seal_state(
     )
 
 
+def seal_workers(
+    kind: str,
+    config: dict[str, Any],
+    seed: int,
+    num_replicas: int,
+    rank: int,
+    epoch: int,
+    workers: list[Position],
+) -> dict[str, Any]:
+    """The sealed state of a whole rank: one position per DataLoader worker."""
+    return S.seal(
+        {
+            S.K_KIND: kind,
+            S.K_CONFIG: config,
+            S.K_SEED: seed,
+            S.K_EPOCH: epoch,
+            S.K_START: 0,
+            S.K_STEPS: sum(p.consumed for p in workers),
+            S.K_WORLD: num_replicas,
+            S.K_RANK: rank,
+            S.K_EXTRA: {
+                "num_workers": len(workers),
+                "workers": [[p.consumed, p.segment, p.offset] for p in workers],
+            },
+        }
+    )
+
+
+def batches_per_worker(batches_each: list[int], taken: int) -> list[int]:
+    """How many batches each worker gave when the loader yielded ``taken`` batches.
+
+    A ``DataLoader`` over an ``IterableDataset`` yields its workers' batches
+    round robin, skipping workers that are exhausted.
+
+    Example:
+        >>> batches_per_worker([3, 1, 3], 5)
+        [2, 1, 2]
+    """
+    given = [0] * len(batches_each)
+    left = taken
+    while left > 0:
+        active = [w for w, n in enumerate(batches_each) if n > given[w]]
+        if not active:
+            break
+        rounds = min(left // len(active), min(batches_each[w] - given[w] for w in active))
+        if rounds == 0:
+            for w in active[:left]:
+                given[w] += 1
+            break
+        for w in active:
+            given[w] += rounds
+        left -= rounds * len(active)
+    return given
+
+
+def position_in(segments: list[tuple[int, int, int | None]], consumed: int) -> tuple[int, int]:
+    """``(segment, offset)`` after the first ``consumed`` items of ``segments`` (known sizes)."""
+    for index, (_, start, stop) in enumerate(segments):
+        length = 0 if stop is None else stop - start
+        if consumed < length:
+            return index, consumed
+        consumed -= length
+    return len(segments), 0
+
+
 def unseal_state(
     state_dict: dict[str, Any], kind: str, config: dict[str, Any], seed: int, here: Consumer
-) -> Position:
+) -> Position | tuple[int, list[Position]]:
     """Check a saved state against this dataset and consumer; return where it stands.
+
+    Returns:
+        The consumer's position, or, for a whole rank's state, ``(epoch,
+        positions)`` with one position per DataLoader worker.
 
     Raises:
         StateDictError: foreign or tampered state, another config or seed,
@@ -108,6 +196,8 @@ def unseal_state(
             f"seed={seed}; build it with seed={state[S.K_SEED]} to resume"
         )
     extra = state[S.K_EXTRA]
+    if "workers" in extra:
+        return _unseal_workers(state, here)
     keys = ("worker", "num_workers", "segment", "offset")
     if sorted(extra) != sorted(keys) or not all(
         isinstance(extra[k], int) and extra[k] >= 0 for k in keys
@@ -120,3 +210,34 @@ def unseal_state(
             "only with the same num_replicas, rank and DataLoader num_workers"
         )
     return Position(state[S.K_EPOCH], state[S.K_STEPS], extra["segment"], extra["offset"])
+
+
+def _unseal_workers(state: dict[str, Any], here: Consumer) -> tuple[int, list[Position]]:
+    extra = state[S.K_EXTRA]
+    rows = extra.get("workers")
+    count = extra.get("num_workers")
+    valid = (
+        sorted(extra) == ["num_workers", "workers"]
+        and isinstance(count, int)
+        and isinstance(rows, list)
+        and len(rows) == count >= 1
+        and all(
+            isinstance(r, list)
+            and len(r) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in r)
+            for r in rows
+        )
+    )
+    if not valid:
+        raise StateDictError(
+            "state_dict['extra'] must hold num_workers and one [consumed, segment, offset] "
+            f"of ints per worker, got {extra!r}"
+        )
+    if (state[S.K_RANK], state[S.K_WORLD]) != (here.rank, here.world_size):
+        raise StateDictError(
+            f"state_dict was saved by rank {state[S.K_RANK]} of {state[S.K_WORLD]} but this "
+            f"process is rank {here.rank} of {here.world_size}; a stream resumes only with "
+            "the same num_replicas and rank"
+        )
+    epoch = state[S.K_EPOCH]
+    return epoch, [Position(epoch, c, s, o) for c, s, o in rows]
