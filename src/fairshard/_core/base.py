@@ -271,6 +271,18 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
 
     def __iter__(self) -> Iterator[T]:
         self._check_source()
+        cursor = self._cursor
+        if (
+            self._resume is None
+            and cursor is not None
+            and cursor.epoch == self.epoch
+            and cursor.steps == cursor.first
+            and (cursor.first > 0 or cursor.partition.start > 0)
+        ):
+            # A resumed pass that handed out nothing is replaced by this one, which
+            # starts at the same point: a DataLoader with workers calls iter() on its
+            # batch sampler twice before drawing (in __init__ and in _reset).
+            self._resume = (cursor.epoch, cursor.partition.start, cursor.first)
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
             from .verify import verify
