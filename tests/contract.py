@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
 from torch.utils.data import BatchSampler, RandomSampler
 
 import fairshard
@@ -235,7 +234,7 @@ def _families() -> dict[str, Any]:
             n, num_replicas=w, rank=r, seed=5, **k
         ),
         "wrapped": lambda n, r, w, **k: fairshard.ShardedSampler(
-            RandomSampler(range(n), generator=_generator()), num_replicas=w, rank=r, seed=5, **k
+            RandomSampler(range(n)), num_replicas=w, rank=r, seed=5, **k
         ),
         "class-batch": lambda n, r, w, **k: fairshard.ClassBatchSampler(
             _labels(n), 2, num_replicas=w, rank=r, seed=5, **k
@@ -247,17 +246,13 @@ def _families() -> dict[str, Any]:
             _lengths(n), 64, num_replicas=w, rank=r, seed=5, **k
         ),
         "batch-shard": lambda n, r, w, **k: fairshard.BatchShardSampler(
-            BatchSampler(RandomSampler(range(n), generator=_generator()), 9, False),
+            BatchSampler(RandomSampler(range(n)), 9, False),
             num_replicas=w,
             rank=r,
             seed=5,
             **k,
         ),
     }
-
-
-def _generator() -> Any:
-    return torch.Generator().manual_seed(0)
 
 
 #: ``name -> factory(n, rank, world_size, **kwargs)`` for every sampler family.

@@ -44,7 +44,7 @@ from . import state as S
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plans import Plan
 from .registry import Registered
-from .resume import Driver, check_consumed, find_driver, refuse, unsafe_gap
+from .resume import Driver, check_consumed, discarded, find_driver, refuse, unsafe_gap
 from .world import resolve_seed, resolve_world
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
@@ -239,7 +239,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             left = self.partition(epoch).num_items(self.rank) - self._resume[2]
             return (epoch + 1, False) if self.auto_epoch and left <= 0 else (epoch, False)
         repeat = not self._fresh and cursor is not None and cursor.epoch == epoch
-        repeat = repeat and cursor is not None and cursor.complete
+        repeat = repeat and cursor is not None and cursor.complete and not discarded(cursor.driver)
         return (epoch + 1, False) if repeat and self.auto_epoch else (epoch, repeat)
 
     def _epoch_for_pass(self) -> int:

@@ -38,7 +38,14 @@ from typing import Any
 
 from .._errors import ConfigError, ConfigTypeError
 
-__all__ = ["Driver", "check_consumed", "find_driver", "loader_state_dict", "unsafe_gap"]
+__all__ = [
+    "Driver",
+    "check_consumed",
+    "discarded",
+    "find_driver",
+    "loader_state_dict",
+    "unsafe_gap",
+]
 
 _MAX_FRAMES = 12
 _LOADER_MODULES = ("torch.utils.data", "torchdata")
@@ -94,6 +101,20 @@ def unsafe_gap(driver: Driver | None, complete: bool) -> int | None:
         return None if complete else -1
     gap = sent - yielded
     return gap if gap > 0 else None
+
+
+def discarded(driver: Driver | None) -> bool:
+    """Whether a multi-worker loader drew the pass but gave the loop none of it.
+
+    A ``StatefulDataLoader`` restoring a finished iterator prefetches from
+    the sampler and then replaces that iterator by a new one; the next pass
+    over the same epoch is then not a repeat (no warning, no ``auto_epoch``
+    step).
+    """
+    if driver is None or driver.num_workers == 0:
+        return False
+    iterator = driver.ref()
+    return iterator is not None and getattr(iterator, "_rcvd_idx", None) == 0
 
 
 def refuse(kind: str, handed_out: int, gap: int, num_workers: int) -> ConfigError:
