@@ -28,9 +28,7 @@ overcount raises (see ``resume``).
 
 from __future__ import annotations
 
-import functools
 import itertools
-import operator
 import os
 import sys
 from abc import abstractmethod
@@ -41,10 +39,11 @@ from torch.utils.data import Sampler
 
 from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
 from . import state as S
+from .cursor import Cursor, checked_init
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plans import Plan
 from .registry import Registered
-from .resume import Driver, check_consumed, discarded, find_driver, refuse, unsafe_gap
+from .resume import check_consumed, discarded, find_driver
 from .world import resolve_seed, resolve_world
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
@@ -55,42 +54,6 @@ T = TypeVar("T")
 VERIFY_ENV = "FAIRSHARD_VERIFY"
 
 _FIRST_CHUNK = 256
-
-
-class _Cursor:
-    """Progress of one pass over a rank's share."""
-
-    __slots__ = (
-        "chunk_begin",
-        "chunk_len",
-        "driver",
-        "epoch",
-        "first",
-        "live",
-        "num_items",
-        "partition",
-    )
-
-    def __init__(self, epoch: int, partition: Partition, begin: int, num_items: int) -> None:
-        self.epoch = epoch
-        self.partition = partition
-        self.num_items = num_items
-        self.first = begin  # local items already consumed when the pass started (resume)
-        self.chunk_begin = begin
-        self.chunk_len = 0
-        self.live: Iterator[Any] | None = None
-        self.driver: Driver | None = None
-
-    @property
-    def steps(self) -> int:
-        """Local items consumed so far (all chunks before the live one, plus its part)."""
-        if self.live is None:
-            return self.chunk_begin
-        return self.chunk_begin + self.chunk_len - operator.length_hint(self.live)
-
-    @property
-    def complete(self) -> bool:
-        return self.steps >= self.num_items
 
 
 class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
@@ -113,7 +76,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
         if init is not None:
-            cls.__init__ = _checked_init(init)  # type: ignore[method-assign]
+            cls.__init__ = checked_init(init)  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -139,7 +102,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self.tail: Tail = tail
         self.auto_epoch = auto_epoch
         self.epoch = 0
-        self._cursor: _Cursor | None = None
+        self._cursor: Cursor | None = None
         self._resume: tuple[int, int, int] | None = None  # (epoch, start, steps)
         self._fresh = True  # set_epoch / load_state_dict since the last pass
         self._warned_repeat = False
@@ -295,12 +258,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         if self._resume is not None and self._resume[0] == epoch:
             begin = min(self._resume[2], num_items)
         self._resume = None
-        cursor = _Cursor(epoch, partition, begin, num_items)
+        cursor = Cursor(epoch, partition, begin, num_items)
         cursor.driver = find_driver(sys._getframe(1))
         self._cursor = cursor
         return itertools.chain.from_iterable(self._chunks(plan, cursor))
 
-    def _chunks(self, plan: Plan, cursor: _Cursor) -> Iterator[Iterator[T]]:
+    def _chunks(self, plan: Plan, cursor: Cursor) -> Iterator[Iterator[T]]:
         max_chunk = int(getattr(plan, "max_chunk", 16384))
         size = min(_FIRST_CHUNK, max_chunk)
         begin, end_all = cursor.chunk_begin, cursor.num_items
@@ -343,21 +306,16 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         cursor = self._cursor
         if self._resume is not None and self._resume[0] == self.epoch:
             epoch, start, steps = self._resume
-            if consumed is not None:
-                check_consumed(consumed, 0)
+            check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
-            epoch, start, steps = cursor.epoch, cursor.partition.start, cursor.steps
-            if consumed is not None:
-                steps = cursor.first + check_consumed(consumed, steps - cursor.first)
-            else:
-                gap = unsafe_gap(cursor.driver, cursor.complete)
-                if gap is not None:
-                    workers = cursor.driver.num_workers if cursor.driver else 0
-                    raise refuse(self.kind, steps - cursor.first, gap, workers)
+            epoch, start, steps = (
+                cursor.epoch,
+                cursor.partition.start,
+                cursor.taken(consumed, self.kind),
+            )
         else:
             epoch, start, steps = self.epoch, 0, 0
-            if consumed is not None:
-                check_consumed(consumed, 0)
+            check_consumed(consumed, 0)
         return S.seal(
             {
                 S.K_KIND: self.kind,
@@ -371,6 +329,16 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
                 S.K_EXTRA: self._extra_state(),
             }
         )
+
+    def _saved_plan_length(self, epoch: int) -> int:
+        """Plan length of a saved epoch; built only when the config does not fix it."""
+        known = self._known_plan_length()
+        if known is not None:
+            return known
+        try:
+            return len(self.plan(epoch))
+        except ConfigError as exc:
+            raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume from ``state_dict``: the next ``iter()`` continues that epoch.
@@ -388,23 +356,11 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
                 f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
             )
         self._load_extra_state(dict(state[S.K_EXTRA]))
-        epoch, start, steps = state[S.K_EPOCH], state[S.K_START], state[S.K_STEPS]
-        saved_world = state[S.K_WORLD]
-        try:
-            total = len(self.plan(epoch))
-        except ConfigError as exc:
-            raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
-        if start > total:
-            raise StateDictError(
-                f"state_dict['start']={start} is beyond the epoch's {total} positions"
-            )
-        saved = Partition(total, saved_world, self.layout, self.tail, start)
-        if steps > saved.max_items:
-            raise StateDictError(
-                f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
-                f"takes in that epoch on {saved_world} ranks; the state does not match this data"
-            )
-        if steps >= saved.max_items and self.epoch > epoch:
+        epoch = state[S.K_EPOCH]
+        start, steps, complete = S.resume_point(
+            state, self._saved_plan_length(epoch), self.layout, self.tail, self.num_replicas
+        )
+        if complete and self.epoch > epoch:
             # The epoch is complete and set_epoch already moved past it: keep that
             # epoch. StatefulDataLoader loads its sampler lazily, at the iter() after
             # the user's set_epoch(epoch + 1); replaying the saved epoch would be wrong.
@@ -412,38 +368,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             self._cursor = None
             self._fresh = True
             return
-        if steps >= saved.max_items:
-            # The epoch is complete: resume with nothing left of it, on any world size.
-            # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
-            # (or auto_epoch) starts the next one.
-            start, steps = total, 0
-        elif saved_world != self.num_replicas:
-            if self.layout != "strided":
-                raise StateDictError(
-                    f"state_dict was saved on world_size={saved_world} with layout="
-                    f"{self.layout!r}, which resumes only on the same world size (now "
-                    f"{self.num_replicas}); use layout='strided' for elastic resume"
-                )
-            start, steps = saved.consumed_after(steps), 0
         self.epoch = epoch
         self._resume = (epoch, start, steps)
         self._cursor = None
         self._fresh = True
-
-
-def _checked_init(init: Any) -> Any:
-    """Wrap a sampler ``__init__`` so the outermost call ends with ``_check_constructed``."""
-
-    @functools.wraps(init)
-    def wrapped(self: PlannedSampler[Any], *args: Any, **kwargs: Any) -> None:
-        outermost = not self.__dict__.get("_constructing", False)
-        self.__dict__["_constructing"] = True
-        try:
-            init(self, *args, **kwargs)
-        finally:
-            if outermost:
-                del self.__dict__["_constructing"]
-        if outermost:
-            self._check_constructed()
-
-    return wrapped

@@ -132,7 +132,9 @@ def refuse(kind: str, handed_out: int, gap: int, num_workers: int) -> ConfigErro
 
 
 def check_consumed(consumed: Any, handed_out: int) -> int:
-    """Validate ``consumed`` against what the current pass handed out."""
+    """Validate ``consumed`` against what the current pass handed out (``None``: all of it)."""
+    if consumed is None:
+        return handed_out
     if isinstance(consumed, bool) or not isinstance(consumed, int):
         raise ConfigTypeError(
             f"consumed must be an int (items, or batches for a batch sampler, the loop took "
