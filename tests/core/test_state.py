@@ -154,3 +154,50 @@ def test_elastic_resume_after_a_dropped_tail_completes_the_epoch() -> None:
     later = DistributedSampler(40, 4, 1, drop_last=True)
     later.load_state_dict(first.state_dict())
     assert list(later) == []
+
+
+def test_a_complete_epoch_loaded_after_set_epoch_keeps_the_later_epoch() -> None:
+    """StatefulDataLoader loads lazily, after the user's set_epoch(e + 1): keep e + 1."""
+    done = DistributedSampler(20, 2, 0)
+    list(done)
+    state = done.state_dict()
+    later = DistributedSampler(20, 2, 0)
+    later.set_epoch(1)
+    later.load_state_dict(state)
+    ref = DistributedSampler(20, 2, 0)
+    ref.set_epoch(1)
+    assert later.epoch == 1
+    assert list(later) == list(ref)
+    # a mid-epoch state still wins: it is the epoch to finish
+    half = DistributedSampler(20, 2, 0)
+    it = iter(half)
+    head = [next(it) for _ in range(4)]
+    moved = DistributedSampler(20, 2, 0)
+    moved.set_epoch(1)
+    moved.load_state_dict(half.state_dict())
+    assert moved.epoch == 0
+    assert head + list(moved) == list(DistributedSampler(20, 2, 0))
+
+
+def test_loading_an_end_of_epoch_state_builds_no_plan_when_the_length_is_known() -> None:
+    """Weighted without replacement materializes its plan: a load must not build it twice."""
+    from fairshard import WeightedSampler
+
+    def make() -> WeightedSampler:
+        return WeightedSampler(np.arange(1.0, 41.0), 20, replacement=False, num_replicas=2, rank=0)
+
+    done = make()
+    list(done)
+    built: list[int] = []
+    fresh = make()
+    build = fresh._build_plan
+
+    def counting(epoch: int) -> object:
+        built.append(epoch)
+        return build(epoch)
+
+    fresh._build_plan = counting  # type: ignore[method-assign]
+    fresh.set_epoch(1)
+    fresh.load_state_dict(done.state_dict())
+    assert len(list(fresh)) == 10
+    assert built == [1]  # epoch 1 only: the finished epoch 0 is not planned again
