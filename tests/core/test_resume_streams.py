@@ -8,6 +8,7 @@ picks its own entry on resume.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -79,3 +80,38 @@ def test_stream_state_needs_the_same_workers_and_a_known_length() -> None:
 class iter_again:
     def __iter__(self) -> Any:
         return iter(range(10))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("policy", ["uneven", "drop"])
+def test_end_of_epoch_state_then_set_epoch_reads_the_next_epoch(workers: int, policy: str) -> None:
+    """StatefulDataLoader restores lazily, after set_epoch(1): epoch 1, not epoch 0 again."""
+    torchdata = pytest.importorskip("torchdata.stateful_dataloader")
+    shards = [list(range(i, min(i + 10, N))) for i in range(0, N, 10)]
+
+    def make() -> Any:
+        sizes = [len(s) for s in shards]
+        return fairshard.ShardedIterable(
+            shards, mode="shard", shard_sizes=sizes, num_replicas=1, rank=0, policy=policy
+        )
+
+    def stateful(dataset: Any) -> Any:
+        context = "fork" if workers else None
+        return torchdata.StatefulDataLoader(
+            dataset, batch_size=4, num_workers=workers, multiprocessing_context=context
+        )
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "'set_vital' is deprecated")
+        loader = stateful(make())
+        list(loader)
+        state = loader.state_dict()
+        ref = make()
+        ref.set_epoch(1)
+        expected = [i for b in stateful(ref) for i in b.tolist()]
+        resumed = make()
+        loader = stateful(resumed)
+        loader.load_state_dict(state)
+        resumed.set_epoch(1)
+        assert [i for b in loader for i in b.tolist()] == expected

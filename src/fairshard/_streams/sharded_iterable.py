@@ -33,7 +33,6 @@ from .._errors import (
     ConfigError,
     ConfigTypeError,
     DegenerateConfigWarning,
-    StateDictError,
     check_choice,
     check_int,
     warn,
@@ -44,24 +43,15 @@ from .layout import (
     Policy,
     Segment,
     item_count,
-    item_positions,
     rank_totals,
     shard_count,
     shard_order,
     shard_segments,
 )
 from .read import read_indexed, read_shards, read_streamed
+from .resume import complete, loader_positions, worker_position
 from .source import check_source, item_total, random_access, shard_sizes_array
-from .state import (
-    Position,
-    Progress,
-    batches_per_worker,
-    position_in,
-    seal_state,
-    seal_workers,
-    state_config,
-    unseal_state,
-)
+from .state import Position, Progress, seal_state, seal_workers, state_config, unseal_state
 
 __all__ = ["ShardedIterable"]
 
@@ -308,78 +298,41 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             StateDictError: foreign or tampered state, another config or seed,
                 or another consumer (rank, world size, worker or worker count).
         """
-        at = unseal_state(state_dict, self.kind, self._config(), self.seed, self._consumer())
+        consumer = self._consumer()
+        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
         self._progress = None
         self._completed = None
-        if isinstance(at, Position):
+        epoch = at.epoch if isinstance(at, Position) else at[0]
+        if self.epoch > epoch and complete(self, at, consumer):
+            # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
+            # restores lazily, after the user's set_epoch): keep the later epoch.
+            self._resume = self._resume_workers = None
+        elif isinstance(at, Position):
             self.epoch, self._resume, self._resume_workers = at.epoch, at, None
         else:
             self.epoch, self._resume, self._resume_workers = at[0], None, at
 
     def _worker_position(self, consumer: Consumer) -> Position:
-        """This worker's entry of a whole rank's state."""
         assert self._resume_workers is not None
-        positions = self._resume_workers[1]
-        if consumer.num_workers != len(positions):
-            raise StateDictError(
-                f"state_dict was saved with DataLoader num_workers={len(positions)} but this "
-                f"DataLoader has num_workers={consumer.num_workers}; a stream resumes only "
-                "with the same num_workers"
-            )
-        return positions[consumer.worker]
+        return worker_position(self._resume_workers[1], consumer)
 
     def _loader_state(
         self, batches: int, *, batch_size: int | None, drop_last: bool, num_workers: int
     ) -> dict[str, Any]:
         """The rank's state after the loop took ``batches`` batches of the current pass.
 
-        Called by ``fairshard.loader_state_dict``; see ``_streams.state``'s NOTE.
+        Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
         """
-        size = 1 if batch_size is None else batch_size
-        consumers = [
-            Consumer(self.rank, self.num_replicas, w, max(1, num_workers))
-            for w in range(max(1, num_workers))
-        ]
-        base = [0] * len(consumers)
+        base: list[int] | None = None
         if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
-            base = [self._worker_position(c).consumed for c in consumers]
+            base = [p.consumed for p in self._resume_workers[1]]
         elif self._resume is not None and self._resume.epoch == self.epoch:
             base = [self._resume.consumed]
         elif num_workers == 0 and self._progress is not None:
             base = [self._progress.first]
-        counts = [self._consumer_count(c) for c in consumers]
-        left = [c - b for c, b in zip(counts, base, strict=True)]
-        whole = [n // size if drop_last else -(-n // size) for n in left]
-        if batches > sum(whole):
-            raise ConfigError(
-                f"batches={batches} but the current pass holds {sum(whole)} batches of "
-                f"batch_size={size} on this rank; count the batches the loop took since the "
-                "`for` over this pass started"
-            )
-        given = batches_per_worker(whole, batches)
-        positions = []
-        for consumer, b, g, n in zip(consumers, base, given, left, strict=True):
-            consumed = b + min(g * size, n)
-            segment, offset = 0, 0
-            if self.mode == "shard":
-                segment, offset = position_in(self._segments(self.epoch, consumer), consumed)
-            positions.append(Position(self.epoch, consumed, segment, offset))
+        size = 1 if batch_size is None else batch_size
+        positions = loader_positions(self, batches, size, drop_last, num_workers, base)
         args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
         if num_workers == 0:
-            return seal_state(*args, consumers[0], positions[0])
+            return seal_state(*args, self._consumer(), positions[0])
         return seal_workers(*args, self.epoch, positions)
-
-    def _consumer_count(self, consumer: Consumer) -> int:
-        """Items ``consumer`` reads in the current epoch; needs known lengths."""
-        if self.mode == "item" and self.total is not None:
-            return len(item_positions(self.total, consumer, self.policy))
-        if self.mode == "shard" and self.sizes is not None:
-            segments = self._segments(self.epoch, consumer)
-            return sum(int(stop) - start for _, start, stop in segments if stop is not None)
-        what = "total=" if self.mode == "item" else "shard_sizes="
-        raise ConfigError(
-            f"loader_state_dict needs the stream's length to know what each DataLoader "
-            f"worker read; pass {what} to ShardedIterable, or checkpoint with torchdata's "
-            "StatefulDataLoader (which asks each worker), or use num_workers=0 and "
-            "dataset.state_dict()"
-        )

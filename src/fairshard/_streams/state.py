@@ -8,15 +8,8 @@ the items this consumer yielded in the epoch, and ``extra`` names the worker
 and, in shard mode, the segment and offset reached, so resuming skips whole
 segments without opening them.
 
-NOTE (a rank's state for a plain DataLoader): with a plain ``DataLoader``
-the workers read copies of the dataset and the main process sees only the
-batches, so the state is computed from what the loop took
-(``fairshard.loader_state_dict``): the loader yields the workers' batches
-round robin, skipping exhausted workers, so ``k`` batches fix how many each
-worker gave. Such a state holds every worker's position (``extra`` =
-``{"num_workers": W, "workers": [[consumed, segment, offset], ...]}``,
-``steps`` their sum); loaded in the main process, each worker's copy picks
-its own entry at ``iter()``.
+A whole rank's state (one position per DataLoader worker, for a plain
+``DataLoader``) is described in ``_streams.resume``.
 """
 
 from __future__ import annotations
@@ -33,8 +26,6 @@ from .layout import Consumer
 __all__ = [
     "Position",
     "Progress",
-    "batches_per_worker",
-    "position_in",
     "seal_state",
     "state_config",
     "unseal_state",
@@ -136,43 +127,6 @@ def seal_workers(
             },
         }
     )
-
-
-def batches_per_worker(batches_each: list[int], taken: int) -> list[int]:
-    """How many batches each worker gave when the loader yielded ``taken`` batches.
-
-    A ``DataLoader`` over an ``IterableDataset`` yields its workers' batches
-    round robin, skipping workers that are exhausted.
-
-    Example:
-        >>> batches_per_worker([3, 1, 3], 5)
-        [2, 1, 2]
-    """
-    given = [0] * len(batches_each)
-    left = taken
-    while left > 0:
-        active = [w for w, n in enumerate(batches_each) if n > given[w]]
-        if not active:
-            break
-        rounds = min(left // len(active), min(batches_each[w] - given[w] for w in active))
-        if rounds == 0:
-            for w in active[:left]:
-                given[w] += 1
-            break
-        for w in active:
-            given[w] += rounds
-        left -= rounds * len(active)
-    return given
-
-
-def position_in(segments: list[tuple[int, int, int | None]], consumed: int) -> tuple[int, int]:
-    """``(segment, offset)`` after the first ``consumed`` items of ``segments`` (known sizes)."""
-    for index, (_, start, stop) in enumerate(segments):
-        length = 0 if stop is None else stop - start
-        if consumed < length:
-            return index, consumed
-        consumed -= length
-    return len(segments), 0
 
 
 def unseal_state(
