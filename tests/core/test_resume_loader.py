@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from torch.utils.data import DataLoader
+from torch.utils.data import BatchSampler, DataLoader
 
 import fairshard
 from fairshard import ConfigError, ConfigTypeError
@@ -199,5 +199,34 @@ def test_loader_state_dict_needs_a_fairshard_loader() -> None:
         fairshard.loader_state_dict(loader(fairshard.DistributedSampler(N, 1, 0)), -1)
     dl = loader(fairshard.DistributedSampler(N, 1, 0), workers=0)
     take(dl, 1)
-    with pytest.raises(ConfigError, match="at most 26 batches"):
+    with pytest.raises(ConfigError, match="at most 26 batch"):
         fairshard.loader_state_dict(dl, 27)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("how", ["torch-batch-sampler", "no-batching"])
+def test_other_ways_to_batch_an_index_sampler(how: str) -> None:
+    """A torch BatchSampler around a fairshard sampler, or batch_size=None."""
+    sampler = fairshard.WeightedSampler(1.0 + np.arange(N) % 3, num_replicas=2, rank=1, seed=2)
+    size = 5 if how == "torch-batch-sampler" else 1
+
+    def build(s: Any) -> DataLoader[Any]:
+        if how == "torch-batch-sampler":
+            batches = BatchSampler(s, size, drop_last=False)
+            return DataLoader(Indices(), batch_sampler=batches, num_workers=2)
+        return DataLoader(Indices(), batch_size=None, sampler=s, num_workers=2)
+
+    full = [int(i) for b in build(sampler) for i in np.atleast_1d(np.asarray(b))]
+    sampler = fairshard.WeightedSampler(1.0 + np.arange(N) % 3, num_replicas=2, rank=1, seed=2)
+    dl = build(sampler)
+    before: list[int] = []
+    for k, batch in enumerate(dl, start=1):
+        before += np.atleast_1d(np.asarray(batch)).tolist()
+        if k == 3:
+            state = fairshard.loader_state_dict(dl, batches=3)
+            break
+    assert state["steps"] == 3 * size
+    fresh = fairshard.WeightedSampler(1.0 + np.arange(N) % 3, num_replicas=2, rank=1, seed=2)
+    fresh.load_state_dict(state)
+    after = [int(i) for b in build(fresh) for i in np.atleast_1d(np.asarray(b))]
+    assert before + after == full

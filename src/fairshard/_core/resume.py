@@ -158,10 +158,11 @@ def loader_state_dict(loader: Any, batches: int) -> dict[str, Any]:
 
     Args:
         loader: The ``DataLoader`` whose current pass the loop is consuming.
-            Its ``batch_sampler`` (a fairshard batch sampler), its
-            ``sampler`` (a fairshard index sampler, batched by the loader's
-            ``batch_size``) or its ``dataset`` (a ``ShardedIterable``) is
-            the fairshard object.
+            Its ``batch_sampler`` (a fairshard batch sampler, or a torch
+            ``BatchSampler`` around a fairshard index sampler -- what
+            ``sampler=`` with ``batch_size=`` builds), its ``sampler``
+            (``batch_size=None``) or its ``dataset`` (a ``ShardedIterable``)
+            is the fairshard object.
         batches: Batches the loop has taken from the current pass (since its
             ``for`` started); ``step + 1`` in ``for step, batch in
             enumerate(loader)``.
@@ -180,33 +181,42 @@ def loader_state_dict(loader: Any, batches: int) -> dict[str, Any]:
         )
     dataset = getattr(loader, "dataset", None)
     if callable(getattr(dataset, "_loader_state", None)):
-        state: dict[str, Any] = dataset._loader_state(  # type: ignore[union-attr]
+        stream_state: dict[str, Any] = dataset._loader_state(  # type: ignore[union-attr]
             batches,
             batch_size=getattr(loader, "batch_size", None),
             drop_last=bool(getattr(loader, "drop_last", False)),
             num_workers=int(getattr(loader, "num_workers", 0)),
         )
-        return state
+        return stream_state
+    sampler, size = _sampler_and_batch_size(loader)
+    items = sampler._pass_items()
+    most = -(-items // size)
+    if batches > most:
+        raise ConfigError(
+            f"batches={batches} but the current pass holds {items} item(s), at most {most} "
+            f"batch(es) of {size}; count the batches the loop took since the `for` over this "
+            "pass started"
+        )
+    state: dict[str, Any] = sampler.state_dict(consumed=min(batches * size, items))
+    return state
+
+
+def _sampler_and_batch_size(loader: Any) -> tuple[Any, int]:
+    """The fairshard sampler behind ``loader`` and how many of its items make a batch."""
     batch_sampler = getattr(loader, "batch_sampler", None)
-    if _fairshard_sampler(batch_sampler):
-        return batch_sampler.state_dict(consumed=batches)  # type: ignore[union-attr, no-any-return]
+    if _fairshard_sampler(batch_sampler):  # batch_sampler=<a fairshard batch sampler>
+        return batch_sampler, 1
+    inner = getattr(batch_sampler, "sampler", None)
+    if _fairshard_sampler(inner):  # sampler= and batch_size=, or a torch BatchSampler
+        return inner, int(getattr(batch_sampler, "batch_size", 1))
     sampler = getattr(loader, "sampler", None)
-    batch_size = getattr(loader, "batch_size", None)
-    if _fairshard_sampler(sampler):
-        size = 1 if batch_size is None else int(batch_size)
-        items = sampler._pass_items()  # type: ignore[union-attr]
-        if batches > -(-items // size):
-            raise ConfigError(
-                f"batches={batches} but the current pass holds {items} items, at most "
-                f"{-(-items // size)} batches of batch_size={size}; count the batches the "
-                "loop took since the `for` over this pass started"
-            )
-        return sampler.state_dict(consumed=min(batches * size, items))  # type: ignore[union-attr, no-any-return]
+    if batch_sampler is None and _fairshard_sampler(sampler):  # batch_size=None
+        return sampler, 1
     raise ConfigTypeError(
-        f"loader_state_dict needs a DataLoader over a fairshard sampler (sampler= or "
-        f"batch_sampler=) or a ShardedIterable dataset; got sampler="
-        f"{type(sampler).__name__}, batch_sampler={type(batch_sampler).__name__}, "
-        f"dataset={type(dataset).__name__}"
+        "loader_state_dict needs a DataLoader over a fairshard sampler (sampler=, "
+        "batch_sampler=, or a BatchSampler around one) or a ShardedIterable dataset; got "
+        f"sampler={type(sampler).__name__}, batch_sampler={type(batch_sampler).__name__}, "
+        f"dataset={type(getattr(loader, 'dataset', None)).__name__}"
     )
 
 
