@@ -230,3 +230,20 @@ def test_other_ways_to_batch_an_index_sampler(how: str) -> None:
     fresh.load_state_dict(state)
     after = [int(i) for b in build(fresh) for i in np.atleast_1d(np.asarray(b))]
     assert before + after == full
+
+
+@pytest.mark.timeout(60)
+def test_a_sampler_mid_pass_still_pickles_and_copies() -> None:
+    """The loader is held weakly; a copy keeps what was known of it (and stays careful)."""
+    import copy
+    import pickle
+
+    sampler = fairshard.DistributedSampler(N, 1, 0)
+    dl = loader(sampler)
+    it = iter(dl)
+    next(it)
+    for twin in (copy.deepcopy(sampler), pickle.loads(pickle.dumps(sampler))):
+        with pytest.raises(ConfigError, match="num_workers=2"):
+            twin.state_dict()
+        assert twin.state_dict(consumed=BATCH)["steps"] == BATCH
+    del it

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import sys
 import weakref
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -52,16 +53,35 @@ _LOADER_MODULES = ("torch.utils.data", "torchdata")
 
 
 class Driver:
-    """The ``DataLoader`` iterator that drives a pass (a weak reference to it)."""
+    """The ``DataLoader`` iterator that drives a pass (a weak reference to it).
+
+    A copied or unpickled sampler keeps what was known of the loader, not
+    the loader: the reference comes back dead.
+    """
 
     __slots__ = ("num_workers", "ref", "stateful")
 
-    def __init__(self, iterator: Any) -> None:
-        self.ref = weakref.ref(iterator)
-        self.num_workers = int(getattr(iterator, "_num_workers", 0) or 0)
+    def __init__(self, ref: Callable[[], Any], num_workers: int, stateful: bool) -> None:
+        self.ref = ref
+        self.num_workers = num_workers
+        self.stateful = stateful
+
+    @classmethod
+    def of(cls, iterator: Any) -> Driver:
+        """The driver record of a live loader iterator."""
         # A loader iterator with its own state_dict snapshots the sampler as it
         # draws each batch (StatefulDataLoader): the sampler's cursor is exact there.
-        self.stateful = callable(getattr(iterator, "state_dict", None))
+        stateful = callable(getattr(iterator, "state_dict", None))
+        workers = int(getattr(iterator, "_num_workers", 0) or 0)
+        return cls(weakref.ref(iterator), workers, stateful)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Driver, (_gone, self.num_workers, self.stateful))
+
+
+def _gone() -> None:
+    """A reference whose loader iterator no longer exists."""
+    return None
 
 
 def _is_loader_iterator(obj: Any) -> bool:
@@ -77,7 +97,7 @@ def find_driver(frame: FrameType | None = None) -> Driver | None:
         if str(frame.f_globals.get("__name__", "")).startswith(_LOADER_MODULES):
             candidate = frame.f_locals.get("self")
             if candidate is not None and _is_loader_iterator(candidate):
-                return Driver(candidate)
+                return Driver.of(candidate)
         frame = frame.f_back
     return None
 
