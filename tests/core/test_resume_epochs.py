@@ -34,8 +34,9 @@ BUILD: dict[str, Any] = {
         **k,
     ),
 }
-# HardExampleSampler takes no auto_epoch: its scores are synced at set_epoch.
-NAMES = sorted(n for n in BUILD if n != "hard-example")
+# HardExampleSampler takes no auto_epoch (its scores are synced at set_epoch), nor does
+# the evaluation sampler.
+NAMES = sorted(n for n in BUILD if n not in ("hard-example", "eval"))
 
 
 def _build(name: str, n: int, rank: int, world: int, **kw: Any) -> Any:

@@ -19,7 +19,7 @@ import pytest
 from torch.utils.data import BatchSampler, DataLoader
 
 import fairshard
-from fairshard import ConfigError, ConfigTypeError
+from fairshard import ConfigError, ConfigTypeError, StateDictError
 from tests.contract import FAMILIES, flat, plan_multiset
 
 N = 103
@@ -103,6 +103,10 @@ def test_plain_loader_with_workers_resumes_exactly_on_another_world(name: str) -
         del dl
     assert states[0]["steps"] == states[1]["steps"]
     new = [make(N, r, 3) for r in range(3)]
+    if new[0].layout != "strided":  # the blocked layout says it cannot
+        with pytest.raises(StateDictError, match="layout='strided' for elastic resume"):
+            new[0].load_state_dict(states[0])
+        return
     for sampler in new:
         sampler.load_state_dict(states[0])
     dropped = _declared_drops(new[0])

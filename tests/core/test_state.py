@@ -201,3 +201,26 @@ def test_loading_an_end_of_epoch_state_builds_no_plan_when_the_length_is_known()
     fresh.load_state_dict(done.state_dict())
     assert len(list(fresh)) == 10
     assert built == [1]  # epoch 1 only: the finished epoch 0 is not planned again
+
+
+def test_an_uneven_rank_that_took_its_whole_share_is_complete() -> None:
+    """tail='uneven': rank 1 takes 5 of 11 items, rank 0 takes 6; each is done after its own."""
+    short = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
+    list(short)
+    state = short.state_dict()
+    again = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
+    again.load_state_dict(state)
+    assert len(again) == 0
+    again.set_epoch(0)
+    assert list(again) == []
+    later = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
+    later.set_epoch(1)
+    later.load_state_dict(state)  # a finished epoch: the later set_epoch stands
+    assert later.epoch == 1
+    assert len(list(later)) == 5
+    strided = [DistributedSampler(11, 2, r, tail="uneven") for r in range(2)]
+    for s in strided:
+        list(s)
+    behind = DistributedSampler(11, 2, 0, tail="uneven")
+    behind.load_state_dict(strided[1].state_dict())  # rank 1's 5 steps: rank 0 has 1 left
+    assert list(behind) == [int(strided[0].plan().take(np.array([10]))[0])]

@@ -358,7 +358,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self._load_extra_state(dict(state[S.K_EXTRA]))
         epoch = state[S.K_EPOCH]
         start, steps, complete = S.resume_point(
-            state, self._saved_plan_length(epoch), self.layout, self.tail, self.num_replicas
+            state,
+            self._saved_plan_length(epoch),
+            self.layout,
+            self.tail,
+            self.num_replicas,
+            self.rank,
         )
         if complete and self.epoch > epoch:
             # The epoch is complete and set_epoch already moved past it: keep that

@@ -216,7 +216,7 @@ def check_config(saved: Mapping[str, Any], current: Mapping[str, Any]) -> None:
 
 
 def resume_point(
-    state: Mapping[str, Any], total: int, layout: Layout, tail: Tail, num_replicas: int
+    state: Mapping[str, Any], total: int, layout: Layout, tail: Tail, num_replicas: int, rank: int
 ) -> tuple[int, int, bool]:
     """Where the next pass of an unsealed state's epoch starts on ``num_replicas`` ranks.
 
@@ -226,11 +226,15 @@ def resume_point(
         layout: The sampler's layout.
         tail: The sampler's tail.
         num_replicas: The world size it resumes on.
+        rank: The rank it resumes on.
 
     Returns:
         ``(start, steps, complete)``: the first plan position of the new
         partition, the local steps already taken in it, and whether the
-        saved epoch was complete (then ``start == total``: nothing is left).
+        saved epoch is complete for this rank (then ``start == total``:
+        nothing is left). Under ``tail='uneven'`` ranks take different
+        step counts: on the same world size a rank whose own share is done
+        is complete even when the largest share is not.
 
     Raises:
         StateDictError: positions beyond the epoch, or an elastic resume of
@@ -245,7 +249,8 @@ def resume_point(
             f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
             f"takes in that epoch on {saved_world} ranks; the state does not match this data"
         )
-    if steps >= saved.max_items:
+    own = saved.num_items(rank) if saved_world == num_replicas else saved.max_items
+    if steps >= own:
         # The epoch is complete: resume with nothing left of it, on any world size.
         # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
         # (or auto_epoch) starts the next one.
