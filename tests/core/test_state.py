@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -179,11 +180,16 @@ def test_a_complete_epoch_loaded_after_set_epoch_keeps_the_later_epoch() -> None
     assert head + list(moved) == list(DistributedSampler(20, 2, 0))
 
 
-def test_loading_an_end_of_epoch_state_builds_no_plan_when_the_length_is_known() -> None:
-    """Weighted without replacement materializes its plan: a load must not build it twice."""
+@pytest.mark.parametrize("family", ["weighted-no-replacement", "torch-order"])
+def test_loading_an_end_of_epoch_state_builds_no_plan_when_the_length_is_known(
+    family: str,
+) -> None:
+    """Materialized plans: loading a finished epoch must not build that epoch's plan again."""
     from fairshard import WeightedSampler
 
-    def make() -> WeightedSampler:
+    def make() -> Any:
+        if family == "torch-order":
+            return DistributedSampler(20, 2, 0, order="torch")
         return WeightedSampler(np.arange(1.0, 41.0), 20, replacement=False, num_replicas=2, rank=0)
 
     done = make()
