@@ -199,8 +199,10 @@ def test_loader_state_dict_needs_a_fairshard_loader() -> None:
 
     with pytest.raises(ConfigTypeError, match="fairshard sampler"):
         fairshard.loader_state_dict(DataLoader(Indices(), sampler=RandomSampler(Indices())), 1)
-    with pytest.raises(ConfigError, match="batches must be an int >= 0"):
+    with pytest.raises(ConfigError, match="batches must be >= 0, got batches=-1"):
         fairshard.loader_state_dict(loader(fairshard.DistributedSampler(N, 1, 0)), -1)
+    with pytest.raises(ConfigTypeError, match="batches must be an int"):
+        fairshard.loader_state_dict(loader(fairshard.DistributedSampler(N, 1, 0)), True)
     dl = loader(fairshard.DistributedSampler(N, 1, 0), workers=0)
     take(dl, 1)
     with pytest.raises(ConfigError, match="at most 26 batch"):

@@ -191,14 +191,17 @@ def loader_state_dict(loader: Any, batches: int) -> dict[str, Any]:
         That object's ``state_dict``; load it with its ``load_state_dict``.
 
     Raises:
-        ConfigTypeError: no fairshard sampler or stream behind ``loader``.
+        ConfigTypeError: no fairshard sampler or stream behind ``loader``, or
+            ``batches`` is not an int.
         ConfigError: ``batches`` is negative or more than the pass holds.
     """
-    if isinstance(batches, bool) or not isinstance(batches, int) or batches < 0:
-        raise ConfigError(
-            f"batches must be an int >= 0 (batches the loop took from the current pass), "
+    if isinstance(batches, bool) or not isinstance(batches, int):
+        raise ConfigTypeError(
+            f"batches must be an int (batches the loop took from the current pass), "
             f"got batches={batches!r}"
         )
+    if batches < 0:
+        raise ConfigError(f"batches must be >= 0, got batches={batches}")
     dataset = getattr(loader, "dataset", None)
     if callable(getattr(dataset, "_loader_state", None)):
         stream_state: dict[str, Any] = dataset._loader_state(  # type: ignore[union-attr]
