@@ -24,9 +24,12 @@ NOTE (how the driver is found): ``PlannedSampler.__iter__`` looks up the
 call stack, once per pass, for the ``DataLoader`` iterator that asked for
 it (a few frames, only torch's and torchdata's own). That iterator is kept
 as a weak reference; when ``state_dict()`` is called its batch counters say
-how many batches were fetched but not yet yielded. The signal is only used
-to refuse, never to compute a state: the exact recipes above do not depend
-on the loader's private attributes.
+how many batches were fetched but not yet yielded. Those counters are
+private to torch, so they are used only to refuse an unsafe state and to
+tell a pass the loader drew and threw away from a repeated epoch
+(``discarded``), never to compute a state: the exact recipes above do not
+depend on them. Should torch rename them, a bare mid-epoch ``state_dict()``
+under workers is still refused (the gap counts as unknown).
 """
 
 from __future__ import annotations
