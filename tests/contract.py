@@ -16,6 +16,9 @@ Checked for every sampler:
 - elastic resume (4 ranks -> 3) loses and repeats nothing beyond padding;
 - a second pass over a completed epoch warns; ``auto_epoch`` advances;
 - foreign, tampered and mismatched states are rejected.
+
+``FAMILIES`` (at the end) builds one sampler of every family, for tests
+that run the same scenario over all of them.
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from torch.utils.data import BatchSampler, RandomSampler
 
+import fairshard
 from fairshard import DegenerateConfigWarning, StateDictError
 from fairshard._core.plans import flatten_items
 
@@ -226,3 +231,60 @@ class SamplerContract:
         assert second == list(ref)
         if self.epochs_differ:
             assert first != second
+
+
+# ------------------------------------------------------------------ families
+def _labels(n: int) -> Any:
+    return np.arange(n) % 7 // 3  # three unequal classes
+
+
+def _lengths(n: int) -> Any:
+    return 1 + (np.arange(n) * 37) % 29
+
+
+#: ``name -> factory(n, rank, world_size, **kwargs)``, one entry per sampler family, for
+#: tests that must cover every family the same way (resume through a DataLoader, len()
+#: under auto_epoch...). Batch families yield lists. ``eval`` is the one family with the
+#: blocked layout (no elastic resume) and without ``auto_epoch``.
+FAMILIES: dict[str, Any] = {
+    "distributed": lambda n, r, w, **k: fairshard.DistributedSampler(n, w, r, seed=5, **k),
+    "eval": lambda n, r, w, **k: fairshard.DistributedEvalSampler(n, w, r, **k),
+    "distributed-torch-drop": lambda n, r, w, **k: fairshard.DistributedSampler(
+        n, w, r, seed=5, order="torch", drop_last=True, **k
+    ),
+    "weighted": lambda n, r, w, **k: fairshard.WeightedSampler(
+        np.where(np.arange(n) % 5 == 0, 0.0, 1.0 + np.arange(n) % 3),
+        num_replicas=w,
+        rank=r,
+        seed=5,
+        **k,
+    ),
+    "weighted-no-replacement": lambda n, r, w, **k: fairshard.WeightedSampler(
+        1.0 + np.arange(n) % 3, n // 2, replacement=False, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "class-balanced": lambda n, r, w, **k: fairshard.ClassBalancedSampler(
+        _labels(n), num_replicas=w, rank=r, seed=5, **k
+    ),
+    "hard-example": lambda n, r, w, **k: fairshard.HardExampleSampler(
+        n, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "wrapped": lambda n, r, w, **k: fairshard.ShardedSampler(
+        RandomSampler(range(n)), num_replicas=w, rank=r, seed=5, **k
+    ),
+    "class-batch": lambda n, r, w, **k: fairshard.ClassBatchSampler(
+        _labels(n), 2, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "length-bucket": lambda n, r, w, **k: fairshard.LengthBucketBatchSampler(
+        _lengths(n), 4, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "token-budget": lambda n, r, w, **k: fairshard.TokenBudgetBatchSampler(
+        _lengths(n), 64, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "batch-shard": lambda n, r, w, **k: fairshard.BatchShardSampler(
+        BatchSampler(RandomSampler(range(n)), 9, False),
+        num_replicas=w,
+        rank=r,
+        seed=5,
+        **k,
+    ),
+}

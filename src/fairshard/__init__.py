@@ -13,6 +13,7 @@ from ._batching.costs import AttentionCost
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
+from ._core.resume import loader_state_dict
 from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
 from ._diagnostics.plot import plot_simulation
@@ -70,6 +71,7 @@ __all__ = [
     "WeightedSampler",
     "check_coverage",
     "gather_in_order",
+    "loader_state_dict",
     "padding_mask",
     "plot_simulation",
     "simulate",

@@ -262,6 +262,9 @@ class ClassBalancedSampler(PlannedSampler[int]):
         return out
 
     # ------------------------------------------------------------------ plans
+    def _known_plan_length(self) -> int:
+        return self.num_samples  # every epoch draws num_samples
+
     def _config(self) -> dict[str, Any]:
         targets = None
         if self._targets_given():
