@@ -21,7 +21,7 @@ N = 103
 
 
 def _item() -> Any:
-    return fairshard.ShardedIterable(list(range(N)), num_replicas=2, rank=1, policy="pad")
+    return fairshard.ShardedIterable(list(range(N)), num_replicas=2, rank=1, tail="pad")
 
 
 def _shard() -> Any:
@@ -72,7 +72,7 @@ def test_stream_state_needs_the_same_workers_and_a_known_length() -> None:
     resumed.load_state_dict(state)
     with pytest.raises(StateDictError, match="num_workers=2"):
         list(resumed)  # read in this process: 1 consumer, not 2 workers
-    unknown = fairshard.ShardedIterable(iter_again(), num_replicas=1, rank=0, policy="uneven")
+    unknown = fairshard.ShardedIterable(iter_again(), num_replicas=1, rank=0, tail="uneven")
     with pytest.raises(ConfigError, match="total="):
         fairshard.loader_state_dict(_loader(unknown, 0), 1)
 
@@ -93,7 +93,7 @@ def test_end_of_epoch_state_then_set_epoch_reads_the_next_epoch(workers: int, po
     def make() -> Any:
         sizes = [len(s) for s in shards]
         return fairshard.ShardedIterable(
-            shards, mode="shard", shard_sizes=sizes, num_replicas=1, rank=0, policy=policy
+            shards, mode="shard", shard_sizes=sizes, num_replicas=1, rank=0, tail=policy
         )
 
     def stateful(dataset: Any) -> Any:
