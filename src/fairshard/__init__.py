@@ -29,6 +29,7 @@ from ._evaluation.shares import padding_mask
 from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
+from ._samplers.mixture import MixtureSampler
 from ._samplers.schedules import Constant, LinearAnneal
 from ._samplers.sharded import ShardedSampler
 from ._samplers.weighted import WeightedSampler
@@ -55,6 +56,7 @@ __all__ = [
     "IndexedDataset",
     "LengthBucketBatchSampler",
     "LinearAnneal",
+    "MixtureSampler",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
