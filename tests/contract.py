@@ -32,11 +32,11 @@ from fairshard import DegenerateConfigWarning, StateDictError
 
 
 def flat(items: Any) -> list[int]:
-    """Flatten indices or batches of indices into a list of ints."""
+    """Flatten indices, batches of indices or batches of rows into a list of ints."""
     out: list[int] = []
     for item in items:
         if isinstance(item, list | tuple | np.ndarray):
-            out.extend(int(i) for i in item)
+            out.extend(flat(item))
         else:
             out.append(int(item))
     return out

@@ -10,6 +10,8 @@ from ._batching.batch_shard import BatchShardSampler
 from ._batching.class_batch import ClassBatchSampler
 from ._batching.cost_balance import step_imbalance
 from ._batching.length_bucket import LengthBucketBatchSampler
+from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
+from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
 from ._core.verify import verify
@@ -57,6 +59,8 @@ __all__ = [
     "LengthBucketBatchSampler",
     "LinearAnneal",
     "MixtureSampler",
+    "PackedRows",
+    "PackingBatchSampler",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
@@ -67,6 +71,8 @@ __all__ = [
     "TokenBudgetBatchSampler",
     "WeightedSampler",
     "check_coverage",
+    "collate_packed",
+    "collate_packed_padded",
     "gather_in_order",
     "padding_mask",
     "simulate",

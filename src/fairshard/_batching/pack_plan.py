@@ -1,0 +1,185 @@
+"""Packing items into fixed-capacity rows: the pure algorithm and its plan.
+
+NOTE (algorithm): items are shuffled, cut into windows of ``window`` items,
+and every window is packed on its own by *bin completion* -- all windows at
+once, each step of the loop below being a few numpy operations over every
+window:
+
+1. open a row with the longest item left in the window;
+2. add the longest item left that still fits the row, and repeat until no
+   item left fits; then go to 1.
+
+This is first-fit decreasing restricted to one open row at a time: a row is
+closed only when nothing left fits it, so its waste is smaller than the
+shortest item left. Within a window the lengths are sorted once, "the longest
+item left that fits" is a binary search, and items already taken are skipped
+with a union-find of "next item to the left" pointers (path compression).
+The loop runs about ``window`` steps whatever the number of items: the
+number of items only widens each step. On log-normal lengths (``mu=5,
+sigma=0.8``, capacity 4096) rows are 99% full with ``window=1024`` and 99.7%
+with 4096 (``benchmarks/bench_packing.py``).
+
+A larger window packs tighter but mixes items from further apart in the
+shuffled order. Rows are shuffled again into batches afterwards, so rows
+from one window do not stay together.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core.plans import BatchPlan
+
+__all__ = ["PackedPlan", "pack_windows"]
+
+
+def pack_windows(
+    lengths: NDArray[np.int64], capacity: int, window: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Pack consecutive windows of items into rows of at most ``capacity`` tokens.
+
+    Args:
+        lengths: (n,) lengths in ``[1, capacity]``, in the (already shuffled)
+            order the windows are cut from.
+        capacity: Tokens per row.
+        window: Items per window (the last window may be shorter).
+
+    Returns:
+        ``(members, row_offsets)``: (n,) positions into ``lengths`` grouped
+        by row, longest first within a row, and (rows + 1,) int64 CSR
+        offsets of each row in ``members``.
+
+    Example:
+        >>> members, offsets = pack_windows(np.array([6, 1, 3, 4, 2]), 7, 5)
+        >>> [members[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
+        [[0, 1], [3, 2], [4]]
+    """
+    n = int(lengths.shape[0])
+    if n == 0:
+        return np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    num_windows = -(-n // window)
+    first = np.arange(num_windows, dtype=np.int64) * window  # (W,) first sorted slot
+    # Sorting by key = window * (capacity + 1) + length keeps windows contiguous
+    # and makes "longest item <= gap in window w" one searchsorted over the key.
+    key = np.arange(n, dtype=np.int64) // window * (capacity + 1) + lengths
+    order = np.argsort(key, kind="stable")  # (n,) sorted slot -> item position
+    key = key[order]
+    size = lengths[order]  # (n,) length at each sorted slot
+    taken = np.zeros(n, dtype=bool)
+    left = np.arange(-1, n - 1, dtype=np.int64)  # (n,) union-find: candidate to the left
+    row_of = np.empty(n, dtype=np.int64)  # (n,) per sorted slot
+    seat_of = np.empty(n, dtype=np.int64)
+    gap = np.full(num_windows, -1, dtype=np.int64)  # (W,) room in the open row; -1: none
+    top = np.minimum(first + window, n) - 1  # (W,) at or right of the longest item left
+    row = np.zeros(num_windows, dtype=np.int64)
+    seat = np.zeros(num_windows, dtype=np.int64)
+    remaining = np.minimum(first + window, n) - first
+    rows = 0
+    active = np.arange(num_windows, dtype=np.int64)
+    while active.size:
+        room = gap[active]
+        opening = room < 0
+        probe = np.where(
+            opening,
+            top[active],
+            np.searchsorted(key, active * (capacity + 1) + np.maximum(room, 0), side="right") - 1,
+        )
+        slot = _untaken_at_or_left(probe, first[active], taken, left)
+        found = slot >= 0
+        gap[active[~found]] = -1  # nothing left fits: close the row
+        w, slot, opened = active[found], slot[found], opening[found]
+        new = int(opened.sum())
+        row[w[opened]] = rows + np.arange(new, dtype=np.int64)
+        seat[w[opened]] = 0
+        rows += new
+        top[w[opened]] = slot[opened]
+        row_of[slot] = row[w]
+        seat_of[slot] = seat[w]
+        seat[w] += 1
+        taken[slot] = True
+        gap[w] = np.where(opened, capacity, gap[w]) - size[slot]
+        remaining[w] -= 1
+        active = active[(remaining[active] > 0)]
+    row_offsets = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_of, minlength=rows), out=row_offsets[1:])
+    members = np.empty(n, dtype=np.int64)
+    members[row_offsets[row_of] + seat_of] = order
+    return members, row_offsets
+
+
+def _untaken_at_or_left(
+    probe: NDArray[np.int64],
+    floor: NDArray[np.int64],
+    taken: NDArray[np.bool_],
+    left: NDArray[np.int64],
+) -> NDArray[np.int64]:
+    """(m,) the first untaken slot at or left of ``probe`` and >= ``floor``; -1 if none.
+
+    Walks the ``left`` pointers and compresses every path it walked.
+    """
+    slot = probe.copy()
+    live = slot >= floor
+    live[live] = taken[slot[live]]
+    trail: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
+    while live.any():
+        at = np.flatnonzero(live)
+        trail.append((at, slot[at]))
+        slot[at] = left[slot[at]]
+        keep = slot[at] >= floor[at]
+        live[at] = False
+        inside = at[keep]
+        live[inside] = taken[slot[inside]]
+    for at, visited in trail:
+        left[visited] = slot[at]
+    return np.where(slot >= floor, slot, -1)
+
+
+class PackedPlan(BatchPlan):
+    """Batches of rows of item indices: ``items()`` gives ``list[list[list[int]]]``.
+
+    The base :class:`BatchPlan` sees each batch as the flat list of its items
+    (``offsets`` delimit batches in ``flat``, so ``sizes()`` counts items per
+    batch); ``row_offsets`` additionally delimits the rows in ``flat``.
+
+    Args:
+        flat: (n,) item indices, row after row, batch after batch.
+        row_offsets: (rows + 1,) row boundaries in ``flat``.
+        batch_rows: (batches + 1,) batch boundaries in rows.
+
+    Example:
+        >>> plan = PackedPlan(np.array([4, 2, 9, 7, 1]), np.array([0, 2, 3, 5]),
+        ...                   np.array([0, 2, 3]))
+        >>> plan.items(np.array([1, 0]))
+        [[[7, 1]], [[4, 2], [9]]]
+    """
+
+    def __init__(
+        self,
+        flat: NDArray[np.int64],
+        row_offsets: NDArray[np.int64],
+        batch_rows: NDArray[np.int64],
+    ) -> None:
+        super().__init__(flat, row_offsets[batch_rows])
+        self.row_offsets = np.asarray(row_offsets, dtype=np.int64)
+        self.batch_rows = np.asarray(batch_rows, dtype=np.int64)
+
+    def rows_per_batch(self) -> NDArray[np.int64]:
+        """(batches,) number of rows in each batch."""
+        return np.diff(self.batch_rows)
+
+    def items(self, positions: NDArray[np.int64]) -> list[Any]:
+        """The batches at ``positions``, each a list of rows of Python ints."""
+        out: list[Any] = []
+        row_offsets = self.row_offsets
+        for b in positions.tolist():
+            r0, r1 = int(self.batch_rows[b]), int(self.batch_rows[b + 1])
+            bounds = row_offsets[r0 : r1 + 1]
+            values = self.flat[bounds[0] : bounds[-1]].tolist()
+            base = int(bounds[0])
+            marks = (bounds - base).tolist()
+            out.append([values[a:z] for a, z in itertools.pairwise(marks)])
+        return out
