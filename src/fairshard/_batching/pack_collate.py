@@ -21,6 +21,7 @@ A sample is a 1-D tensor or sequence of token ids, or a mapping with
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -61,21 +62,30 @@ class PackedRows(Dataset[list[Any]]):
         return [self.dataset[int(i)] for i in row]
 
 
-def _tokens(sample: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _tokens(sample: Any) -> tuple[Any, Any]:
+    """The token ids of a sample (a tensor or a list) and its labels (or ``None``)."""
     if isinstance(sample, Mapping):
         if "input_ids" not in sample:
             raise ConfigError(
                 f"a packed sample is a mapping without 'input_ids' (keys {sorted(sample)})"
             )
-        ids = torch.as_tensor(sample["input_ids"], dtype=torch.long)
-        labels = sample.get("labels")
-        return ids.reshape(-1), None if labels is None else torch.as_tensor(labels).reshape(-1)
-    return torch.as_tensor(sample, dtype=torch.long).reshape(-1), None
+        return sample["input_ids"], sample.get("labels")
+    return sample, None
 
 
-def _flatten(batch: Sequence[Sequence[Any]]) -> tuple[list[torch.Tensor], list[Any], list[int]]:
+def _cat(parts: list[Any]) -> torch.Tensor:
+    """Concatenate 1-D token sequences: one tensor copy, or one conversion of Python lists."""
+    if all(isinstance(p, torch.Tensor) for p in parts):
+        return torch.cat([p.reshape(-1).long() for p in parts])
+    flat: list[int] = []
+    for p in parts:
+        flat.extend(p.reshape(-1).tolist() if isinstance(p, torch.Tensor) else p)
+    return torch.tensor(flat, dtype=torch.long)
+
+
+def _flatten(batch: Sequence[Sequence[Any]]) -> tuple[list[Any], list[Any], list[int]]:
     """Documents of all rows in order, their labels, and the number of documents per row."""
-    docs: list[torch.Tensor] = []
+    docs: list[Any] = []
     labels: list[Any] = []
     per_row: list[int] = []
     for row in batch:
@@ -89,12 +99,12 @@ def _flatten(batch: Sequence[Sequence[Any]]) -> tuple[list[torch.Tensor], list[A
     return docs, labels, per_row
 
 
-def _labels(docs: list[torch.Tensor], labels: list[Any]) -> torch.Tensor | None:
+def _labels(labels: list[Any]) -> torch.Tensor | None:
     if all(lab is None for lab in labels):
         return None
     if any(lab is None for lab in labels):
         raise ConfigError("some samples have 'labels' and some do not")
-    return torch.cat([torch.as_tensor(lab, dtype=torch.long) for lab in labels])
+    return _cat(labels)
 
 
 def collate_packed(batch: Sequence[Sequence[Any]]) -> dict[str, Any]:
@@ -118,21 +128,19 @@ def collate_packed(batch: Sequence[Sequence[Any]]) -> dict[str, Any]:
         ([0, 3, 4, 6], 3, [0, 2, 3])
     """
     docs, labels, per_row = _flatten(batch)
-    lengths = torch.tensor([d.numel() for d in docs], dtype=torch.int32)
+    lengths = torch.tensor([len(d) for d in docs], dtype=torch.int32)
     cu = torch.zeros(len(docs) + 1, dtype=torch.int32)
     torch.cumsum(lengths, 0, out=cu[1:])
     total = int(cu[-1])
     starts = torch.repeat_interleave(cu[:-1].long(), lengths.long())  # (total,)
     out: dict[str, Any] = {
-        "input_ids": torch.cat(docs),
+        "input_ids": _cat(docs),
         "position_ids": torch.arange(total, dtype=torch.long) - starts,
         "cu_seqlens": cu,
         "max_seqlen": int(lengths.max()),
-        "row_offsets": torch.tensor(
-            [0, *torch.tensor(per_row).cumsum(0).tolist()], dtype=torch.int32
-        ),
+        "row_offsets": torch.tensor([0, *itertools.accumulate(per_row)], dtype=torch.int32),
     }
-    lab = _labels(docs, labels)
+    lab = _labels(labels)
     if lab is not None:
         out["labels"] = lab
     return out
@@ -177,7 +185,8 @@ def collate_packed_padded(
     for r, row in enumerate(batch):
         at = 0
         for d, sample in enumerate(row):
-            tokens, lab = _tokens(sample)
+            raw, lab = _tokens(sample)
+            tokens = torch.as_tensor(raw, dtype=torch.long).reshape(-1)
             n = tokens.numel()
             if at + n > capacity:
                 raise ConfigError(
@@ -187,7 +196,7 @@ def collate_packed_padded(
             ids[r, at : at + n] = tokens
             positions[r, at : at + n] = torch.arange(n)
             documents[r, at : at + n] = d
-            labels[r, at : at + n] = tokens if lab is None else lab
+            labels[r, at : at + n] = tokens if lab is None else torch.as_tensor(lab).reshape(-1)
             at += n
     same = documents[:, :, None] == documents[:, None, :]  # (rows, capacity, capacity)
     mask = same & (documents[:, :, None] >= 0)

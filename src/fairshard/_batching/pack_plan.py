@@ -68,74 +68,94 @@ def pack_windows(
     key = np.arange(n, dtype=np.int64) // window * (capacity + 1) + lengths
     order = np.argsort(key, kind="stable")  # (n,) sorted slot -> item position
     key = key[order]
-    size = lengths[order]  # (n,) length at each sorted slot
-    taken = np.zeros(n, dtype=bool)
-    left = np.arange(-1, n - 1, dtype=np.int64)  # (n,) union-find: candidate to the left
-    row_of = np.empty(n, dtype=np.int64)  # (n,) per sorted slot
-    seat_of = np.empty(n, dtype=np.int64)
+    # NOTE (memory layout): the loop works in local slots j (rank within the
+    # window's ascending order) and stores per-slot state at j * W + w, so
+    # that one step -- which touches one slot per window, at similar j in
+    # every window -- reads neighbouring memory instead of one cache line per
+    # window. Slots past the end of a short last window are never reached.
+    local = np.arange(n, dtype=np.int64) % window  # (n,) local slot of each sorted slot
+    windows = np.arange(n, dtype=np.int64) // window
+    where = local * num_windows + windows  # (n,) state index of each sorted slot
+    cells = window * num_windows
+    size = np.zeros(cells, dtype=np.int64)
+    size[where] = lengths[order]
+    taken = np.zeros(cells, dtype=bool)
+    left = np.repeat(np.arange(-1, window - 1, dtype=np.int64), num_windows)  # union-find
+    row_of = np.zeros(cells, dtype=np.int64)
+    seat_of = np.zeros(cells, dtype=np.int64)
+    count = np.minimum(first + window, n) - first  # (W,) items per window
     gap = np.full(num_windows, -1, dtype=np.int64)  # (W,) room in the open row; -1: none
-    top = np.minimum(first + window, n) - 1  # (W,) at or right of the longest item left
+    top = count - 1  # (W,) local slot at or above the longest item left
     row = np.zeros(num_windows, dtype=np.int64)
     seat = np.zeros(num_windows, dtype=np.int64)
-    remaining = np.minimum(first + window, n) - first
+    remaining = count.copy()
     rows = 0
     active = np.arange(num_windows, dtype=np.int64)
     while active.size:
         room = gap[active]
         opening = room < 0
-        probe = np.where(
-            opening,
-            top[active],
-            np.searchsorted(key, active * (capacity + 1) + np.maximum(room, 0), side="right") - 1,
-        )
-        slot = _untaken_at_or_left(probe, first[active], taken, left)
+        probe = top[active].copy()
+        # Only rows the top item does not fit need a search (the top is an upper bound).
+        search = np.flatnonzero(~opening & (size[probe * num_windows + active] > room))
+        if search.size:
+            w = active[search]
+            at = np.searchsorted(key, w * (capacity + 1) + room[search], side="right") - 1
+            probe[search] = np.minimum(at - first[w], probe[search])
+        from_top = probe == top[active]
+        slot = _untaken_at_or_left(probe, active, num_windows, taken, left)
         found = slot >= 0
         gap[active[~found]] = -1  # nothing left fits: close the row
-        w, slot, opened = active[found], slot[found], opening[found]
+        w, slot, opened, from_top = active[found], slot[found], opening[found], from_top[found]
         new = int(opened.sum())
         row[w[opened]] = rows + np.arange(new, dtype=np.int64)
         seat[w[opened]] = 0
         rows += new
-        top[w[opened]] = slot[opened]
-        row_of[slot] = row[w]
-        seat_of[slot] = seat[w]
+        # Taken from the top: everything above was taken, so the top moves below it.
+        top[w[from_top]] = slot[from_top] - 1
+        cell = slot * num_windows + w
+        row_of[cell] = row[w]
+        seat_of[cell] = seat[w]
         seat[w] += 1
-        taken[slot] = True
-        gap[w] = np.where(opened, capacity, gap[w]) - size[slot]
+        taken[cell] = True
+        gap[w] = np.where(opened, capacity, gap[w]) - size[cell]
         remaining[w] -= 1
         active = active[(remaining[active] > 0)]
+    rows_of_slots = row_of[where]  # (n,) back in sorted-slot order
     row_offsets = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of, minlength=rows), out=row_offsets[1:])
+    np.cumsum(np.bincount(rows_of_slots, minlength=rows), out=row_offsets[1:])
     members = np.empty(n, dtype=np.int64)
-    members[row_offsets[row_of] + seat_of] = order
+    members[row_offsets[rows_of_slots] + seat_of[where]] = order
     return members, row_offsets
 
 
 def _untaken_at_or_left(
     probe: NDArray[np.int64],
-    floor: NDArray[np.int64],
+    windows: NDArray[np.int64],
+    num_windows: int,
     taken: NDArray[np.bool_],
     left: NDArray[np.int64],
 ) -> NDArray[np.int64]:
-    """(m,) the first untaken slot at or left of ``probe`` and >= ``floor``; -1 if none.
+    """(m,) the first untaken local slot at or below ``probe`` in each window; -1 if none.
 
-    Walks the ``left`` pointers and compresses every path it walked.
+    Walks the ``left`` pointers (state index ``slot * num_windows + window``)
+    and compresses every path it walked.
     """
     slot = probe.copy()
-    live = slot >= floor
-    live[live] = taken[slot[live]]
+    live = slot >= 0
+    live[live] = taken[slot[live] * num_windows + windows[live]]
     trail: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
     while live.any():
         at = np.flatnonzero(live)
-        trail.append((at, slot[at]))
-        slot[at] = left[slot[at]]
-        keep = slot[at] >= floor[at]
+        cells = slot[at] * num_windows + windows[at]
+        trail.append((at, cells))
+        slot[at] = left[cells]
+        keep = slot[at] >= 0
         live[at] = False
         inside = at[keep]
-        live[inside] = taken[slot[inside]]
-    for at, visited in trail:
-        left[visited] = slot[at]
-    return np.where(slot >= floor, slot, -1)
+        live[inside] = taken[slot[inside] * num_windows + windows[inside]]
+    for at, cells in trail:
+        left[cells] = slot[at]
+    return np.where(slot >= 0, slot, -1)
 
 
 class PackedPlan(BatchPlan):
