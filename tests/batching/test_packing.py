@@ -207,6 +207,8 @@ def test_collate_errors_name_the_problem() -> None:
         collate_packed_padded([[[1, 2, 3], [4, 5]]], 4)
     with pytest.raises(ConfigError, match="without 'input_ids'"):
         collate_packed([[{"ids": [1]}]])
+    with pytest.raises(ConfigError, match="document 1 of the batch has no tokens"):
+        collate_packed([[[1], []]])
     with pytest.raises(TypeError, match="indexed by a row"):
         PackedRows([1, 2])[0]
 

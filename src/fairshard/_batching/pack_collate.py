@@ -129,13 +129,20 @@ def collate_packed(batch: Sequence[Sequence[Any]]) -> dict[str, Any]:
     """
     docs, labels, per_row = _flatten(batch)
     lengths = torch.tensor([len(d) for d in docs], dtype=torch.int32)
+    if bool((lengths == 0).any()):
+        empty = int(torch.nonzero(lengths == 0)[0])
+        raise ConfigError(f"document {empty} of the batch has no tokens; drop empty documents")
     cu = torch.zeros(len(docs) + 1, dtype=torch.int32)
     torch.cumsum(lengths, 0, out=cu[1:])
     total = int(cu[-1])
-    starts = torch.repeat_interleave(cu[:-1].long(), lengths.long())  # (total,)
+    # Position ids restart at each document start: a cumulative sum of ones that
+    # drops back by the previous document's length at every boundary.
+    steps = torch.ones(total, dtype=torch.long)
+    steps[cu[1:-1].long()] = 1 - lengths[:-1].long()
+    steps[0] = 0
     out: dict[str, Any] = {
         "input_ids": _cat(docs),
-        "position_ids": torch.arange(total, dtype=torch.long) - starts,
+        "position_ids": torch.cumsum(steps, 0),
         "cu_seqlens": cu,
         "max_seqlen": int(lengths.max()),
         "row_offsets": torch.tensor([0, *itertools.accumulate(per_row)], dtype=torch.int32),
