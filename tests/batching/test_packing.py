@@ -216,3 +216,15 @@ def test_collate_errors_name_the_problem() -> None:
 def test_exported() -> None:
     assert fairshard.PackingBatchSampler is PackingBatchSampler
     assert math.isclose(PackingBatchSampler([4, 4], 8, 1, num_replicas=1, rank=0).efficiency(), 1.0)
+
+
+def test_simulator_checks_packed_batches() -> None:
+    report = fairshard.simulate(
+        lambda rank, world: PackingBatchSampler(
+            LENGTHS, 128, 2, num_replicas=world, rank=rank, seed=1
+        ),
+        world_size=3,
+        dataset_size=LENGTHS.size,
+        epochs=2,
+    )
+    assert report.ok, report

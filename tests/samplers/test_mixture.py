@@ -201,3 +201,15 @@ def test_state_from_other_weights_is_rejected() -> None:
 
 def test_exported() -> None:
     assert fairshard.MixtureSampler is MixtureSampler
+
+
+def test_simulator_checks_the_mixture() -> None:
+    report = fairshard.simulate(
+        lambda rank, world: MixtureSampler(
+            SIZES, WEIGHTS, stopping="first_exhausted", num_replicas=world, rank=rank
+        ),
+        world_size=3,
+        dataset_size=sum(SIZES),
+        epochs=2,
+    )
+    assert report.ok, report
