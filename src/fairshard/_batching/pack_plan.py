@@ -73,16 +73,16 @@ def pack_windows(
     # that one step -- which touches one slot per window, at similar j in
     # every window -- reads neighbouring memory instead of one cache line per
     # window. Slots past the end of a short last window are never reached.
-    local = np.arange(n, dtype=np.int64) % window  # (n,) local slot of each sorted slot
-    windows = np.arange(n, dtype=np.int64) // window
-    where = local * num_windows + windows  # (n,) state index of each sorted slot
+    slots = np.arange(n, dtype=np.int64)
+    where = slots % window * num_windows + slots // window  # (n,) state index of each slot
+    del slots
     cells = window * num_windows
-    size = np.zeros(cells, dtype=np.int64)
+    size = np.zeros(cells, dtype=np.int32)  # lengths <= capacity < 2**31
     size[where] = lengths[order]
     taken = np.zeros(cells, dtype=bool)
-    left = np.repeat(np.arange(-1, window - 1, dtype=np.int64), num_windows)  # union-find
+    left = np.repeat(np.arange(-1, window - 1, dtype=np.int32), num_windows)  # union-find
     row_of = np.zeros(cells, dtype=np.int64)
-    seat_of = np.zeros(cells, dtype=np.int64)
+    seat_of = np.zeros(cells, dtype=np.int32)
     count = np.minimum(first + window, n) - first  # (W,) items per window
     gap = np.full(num_windows, -1, dtype=np.int64)  # (W,) room in the open row; -1: none
     top = count - 1  # (W,) local slot at or above the longest item left

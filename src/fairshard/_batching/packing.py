@@ -164,26 +164,36 @@ class PackingBatchSampler(BatchPlanSampler):
         rng = stream_generator(Stream.PACKING, epoch, self.seed)
         items = self._kept[rng.permutation(self._kept.size)]  # (m,) shuffled
         members, row_offsets = pack_windows(self.lengths[items], self.capacity, self.window)
-        rows = reorder_batches(items[members], row_offsets, rng.permutation(row_offsets.size - 1))
-        num_rows = len(rows)
+        flat = items[members]  # (m,) item indices, row after row
+        del items, members
+        num_rows = row_offsets.size - 1
+        shuffled = rng.permutation(num_rows)  # (rows,) rows in random order
         batch_rows = np.append(np.arange(0, num_rows, self.rows_per_batch), num_rows)
-        costs = self._batch_costs(rows.flat, rows.offsets, batch_rows)
+        row_costs = self._row_costs(flat, row_offsets)[shuffled]
+        costs = np.add.reduceat(row_costs, batch_rows[:-1])  # (batches,)
         order = balanced_order(
             costs, stream_generator(Stream.PACKING, epoch, self.seed, sub_id=1), self.balance_run
         )
-        # Reorder whole batches: the rows of batch order[0], then of order[1], ...
+        # The rows of batch order[0], then of order[1], ...: one reorder of the items.
         row_seq = reorder_batches(np.arange(num_rows, dtype=np.int64), batch_rows, order)
-        ordered = reorder_batches(rows.flat, rows.offsets, row_seq.flat)
+        ordered = reorder_batches(flat, row_offsets, shuffled[row_seq.flat])
         return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+
+    def _row_costs(
+        self, flat: NDArray[np.int64], row_offsets: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """(rows,) cost of each row: its tokens, or the sum of its squared lengths."""
+        lengths = self.lengths[flat].astype(np.float64)
+        if self.cost == "attention":
+            lengths *= lengths
+        result: NDArray[np.float64] = np.add.reduceat(lengths, row_offsets[:-1])
+        return result
 
     def _batch_costs(
         self, flat: NDArray[np.int64], row_offsets: NDArray[np.int64], batch_rows: NDArray[np.int64]
     ) -> NDArray[np.float64]:
-        lengths = self.lengths[flat].astype(np.float64)
-        if self.cost == "attention":
-            lengths = lengths * lengths
-        starts = row_offsets[batch_rows[:-1]]  # (batches,) first item of each batch
-        result: NDArray[np.float64] = np.add.reduceat(lengths, starts) if flat.size else lengths
+        row_costs = self._row_costs(flat, row_offsets)
+        result: NDArray[np.float64] = np.add.reduceat(row_costs, batch_rows[:-1])
         return result
 
     # ------------------------------------------------------------ reporting
