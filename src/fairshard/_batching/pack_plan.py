@@ -133,7 +133,7 @@ def _untaken_at_or_left(
     windows: NDArray[np.int64],
     num_windows: int,
     taken: NDArray[np.bool_],
-    left: NDArray[np.int64],
+    left: NDArray[np.int32],
 ) -> NDArray[np.int64]:
     """(m,) the first untaken local slot at or below ``probe`` in each window; -1 if none.
 
