@@ -38,7 +38,7 @@ from fairshard._core.plans import flatten_items
 
 
 def flat(items: Any) -> list[int]:
-    """Flatten indices or batches of indices into a list of ints."""
+    """Flatten indices, batches of indices or batches of rows into a list of ints."""
     return flatten_items(list(items))[0].tolist()
 
 

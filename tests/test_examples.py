@@ -29,6 +29,16 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
         "epoch 1: steps per rank [",
     ),
     "stream_shards.py": (("ShardedIterable",), [], "epoch 1: 2 ranks x "),
+    "train_mixture.py": (
+        ("MixtureSampler",),
+        [],
+        "epoch 1: draws per source [100, 60, 40] (target [100.0, 60.0, 40.0])",
+    ),
+    "train_packed.py": (
+        ("PackingBatchSampler", "PackedRows", "collate_packed_padded"),
+        [],
+        "200 distinct of 200",
+    ),
 }
 
 

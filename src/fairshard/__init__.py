@@ -11,6 +11,8 @@ from ._batching.class_batch import ClassBatchSampler
 from ._batching.cost_balance import step_imbalance
 from ._batching.costs import AttentionCost
 from ._batching.length_bucket import LengthBucketBatchSampler
+from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
+from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
 from ._core.resume import loader_state_dict
@@ -32,6 +34,7 @@ from ._evaluation.shares import padding_mask
 from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
+from ._samplers.mixture import MixtureSampler
 from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
 from ._samplers.sharded import ShardedSampler
 from ._samplers.weighted import WeightedSampler
@@ -60,6 +63,9 @@ __all__ = [
     "LengthBucketBatchSampler",
     "LinearAnneal",
     "LinearWeightAnneal",
+    "MixtureSampler",
+    "PackedRows",
+    "PackingBatchSampler",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
@@ -70,6 +76,8 @@ __all__ = [
     "TokenBudgetBatchSampler",
     "WeightedSampler",
     "check_coverage",
+    "collate_packed",
+    "collate_packed_padded",
     "gather_in_order",
     "loader_state_dict",
     "padding_mask",

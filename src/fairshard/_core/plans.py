@@ -176,31 +176,36 @@ class BatchPlan:
 
 
 def flatten_items(items: Sequence[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """What a plan or a sampler yields (ints, or batches of ints) as ``(indices, sizes)``.
+    """What a plan or a sampler yields as ``(indices, sizes)``: ints, batches, or batches of rows.
 
     The one flattening helper: evaluation shares, the coverage checker, the
-    simulator and the tests all read items through it.
+    simulator and the tests all read items through it. Items nest to any
+    depth (an index, a batch of indices, a batch of packed rows of indices).
 
     Returns:
         ``(m,)`` int64 dataset indices in order, and ``(len(items),)`` int64
-        sizes (1 for an int item, the batch length for a batch).
+        sizes: how many indices each item holds (1 for an int item).
 
     Example:
         >>> flatten_items([[3, 1], [2]])
         (array([3, 1, 2]), array([2, 1]))
+        >>> flatten_items([[[0, 4], [2]], [[1]]])[1]
+        array([3, 1])
     """
     if all(isinstance(item, int | np.integer) for item in items):
         return np.asarray(items, dtype=np.int64).reshape(-1), np.ones(len(items), dtype=np.int64)
-    sizes = np.array(
-        [1 if isinstance(item, int | np.integer) else len(item) for item in items], dtype=np.int64
-    )
-    flat = np.fromiter(
-        (
-            int(i)
-            for item in items
-            for i in ((item,) if isinstance(item, int | np.integer) else item)
-        ),
-        dtype=np.int64,
-        count=int(sizes.sum()),
-    )
+    parts = [_leaves(item) for item in items]
+    sizes = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
+    flat = np.fromiter((i for p in parts for i in p), dtype=np.int64, count=int(sizes.sum()))
     return flat, sizes
+
+
+def _leaves(item: Any) -> list[int]:
+    """The indices inside one item, depth first."""
+    if isinstance(item, int | np.integer):
+        return [int(item)]
+    if isinstance(item, np.ndarray) and item.ndim == 1 and item.dtype.kind in "iu":
+        return [int(i) for i in item.tolist()]
+    if all(isinstance(i, int | np.integer) for i in item):
+        return [int(i) for i in item]
+    return [leaf for sub in item for leaf in _leaves(sub)]

@@ -51,6 +51,8 @@ class Stream:
     ITERABLE = 9
     HARD_EXAMPLE = 10
     BATCH_ORDER = 11
+    MIXTURE = 12
+    PACKING = 13
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:
