@@ -4,9 +4,11 @@ The training loop reports per-sample losses with ``record(indices, losses)``.
 At the epoch boundary -- inside ``set_epoch(e)``, which every rank calls --
 the records of all ranks are all-gathered and every rank applies the same
 records in the same order, so all ranks hold bit-identical scores and
-therefore build identical plans. ``set_epoch`` is a *collective* when a
-``torch.distributed`` process group with more than one rank is active: every
-rank must call it, as with any collective.
+therefore build identical plans. ``set_epoch`` is a *collective* when the
+sampler's world is the ``torch.distributed`` process group (``num_replicas``
+equals its size, more than one rank): every rank must call it, as with any
+collective. The same exchange checks that every rank built the sampler
+alike (``record_sync``).
 
 NOTE (formulas): for ``n`` samples, scores ``s_i`` and the parameters
 ``momentum m``, ``temperature T`` and ``floor f``:
@@ -36,16 +38,15 @@ import base64
 from typing import Any
 
 import numpy as np
-import torch
 from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
 from .._core import state as S
 from .._core.partition import Tail
-from .._core.world import all_gather_objects, process_group_active
 from .._errors import ConfigError, StateDictError, check_int, check_real
 from .._random.seeding import Stream
 from .loss_records import apply_records, as_indices, as_losses
+from .record_sync import sync_records
 from .weighted import WeightedSampler
 
 __all__ = ["HardExampleSampler", "IndexedDataset"]
@@ -156,13 +157,15 @@ class HardExampleSampler(WeightedSampler):
     def set_epoch(self, epoch: int) -> None:
         """Gather every rank's records, update the scores, then use ``epoch``.
 
-        A collective when a process group with more than one rank is active:
-        every rank must call it. Atomic: the new scores and weights are
-        computed on copies and checked first, so when it raises, the scores,
+        A collective when the sampler's world is the process group (more
+        than one rank): every rank must call it. Atomic: the new scores and
+        weights are computed on copies and checked first, so when it raises, the scores,
         the records and the epoch are unchanged.
 
         Raises:
-            RankMismatchError: a rank did not arrive within ``sync_timeout``.
+            RankMismatchError: a rank did not arrive within ``sync_timeout``, or
+                ranks disagree on the config (e.g. the dataset size), seed or
+                epoch; every rank raises, naming the field and the values.
             ConfigError: the new weights leave fewer positive weights than
                 ``num_samples`` without replacement (raise ``floor`` or
                 ``temperature``).
@@ -173,10 +176,7 @@ class HardExampleSampler(WeightedSampler):
             loss = np.concatenate([r[1] for r in self._records])
         else:
             idx, loss = np.empty(0, np.int64), np.empty(0, np.float64)
-        if process_group_active() and torch.distributed.get_world_size() > 1:
-            gathered = all_gather_objects((idx, loss), timeout=self.sync_timeout)
-            idx = np.concatenate([g[0] for g in gathered])
-            loss = np.concatenate([g[1] for g in gathered])
+        idx, loss = sync_records(self, epoch, idx, loss)
         if idx.size:
             scores = apply_records(self._scores, idx, loss, self.momentum)
             weights = self._weights_of(scores)

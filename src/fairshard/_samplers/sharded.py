@@ -28,7 +28,7 @@ from .._core import state as S
 from .._core.base import PlannedSampler
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
-from .._core.world import all_gather_objects, process_group_active
+from .._core.world import all_gather_objects, talks_to_group
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
 from .._random.seeding import Stream, stream_words
 from .weighted_plans import ArrayPlan
@@ -196,7 +196,7 @@ class ShardedSampler(PlannedSampler[int]):
 
     def __iter__(self) -> Iterator[int]:
         items = super().__iter__()
-        if self.check and process_group_active():
+        if self.check and self.num_replicas > 1 and talks_to_group(self.num_replicas):
             cursor = self._cursor
             epoch = self.epoch if cursor is None else cursor.epoch
             plan = self.plan(epoch)
