@@ -58,7 +58,8 @@ def test_verify_on_four_gloo_ranks() -> None:
         assert "ranks [0, 1, 2] have epoch=0; rank 3 has epoch=1" in out["epoch"]
         assert "process ranks [1, 2, 3] built their samplers with rank=[0, 0, 0]" in out["rank"]
         assert "num_replicas=2 but the process group has 4 ranks" in out["world"]
-        assert "sampler's config" in out["size"] and "rank 1 has" in out["size"]
+        assert "sampler's config field 'n'" in out["size"]
+        assert "ranks [0, 2, 3] have n=1003; rank 1 has n=1000" in out["size"]
         assert "ranks [1, 2, 3] have seed=0; rank 0 has seed=7" in out["torch"]
         assert "rank 3 has seed=9" in out["env"]
         assert isinstance(out["env_ok"], int)

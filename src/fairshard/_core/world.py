@@ -93,8 +93,9 @@ def _implicit(need_rank: bool = True, need_world: bool = True) -> World:
             )
         return World(pg_rank, pg_world, "process group")
     _check_env_pair(env_world, env_rank, need_rank, need_world)
-    if env_world is not None:
-        return World(env_rank if env_rank is not None else 0, env_world, "environment")
+    if env_world is not None or env_rank is not None:  # a missing one is given explicitly
+        rank = 0 if env_rank is None else env_rank
+        return World(rank, 1 if env_world is None else env_world, "environment")
     return World(0, 1, "single process")
 
 
