@@ -21,6 +21,7 @@ __all__ = [
     "StateDictError",
     "check_bool",
     "check_choice",
+    "check_flag",
     "check_int",
     "check_real",
     "warn",
@@ -139,8 +140,16 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
+def _is_numpy_bool(value: Any) -> bool:
+    return type(value).__name__ == "bool" and type(value).__module__ == "numpy"
+
+
 def check_bool(name: str, value: Any) -> bool:
     """Return ``value`` if it is a ``bool`` (not merely truthy: ``1`` and ``"yes"`` are refused).
+
+    As strict as PyTorch's ``WeightedRandomSampler(replacement=...)``; the
+    lenient PyTorch switches (``shuffle``, ``drop_last`` of
+    ``DistributedSampler``) use :func:`check_flag`.
 
     Raises:
         ConfigTypeError: ``value`` is not a bool.
@@ -150,3 +159,33 @@ def check_bool(name: str, value: Any) -> bool:
             f"{name} must be a bool, got {name}={value!r} of type {type(value).__name__}"
         )
     return value
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """Return a PyTorch-style switch as a ``bool``: a bool, a numpy bool, or the int 0 or 1.
+
+    PyTorch's ``DistributedSampler`` takes ``shuffle`` and ``drop_last`` by
+    truthiness, so code passes ``shuffle=1`` or ``drop_last=np.bool_(x)``;
+    those mean what they say and are accepted. Other values are refused
+    because they almost always come from a shifted positional argument
+    (``DistributedSampler(ds, 4, 0, 42)`` means ``shuffle=42``, not
+    ``seed=42``) or a wrong type: strings (``"False"`` is truthy), ``None``,
+    floats, other ints.
+
+    Raises:
+        ConfigTypeError: anything else; the message names the value and the fix.
+    """
+    if isinstance(value, bool) or _is_numpy_bool(value):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and int(value) in (0, 1):
+        return bool(int(value))
+    hint = (
+        f"; did you mean seed={value!r}? PyTorch's order is (dataset, num_replicas, rank, "
+        "shuffle, seed, drop_last)"
+        if isinstance(value, numbers.Integral)
+        else ""
+    )
+    raise ConfigTypeError(
+        f"{name} must be a bool (or 0/1), got {name}={value!r} of type "
+        f"{type(value).__name__}; pass {name}=True or {name}=False{hint}"
+    )

@@ -30,13 +30,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
 from .._random.alias import AliasTable
 from .._random.seeding import Stream, stream_words
 from .schedules import alpha_at, resolve_alpha
+from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
 
 __all__ = ["ClassBalancedSampler"]
@@ -68,7 +68,7 @@ def _as_labels(labels: Any) -> NDArray[Any]:
     return array
 
 
-class ClassBalancedSampler(PlannedSampler[int]):
+class ClassBalancedSampler(IndexSampler):
     """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
 
     Args:

@@ -25,12 +25,12 @@ import numpy as np
 import torch
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
 from .._core.world import all_gather_objects, talks_to_group
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
 from .._random.seeding import Stream, stream_words
+from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan
 
 __all__ = ["ShardedSampler"]
@@ -124,7 +124,7 @@ def _fail_range(position: int, item: Any) -> NoReturn:
     )
 
 
-class ShardedSampler(PlannedSampler[int]):
+class ShardedSampler(IndexSampler):
     """Partition the order of any sampler across ranks.
 
     Args:
