@@ -33,12 +33,14 @@ MRO: the fairshard base comes first, so its ``__iter__``, ``__len__`` and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import torch.utils.data as tud
 
 from .._core.base import PlannedSampler
 from .._core.partition import Partition
+from .reshard_guard import refuse_resharding
 
 __all__ = ["IndexSampler"]
 
@@ -65,6 +67,10 @@ class IndexSampler(PlannedSampler[int], tud.DistributedSampler[int], register=Fa
     #: PyTorch's flag; every family but ``DistributedSampler(shuffle=False)`` reorders per epoch.
     shuffle: bool = True
     num_samples = _PerRankCount()
+
+    def __iter__(self) -> Iterator[int]:
+        refuse_resharding(self)  # accelerate's prepare() would shard the share again
+        return super().__iter__()
 
     @property
     def drop_last(self) -> bool:  # type: ignore[override]  # read-only: derived from tail
