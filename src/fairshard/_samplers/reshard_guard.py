@@ -22,6 +22,7 @@ one, which is a legitimate (if not elastic) way to run.
 from __future__ import annotations
 
 import sys
+from types import FrameType
 from typing import Any
 
 from .._errors import ConfigError
@@ -34,14 +35,14 @@ _DEPTH = 40
 
 def _resharder() -> tuple[str, int] | None:
     """``(wrapper class name, process count)`` of an accelerate wrapper iterating us, or None."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     for _ in range(_DEPTH):
         if frame is None:
             return None
         owner = frame.f_locals.get("self")
         cls = type(owner)
         if cls.__name__ in _WRAPPERS and cls.__module__.startswith("accelerate."):
-            count = getattr(owner, "num_processes", None)
+            count: Any = getattr(owner, "num_processes", None)
             if count is None:  # the dispatcher keeps it in its state
                 count = getattr(getattr(owner, "state", None), "num_processes", 1)
             return cls.__name__, int(count)
