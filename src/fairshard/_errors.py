@@ -8,8 +8,11 @@ one exists, the fix. The exception types subclass ``ValueError`` or
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
 from collections.abc import Sequence
+from types import FrameType
 from typing import Any, NoReturn
 
 __all__ = [
@@ -24,6 +27,7 @@ __all__ = [
     "check_flag",
     "check_int",
     "check_real",
+    "user_stacklevel",
     "warn",
 ]
 
@@ -52,9 +56,44 @@ class DegenerateConfigWarning(FairshardWarning):
     """A legal configuration that almost certainly does not do what was meant."""
 
 
-def warn(message: str, category: type[Warning] = FairshardWarning, stacklevel: int = 3) -> None:
-    """Emit ``message`` as a warning attributed to the caller's caller."""
-    warnings.warn(message, category, stacklevel=stacklevel)
+#: Folders whose frames are "library", not the user's: fairshard itself and
+#: torch.utils.data (a DataLoader iterating a sampler), filled in lazily.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _library_dirs() -> tuple[str, ...]:
+    dirs = [_PACKAGE_DIR]
+    data = sys.modules.get("torch.utils.data")
+    if data is not None and getattr(data, "__file__", None):
+        dirs.append(os.path.dirname(os.path.abspath(str(data.__file__))) + os.sep)
+    return tuple(dirs)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that attributes a warning raised by the caller to the user's line.
+
+    Counted for a ``warnings.warn`` call made by the function that calls
+    this one: walks out of fairshard's frames and of ``torch.utils.data``'s
+    (a ``DataLoader`` iterating a sampler) to the first frame of other code
+    -- the line in the training script that built the sampler, called
+    ``iter``, or started the ``for batch in loader`` loop.
+
+    NOTE (why walk): a fixed ``stacklevel`` is right for one call path only;
+    the same warning is reached from a constructor, from ``iter(sampler)``,
+    from a ``DataLoader`` and from the simulator, at different depths.
+    """
+    library = _library_dirs()
+    frame: FrameType | None = sys._getframe(2)  # the caller of the function that asked
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(library):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str, category: type[Warning] = FairshardWarning) -> None:
+    """Emit ``message`` as a warning attributed to the user's line (:func:`user_stacklevel`)."""
+    warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
 def _fail(name: str, value: object, requirement: str, fix: str | None) -> NoReturn:
