@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import torch.utils.data as tud
 
 from .._core.base import PlannedSampler
@@ -43,6 +44,8 @@ from .._core.partition import Partition
 from .reshard_guard import refuse_resharding
 
 __all__ = ["IndexSampler"]
+
+_HEAD = 256  # plan positions compared to tell whether the order changes with the epoch
 
 
 class _PerRankCount:
@@ -64,9 +67,29 @@ class IndexSampler(PlannedSampler[int], tud.DistributedSampler[int], register=Fa
     See the module docstring for what it promises and why.
     """
 
-    #: PyTorch's flag; every family but ``DistributedSampler(shuffle=False)`` reorders per epoch.
-    shuffle: bool = True
     num_samples = _PerRankCount()
+
+    @property
+    def shuffle(self) -> bool:
+        """PyTorch's flag: whether the order changes with the epoch.
+
+        ``DistributedSampler`` sets it from its argument. For the other
+        families it is computed: the heads of this epoch's plan and the next
+        are compared (a wrapped ``SequentialSampler``, or weights with one
+        positive entry, keep their order).
+        """
+        given = self.__dict__.get("_shuffle")
+        if given is not None:
+            return bool(given)
+        now, following = self.plan(self.epoch), self.plan(self.epoch + 1)
+        head = np.arange(min(len(now), _HEAD), dtype=np.int64)
+        differ = bool(np.any(np.asarray(now.items(head)) != np.asarray(following.items(head))))
+        self.plan(self.epoch)  # leave the current epoch's plan cached (and a wrapped sampler there)
+        return differ
+
+    @shuffle.setter
+    def shuffle(self, value: bool) -> None:
+        self.__dict__["_shuffle"] = bool(value)
 
     def __iter__(self) -> Iterator[int]:
         refuse_resharding(self)  # accelerate's prepare() would shard the share again
