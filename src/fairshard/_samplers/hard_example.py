@@ -158,8 +158,8 @@ class HardExampleSampler(WeightedSampler):
         """Gather every rank's records, update the scores, then use ``epoch``.
 
         A collective when the sampler's world is the process group (more
-        than one rank): every rank must call it. Atomic: the new scores and
-        weights are computed on copies and checked first, so when it raises, the scores,
+        than one rank): every rank must call it. Atomic: the new scores and weights are
+        computed on copies and checked first, so when it raises, the scores,
         the records and the epoch are unchanged.
 
         Raises:
