@@ -3,10 +3,10 @@
 Frameworks decide whether to shard a DataLoader themselves by asking
 ``isinstance(loader.sampler, torch.utils.data.DistributedSampler)``:
 Lightning's ``Trainer`` and Fabric (``use_distributed_sampler=True``, the
-default) wrap any other sampler in their ``DistributedSamplerWrapper``, and
-Ray Train adds its own ``DistributedSampler``. A fairshard sampler already
-gives each rank its share, so being wrapped shards the share a second time
-and silently drops ``(W - 1) / W`` of the data. Every index sampler
+default) wrap any other sampler in their ``DistributedSamplerWrapper``. A
+fairshard sampler already gives each rank its share, so being wrapped shards
+the share a second time and silently drops ``(W - 1) / W`` of the data.
+Every index sampler
 therefore derives from PyTorch's class (through this base) and passes those
 checks unchanged; the frameworks then leave the sampler alone and call its
 ``set_epoch`` themselves.
