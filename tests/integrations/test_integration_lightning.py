@@ -125,13 +125,20 @@ def test_lightning_keeps_fairshard_samplers_and_refuses_to_rewrap_batch_samplers
             )
         )
     )
+    from lightning.fabric import Fabric
+
     needs = _DataConnector._requires_distributed_sampler
+    fabric = SimpleNamespace(strategy=SimpleNamespace(distributed_sampler_kwargs={}))
     for sampler in (
         DistributedSampler(N, 2, 0),
         DistributedEvalSampler(N, 2, 0),
         WeightedSampler([1.0] * N, num_replicas=2, rank=0),
     ):
-        assert not needs(connector, DataLoader(list(range(N)), sampler=sampler))  # type: ignore[arg-type]
+        loader = DataLoader(list(range(N)), sampler=sampler)
+        assert not needs(connector, loader)  # type: ignore[arg-type]
+        assert not Fabric._requires_distributed_sampler(fabric, loader)  # type: ignore[arg-type]
+    plain = DataLoader(list(range(N)), shuffle=True)
+    assert needs(connector, plain) and Fabric._requires_distributed_sampler(fabric, plain)  # type: ignore[arg-type]
     # A fairshard batch sampler: the loader's sampler is PyTorch's placeholder
     # SequentialSampler, so Lightning wants to inject its own and, unable to,
     # fails loudly (never silently): use_distributed_sampler=False is needed.

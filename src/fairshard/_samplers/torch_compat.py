@@ -6,10 +6,9 @@ Lightning's ``Trainer`` and Fabric (``use_distributed_sampler=True``, the
 default) wrap any other sampler in their ``DistributedSamplerWrapper``. A
 fairshard sampler already gives each rank its share, so being wrapped shards
 the share a second time and silently drops ``(W - 1) / W`` of the data.
-Every index sampler
-therefore derives from PyTorch's class (through this base) and passes those
-checks unchanged; the frameworks then leave the sampler alone and call its
-``set_epoch`` themselves.
+Every index sampler therefore derives from PyTorch's class (through this
+base) and passes those checks unchanged; the frameworks then leave the
+sampler alone and call its ``set_epoch`` themselves.
 
 NOTE (why subclass, and why only for the index samplers): subclassing is the
 only way ``isinstance`` answers True for a class that is not an ABC (a
