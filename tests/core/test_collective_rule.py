@@ -21,6 +21,7 @@ import torch.distributed as dist
 from torch.utils.data import RandomSampler
 
 from fairshard import (
+    ConfigError,
     DistributedSampler,
     ExactMetrics,
     HardExampleSampler,
@@ -70,6 +71,12 @@ def _scenario(rank: int, world_size: int) -> dict[str, Any]:
         out["other_world"] = "no error"
     except RankMismatchError as exc:
         out["other_world"] = str(exc)
+    inner = RandomSampler(range(6))
+    try:
+        list(ShardedSampler(inner, num_replicas=3, rank=rank, check=True))
+        out["sharded_other_world"] = "no error"
+    except ConfigError as exc:
+        out["sharded_other_world"] = str(exc)
     again: list[Any] = [None] * world_size
     dist.all_gather_object(again, rank * 11)
     out["again"] = again
@@ -84,6 +91,7 @@ def test_single_process_samplers_in_a_two_rank_group_make_no_collective() -> Non
         assert out["user"] == expected
         assert out["again"] == [0, 11]
         assert "num_replicas=3 but the process group has 2 ranks" in out["other_world"]
+        assert "num_replicas=3 ranks, but the process group has 2" in out["sharded_other_world"]
     alone = results[0]
     assert alone["seed"] == 0  # nothing to agree on: the fixed default, no broadcast
     assert sorted(alone["order"]) == list(range(7))
