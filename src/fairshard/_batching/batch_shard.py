@@ -155,7 +155,6 @@ class BatchShardSampler(BatchPlanSampler):
                 f"{self.kind}: the inner batch sampler yielded no batch in epoch {epoch}; "
                 "every rank gets 0 steps",
                 DegenerateConfigWarning,
-                stacklevel=4,
             )
             return
         if self._warned_tail or total % w == 0 or self.tail == "uneven":
@@ -172,5 +171,4 @@ class BatchShardSampler(BatchPlanSampler):
             f"{self.kind}: {total} batches do not split evenly over {w} ranks, so it {what}; "
             "this warning is shown once",
             DegenerateConfigWarning,
-            stacklevel=4,
         )

@@ -91,7 +91,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         world = resolve_world(num_replicas, rank)
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
-        self.seed: int = resolve_seed(seed)
+        self.seed: int = resolve_seed(seed, world)
         if layout not in LAYOUTS:
             raise ConfigError(f"layout must be one of {LAYOUTS}, got layout={layout!r}")
         if tail not in TAILS:
@@ -248,9 +248,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             self._resume = (cursor.epoch, cursor.partition.start, cursor.first)
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
-            from .verify import verify
+            from .verify import verify_epoch
 
-            verify(self)
+            verify_epoch(self)
         plan = self.plan(epoch)
         partition = self.partition(epoch)
         num_items = partition.num_items(self.rank)

@@ -40,7 +40,6 @@ import torch
 from numpy.typing import NDArray
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.labels import encode_labels
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
@@ -48,6 +47,7 @@ from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check
 from .._random.alias import AliasTable
 from .._random.seeding import Stream, stream_words
 from .schedules import class_weights_at, resolve_alpha
+from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
 
 __all__ = ["ClassBalancedSampler"]
@@ -55,7 +55,7 @@ __all__ = ["ClassBalancedSampler"]
 _SUB_ID = 1  # separates these streams from WeightedSampler's
 
 
-class ClassBalancedSampler(PlannedSampler[int]):
+class ClassBalancedSampler(IndexSampler):
     """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
 
     Args:
@@ -263,7 +263,7 @@ class ClassBalancedSampler(PlannedSampler[int]):
 
     # ------------------------------------------------------------------ plans
     def _known_plan_length(self) -> int:
-        return self.num_samples  # every epoch draws num_samples
+        return int(self.num_samples)  # every epoch draws num_samples
 
     def _config(self) -> dict[str, Any]:
         targets = None

@@ -23,7 +23,6 @@ from __future__ import annotations
 import numbers
 from typing import Any, Literal
 
-from .._core.base import PlannedSampler
 from .._core.inputs import dataset_length
 from .._core.partition import Layout, Partition, Tail
 from .._core.plans import (
@@ -33,8 +32,15 @@ from .._core.plans import (
     TorchPermutationPlan,
     torch_epoch_seed,
 )
-from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_choice, warn
+from .._errors import (
+    ConfigError,
+    DegenerateConfigWarning,
+    check_choice,
+    check_flag,
+    warn,
+)
 from .._random.permutation import MAX_N
+from .torch_compat import IndexSampler
 
 __all__ = ["DistributedEvalSampler", "DistributedSampler"]
 
@@ -42,8 +48,12 @@ Order = Literal["lazy", "torch"]
 ORDERS: tuple[Order, ...] = ("lazy", "torch")
 
 
-class DistributedSampler(PlannedSampler[int]):
+class DistributedSampler(IndexSampler):
     """Shard a map-style dataset across ranks, every index once per epoch.
+
+    A subclass of ``torch.utils.data.DistributedSampler`` (see
+    ``IndexSampler``), with its attributes and their meaning, so frameworks
+    that test for PyTorch's class leave it alone.
 
     Args:
         dataset: A sized dataset, or its length as an int.
@@ -51,9 +61,11 @@ class DistributedSampler(PlannedSampler[int]):
             torchrun's ``WORLD_SIZE``, then 1).
         rank: This rank; detected like ``num_replicas``.
         shuffle: Shuffle the order each epoch (``True``) or keep dataset order.
+            Like PyTorch: a bool, a numpy bool, or 0/1.
         seed: Root seed, identical on every rank. ``None`` agrees on one.
         drop_last: PyTorch's switch between the ``"pad"`` (False) and
-            ``"drop"`` (True) tail modes; ignored when ``tail`` is given.
+            ``"drop"`` (True) tail modes; ignored when ``tail`` is given. A
+            bool, a numpy bool, or 0/1.
         order: ``"lazy"`` (default; O(1) memory) or ``"torch"`` (PyTorch's exact
             sequence; materializes the permutation).
         layout: ``"strided"`` (PyTorch's) or ``"blocked"`` (contiguous shards).
@@ -85,9 +97,8 @@ class DistributedSampler(PlannedSampler[int]):
         tail: Tail | None = None,
         auto_epoch: bool = False,
     ) -> None:
-        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
-            if not isinstance(flag, bool):
-                raise ConfigTypeError(f"{name} must be a bool, got {name}={flag!r}")
+        shuffle = check_flag("shuffle", shuffle)
+        drop_last = check_flag("drop_last", drop_last)
         check_choice("order", order, ORDERS)
         resolved_tail: Tail = ("drop" if drop_last else "pad") if tail is None else tail
         super().__init__(
@@ -98,15 +109,15 @@ class DistributedSampler(PlannedSampler[int]):
             tail=resolved_tail,
             auto_epoch=auto_epoch,
         )
-        self.dataset = dataset
         self.n = dataset_length(dataset)
+        # PyTorch's attribute is a sized dataset: an int size stands for range(size).
+        self.dataset = range(self.n) if isinstance(dataset, numbers.Integral) else dataset
         if self.n > MAX_N:
             raise ConfigError(
                 f"dataset size must be <= 2**62, got len(dataset)={self.n}; shard the dataset "
                 "into several samplers"
             )
         self.shuffle = shuffle
-        self.drop_last = resolved_tail == "drop"
         self.order: Order = order
         if order == "torch" and layout != "strided":
             raise ConfigError(
@@ -125,20 +136,8 @@ class DistributedSampler(PlannedSampler[int]):
                 DegenerateConfigWarning,
             )
 
-    @property
-    def num_samples(self) -> int:
-        """Items this rank takes in a full epoch (PyTorch's attribute)."""
-        return self.full_partition().num_items(self.rank)
-
-    @property
-    def total_size(self) -> int:
-        """Positions all ranks take in a full epoch, padding included (PyTorch's)."""
-        if self.tail == "uneven":
-            return self.n
-        return self.full_partition().max_items * self.num_replicas
-
     def full_partition(self) -> Partition:
-        """The partition of a full epoch (no resume)."""
+        """The partition of a full epoch (no resume); ``num_samples`` and ``total_size`` use it."""
         return Partition(self.n, self.num_replicas, self.layout, self.tail)
 
     def _known_plan_length(self) -> int:
@@ -148,7 +147,7 @@ class DistributedSampler(PlannedSampler[int]):
         return {"n": self.n, "shuffle": self.shuffle, "order": self.order}
 
     def _check_source(self) -> None:
-        if isinstance(self.dataset, numbers.Integral):
+        if isinstance(self.dataset, range):
             return
         length = dataset_length(self.dataset)
         if length != self.n:

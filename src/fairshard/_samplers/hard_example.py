@@ -4,9 +4,11 @@ The training loop reports per-sample losses with ``record(indices, losses)``.
 At the epoch boundary -- inside ``set_epoch(e)``, which every rank calls --
 the records of all ranks are all-gathered and every rank applies the same
 records in the same order, so all ranks hold bit-identical scores and
-therefore build identical plans. ``set_epoch`` is a *collective* when a
-``torch.distributed`` process group with more than one rank is active: every
-rank must call it, as with any collective.
+therefore build identical plans. ``set_epoch`` is a *collective* when the
+sampler's world is the ``torch.distributed`` process group (``num_replicas``
+equals its size, more than one rank): every rank must call it, as with any
+collective. The same exchange checks that every rank built the sampler
+alike (``record_sync``).
 
 NOTE (formulas): for ``n`` samples, scores ``s_i`` and the parameters
 ``momentum m``, ``temperature T`` and ``floor f``:
@@ -44,13 +46,11 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 import numpy as np
-import torch
 from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
 from .._core.inputs import dataset_length
 from .._core.partition import Tail
-from .._core.world import all_gather_objects, process_group_active
 from .._errors import (
     ConfigError,
     ConfigTypeError,
@@ -71,6 +71,7 @@ from .loss_records import (
     joined,
     replace_scores,
 )
+from .record_sync import sync_records
 from .weighted import WeightedSampler
 
 __all__ = ["HardExampleSampler", "IndexedDataset"]
@@ -233,19 +234,21 @@ class HardExampleSampler(WeightedSampler):
     def set_epoch(self, epoch: int) -> None:
         """Gather every rank's records, update the scores, then use ``epoch``.
 
-        A collective when a process group with more than one rank is active:
-        every rank must call it. Atomic: the new scores and weights are
+        A collective when the sampler's world is the process group (more
+        than one rank): every rank must call it. Atomic: the new scores and weights are
         computed on copies and checked first, so when it raises, the scores,
         the records and the epoch are unchanged.
 
         Raises:
-            RankMismatchError: a rank did not arrive within ``sync_timeout``.
+            RankMismatchError: a rank did not arrive within ``sync_timeout``, or
+                ranks disagree on the config (e.g. the dataset size), seed or
+                epoch; every rank raises, naming the field and the values.
             ConfigError: the new weights leave fewer positive weights than
                 ``num_samples`` without replacement (raise ``floor`` or
                 ``temperature``).
         """
         epoch = check_int("epoch", epoch, minimum=0)
-        records, replacements = self._sync(joined(self._records), joined(self._replacements))
+        records, replacements = self._sync(epoch, joined(self._records), joined(self._replacements))
         if records[0].size or replacements[0].size:
             scores = self._scores
             if records[0].size:
@@ -261,17 +264,16 @@ class HardExampleSampler(WeightedSampler):
         self._replacements = []
         super().set_epoch(epoch)
 
-    def _sync(self, records: Losses, replacements: Losses) -> tuple[Losses, Losses]:
+    def _sync(self, epoch: int, records: Losses, replacements: Losses) -> tuple[Losses, Losses]:
         """Every rank's ``record`` and ``set_losses`` losses, concatenated in rank order.
 
-        The one place the sampler communicates: a collective when a process
-        group with more than one rank is active.
+        The one place the sampler communicates, through ``record_sync``: one
+        all-gather that carries each rank's identity with its losses, made
+        only when the sampler's world is the process group.
         """
-        if process_group_active() and torch.distributed.get_world_size() > 1:
-            gathered = all_gather_objects((records, replacements), timeout=self.sync_timeout)
-            records = joined([g[0] for g in gathered])
-            replacements = joined([g[1] for g in gathered])
-        return records, replacements
+        has_data = bool(records[0].size or replacements[0].size)
+        gathered = sync_records(self, epoch, (records, replacements), has_data)
+        return joined([g[0] for g in gathered]), joined([g[1] for g in gathered])
 
     # ---------------------------------------------------------------- weights
     def scores(self) -> NDArray[np.float64]:
@@ -346,7 +348,6 @@ def _dataset_size(dataset: Any, num_samples_total: int | None) -> int:
             "HardExampleSampler(num_samples_total=...) is deprecated; pass the dataset (or "
             "its length) as the first argument, like the other samplers",
             DeprecationWarning,
-            stacklevel=4,
         )
         dataset = num_samples_total
     if dataset is None:

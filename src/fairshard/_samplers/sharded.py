@@ -24,13 +24,18 @@ import numpy as np
 import torch
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
 from .._core.rng import forked_global_rng
-from .._core.world import all_gather_objects, process_group_active
+from .._core.world import (
+    all_gather_objects,
+    group_size,
+    process_group_active,
+    talks_to_group,
+)
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
 from .._random.seeding import Stream, stream_words
+from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan
 
 __all__ = ["ShardedSampler"]
@@ -111,7 +116,7 @@ def _fail_range(position: int, item: Any) -> NoReturn:
     )
 
 
-class ShardedSampler(PlannedSampler[int]):
+class ShardedSampler(IndexSampler):
     """Partition the order of any sampler across ranks.
 
     Args:
@@ -182,8 +187,16 @@ class ShardedSampler(PlannedSampler[int]):
         return ArrayPlan(order)
 
     def __iter__(self) -> Iterator[int]:
+        checking = self.check and self.num_replicas > 1 and process_group_active()
+        if checking and not talks_to_group(self.num_replicas):  # no collective outside it
+            raise ConfigError(
+                f"ShardedSampler(check=True) compares the inner order across the "
+                f"num_replicas={self.num_replicas} ranks, but the process group has "
+                f"{group_size()} ranks and fairshard talks only to the group a sampler's "
+                "world is; build it for the whole group, or pass check=False"
+            )
         items = super().__iter__()
-        if self.check and process_group_active():
+        if checking:
             cursor = self._cursor
             epoch = self.epoch if cursor is None else cursor.epoch
             plan = self.plan(epoch)

@@ -29,19 +29,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, StateDictError, check_bool, check_int
 from .._random.alias import AliasTable
 from .._random.seeding import Stream, stream_words
+from .torch_compat import IndexSampler
 from .weighted_plans import AliasPlan, ArrayPlan, exponential_keys_order
 from .weights import as_weights, check_weights, weights_digest
 
 __all__ = ["WeightedSampler"]
 
 
-class WeightedSampler(PlannedSampler[int]):
+class WeightedSampler(IndexSampler):
     """Draw indices in proportion to per-sample weights, one plan for all ranks.
 
     Args:
@@ -193,7 +193,7 @@ class WeightedSampler(PlannedSampler[int]):
 
     # ------------------------------------------------------------------ plans
     def _known_plan_length(self) -> int:
-        return self.num_samples  # every epoch draws num_samples
+        return int(self.num_samples)  # every epoch draws num_samples
 
     def _config(self) -> dict[str, Any]:
         return {

@@ -117,7 +117,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         world = resolve_world(num_replicas, rank)
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
-        self.seed: int = resolve_seed(seed)
+        self.seed: int = resolve_seed(seed, world)
         self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
         if policy is not None:
             warn(
