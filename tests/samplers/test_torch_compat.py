@@ -23,12 +23,16 @@ INDEX_SAMPLERS: dict[str, Any] = {
     "ShardedSampler": lambda: fairshard.ShardedSampler(
         tud.RandomSampler(range(10)), num_replicas=3, rank=1
     ),
+    "MixtureSampler": lambda: fairshard.MixtureSampler(
+        [6, 4], weights=[0.5, 0.5], num_replicas=3, rank=1
+    ),
 }
 BATCH_SAMPLERS = [
     fairshard.LengthBucketBatchSampler,
     fairshard.TokenBudgetBatchSampler,
     fairshard.ClassBatchSampler,
     fairshard.BatchShardSampler,
+    fairshard.PackingBatchSampler,
 ]
 
 
@@ -52,7 +56,7 @@ def test_index_samplers_pass_the_isinstance_check_frameworks_make(name: str) -> 
     assert sampler.drop_last is False
     assert len(sampler.dataset) == 10
     assert sampler.total_size == (10 if sampler.tail == "uneven" else 12)
-    if not hasattr(sampler, "replacement"):  # weighted families: draws over all ranks
+    if "num_samples" not in vars(sampler):  # weighted and mixture: draws over all ranks
         assert sampler.num_samples == len(sampler) == len(list(sampler))
     sampler.set_epoch(4)  # the fairshard method, not PyTorch's
     assert sampler.epoch == 4 and sampler._fresh

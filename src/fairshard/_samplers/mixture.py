@@ -31,9 +31,9 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from torch.utils.data import ConcatDataset
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_choice, check_int
@@ -41,6 +41,7 @@ from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import Stream, stream_words
 from .interleave import DEFAULT_MAX_PERIOD, Interleave, quotas_from_weights
 from .schedules import LinearWeightAnneal, alpha_at, resolve_alpha
+from .torch_compat import IndexSampler
 from .weights import as_weights, check_weights
 
 __all__ = ["STOPPING", "MixturePlan", "MixtureSampler"]
@@ -118,7 +119,7 @@ class MixturePlan(IndexPlan):
         return result
 
 
-class MixtureSampler(PlannedSampler[int]):
+class MixtureSampler(IndexSampler):
     """Draw from several datasets in exact proportions, sharded across ranks.
 
     Indices are global, as in ``ConcatDataset(datasets)``: pass that dataset
@@ -192,6 +193,12 @@ class MixtureSampler(PlannedSampler[int]):
                 "epoch length itself; drop num_samples or use stopping='upsample'"
             )
         total = int(self.sizes.sum())
+        # PyTorch's ``dataset`` attribute: what the global indices index.
+        self.dataset = (
+            range(total)
+            if any(isinstance(s, numbers.Integral) for s in sources)
+            else ConcatDataset(sources)
+        )
         if total == 0:
             raise ConfigError(
                 f"every source is empty (sizes {self.sizes.tolist()}); nothing to draw"
@@ -291,7 +298,7 @@ class MixtureSampler(PlannedSampler[int]):
 
     def _length(self, interleave: Interleave) -> int:
         if self.stopping == "upsample":
-            return self.num_samples
+            return int(self.num_samples)
         drawn = np.flatnonzero(interleave.quotas > 0).tolist()
         if self.stopping == "first_exhausted":
             return min(interleave.position_of(s, int(self.sizes[s])) for s in drawn)
