@@ -62,6 +62,12 @@ def test_index_samplers_pass_the_isinstance_check_frameworks_make(name: str) -> 
     assert sampler.epoch == 4 and sampler._fresh
 
 
+@pytest.mark.parametrize("name", sorted(INDEX_SAMPLERS))
+def test_index_samplers_pass_torchdatas_stateful_check(name: str) -> None:
+    stateful = pytest.importorskip("torchdata.stateful_dataloader").Stateful
+    assert isinstance(INDEX_SAMPLERS[name](), stateful)
+
+
 @pytest.mark.parametrize("cls", BATCH_SAMPLERS)
 def test_batch_samplers_do_not_claim_to_be_index_samplers(cls: type) -> None:
     assert not issubclass(cls, tud.DistributedSampler)
