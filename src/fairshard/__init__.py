@@ -11,6 +11,7 @@ from ._batching.class_batch import ClassBatchSampler
 from ._batching.cost_balance import step_imbalance
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
+from ._core.launch import init_elastic_process_group
 from ._core.partition import Partition
 from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
@@ -66,6 +67,7 @@ __all__ = [
     "WeightedSampler",
     "check_coverage",
     "gather_in_order",
+    "init_elastic_process_group",
     "padding_mask",
     "simulate",
     "split",
