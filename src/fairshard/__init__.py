@@ -11,6 +11,7 @@ from ._batching.class_batch import ClassBatchSampler
 from ._batching.cost_balance import step_imbalance
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
+from ._core.checkpoint import save_atomic
 from ._core.launch import init_elastic_process_group
 from ._core.partition import Partition
 from ._core.verify import verify
@@ -69,6 +70,7 @@ __all__ = [
     "gather_in_order",
     "init_elastic_process_group",
     "padding_mask",
+    "save_atomic",
     "simulate",
     "split",
     "step_imbalance",
