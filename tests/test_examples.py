@@ -29,6 +29,11 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
         "epoch 1: steps per rank [",
     ),
     "stream_shards.py": (("ShardedIterable",), [], "epoch 1: 2 ranks x "),
+    "train_elastic.py": (
+        ("init_elastic_process_group", "save_atomic"),
+        [],
+        "epoch 1: 200 distinct of 200 on 2 ranks, 200 consumed",
+    ),
 }
 
 
