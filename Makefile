@@ -35,7 +35,7 @@ demo: install
 # every family through node losses, shrinks and grows on two torchrun agents,
 # then SIGKILLs of single ranks with relaunches 4 -> 3 -> 2.
 faults: install
-	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3
+	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3 --two-agents
 	nice timeout 3600 $(BIN)/python -m tests.fault.elastic --cycles 2 --epochs 3 --families all --seed 3
 	nice timeout 3600 $(BIN)/python -m tests.fault.controller --kills 2 --dataset-size 300 --families all --seed 13
 

@@ -49,6 +49,8 @@ class ElasticSpec:
     epochs: int = 2
     every: int = 3
     step_seconds: float = 0.05
+    shared_store: bool = False  # torchrun's default store sharing (for probes)
+    plain_init: bool = False  # plain init_process_group instead of the recipe (for probes)
 
     def scaled(self, steps: int = 60) -> ElasticSpec:
         """This spec with the dataset grown until an epoch on 4 ranks has ``steps`` steps.
@@ -131,10 +133,17 @@ def run_elastic(spec: ElasticSpec, run_dir: Path, timeout: float = 300.0) -> Ela
         *("--dataset-size", str(spec.dataset_size), "--epochs", str(spec.epochs)),
         *("--seed", str(spec.seed), "--every", str(spec.every), "--elastic"),
         *("--step-seconds", str(spec.step_seconds)),
+        *(["--plain-init"] if spec.plain_init else []),
     ]
     began, problems, kills, grows = time.monotonic(), [], 0, 0
     with Cluster(
-        TRAIN, args, run_dir, nnodes="1:2", nproc_per_node=2, max_restarts=spec.cycles + 2
+        TRAIN,
+        args,
+        run_dir,
+        nnodes="1:2",
+        nproc_per_node=2,
+        max_restarts=spec.cycles + 2,
+        shared_store=spec.shared_store,
     ) as cluster:
         live = [cluster.start(0), cluster.start(1)]
         seen = -1
