@@ -3,11 +3,12 @@
 torchrun (torch 2.13) lets node 0's agent host one TCP store for all the
 workers it ever starts (``TORCHELASTIC_USE_AGENT_STORE=True``, the default)
 and that store outlives a restart. A plain ``init_process_group("gloo")`` of a
-restarted generation then reads the listening addresses the killed
-generation published, and gloo's full-mesh connect fails with "Connection
-refused" on every restart until ``--max-restarts`` is spent. With several
-node agents the shared store also stops a job from growing back: the
-newcomer waits for a ``MASTER_ADDR`` the surviving agent never republishes.
+restarted generation can read the listening addresses the killed generation
+published -- a race between the ranks' start-up -- and gloo's full-mesh
+connect then fails ("Connection refused") or hangs for minutes: measured in
+6 of 8 restarts (docs/faults.md). With several node agents the shared store
+also stops a job from growing back: the newcomer waits for a
+``MASTER_ADDR`` the surviving agent never republishes.
 
 Launching every agent with ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1`` fixes
 both: each rendezvous round gets a fresh store, hosted by the new rank 0.
