@@ -9,7 +9,7 @@ BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench clean test-floors
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,15 @@ test: lint typecheck pytest
 
 demo: install-demo
 	$(BIN)/fairshard demo $(DEMO_ARGS)
+
+# The full fault matrix (long; every launch bounded, no process left behind):
+# restarts with plain init_process_group vs init_elastic_process_group, then
+# every family through node losses, shrinks and grows on two torchrun agents,
+# then SIGKILLs of single ranks with relaunches 4 -> 3 -> 2.
+faults: install
+	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3 --two-agents
+	nice timeout 3600 $(BIN)/python -m tests.fault.elastic --cycles 2 --epochs 3 --families all --seed 3
+	nice timeout 3600 $(BIN)/python -m tests.fault.controller --kills 2 --dataset-size 300 --families all --seed 13
 
 bench: install
 	$(BIN)/python benchmarks/bench_samplers.py $(BENCH_ARGS)

@@ -15,6 +15,7 @@ import torch.distributed as dist
 from _common import finish, gather, init, model
 from torch.utils.data import DataLoader, TensorDataset
 
+import fairshard
 from fairshard import DistributedSampler  # was: from torch.utils.data import DistributedSampler
 
 
@@ -47,7 +48,10 @@ def main() -> None:
             mid_last = epoch == args.epochs - 1 and step == len(loader) // 2
             if args.checkpoint and mid_last and dist.get_rank() == 0:
                 # Every rank is at the same step: rank 0's state is the job's state.
-                torch.save(
+                # save_atomic: a kill mid-write leaves the previous file, never a torn one.
+                # To survive torchrun restarts, also join with
+                # fairshard.init_elastic_process_group: see examples/train_elastic.py.
+                fairshard.save_atomic(
                     {"sampler": sampler.state_dict(), "model": net.module.state_dict()},
                     args.checkpoint,
                 )

@@ -39,6 +39,11 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
         [],
         "200 distinct of 200",
     ),
+    "train_elastic.py": (
+        ("init_elastic_process_group", "save_atomic"),
+        [],
+        "epoch 1: 200 distinct of 200 on 2 ranks, 200 consumed",
+    ),
 }
 
 

@@ -14,6 +14,8 @@ from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
 from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
+from ._core.checkpoint import save_atomic
+from ._core.launch import init_elastic_process_group
 from ._core.partition import Partition
 from ._core.resume import loader_state_dict
 from ._core.verify import verify
@@ -79,9 +81,11 @@ __all__ = [
     "collate_packed",
     "collate_packed_padded",
     "gather_in_order",
+    "init_elastic_process_group",
     "loader_state_dict",
     "padding_mask",
     "plot_simulation",
+    "save_atomic",
     "simulate",
     "split",
     "step_imbalance",

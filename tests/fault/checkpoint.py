@@ -1,18 +1,19 @@
-"""Atomic checkpoints: a reader sees the old file or the new one, never half.
+"""Atomic JSON checkpoints of the harness, through fairshard's ``write_atomic``.
 
-``save`` writes a temporary file in the same directory, ``fsync``-s it,
-``os.replace``-s it over the target (atomic on POSIX) and ``fsync``-s the
-directory so the rename itself is durable. A rank killed at any point leaves
-either the previous checkpoint or the new one; stray temporaries are ignored.
+A temporary file in the same directory, ``fsync``, ``os.replace`` over the
+target (atomic on POSIX), ``fsync`` of the directory: a rank killed at any
+point leaves either the previous checkpoint or the new one; stray
+temporaries are ignored.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from fairshard._core.checkpoint import write_atomic
 
 __all__ = ["CHECKPOINT", "load", "save"]
 
@@ -30,21 +31,7 @@ def save(
         before_replace: Called after the temporary file is durable and
             before the rename; the harness uses it to die mid-checkpoint.
     """
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / CHECKPOINT
-    tmp = directory / f".{CHECKPOINT}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    if before_replace is not None:
-        before_replace()
-    os.replace(tmp, target)
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_atomic(directory / CHECKPOINT, json.dumps(data).encode(), before_replace=before_replace)
 
 
 def load(directory: Path) -> dict[str, Any] | None:

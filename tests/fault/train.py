@@ -24,6 +24,7 @@ import json
 import os
 import signal
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+import fairshard
 from tests.fault import checkpoint
 from tests.fault.families import REGISTRY
 from tests.fault.ledger import Ledger
@@ -46,6 +48,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--every", type=int, default=3, help="checkpoint every k steps")
     p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--elastic", action="store_true", help="number generations job-wide")
+    p.add_argument("--step-seconds", type=float, default=0.0, help="sleep per step")
+    p.add_argument("--plain-init", action="store_true", help="init_process_group, for probes")
     return p.parse_args(argv)
 
 
@@ -85,23 +90,24 @@ class Faults:
             os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _init_group(rank: int, world: int, gen: int) -> None:
-    """Join the gloo group through torchrun's store, under a per-generation prefix.
+def _generation(run_dir: Path) -> int:
+    """The job-wide number of this rendezvous round (elastic mode).
 
-    NOTE: the agent's store outlives a restart; without the prefix a restarted
-    rank can read the listening address a killed rank of the previous
-    generation published, and gloo's full-mesh connect fails on it.
+    torchrun's ``TORCHELASTIC_RESTART_COUNT`` is per node agent: a node that
+    joins later starts at 0 and a membership change restarts workers without
+    counting. Rank 0 of each round therefore takes the next number from a
+    file in the run directory and broadcasts it.
     """
-    timeout = timedelta(seconds=30)
-    store = dist.TCPStore(
-        os.environ["MASTER_ADDR"],
-        int(os.environ["MASTER_PORT"]),
-        world_size=world,
-        is_master=False,
-        timeout=timeout,
-    )
-    prefixed = dist.PrefixStore(f"fault-harness/gen{gen}/", store)
-    dist.init_process_group("gloo", store=prefixed, rank=rank, world_size=world, timeout=timeout)
+    counter = run_dir / "generation"
+    number = torch.zeros(1, dtype=torch.int64)
+    if dist.get_rank() == 0:
+        previous = int(counter.read_text()) if counter.exists() else -1
+        tmp = run_dir / f".generation.{os.getpid()}.tmp"
+        tmp.write_text(str(previous + 1))
+        os.replace(tmp, counter)
+        number[0] = previous + 1
+    dist.broadcast(number, src=0)
+    return int(number.item())
 
 
 def _flat(batch: list[Any]) -> list[int]:
@@ -119,8 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run (or resume) the job; returns 0 when every epoch is done."""
     args = _args(argv)
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    gen = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
-    _init_group(rank, world, gen)
+    if args.plain_init:  # what tests.fault.probe shows failing after restarts
+        dist.init_process_group("gloo", timeout=timedelta(seconds=30))
+    else:  # the recipe: a restarted generation never reads a dead one's addresses
+        fairshard.init_elastic_process_group("gloo", timeout=30)
+    if args.elastic:
+        gen = _generation(args.run_dir)
+    else:
+        gen = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     family = REGISTRY[args.family]
     ledger = Ledger(args.run_dir / "ledgers", args.launch, gen, rank)
     faults = Faults(args.run_dir, args.launch, gen, rank)
@@ -166,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             faults.maybe_kill(ledger, step, "after-ledger")
             faults.maybe_halt(ledger, step)
             dist.all_reduce(token)  # lockstep, as DDP's gradient sync
+            if args.step_seconds:
+                time.sleep(args.step_seconds)
             if rank == 0 and (step % args.every == 0 or taken == length):
                 state = {
                     "step": step,

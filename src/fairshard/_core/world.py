@@ -40,6 +40,7 @@ from .collectives import (
     process_group_active,
     talks_to_group,
 )
+from .local_rank import check_not_local_rank
 
 __all__ = [
     "MAX_WORLD",
@@ -47,6 +48,7 @@ __all__ = [
     "World",
     "all_gather_objects",
     "broadcast_int",
+    "check_not_local_rank",
     "complete",
     "group_size",
     "process_group_active",
@@ -171,6 +173,8 @@ def resolve_world(num_replicas: Any = None, rank: Any = None) -> World:
             "training processes"
         )
     _check_rank(world)
+    if explicit_rank is not None:
+        check_not_local_rank(explicit_rank, world.world_size)
     return world
 
 

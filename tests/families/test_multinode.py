@@ -1,0 +1,40 @@
+"""Two torchrun node agents on 127.0.0.1 (2 nodes x 2 processes, c10d rendezvous).
+
+LOCAL_RANK and RANK differ on node 1, as on a cluster. Every sampler family
+runs an epoch checked exactly-once from all-gathered ledgers, with
+``verify()``, ``gather_in_order`` and ``ExactMetrics``; ``rank=LOCAL_RANK``
+is refused at construction on node 1 and a node-local sub-group is not.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.multinode import Cluster, job_processes
+
+JOB = Path(__file__).with_name("multinode_job.py")
+
+
+@pytest.mark.slow
+@pytest.mark.distributed
+@pytest.mark.timeout(240)
+def test_two_nodes_every_family_exactly_once(tmp_path: Path) -> None:
+    with Cluster(JOB, ["all"], tmp_path, nnodes="2", nproc_per_node=2) as cluster:
+        agents = [cluster.start(0), cluster.start(1)]
+        codes = cluster.wait(agents, timeout=200)
+        logs = cluster.tail(20000)
+        assert codes == [0, 0], logs
+        token = cluster.token
+    assert job_processes(token) == []
+    assert "MULTINODE OK distributed-pad-lazy," in logs and "token-budget" in logs, logs
+    line = next(x for x in logs.splitlines() if x.startswith("TOPOLOGY"))
+    topology = ast.literal_eval(line.split(" ", 1)[1])
+    assert [(r, local) for r, local, _ in topology] == [(0, 0), (1, 1), (2, 0), (3, 1)]
+    assert len({node for r, _, node in topology}) == 2
+    for rank, local in ((0, 0), (1, 1)):
+        assert f"rank {rank} local {local}: rank=LOCAL_RANK accepted" in logs
+    for rank, local in ((2, 0), (3, 1)):
+        assert f"rank {rank} local {local}: rank=LOCAL_RANK refused" in logs
