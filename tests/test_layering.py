@@ -151,3 +151,31 @@ def test_import_depth_is_reported() -> None:
     # The longest chain is printed for the architecture notes; the layers bound it.
     print(f"longest import chain inside fairshard: {depth()} modules")
     assert 0 < depth() <= 12
+
+
+def _sources_outside(*allowed: str) -> dict[str, str]:
+    return {
+        str(p.relative_to(PKG)): p.read_text()
+        for p in MODULES
+        if str(p.relative_to(PKG)) not in allowed
+    }
+
+
+def test_only_the_base_touches_its_private_state() -> None:
+    # Subclasses use forget_plans() and pass_epoch(), never the cache or the cursor.
+    leaks = [
+        name
+        for name, text in _sources_outside("_core/base.py", "_core/cursor.py").items()
+        if "._plan_cache" in text or "._cursor" in text
+    ]
+    assert not leaks, f"private state of PlannedSampler used in {leaks}"
+
+
+def test_seeds_are_reduced_in_one_place() -> None:
+    # stream_words reduces a seed mod 2**64; samplers pass the seed as given.
+    copies = [
+        name
+        for name, text in _sources_outside("_random/seeding.py").items()
+        if "% (1 << 64)" in text or "% _U64" in text
+    ]
+    assert not copies, f"seed reduced again in {copies}"

@@ -63,8 +63,11 @@ ALL: dict[str, Callable[[int, int], Any]] = {
 WORLD, PREFIX = 3, 40
 
 
-def _plain(items: list[Any]) -> list[Any]:
-    return [list(map(int, i)) if isinstance(i, list | tuple) else int(i) for i in items]
+def _plain(items: Any) -> Any:
+    """Items as plain JSON values (ints, or nested lists of ints for batches and rows)."""
+    if isinstance(items, list | tuple | np.ndarray):
+        return [_plain(i) for i in items]
+    return int(items)
 
 
 def prefixes(name: str) -> dict[str, list[Any]]:

@@ -164,6 +164,15 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self._plan_cache = (epoch, plan)
         return plan
 
+    def forget_plans(self) -> None:
+        """Drop the cached plan: a subclass calls it when its plan inputs change (new weights)."""
+        self._plan_cache = None
+
+    def pass_epoch(self) -> int:
+        """The epoch the live (or next) pass iterates: the cursor's while a pass runs."""
+        cursor = self._cursor
+        return self.epoch if cursor is None else cursor.epoch
+
     def partition(self, epoch: int | None = None) -> Partition:
         """This epoch's partition (honouring a pending resume)."""
         epoch = self.epoch if epoch is None else epoch
@@ -264,7 +273,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         return itertools.chain.from_iterable(self._chunks(plan, cursor))
 
     def _chunks(self, plan: Plan, cursor: Cursor) -> Iterator[Iterator[T]]:
-        max_chunk = int(getattr(plan, "max_chunk", 16384))
+        max_chunk = plan.max_chunk
         size = min(_FIRST_CHUNK, max_chunk)
         begin, end_all = cursor.chunk_begin, cursor.num_items
         while begin < end_all:

@@ -38,6 +38,9 @@ __all__ = [
 class Plan(Protocol):
     """What a sampler needs from a plan."""
 
+    #: Largest number of positions evaluated at once (the cursor's chunk bound).
+    max_chunk: int
+
     def __len__(self) -> int:
         """Number of positions in the epoch."""
         ...

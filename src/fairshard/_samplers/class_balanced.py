@@ -283,7 +283,7 @@ class ClassBalancedSampler(IndexSampler):
         return not np.all(self.targets == 1.0 / len(self.classes))
 
     def _build_plan(self, epoch: int) -> IndexPlan:
-        seed = self.seed % (1 << 64)
+        seed = self.seed  # stream_words reduces it mod 2**64, as every stream does
         if self.replacement:
             table = AliasTable(self._class_mass(epoch))
             keys = stream_words(Stream.WEIGHTED_REPLACEMENT, epoch, seed, 4, sub_id=_SUB_ID)

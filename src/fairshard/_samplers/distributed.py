@@ -167,7 +167,7 @@ class DistributedSampler(IndexSampler):
                     "smaller seed"
                 )
             return TorchPermutationPlan(self.n, self.seed, epoch)
-        return PermutationPlan(self.n, self.seed % (1 << 64), epoch)
+        return PermutationPlan(self.n, self.seed, epoch)
 
 
 class DistributedEvalSampler(DistributedSampler):

@@ -311,7 +311,7 @@ class MixtureSampler(IndexSampler):
             self.sizes,
             self.offsets,
             self._length(interleave),
-            self.seed % (1 << 64),
+            self.seed,
             epoch,
             self.shuffle,
         )

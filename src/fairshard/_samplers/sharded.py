@@ -177,7 +177,7 @@ class ShardedSampler(IndexSampler):
     def _build_plan(self, epoch: int) -> IndexPlan:
         if hasattr(self.sampler, "set_epoch"):
             self.sampler.set_epoch(epoch)
-        order = _inner_order(self.sampler, self.seed % (1 << 64), epoch)
+        order = _inner_order(self.sampler, self.seed, epoch)
         expected = len(self.sampler)
         if order.shape[0] != expected:
             raise ConfigError(
@@ -197,9 +197,7 @@ class ShardedSampler(IndexSampler):
             )
         items = super().__iter__()
         if checking:
-            cursor = self._cursor
-            epoch = self.epoch if cursor is None else cursor.epoch
-            plan = self.plan(epoch)
+            plan = self.plan(self.pass_epoch())
             assert isinstance(plan, ArrayPlan)
             self._check_ranks(S.digest(plan.order))
         return items

@@ -114,7 +114,7 @@ class WeightedSampler(IndexSampler):
         else:
             self._table = None
             self._weights = array.copy()  # the caller may change its array later
-        self._plan_cache = None
+        self.forget_plans()
 
     def _check_positive(self, positive: int) -> None:
         if not self.replacement and self.num_samples > positive:
@@ -204,7 +204,7 @@ class WeightedSampler(IndexSampler):
         }
 
     def _build_plan(self, epoch: int) -> IndexPlan:
-        seed = self.seed % (1 << 64)
+        seed = self.seed  # stream_words reduces it mod 2**64, as every stream does
         if self._table is not None:
             keys = stream_words(self._stream_with, epoch, seed, 2)
             return AliasPlan(self._table, self.num_samples, keys)
