@@ -137,7 +137,10 @@ class Flow:
         carriers: Dotted names holding a shuffling distributed sampler, a loader
             built on one, or a wrapper around either.
         producers: Functions that return such a thing.
-        rank_names: Names assigned from an expression that reads the rank.
+        rank_scopes: Names assigned from an expression that reads the rank, by
+            scope: plain names per function (``id`` of the def; ``None`` for
+            module level), attributes (``self.seed``) at ``None``. Use
+            :meth:`rank_names_at`.
         local_names: Names assigned only from node-local ranks.
         local_world_names: Names assigned from a node-local world size.
         batch_names: Names only ever bound to a batch sampler.
@@ -149,13 +152,34 @@ class Flow:
     mod: Module
     carriers: set[str] = field(default_factory=set)
     producers: set[str] = field(default_factory=set)
-    rank_names: set[str] = field(default_factory=set)
+    rank_scopes: dict[int | None, set[str]] = field(default_factory=dict)
     local_names: set[str] = field(default_factory=set)
     local_world_names: set[str] = field(default_factory=set)
     batch_names: set[str] = field(default_factory=set)
     shuffle_dicts: set[str] = field(default_factory=set)
     distributed: bool = False
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
+
+    # --------------------------------------------------------- rank values
+    def _scope(self, node: ast.AST) -> int | None:
+        func = self.mod.function_of(node)
+        return None if func is None else id(func)
+
+    def _rank_count(self) -> int:
+        return sum(len(names) for names in self.rank_scopes.values())
+
+    def rank_names_at(self, node: ast.AST) -> set[str]:
+        """Names holding a rank-dependent value where ``node`` is: its function's and globals.
+
+        NOTE: plain names are scoped by function (a local ``seed = base + rank``
+        in one function says nothing about a ``seed`` parameter elsewhere);
+        attributes are shared across the file (``self.seed`` set in ``__init__``).
+        """
+        scope = self._scope(node)
+        names = set(self.rank_scopes.get(None, set()))
+        if scope is not None:
+            names |= self.rank_scopes.get(scope, set())
+        return names
 
     # ------------------------------------------------------------ carriers
     def carries(self, node: ast.AST | None) -> bool:
@@ -198,16 +222,18 @@ class Flow:
             and self.mod.function_of(node) is func
         ]
         for _ in range(8):
-            before = (len(self.carriers), len(self.producers), len(self.rank_names))
+            before = (len(self.carriers), len(self.producers), self._rank_count())
             for names, value in bindings:
                 if self.carries(value):
                     self.carriers.update(n for n in names if not is_eval_name(n))
-                if mentions_rank(value, self.rank_names):
-                    self.rank_names.update(names)
+                if mentions_rank(value, self.rank_names_at(value)):
+                    scope = self._scope(value)
+                    for name in names:
+                        self.rank_scopes.setdefault(None if "." in name else scope, set()).add(name)
             for name, value in returns:
                 if not is_eval_name(name) and self.carries(value):
                     self.producers.add(name)
-            if before == (len(self.carriers), len(self.producers), len(self.rank_names)):
+            if before == (len(self.carriers), len(self.producers), self._rank_count()):
                 break
         assigned: dict[str, list[ast.expr]] = {}
         for names, value in bindings:
