@@ -214,19 +214,21 @@ class Flow:
         bindings = self.bindings = _bindings(self.mod)
         returns = [
             (func.name, node.value)
-            for funcs in self.mod.functions.values()
-            for func in funcs
-            for node in ast.walk(func)
+            for node in self.mod.nodes
             if isinstance(node, ast.Return)
             and node.value is not None
-            and self.mod.function_of(node) is func
+            and (func := self.mod.function_of(node)) is not None
         ]
+        summaries = [_summary(value) for _, value in bindings]
+        direct = [mentions_rank(value) for _, value in bindings]
+        tainted = [False] * len(bindings)
         for _ in range(8):
             before = (len(self.carriers), len(self.producers), self._rank_count())
-            for names, value in bindings:
+            for i, (names, value) in enumerate(bindings):
                 if self.carries(value):
                     self.carriers.update(n for n in names if not is_eval_name(n))
-                if mentions_rank(value, self.rank_names_at(value)):
+                if not tainted[i] and (direct[i] or summaries[i][0] & self.rank_names_at(value)):
+                    tainted[i] = True
                     scope = self._scope(value)
                     for name in names:
                         self.rank_scopes.setdefault(None if "." in name else scope, set()).add(name)
@@ -235,22 +237,22 @@ class Flow:
                     self.producers.add(name)
             if before == (len(self.carriers), len(self.producers), self._rank_count()):
                 break
-        assigned: dict[str, list[ast.expr]] = {}
-        for names, value in bindings:
+        assigned: dict[str, list[int]] = {}
+        for i, (names, value) in enumerate(bindings):
             for name in names:
-                assigned.setdefault(name, []).append(value)
+                assigned.setdefault(name, []).append(i)
             if _literal_shuffle(value):
                 self.shuffle_dicts.update(names)
+        local_world = [any(w in text for w in _LOCAL_WORLD) for _, text in summaries]
         self.local_world_names = {
-            name for name, values in assigned.items() if any(is_local_world(v) for v in values)
+            name for name, ids in assigned.items() if any(local_world[i] for i in ids)
         }
-        self.batch_names = {
-            name
-            for name, values in assigned.items()
-            if all(isinstance(v, ast.Call) and is_batch_sampler_call(v) for v in values)
-        }
+        batch = [isinstance(v, ast.Call) and is_batch_sampler_call(v) for _, v in bindings]
+        self.batch_names = {name for name, ids in assigned.items() if all(batch[i] for i in ids)}
         self.local_names = {
-            name for name, values in assigned.items() if all(mentions_local_rank(v) for v in values)
+            name
+            for name, ids in assigned.items()
+            if all(mentions_local_rank(bindings[i][1]) for i in ids)
         }
 
     def _find_distributed(self) -> None:
@@ -282,6 +284,24 @@ def is_local_world(node: ast.AST, names: set[str] | frozenset[str] = frozenset()
         return True
     text = ast.unparse(node).lower()
     return any(word in text for word in _LOCAL_WORLD)
+
+
+def _summary(value: ast.AST) -> tuple[set[str], str]:
+    """Names an expression reads (``x``, ``a.b``), and its words and strings in lower case."""
+    refs: set[str] = set()
+    words: list[str] = []
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name):
+            refs.add(node.id)
+            words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            name = dotted(node)
+            if name:
+                refs.add(name)
+            words.append(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.append(node.value)
+    return refs, " ".join(words).lower()
 
 
 def _literal_shuffle(value: ast.AST) -> bool:
