@@ -257,7 +257,7 @@ def test_weighted_families_simulate_and_check(
     elif name == "WeightedSampler":
         argv += ["--kwarg", f"weights={[float(i % 4) for i in range(100)]}"]
     else:
-        argv += ["--kwarg", "num_samples_total=100"]
+        argv += ["-n", "100"]
     assert main(argv) == 0, capsys.readouterr().out
     assert "all checks passed" in capsys.readouterr().out
 

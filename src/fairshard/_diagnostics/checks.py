@@ -67,11 +67,10 @@ def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
     # pad wraps to the head, possibly several times when total < world size
     padded = int(sizes[np.arange(part.num_padded()) % total].sum()) if total else 0
     dropped = int(sizes[total - part.num_dropped() :].sum()) if part.num_dropped() else 0
-    items = plan.items(np.arange(total, dtype=np.int64))
-    flat = np.asarray(
-        [i for batch in items for i in batch] if sizes.size and batched else items,
-        dtype=np.int64,
-    )
+    if batched:  # the plan's own flat array: batches of indices or of rows alike
+        flat = np.asarray(plan.flat, dtype=np.int64)
+    else:
+        flat = np.asarray(plan.items(np.arange(total, dtype=np.int64)), dtype=np.int64)
     distinct = np.unique(flat)
     if n is not None:
         distinct = distinct[(distinct >= 0) & (distinct < n)]

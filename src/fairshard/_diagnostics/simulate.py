@@ -63,7 +63,7 @@ def _is_batch(item: Any) -> bool:
 def flatten_items(
     items: Iterable[Any], progress: Progress | None = None
 ) -> tuple[NDArray[np.int64], int | None]:
-    """Flatten what a sampler yielded: ints, or batches (lists/arrays) of ints.
+    """Flatten what a sampler yielded: ints, batches of ints, or batches of rows of ints.
 
     Returns:
         The indices as an int64 array, and the number of batches (``None``
@@ -72,6 +72,8 @@ def flatten_items(
     Example:
         >>> flatten_items([[3, 1], [2]])
         (array([3, 1, 2]), 2)
+        >>> flatten_items([[[3], [1, 4]], [[2]]])
+        (array([3, 1, 4, 2]), 2)
     """
     iterator = iter(items)
     parts: list[NDArray[np.int64]] = []
@@ -84,7 +86,8 @@ def flatten_items(
             batches = 0
         if batches is not None:
             batches += len(chunk)
-            flat = [int(i) for batch in chunk for i in batch]
+            # A batch holds indices, or rows of indices (PackingBatchSampler).
+            flat = [int(j) for batch in chunk for i in batch for j in (i if _is_batch(i) else (i,))]
             parts.append(np.asarray(flat, dtype=np.int64))
         else:
             parts.append(np.asarray([int(i) for i in chunk], dtype=np.int64))
