@@ -399,3 +399,12 @@ def test_plot_panels_legend_and_counts(tmp_path: Path, capsys: pytest.CaptureFix
         assert missing and f"{missing} missing" in fig._suptitle.get_text()
     finally:
         import_pyplot().close(fig)
+
+
+def test_data_source_is_filled_from_dataset_size(capsys: pytest.CaptureFixture[str]) -> None:
+    # PyTorch's RandomSampler/SequentialSampler name their dataset data_source
+    code, doc = run_json(capsys, "torch.utils.data:RandomSampler", "-n", "20", "-w", "2", "--check")
+    assert code == 1 and doc["dataset_size"] == 20
+    assert doc["epochs"][0]["overlap"] > 0  # not sharded: every rank draws from all 20
+    assert main(["simulate", "torch.utils.data:SequentialSampler", "-w", "2", "-q"]) == 2
+    assert "needs a dataset: give --dataset-size N" in capsys.readouterr().err

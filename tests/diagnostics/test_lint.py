@@ -162,3 +162,18 @@ def test_pitfalls_doc_lists_every_rule() -> None:
     assert "## Pitfalls" in doc
     for code in CODES:
         assert f"`{code}`" in doc
+
+
+def test_readme_lists_every_rule_and_fs108_says_the_real_harm() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Pitfalls") :]
+    section = section[: section.index("\n## ", 4)]
+    for code in CODES:
+        assert f"`{code}`" in section
+    rule = RULES["FS108"]
+    doc = (ROOT / "docs" / "pitfalls.md").read_text()
+    for text in (rule.problem, section, doc):
+        # the strided layout gives every rank every class: the harm is single-class
+        # batches and the same batches every epoch, not whole classes on one rank
+        assert "whole classes on one rank" not in text
+        assert "every class" in text and "single" in text.replace("-", " ")

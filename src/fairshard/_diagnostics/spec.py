@@ -123,13 +123,13 @@ class SamplerSpec:
         fairshard = is_fairshard(self.cls)
         if self.dataset_size is None:
             self.dataset_size = self._infer_size()
-        if "dataset" in params and "dataset" not in self.kwargs:
-            if self.dataset_size is not None:
-                self.kwargs["dataset"] = (
-                    self.dataset_size if fairshard else range(self.dataset_size)
-                )
-        elif isinstance(self.kwargs.get("dataset"), int) and not fairshard:
-            self.kwargs["dataset"] = range(self.kwargs["dataset"])
+        for key in ("dataset", "data_source"):  # PyTorch's own samplers say data_source
+            if key in params and key not in self.kwargs:
+                if self.dataset_size is not None:
+                    size = self.dataset_size
+                    self.kwargs[key] = size if fairshard else range(size)
+            elif isinstance(self.kwargs.get(key), int) and not fairshard:
+                self.kwargs[key] = range(self.kwargs[key])
         for key, value in (
             ("labels", self.labels),
             ("weights", self.weights),

@@ -1,5 +1,4 @@
-# Known limit: a new sampler seeded by the epoch each pass changes the order
-# without set_epoch, but the loop looks like the forgotten-set_epoch pattern.
+# A new sampler seeded by the epoch each pass changes the order without set_epoch.
 from torch.utils.data import DataLoader, DistributedSampler
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from .flow import LOADERS
-from .names import Module, argument, dotted, is_eval_name, tail
+from .names import Module, argument, dotted, is_eval_name, name_words, tail
 
 __all__ = ["in_eval_context", "is_sampler_class", "target_names"]
 
@@ -28,6 +28,14 @@ def target_names(mod: Module, node: ast.AST) -> list[str]:
     return []
 
 
+def _is_unit_test(node: ast.AST) -> bool:
+    """``def test_padding``, ``class SamplerTests``: unit tests, not evaluation loops."""
+    if isinstance(node, ast.ClassDef):
+        return bool({"test", "tests"} & set(name_words(node.name)))
+    name = getattr(node, "name", "")
+    return name == "test" or name.startswith("test_")
+
+
 def in_eval_context(mod: Module, call: ast.Call) -> bool:
     """The call builds something for evaluation, judged by the names around it.
 
@@ -40,7 +48,7 @@ def in_eval_context(mod: Module, call: ast.Call) -> bool:
     if first is not None and (name := dotted(first)):
         names.append(name)
     for ancestor in mod.ancestors(call):
-        if isinstance(ancestor, _EVAL_CONTAINERS):
+        if isinstance(ancestor, _EVAL_CONTAINERS) and not _is_unit_test(ancestor):
             names.append(ancestor.name)
         if isinstance(ancestor, ast.Call) and tail(ancestor) in LOADERS:
             names.extend(target_names(mod, ancestor))

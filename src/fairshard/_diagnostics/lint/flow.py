@@ -137,7 +137,10 @@ class Flow:
         carriers: Dotted names holding a shuffling distributed sampler, a loader
             built on one, or a wrapper around either.
         producers: Functions that return such a thing.
-        rank_names: Names assigned from an expression that reads the rank.
+        rank_scopes: Names assigned from an expression that reads the rank, by
+            scope: plain names per function (``id`` of the def; ``None`` for
+            module level), attributes (``self.seed``) at ``None``. Use
+            :meth:`rank_names_at`.
         local_names: Names assigned only from node-local ranks.
         local_world_names: Names assigned from a node-local world size.
         batch_names: Names only ever bound to a batch sampler.
@@ -149,13 +152,34 @@ class Flow:
     mod: Module
     carriers: set[str] = field(default_factory=set)
     producers: set[str] = field(default_factory=set)
-    rank_names: set[str] = field(default_factory=set)
+    rank_scopes: dict[int | None, set[str]] = field(default_factory=dict)
     local_names: set[str] = field(default_factory=set)
     local_world_names: set[str] = field(default_factory=set)
     batch_names: set[str] = field(default_factory=set)
     shuffle_dicts: set[str] = field(default_factory=set)
     distributed: bool = False
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
+
+    # --------------------------------------------------------- rank values
+    def _scope(self, node: ast.AST) -> int | None:
+        func = self.mod.function_of(node)
+        return None if func is None else id(func)
+
+    def _rank_count(self) -> int:
+        return sum(len(names) for names in self.rank_scopes.values())
+
+    def rank_names_at(self, node: ast.AST) -> set[str]:
+        """Names holding a rank-dependent value where ``node`` is: its function's and globals.
+
+        NOTE: plain names are scoped by function (a local ``seed = base + rank``
+        in one function says nothing about a ``seed`` parameter elsewhere);
+        attributes are shared across the file (``self.seed`` set in ``__init__``).
+        """
+        scope = self._scope(node)
+        names = set(self.rank_scopes.get(None, set()))
+        if scope is not None:
+            names |= self.rank_scopes.get(scope, set())
+        return names
 
     # ------------------------------------------------------------ carriers
     def carries(self, node: ast.AST | None) -> bool:
@@ -190,41 +214,45 @@ class Flow:
         bindings = self.bindings = _bindings(self.mod)
         returns = [
             (func.name, node.value)
-            for funcs in self.mod.functions.values()
-            for func in funcs
-            for node in ast.walk(func)
+            for node in self.mod.nodes
             if isinstance(node, ast.Return)
             and node.value is not None
-            and self.mod.function_of(node) is func
+            and (func := self.mod.function_of(node)) is not None
         ]
+        summaries = [_summary(value) for _, value in bindings]
+        direct = [mentions_rank(value) for _, value in bindings]
+        tainted = [False] * len(bindings)
         for _ in range(8):
-            before = (len(self.carriers), len(self.producers), len(self.rank_names))
-            for names, value in bindings:
+            before = (len(self.carriers), len(self.producers), self._rank_count())
+            for i, (names, value) in enumerate(bindings):
                 if self.carries(value):
                     self.carriers.update(n for n in names if not is_eval_name(n))
-                if mentions_rank(value, self.rank_names):
-                    self.rank_names.update(names)
+                if not tainted[i] and (direct[i] or summaries[i][0] & self.rank_names_at(value)):
+                    tainted[i] = True
+                    scope = self._scope(value)
+                    for name in names:
+                        self.rank_scopes.setdefault(None if "." in name else scope, set()).add(name)
             for name, value in returns:
                 if not is_eval_name(name) and self.carries(value):
                     self.producers.add(name)
-            if before == (len(self.carriers), len(self.producers), len(self.rank_names)):
+            if before == (len(self.carriers), len(self.producers), self._rank_count()):
                 break
-        assigned: dict[str, list[ast.expr]] = {}
-        for names, value in bindings:
+        assigned: dict[str, list[int]] = {}
+        for i, (names, value) in enumerate(bindings):
             for name in names:
-                assigned.setdefault(name, []).append(value)
+                assigned.setdefault(name, []).append(i)
             if _literal_shuffle(value):
                 self.shuffle_dicts.update(names)
+        local_world = [any(w in text for w in _LOCAL_WORLD) for _, text in summaries]
         self.local_world_names = {
-            name for name, values in assigned.items() if any(is_local_world(v) for v in values)
+            name for name, ids in assigned.items() if any(local_world[i] for i in ids)
         }
-        self.batch_names = {
-            name
-            for name, values in assigned.items()
-            if all(isinstance(v, ast.Call) and is_batch_sampler_call(v) for v in values)
-        }
+        batch = [isinstance(v, ast.Call) and is_batch_sampler_call(v) for _, v in bindings]
+        self.batch_names = {name for name, ids in assigned.items() if all(batch[i] for i in ids)}
         self.local_names = {
-            name for name, values in assigned.items() if all(mentions_local_rank(v) for v in values)
+            name
+            for name, ids in assigned.items()
+            if all(mentions_local_rank(bindings[i][1]) for i in ids)
         }
 
     def _find_distributed(self) -> None:
@@ -256,6 +284,24 @@ def is_local_world(node: ast.AST, names: set[str] | frozenset[str] = frozenset()
         return True
     text = ast.unparse(node).lower()
     return any(word in text for word in _LOCAL_WORLD)
+
+
+def _summary(value: ast.AST) -> tuple[set[str], str]:
+    """Names an expression reads (``x``, ``a.b``), and its words and strings in lower case."""
+    refs: set[str] = set()
+    words: list[str] = []
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name):
+            refs.add(node.id)
+            words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            name = dotted(node)
+            if name:
+                refs.add(name)
+            words.append(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.append(node.value)
+    return refs, " ".join(words).lower()
 
 
 def _literal_shuffle(value: ast.AST) -> bool:

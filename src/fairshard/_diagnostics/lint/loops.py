@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from .flow import WRAPPERS, Flow, Function, flow_of, needs_set_epoch, parameters
-from .names import Module, dotted, name_words, tail
+from .names import Module, argument, dotted, name_words, tail
 
 __all__ = ["unsynced_loops"]
 
@@ -104,12 +104,33 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         loop = flow.mod.loop_of(site)
         if loop is None or loop in seen:
             continue
-        body_calls = (c for c in ast.walk(loop) if isinstance(c, ast.Call))
-        if any(tail(c) in setters for c in body_calls):
+        body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
+        if any(tail(c) in setters for c in body_calls) or _reseeded(flow, loop, body_calls):
             continue
         seen.add(loop)
         found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _reseeded(flow: Flow, loop: Loop, body_calls: list[ast.Call]) -> bool:
+    """The loop builds its sampler anew each pass with a seed that reads the loop variable.
+
+    ``for epoch in ...: DistributedSampler(ds, seed=base + epoch)`` changes the
+    order every epoch without ``set_epoch`` (a fresh sampler with a fixed seed
+    would not).
+    """
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return False
+    counters = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for call in body_calls:
+        if not needs_set_epoch(flow.mod, call):
+            continue
+        seed = argument(call, "seed", 4 if tail(call) == "DistributedSampler" else None)
+        if seed is not None and any(
+            isinstance(n, ast.Name) and n.id in counters for n in ast.walk(seed)
+        ):
+            return True
+    return False
 
 
 def unsynced_loops(mod: Module) -> list[tuple[Loop, str]]:

@@ -65,7 +65,7 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         name = tail(call)
         if name.endswith("Sampler"):
             seed = argument(call, "seed", 4 if name == "DistributedSampler" else None)
-            if seed is not None and mentions_rank(seed, flow.rank_names):
+            if seed is not None and mentions_rank(seed, flow.rank_names_at(call)):
                 yield (
                     call,
                     (
@@ -79,7 +79,7 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             "random",
             "numpy",
         )
-        if is_global and call.args and mentions_rank(call.args[0], flow.rank_names):
+        if is_global and call.args and mentions_rank(call.args[0], flow.rank_names_at(call)):
             later = [
                 c
                 for c in all_calls

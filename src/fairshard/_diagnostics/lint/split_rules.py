@@ -68,11 +68,11 @@ _GLOBAL_SEEDS = frozenset({"manual_seed", "seed_everything", "set_seed"})
 
 def _seeded_globally_before(mod: Module, call: ast.Call) -> bool:
     """A same-on-every-rank ``torch.manual_seed(seed)`` (or alike) runs before ``call``."""
-    rank_names = flow_of(mod).rank_names
+    flow = flow_of(mod)
     return any(
         tail(c) in _GLOBAL_SEEDS
         and c.args
-        and not mentions_rank(c.args[0], rank_names)
+        and not mentions_rank(c.args[0], flow.rank_names_at(c))
         and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)
         for c in mod.calls
     )
