@@ -33,7 +33,7 @@ import pytest
 from torch.utils.data import BatchSampler, RandomSampler
 
 import fairshard
-from fairshard import DegenerateConfigWarning, StateDictError
+from fairshard import CoverageSegment, DegenerateConfigWarning, StateDictError, check_coverage
 from fairshard._core.plans import flatten_items
 
 
@@ -97,12 +97,23 @@ class SamplerContract:
     def test_union_of_shares_is_the_plan(self) -> None:
         samplers = self.ranks()
         for epoch in (0, 1):
-            seen: Counter[int] = Counter()
+            observed = []
             for s in samplers:
                 s.set_epoch(epoch)
-                seen.update(flat(s))
+                observed.append(list(s))
+            seen: Counter[int] = Counter(i for items in observed for i in flat(items))
             expected = plan_multiset(samplers[0])
             part = samplers[0].partition()
+            # The public checker agrees: every rank on its positions, the only
+            # repeats declared padding, equal steps unless the tail is uneven.
+            verdict = check_coverage(
+                samplers[0].plan(), [CoverageSegment(part, observed)], max(expected, default=0) + 1
+            )
+            assert not verdict["ranks_off_plan"] and verdict["positions_missing"] == (
+                part.num_dropped()
+            )
+            assert verdict["positions_repeated"] == verdict["declared_padding"]
+            assert verdict["equal_steps"] or part.tail == "uneven"
             if part.tail == "uneven":
                 assert seen == expected
             elif part.tail == "drop":
