@@ -61,7 +61,7 @@ def main() -> None:
         paths = sorted(str(q) for q in Path(box[0]).glob("shard-*.jsonl"))
         sizes = [sum(1 for _ in read_records(q)) for q in paths]
         dataset = fairshard.ShardedIterable(
-            paths, mode="shard", open_shard=read_records, shard_sizes=sizes, policy="drop", seed=0
+            paths, mode="shard", open_shard=read_records, shard_sizes=sizes, tail="drop", seed=0
         )
         loader = DataLoader(dataset, batch_size=args.batch_size, num_workers=args.workers)
         for epoch in range(args.epochs):

@@ -9,13 +9,18 @@ grow with the dataset.
 from ._batching.batch_shard import BatchShardSampler
 from ._batching.class_batch import ClassBatchSampler
 from ._batching.cost_balance import step_imbalance
+from ._batching.costs import AttentionCost
 from ._batching.length_bucket import LengthBucketBatchSampler
+from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
+from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.checkpoint import save_atomic
 from ._core.launch import init_elastic_process_group
 from ._core.partition import Partition
+from ._core.resume import loader_state_dict
 from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
+from ._diagnostics.plot import plot_simulation
 from ._diagnostics.simulate import SimulationReport, simulate
 from ._errors import (
     ConfigError,
@@ -31,7 +36,8 @@ from ._evaluation.shares import padding_mask
 from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
-from ._samplers.schedules import Constant, LinearAnneal
+from ._samplers.mixture import MixtureSampler
+from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
 from ._samplers.sharded import ShardedSampler
 from ._samplers.weighted import WeightedSampler
 from ._streams.sharded_iterable import ShardedIterable
@@ -40,6 +46,7 @@ from ._streams.stop import StopTogether, stop_together
 from ._version import __version__ as __version__
 
 __all__ = [
+    "AttentionCost",
     "BatchShardSampler",
     "ClassBalancedSampler",
     "ClassBatchSampler",
@@ -57,6 +64,10 @@ __all__ = [
     "IndexedDataset",
     "LengthBucketBatchSampler",
     "LinearAnneal",
+    "LinearWeightAnneal",
+    "MixtureSampler",
+    "PackedRows",
+    "PackingBatchSampler",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
@@ -67,9 +78,13 @@ __all__ = [
     "TokenBudgetBatchSampler",
     "WeightedSampler",
     "check_coverage",
+    "collate_packed",
+    "collate_packed_padded",
     "gather_in_order",
     "init_elastic_process_group",
+    "loader_state_dict",
     "padding_mask",
+    "plot_simulation",
     "save_atomic",
     "simulate",
     "split",

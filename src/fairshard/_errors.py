@@ -8,8 +8,11 @@ one exists, the fix. The exception types subclass ``ValueError`` or
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
 from collections.abc import Sequence
+from types import FrameType
 from typing import Any, NoReturn
 
 __all__ = [
@@ -21,8 +24,10 @@ __all__ = [
     "StateDictError",
     "check_bool",
     "check_choice",
+    "check_flag",
     "check_int",
     "check_real",
+    "user_stacklevel",
     "warn",
 ]
 
@@ -51,9 +56,44 @@ class DegenerateConfigWarning(FairshardWarning):
     """A legal configuration that almost certainly does not do what was meant."""
 
 
-def warn(message: str, category: type[Warning] = FairshardWarning, stacklevel: int = 3) -> None:
-    """Emit ``message`` as a warning attributed to the caller's caller."""
-    warnings.warn(message, category, stacklevel=stacklevel)
+#: Folders whose frames are "library", not the user's: fairshard itself and
+#: torch.utils.data (a DataLoader iterating a sampler), filled in lazily.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _library_dirs() -> tuple[str, ...]:
+    dirs = [_PACKAGE_DIR]
+    data = sys.modules.get("torch.utils.data")
+    if data is not None and getattr(data, "__file__", None):
+        dirs.append(os.path.dirname(os.path.abspath(str(data.__file__))) + os.sep)
+    return tuple(dirs)
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that attributes a warning raised by the caller to the user's line.
+
+    Counted for a ``warnings.warn`` call made by the function that calls
+    this one: walks out of fairshard's frames and of ``torch.utils.data``'s
+    (a ``DataLoader`` iterating a sampler) to the first frame of other code
+    -- the line in the training script that built the sampler, called
+    ``iter``, or started the ``for batch in loader`` loop.
+
+    NOTE (why walk): a fixed ``stacklevel`` is right for one call path only;
+    the same warning is reached from a constructor, from ``iter(sampler)``,
+    from a ``DataLoader`` and from the simulator, at different depths.
+    """
+    library = _library_dirs()
+    frame: FrameType | None = sys._getframe(2)  # the caller of the function that asked
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(library):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str, category: type[Warning] = FairshardWarning) -> None:
+    """Emit ``message`` as a warning attributed to the user's line (:func:`user_stacklevel`)."""
+    warnings.warn(message, category, stacklevel=user_stacklevel())
 
 
 def _fail(name: str, value: object, requirement: str, fix: str | None) -> NoReturn:
@@ -139,8 +179,16 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value
 
 
+def _is_numpy_bool(value: Any) -> bool:
+    return type(value).__name__ == "bool" and type(value).__module__ == "numpy"
+
+
 def check_bool(name: str, value: Any) -> bool:
     """Return ``value`` if it is a ``bool`` (not merely truthy: ``1`` and ``"yes"`` are refused).
+
+    As strict as PyTorch's ``WeightedRandomSampler(replacement=...)``; the
+    lenient PyTorch switches (``shuffle``, ``drop_last`` of
+    ``DistributedSampler``) use :func:`check_flag`.
 
     Raises:
         ConfigTypeError: ``value`` is not a bool.
@@ -150,3 +198,33 @@ def check_bool(name: str, value: Any) -> bool:
             f"{name} must be a bool, got {name}={value!r} of type {type(value).__name__}"
         )
     return value
+
+
+def check_flag(name: str, value: Any) -> bool:
+    """Return a PyTorch-style switch as a ``bool``: a bool, a numpy bool, or the int 0 or 1.
+
+    PyTorch's ``DistributedSampler`` takes ``shuffle`` and ``drop_last`` by
+    truthiness, so code passes ``shuffle=1`` or ``drop_last=np.bool_(x)``;
+    those mean what they say and are accepted. Other values are refused
+    because they almost always come from a shifted positional argument
+    (``DistributedSampler(ds, 4, 0, 42)`` means ``shuffle=42``, not
+    ``seed=42``) or a wrong type: strings (``"False"`` is truthy), ``None``,
+    floats, other ints.
+
+    Raises:
+        ConfigTypeError: anything else; the message names the value and the fix.
+    """
+    if isinstance(value, bool) or _is_numpy_bool(value):
+        return bool(value)
+    if isinstance(value, numbers.Integral) and int(value) in (0, 1):
+        return bool(int(value))
+    hint = (
+        f"; did you mean seed={value!r}? PyTorch's order is (dataset, num_replicas, rank, "
+        "shuffle, seed, drop_last)"
+        if isinstance(value, numbers.Integral)
+        else ""
+    )
+    raise ConfigTypeError(
+        f"{name} must be a bool (or 0/1), got {name}={value!r} of type "
+        f"{type(value).__name__}; pass {name}=True or {name}=False{hint}"
+    )

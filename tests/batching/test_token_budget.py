@@ -5,25 +5,28 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairshard import ConfigError, ConfigTypeError, DegenerateConfigWarning
+from fairshard import (
+    AttentionCost,
+    ConfigError,
+    ConfigTypeError,
+    DegenerateConfigWarning,
+    StateDictError,
+)
 from fairshard._batching.cost_balance import step_imbalance
 from fairshard._batching.token_budget import TokenBudgetBatchSampler, batch_cost
 
 from ..contract import SamplerContract, flat
 
 LENGTHS = np.random.default_rng(9).integers(1, 300, 997)
+ONE: dict[str, Any] = {"num_replicas": 1, "rank": 0}
 
 
 class TestTokenBudgetPadded(SamplerContract):
-    max_padding_per_rank = 1024  # a whole batch of the shortest items
-
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(LENGTHS, 1024, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestTokenBudgetSumDrop(SamplerContract):
-    max_padding_per_rank = 64
-
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(
             LENGTHS,
@@ -150,3 +153,118 @@ def test_float_lengths_and_budget() -> None:
     lengths = np.random.default_rng(0).uniform(0.1, 3.0, 500)
     s = TokenBudgetBatchSampler(lengths, 10.0, cost="sum", num_replicas=1, rank=0)
     assert all(lengths[b].sum() <= 10.0 for b in s)
+
+
+# ------------------------------------------------------------------ cost models
+def test_a_resume_with_another_lambda_is_refused() -> None:
+    # Every lambda is "<lambda>": the fingerprint must come from what the cost computes.
+    lengths = np.random.default_rng(2).integers(1, 60, 200)
+    a = TokenBudgetBatchSampler(lengths, 5000, cost=lambda x: float((x**2).sum()), **ONE)
+    it = iter(a)
+    next(it)
+    state = a.state_dict()
+    b = TokenBudgetBatchSampler(lengths, 5000, cost=lambda x: float((x**2).sum() + x.size), **ONE)
+    with pytest.raises(StateDictError, match="cost"):
+        b.load_state_dict(state)
+    same = TokenBudgetBatchSampler(lengths, 5000, cost=lambda y: float((y * y).sum()), **ONE)
+    same.load_state_dict(state)  # another function that computes the same costs resumes
+    assert list(same) == list(it)
+
+
+def test_named_cost_models_are_fingerprinted_exactly() -> None:
+    lengths = np.arange(1, 100)
+    a = TokenBudgetBatchSampler(lengths, 5000, cost=AttentionCost(0.01), **ONE)
+    b = TokenBudgetBatchSampler(lengths, 5000, cost=AttentionCost(0.02), **ONE)
+    with pytest.raises(StateDictError, match=r"attention\(coef=0.01"):
+        b.load_state_dict(a.state_dict())
+    TokenBudgetBatchSampler(lengths, 5000, cost=AttentionCost(0.01), **ONE).load_state_dict(
+        a.state_dict()
+    )
+
+
+@pytest.mark.parametrize(
+    "cost",
+    [
+        lambda x: float("nan") if x.size > 2 else float(x.max() * x.size),
+        lambda x: float("inf") if x.size > 2 else float(x.max() * x.size),
+        lambda x: -1.0 if x.size > 2 else float(x.max() * x.size),
+    ],
+)
+def test_a_bad_batch_cost_is_an_error_naming_the_items(cost: Any) -> None:
+    # NaN compared false with the budget, so a batch of cost 27 passed under 10.
+    with pytest.raises(ConfigError, match=r"cost returned .* for the batch of items \[\d+, \d+"):
+        TokenBudgetBatchSampler([3] * 9, 10, cost=cost, **ONE).plan(0)
+
+
+def test_a_bad_item_cost_is_an_error_naming_the_item() -> None:
+    with pytest.raises(ConfigError, match=r"cost returned nan for the batch of items \[1\]"):
+        TokenBudgetBatchSampler(
+            [3, 7, 3], 10, cost=lambda x: float("nan") if x.max() == 7 else 1.0, **ONE
+        )
+
+
+@given(
+    lengths=st.lists(st.integers(1, 200), min_size=1, max_size=300),
+    coef=st.sampled_from([0.0, 0.001, 0.05, 1.0]),
+    packed=st.booleans(),
+    cap=st.one_of(st.none(), st.integers(1, 16)),
+    seed=st.integers(0, 100),
+)
+def test_attention_cost_fills_like_the_generic_search(
+    lengths: list[int], coef: float, packed: bool, cap: int | None, seed: int
+) -> None:
+    # The closed-form fill of a named model equals the generic doubling search.
+    model = AttentionCost(coef, packed)
+    budget = float(model(np.array([200] * 4)))
+    fast = TokenBudgetBatchSampler(
+        lengths, budget, cost=model, max_batch_size=cap, seed=seed, **ONE
+    )
+    slow = TokenBudgetBatchSampler(
+        lengths, budget, cost=lambda x: model(x), max_batch_size=cap, seed=seed, **ONE
+    )
+    batches = list(fast)
+    assert batches == list(slow)
+    assert all(model(np.array(lengths)[b]) <= budget for b in batches)
+
+
+def test_attention_cost_balances_steps_under_the_quadratic_cost() -> None:
+    raw = np.random.default_rng(0).lognormal(5.0, 0.8, 200_000)
+    lengths = np.clip(np.rint(raw), 1, 4096).astype(np.int64)
+    model = AttentionCost(1 / 1024)
+    s = TokenBudgetBatchSampler(lengths, 65536, cost=model, num_replicas=8, rank=0)
+    costs = s.batch_costs()
+    assert costs.max() <= 65536
+    assert step_imbalance(costs, 8) <= 1.05
+
+
+def test_attention_cost_fit_recovers_the_coefficient() -> None:
+    rng = np.random.default_rng(1)
+    batches = [rng.integers(1, 2000, rng.integers(1, 64)) for _ in range(40)]
+    true = AttentionCost(0.003)
+    seconds = [2e-6 * true(b) for b in batches]
+    assert AttentionCost.fit(batches, seconds).coef == pytest.approx(0.003, rel=1e-6)
+    packed = AttentionCost(0.003, packed=True)
+    fitted = AttentionCost.fit(batches, [packed(b) for b in batches], packed=True)
+    assert fitted.packed and fitted.coef == pytest.approx(0.003, rel=1e-6)
+    linear = AttentionCost.fit(batches, [float(len(b) * b.max()) for b in batches])
+    assert linear.coef == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "match"),
+    [
+        (lambda: AttentionCost(-1.0), ConfigError, r"coef must be finite and >= 0, got coef=-1.0"),
+        (lambda: AttentionCost(float("nan")), ConfigError, "coef must be finite"),
+        (lambda: AttentionCost("0.1"), ConfigTypeError, "coef must be a number"),  # type: ignore[arg-type]
+        (lambda: AttentionCost(0.1, packed=1), ConfigTypeError, "packed must be a bool"),  # type: ignore[arg-type]
+        (lambda: AttentionCost.fit([[1]], [1.0]), ConfigError, "at least two batches"),
+        (
+            lambda: AttentionCost.fit([[1], [100]], [0.0, 0.0]),
+            ConfigError,
+            "linear term came out <= 0",
+        ),
+    ],
+)
+def test_attention_cost_bad_inputs(make: Any, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        make()

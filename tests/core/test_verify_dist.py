@@ -34,6 +34,15 @@ def _scenarios(rank: int, world_size: int) -> dict[str, Any]:
     out["world"] = _caught(lambda: verify(DistributedSampler(1003, num_replicas=2, rank=rank % 2)))
     size = DistributedSampler(1000 if rank == 1 else 1003)
     out["size"] = _caught(lambda: verify(size))
+    # A sampler of a data-parallel sub-group is verified against that group.
+    import torch.distributed as dist
+
+    halves = [dist.new_group([0, 1]), dist.new_group([2, 3])]
+    mine = halves[rank // 2]
+    sub = DistributedSampler(1003, num_replicas=2, rank=rank % 2, seed=rank // 2)
+    out["group"] = verify(sub, group=mine)["rank"]
+    odd = DistributedSampler(1003, num_replicas=2, rank=rank % 2, seed=1 if rank == 3 else 0)
+    out["group_bad"] = _caught(lambda: verify(odd, group=mine))
     theirs = tud.DistributedSampler(range(100), seed=7 if rank == 0 else 0)
     out["torch"] = _caught(lambda: verify(theirs))
     os.environ["FAIRSHARD_VERIFY"] = "1"
@@ -58,7 +67,13 @@ def test_verify_on_four_gloo_ranks() -> None:
         assert "ranks [0, 1, 2] have epoch=0; rank 3 has epoch=1" in out["epoch"]
         assert "process ranks [1, 2, 3] built their samplers with rank=[0, 0, 0]" in out["rank"]
         assert "num_replicas=2 but the process group has 4 ranks" in out["world"]
-        assert "sampler's config" in out["size"] and "rank 1 has" in out["size"]
+        assert out["group"] == rank % 2
+        if rank < 2:
+            assert out["group_bad"] == "no error"
+        else:
+            assert "rank 0 has seed=0; rank 1 has seed=1" in out["group_bad"]
+        assert "sampler's config field 'n'" in out["size"]
+        assert "ranks [0, 2, 3] have n=1003; rank 1 has n=1000" in out["size"]
         assert "ranks [1, 2, 3] have seed=0; rank 0 has seed=7" in out["torch"]
         assert "rank 3 has seed=9" in out["env"]
         assert isinstance(out["env_ok"], int)

@@ -52,6 +52,12 @@ FAMILIES: dict[str, Callable[[int, int], Any]] = {
     "batch-shard": lambda w, r: fairshard.BatchShardSampler(
         BatchSampler(SequentialSampler(range(N)), 5, False), num_replicas=w, rank=r, seed=7
     ),
+    "mixture": lambda w, r: fairshard.MixtureSampler(
+        [30, 20, 10], [0.5, 0.3, 0.2], num_samples=90, num_replicas=w, rank=r, seed=7
+    ),
+    "packing": lambda w, r: fairshard.PackingBatchSampler(
+        LENGTHS, 40, 2, window=16, num_replicas=w, rank=r, seed=7
+    ),
 }
 
 

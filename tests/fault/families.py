@@ -147,6 +147,42 @@ def _token_budget(n: int, world: int, rank: int, seed: int) -> Any:
     )
 
 
+def _mixture(n: int, world: int, rank: int, seed: int) -> Any:
+    sizes = [n // 2, n // 3, n - n // 2 - n // 3]
+    return fairshard.MixtureSampler(sizes, [3, 2, 1], num_replicas=world, rank=rank, seed=seed)
+
+
+class _FlatRows:
+    """A ``PackingBatchSampler`` whose batches of rows read as flat batches of indices.
+
+    The harness records and replays flat batches; rows only group them.
+    """
+
+    def __init__(self, sampler: Any) -> None:
+        self.sampler = sampler
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sampler, name)
+
+    def __len__(self) -> int:
+        return len(self.sampler)
+
+    def __iter__(self) -> Any:
+        return ([i for row in batch for i in row] for batch in self.sampler)
+
+    def plan(self, epoch: int | None = None) -> BatchPlan:
+        packed = self.sampler.plan(epoch)
+        return BatchPlan(packed.flat, packed.offsets)
+
+
+def _packing(n: int, world: int, rank: int, seed: int) -> Any:
+    return _FlatRows(
+        fairshard.PackingBatchSampler(
+            _lengths(n), 40, 2, window=8, num_replicas=world, rank=rank, seed=seed
+        )
+    )
+
+
 REGISTRY: dict[str, Family] = {
     family.name: family
     for family in (
@@ -160,6 +196,8 @@ REGISTRY: dict[str, Family] = {
         Family("class-batch", _class_batch),
         Family("length-bucket", _length_bucket),
         Family("token-budget", _token_budget),
+        Family("mixture", _mixture),
+        Family("packing", _packing),
     )
 }
 

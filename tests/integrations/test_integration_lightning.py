@@ -1,9 +1,11 @@
-"""Lightning Trainer (CPU, 2 DDP processes) with a fairshard sampler.
+"""Lightning Trainer (CPU, 2 DDP processes) with fairshard samplers, default flags.
 
-With ``use_distributed_sampler=False`` each rank sees its disjoint share and
-the epoch covers the dataset. With Lightning's default (``True``) Lightning
-wraps the sampler in ``DistributedSamplerWrapper`` and every rank sees only
-half of its share; ``check_lightning`` detects it and says what to change.
+fairshard's index samplers are ``torch.utils.data.DistributedSampler``
+subclasses, so Lightning's default ``use_distributed_sampler=True`` leaves
+them in place (no ``DistributedSamplerWrapper``) and calls their
+``set_epoch`` itself: every rank sees exactly its fairshard share of every
+epoch, for training (``DistributedSampler``, ``WeightedSampler``) and
+validation (``DistributedEvalSampler``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import torch
 from torch.utils.data import DataLoader
 
 import fairshard
-from fairshard import ConfigError, DistributedSampler
+from fairshard import ConfigError, DistributedEvalSampler, DistributedSampler, WeightedSampler
 from fairshard.integrations import check_lightning
 
 fabric_distributed = pytest.importorskip("lightning.fabric.utilities.distributed")
@@ -44,44 +47,49 @@ def _run_job(tmp_path: Path, mode: str) -> list[dict[str, Any]]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=240,
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
 
 
-@pytest.mark.distributed
-@pytest.mark.timeout(200)
-def test_two_ddp_processes_see_disjoint_shares_with_use_distributed_sampler_false(
-    tmp_path: Path,
-) -> None:
-    ranks = _run_job(tmp_path, "correct")
-    assert [r["check"] for r in ranks] == ["ok", "ok"]
-    for epoch in ("0", "1"):
-        shares = [r["seen"][epoch] for r in ranks]
-        expected = []
-        for rank in range(2):
-            sampler = DistributedSampler(N, 2, rank, seed=3)
-            sampler.set_epoch(int(epoch))
-            expected.append(list(sampler))
-        assert shares == expected  # Lightning called set_epoch on our sampler
-        assert not set(shares[0]) & set(shares[1])
-        assert sorted(shares[0] + shares[1]) == list(range(N))
-    assert ranks[0]["seen"]["0"] != ranks[0]["seen"]["1"]
+def _expected(make: Any, epoch: int) -> list[list[int]]:
+    shares = []
+    for rank in range(2):
+        sampler = make(rank)
+        sampler.set_epoch(epoch)
+        shares.append(list(sampler))
+    return shares
 
 
 @pytest.mark.distributed
-@pytest.mark.timeout(200)
-def test_forgetting_the_flag_halves_each_share_and_check_lightning_says_so(
-    tmp_path: Path,
-) -> None:
-    ranks = _run_job(tmp_path, "forgot")
+@pytest.mark.timeout(300)
+def test_default_trainer_gives_every_rank_exactly_its_fairshard_share(tmp_path: Path) -> None:
+    ranks = _run_job(tmp_path, "default")
+    assert [r["world"] for r in ranks] == [2, 2]
     for r in ranks:
-        assert "use_distributed_sampler=False" in r["check"]
-        assert "DistributedSamplerWrapper" in r["check"]
-    union = set(ranks[0]["seen"]["0"]) | set(ranks[1]["seen"]["0"])
-    assert len(union) < 0.7 * N  # about half of the dataset was used in the epoch
+        assert r["check"] == "ok"
+        # Lightning left the samplers as built: no DistributedSamplerWrapper.
+        assert r["samplers"] == {"plain": "DistributedSampler", "weighted": "WeightedSampler"}
+    makers = {
+        "plain": lambda rank: DistributedSampler(N, 2, rank, seed=3),
+        "weighted": lambda rank: WeightedSampler(
+            torch.arange(1.0, N + 1), num_replicas=2, rank=rank, seed=5
+        ),
+        "val": lambda rank: DistributedEvalSampler(N, 2, rank),
+    }
+    for name, make in makers.items():
+        for epoch in (0, 1):
+            seen = [r["seen"][name][str(epoch)] for r in ranks]
+            # Lightning called set_epoch(epoch) on our sampler: exactly its share.
+            assert seen == _expected(make, epoch if name != "val" else 0), (name, epoch)
+    for epoch in ("0", "1"):
+        plain = [r["seen"]["plain"][epoch] for r in ranks]
+        assert sorted(plain[0] + plain[1]) == list(range(N))  # disjoint, every sample once
+        val = [r["seen"]["val"][epoch] for r in ranks]
+        assert sorted(val[0] + val[1]) == list(range(N))  # evaluation: exactly once
+    assert ranks[0]["seen"]["plain"]["0"] != ranks[0]["seen"]["plain"]["1"]
 
 
 def _trainer(loader: DataLoader[Any], world: int = 2, rank: int = 0) -> Any:
@@ -92,15 +100,56 @@ def test_check_lightning_in_process() -> None:
     data = list(range(N))
     sampler = DistributedSampler(N, 2, 0)
     check_lightning(_trainer(DataLoader(data, sampler=sampler)))  # as built: fine
+    # Lightning no longer wraps fairshard samplers; one wrapped by hand is still caught.
     wrapped = fabric_distributed.DistributedSamplerWrapper(sampler, num_replicas=2, rank=0)
-    with pytest.raises(ConfigError, match="use_distributed_sampler=False"):
+    with pytest.raises(ConfigError, match="which shards its share again"):
         check_lightning(_trainer(DataLoader(data, sampler=wrapped)))
     lonely = DistributedSampler(N, 1, 0)  # built before the processes existed
     with pytest.raises(
         ConfigError,
-        match=r"num_replicas=1, rank=0 but the trainer runs "
-        r"world_size=2",
+        match=r"num_replicas=1, rank=0 but the trainer runs world_size=2",
     ):
         check_lightning(_trainer(DataLoader(data, sampler=lonely)))
     check_lightning(_trainer(DataLoader(data)))  # not a fairshard sampler: not checked
     check_lightning(SimpleNamespace(train_dataloader=None, world_size=2, global_rank=0))
+
+
+def test_lightning_keeps_fairshard_samplers_and_refuses_to_rewrap_batch_samplers() -> None:
+    from lightning.pytorch.trainer.connectors.data_connector import _DataConnector
+    from lightning.pytorch.utilities.data import _update_dataloader
+
+    connector = SimpleNamespace(
+        trainer=SimpleNamespace(
+            _accelerator_connector=SimpleNamespace(
+                use_distributed_sampler=True, is_distributed=True
+            )
+        )
+    )
+    from lightning.fabric import Fabric
+
+    needs = _DataConnector._requires_distributed_sampler
+    fabric = SimpleNamespace(strategy=SimpleNamespace(distributed_sampler_kwargs={}))
+    for sampler in (
+        DistributedSampler(N, 2, 0),
+        DistributedEvalSampler(N, 2, 0),
+        WeightedSampler([1.0] * N, num_replicas=2, rank=0),
+    ):
+        loader = DataLoader(list(range(N)), sampler=sampler)
+        assert not needs(connector, loader)  # type: ignore[arg-type]
+        assert not Fabric._requires_distributed_sampler(fabric, loader)  # type: ignore[arg-type]
+    plain = DataLoader(list(range(N)), shuffle=True)
+    assert needs(connector, plain) and Fabric._requires_distributed_sampler(fabric, plain)  # type: ignore[arg-type]
+    # A fairshard batch sampler: the loader's sampler is PyTorch's placeholder
+    # SequentialSampler, so Lightning wants to inject its own and, unable to,
+    # fails loudly (never silently): use_distributed_sampler=False is needed.
+    for batches in (
+        fairshard.LengthBucketBatchSampler([1] * N, 4, num_replicas=2, rank=0),
+        fairshard.TokenBudgetBatchSampler([1] * N, max_tokens=8, num_replicas=2, rank=0),
+        fairshard.ClassBatchSampler(
+            [0, 1] * (N // 2), classes_per_batch=2, samples_per_class=2, num_replicas=2, rank=0
+        ),
+    ):
+        loader = DataLoader(list(range(N)), batch_sampler=batches)
+        assert needs(connector, loader)  # type: ignore[arg-type]
+        with pytest.raises((TypeError, ValueError)):
+            _update_dataloader(loader, torch.utils.data.DistributedSampler(range(N), 2, 0))

@@ -101,7 +101,7 @@ def check_items(n: int, world: int, workers: int, policy: str, kind: str) -> Non
         total = n if kind == "stream-total" else None
         if kind == "stream-total":
             source = Stream(n)
-        ds = ShardedIterable(source, policy=policy, total=total, num_replicas=world, rank=rank)
+        ds = ShardedIterable(source, tail=policy, total=total, num_replicas=world, rank=rank)
         parts = run_rank(ds, workers)
         items = [i for part in parts for i in part]
         if kind != "stream":
@@ -162,7 +162,7 @@ def shard_run(
             mode="shard",
             open_shard=lambda s: Shard(s, sizes[s]),
             shard_sizes=sizes if known else None,
-            policy=policy,
+            tail=policy,
             seed=seed,
             num_replicas=world,
             rank=rank,
@@ -207,10 +207,17 @@ def test_shard_mode_property(
     try:
         per_rank = run()
     except ConfigError as exc:  # a rank with only empty shards: refused, never silent
-        assert (policy == "pad" and "cannot pad ranks" in str(exc)) or (
-            policy == "drop" and "gives every rank 0 items" in str(exc)
+        assert (
+            (policy == "pad" and "cannot pad ranks" in str(exc))
+            or (policy == "drop" and "gives every rank 0 items" in str(exc))
+            or "some epoch would give a rank only empty shards" in str(exc)
         )
         return
+    # Accepted at construction means every epoch is valid (decided up front, never later).
+    for other in range(8):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DegenerateConfigWarning)
+            shard_run(sizes, world, workers, policy, seed, other)
     every = Counter((s, i) for s, size in enumerate(sizes) for i in range(size))
     seen = Counter(x for items in per_rank for x in items)
     if policy == "uneven":
@@ -232,7 +239,7 @@ def test_shard_mode_uneven_without_sizes_reads_whole_shards() -> None:
     assert Counter(x for items in per_rank for x in items) == Counter(
         (s, i) for s, size in enumerate(sizes) for i in range(size)
     )
-    ds = ShardedIterable([[1], [2]], mode="shard", policy="uneven", num_replicas=1, rank=0)
+    ds = ShardedIterable([[1], [2]], mode="shard", tail="uneven", num_replicas=1, rank=0)
     with pytest.raises(TypeError, match="shard_sizes="):
         len(ds)
     assert sorted(ds) == [1, 2]  # shards that are lists are read as they are
@@ -267,7 +274,7 @@ def test_real_dataloader_workers_item_mode(workers: int) -> None:
     world, n = 3, 50
     per_rank = []
     for rank in range(world):
-        ds = ShardedIterable(Stream(n), total=n, policy="pad", num_replicas=world, rank=rank)
+        ds = ShardedIterable(Stream(n), total=n, tail="pad", num_replicas=world, rank=rank)
         loader = DataLoader(ds, batch_size=None, num_workers=workers)
         items = [int(x) for x in loader]
         assert len(loader) == len(ds) == len(items) == 17
@@ -291,7 +298,7 @@ def test_real_dataloader_workers_shard_mode_batches() -> None:
             mode="shard",
             open_shard=open_shard,
             shard_sizes=sizes,
-            policy="drop",
+            tail="drop",
             seed=5,
             num_replicas=world,
             rank=rank,
@@ -307,14 +314,14 @@ def test_real_dataloader_workers_shard_mode_batches() -> None:
 
 def test_in_process_resume_skips_by_index() -> None:
     source = Indexed(40)
-    ds = ShardedIterable(source, policy="drop", num_replicas=3, rank=1)
+    ds = ShardedIterable(source, tail="drop", num_replicas=3, rank=1)
     with as_worker(1, 2):
         it = iter(ds)
         head = [next(it) for _ in range(3)]
         state = ds.state_dict()
         rest_expected = list(it)
     source2 = Indexed(40)
-    ds2 = ShardedIterable(source2, policy="drop", num_replicas=3, rank=1)
+    ds2 = ShardedIterable(source2, tail="drop", num_replicas=3, rank=1)
     with as_worker(1, 2):
         ds2.load_state_dict(state)
         rest = list(ds2)
@@ -336,7 +343,7 @@ def test_in_process_resume_in_shard_mode_skips_whole_segments() -> None:
             mode="shard",
             open_shard=opener,
             shard_sizes=sizes,
-            policy="pad",
+            tail="pad",
             num_replicas=2,
             rank=0,
         )
@@ -368,7 +375,7 @@ def test_stateful_dataloader_resume_mid_stream() -> None:
     n, world, rank = 101, 2, 1
 
     def loader() -> Any:
-        ds = ShardedIterable(Indexed(n), policy="pad", num_replicas=world, rank=rank)
+        ds = ShardedIterable(Indexed(n), tail="pad", num_replicas=world, rank=rank)
         return sdl.StatefulDataLoader(ds, batch_size=4, num_workers=2, collate_fn=list)
 
     full = list(loader())
@@ -392,7 +399,7 @@ def test_state_rejects_other_consumer_and_config() -> None:
     with as_worker(0, 2), pytest.raises(StateDictError, match="num_workers"):
         ShardedIterable(Stream(10), num_replicas=2, rank=0).load_state_dict(state)
     with pytest.raises(StateDictError, match="policy"):
-        ShardedIterable(Stream(10), policy="pad", num_replicas=2, rank=0).load_state_dict(state)
+        ShardedIterable(Stream(10), tail="pad", num_replicas=2, rank=0).load_state_dict(state)
     with pytest.raises(StateDictError, match="seed"):
         ShardedIterable(Stream(10), seed=1, num_replicas=2, rank=0).load_state_dict(state)
 
@@ -408,14 +415,14 @@ def test_bad_inputs_raise_clear_errors() -> None:
         list(ShardedIterable(Stream(11), total=10, num_replicas=2, rank=0))
     with pytest.raises(ConfigTypeError, match="one-shot iterator"):
         ShardedIterable(iter(range(3)), num_replicas=1, rank=0)
-    with pytest.raises(ConfigError, match="policy must be one of"):
-        ShardedIterable(Stream(3), policy="even", num_replicas=1, rank=0)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="tail must be one of"):
+        ShardedIterable(Stream(3), tail="even", num_replicas=1, rank=0)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="needs shard_sizes"):
         ShardedIterable([[1]], mode="shard", num_replicas=1, rank=0)
     with pytest.raises(ConfigError, match="one size per shard"):
         ShardedIterable([[1]], mode="shard", shard_sizes=[1, 2], num_replicas=1, rank=0)
     with pytest.raises(ConfigError, match="no shards"):
-        ShardedIterable([], mode="shard", policy="uneven", num_replicas=1, rank=0)
+        ShardedIterable([], mode="shard", tail="uneven", num_replicas=1, rank=0)
     with pytest.raises(ConfigError, match="every rank empty"):
         ShardedIterable(Indexed(2), num_replicas=3, rank=0)
     with pytest.raises(ConfigError, match="total=5 but the source has len"):
@@ -427,7 +434,7 @@ def test_bad_inputs_raise_clear_errors() -> None:
     with pytest.raises(ConfigError, match="shard 0 has 2 items but shard_sizes"):
         list(ShardedIterable([[1, 2]], mode="shard", shard_sizes=[3], num_replicas=1, rank=0))
     with pytest.warns(DegenerateConfigWarning, match="some ranks get no shard"):
-        ShardedIterable([[1]], mode="shard", policy="uneven", num_replicas=2, rank=0)
+        ShardedIterable([[1]], mode="shard", tail="uneven", num_replicas=2, rank=0)
 
 
 def test_layout_doc_example_matches_dataset() -> None:
@@ -439,7 +446,7 @@ def test_layout_doc_example_matches_dataset() -> None:
         mode="shard",
         shard_sizes=[3, 1, 2, 2],
         shuffle_shards=False,
-        policy="pad",
+        tail="pad",
         num_replicas=2,
         rank=1,
     )

@@ -40,7 +40,7 @@ def _on_rank(rank: int, world_size: int) -> dict[str, Any]:
     multiprocessing.current_process().daemon = False
     warnings.simplefilter("ignore")  # DataLoader worker-count advice on small machines
     # rank and world size come from the process group
-    items = ShardedIterable(Stream(45), policy="drop")
+    items = ShardedIterable(Stream(45), tail="drop")
     # fork: the rank was spawned, and workers spawned from it would re-import torch
     item_loader = DataLoader(items, batch_size=None, num_workers=2, multiprocessing_context="fork")
     item_out = [int(x) for x in item_loader]
@@ -48,7 +48,7 @@ def _on_rank(rank: int, world_size: int) -> dict[str, Any]:
         [(s, n) for s, n in enumerate(SIZES)],
         mode="shard",
         open_shard=open_shard,
-        policy="uneven",
+        tail="uneven",
         seed=3,
     )
     loader = DataLoader(

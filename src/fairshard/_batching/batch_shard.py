@@ -21,43 +21,24 @@ once. Memory is the inner epoch's batches (two int64 arrays).
 from __future__ import annotations
 
 import contextlib
-import random
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
 import numpy as np
-import torch
 from numpy.typing import NDArray
 
+from .._core.inputs import to_numpy
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
+from .._core.rng import forked_global_rng
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
 from .._random.seeding import Stream, stream_words
 from .base import BatchPlanSampler
 
-__all__ = ["BatchShardSampler", "forked_global_rng"]
+__all__ = ["BatchShardSampler"]
 
 
-@contextlib.contextmanager
-def forked_global_rng(seed_words: NDArray[np.uint64]) -> Iterator[None]:
-    """Seed Python's, numpy's and torch's (CPU) global RNGs; restore them on exit.
-
-    Args:
-        seed_words: At least one uint64 word; the first seeds all three.
-    """
-    word = int(seed_words[0])
-    py_state = random.getstate()
-    np_state = np.random.get_state()
-    torch_state = torch.random.get_rng_state()
-    try:
-        random.seed(word)
-        np.random.seed(word & 0xFFFFFFFF)
-        torch.default_generator.manual_seed(word & ((1 << 63) - 1))
-        yield
-    finally:
-        random.setstate(py_state)
-        np.random.set_state(np_state)
-        torch.random.set_rng_state(torch_state)
+_INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 class BatchShardSampler(BatchPlanSampler):
@@ -125,7 +106,8 @@ class BatchShardSampler(BatchPlanSampler):
         set_epoch = getattr(inner, "set_epoch", None)
         if callable(set_epoch):
             set_epoch(epoch)
-        with forked_global_rng(stream_words(Stream.WRAPPED, epoch, self.seed, 1, sub_id=1)):
+        word = int(stream_words(Stream.WRAPPED, epoch, self.seed, 1, sub_id=1)[0])
+        with forked_global_rng(word, word & 0xFFFFFFFF, word & ((1 << 63) - 1)):
             batches = [self._check_batch(b, i) for i, b in enumerate(inner)]
         sizes = np.fromiter((b.size for b in batches), dtype=np.int64, count=len(batches))
         offsets = np.zeros(len(batches) + 1, dtype=np.int64)
@@ -137,9 +119,11 @@ class BatchShardSampler(BatchPlanSampler):
 
     @staticmethod
     def _check_batch(batch: Any, position: int) -> NDArray[np.int64]:
-        if hasattr(batch, "detach") and hasattr(batch, "cpu"):
-            batch = batch.detach().cpu().numpy()
-        array = np.asarray(batch)
+        batch = to_numpy(batch, f"batch {position}")
+        try:
+            array = np.asarray(batch)
+        except ValueError:  # ragged: numpy refuses an inhomogeneous shape
+            array = np.asarray([None])  # reported as not a 1-D sequence of ints below
         if array.ndim == 1 and array.size == 0:
             raise ConfigError(
                 f"batch_sampler yielded an empty batch at position {position}; fix the inner "
@@ -149,6 +133,12 @@ class BatchShardSampler(BatchPlanSampler):
             raise ConfigTypeError(
                 f"batch_sampler yielded {batch!r} as batch {position}; a batch sampler must "
                 "yield 1-D sequences of int indices"
+            )
+        if array.dtype.kind == "u" and int(array.max()) > _INT64_MAX:
+            bad = int(array[array > _INT64_MAX][0])
+            raise ConfigError(
+                f"batch_sampler yielded the index {bad} in batch {position}, which does not fit "
+                "in int64 (it would wrap to a negative index); indices must be < 2**63"
             )
         if array.min() < 0:
             bad = int(array[array < 0][0])
@@ -165,7 +155,6 @@ class BatchShardSampler(BatchPlanSampler):
                 f"{self.kind}: the inner batch sampler yielded no batch in epoch {epoch}; "
                 "every rank gets 0 steps",
                 DegenerateConfigWarning,
-                stacklevel=4,
             )
             return
         if self._warned_tail or total % w == 0 or self.tail == "uneven":
@@ -182,5 +171,4 @@ class BatchShardSampler(BatchPlanSampler):
             f"{self.kind}: {total} batches do not split evenly over {w} ranks, so it {what}; "
             "this warning is shown once",
             DegenerateConfigWarning,
-            stacklevel=4,
         )

@@ -3,20 +3,24 @@
 NOTE (algorithm): per epoch, items are sorted by length, longest first, with
 a random tie-break (so batches change between epochs wherever lengths tie),
 then batches are filled greedily in that order. Longest-first makes the
-first item of a batch its longest, so under the default ``"padded"`` cost
-(``max length * count``, what a padded tensor really costs) a batch starting
-at item ``p`` holds exactly ``max_tokens // length[p]`` items: no search is
-needed. ``"sum"`` (packed sequences) uses a binary search on the prefix sums;
-a callable cost is grown by doubling then bisection, which requires it to be
+first item of a batch its longest, so under a padded cost (``"padded"``,
+``bs * L``, or ``AttentionCost``, ``bs * (L + coef * L**2)``) a batch
+starting at item ``p`` holds exactly ``max_tokens // cost(length[p])`` items:
+no search is needed. Packed costs (``"sum"``, ``AttentionCost(packed=True)``)
+use a binary search on the prefix sums of the per-item costs; another
+callable is grown by doubling then bisection, which requires it to be
 non-decreasing as items are added (true of any sensible cost). Every batch's
-cost is checked against the budget at the end. The batch order is then
-compute-balanced (``fairshard._balance``) or uniformly shuffled.
+cost is checked against the budget at the end, and a cost that is NaN,
+infinite or negative is an error naming the batch's items. The batch order
+is then compute-balanced under the same cost (``cost_balance``) or
+uniformly shuffled. The cost models and their resume fingerprint are in
+``costs``.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import math
 from typing import Any
 
 import numpy as np
@@ -30,27 +34,10 @@ from .._errors import warn as _warn
 from .._random.seeding import Stream, stream_generator
 from .base import BatchPlanSampler, check_lengths, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
+from .costs import COSTS, AttentionCost, CostFn, batch_cost, cost_fingerprint, item_costs
 from .length_bucket import sort_key
 
 __all__ = ["COSTS", "TokenBudgetBatchSampler", "batch_cost"]
-
-#: Cost functions by name.
-COSTS = ("padded", "sum")
-CostFn = Callable[[NDArray[Any]], float]
-
-
-def batch_cost(lengths: NDArray[Any], cost: str | CostFn) -> float:
-    """Cost of one batch whose items have ``lengths``.
-
-    ``"padded"``: ``max(lengths) * len(lengths)``; ``"sum"``: ``sum(lengths)``;
-    a callable is called with the lengths array.
-    """
-    if cost == "padded":
-        return float(lengths.max() * lengths.size) if lengths.size else 0.0
-    if cost == "sum":
-        return float(lengths.sum())
-    assert callable(cost)
-    return float(cost(lengths))
 
 
 class TokenBudgetBatchSampler(BatchPlanSampler):
@@ -61,9 +48,10 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         max_tokens: Budget per batch (> 0), in the units of ``lengths``.
         max_batch_size: Optional cap on items per batch.
         cost: ``"padded"`` (default: ``max length * count``, the size of the
-            padded tensor), ``"sum"`` (packed sequences) or a callable mapping
-            a batch's lengths array to its cost, non-decreasing as items are
-            added.
+            padded tensor), ``"sum"`` (packed sequences), ``AttentionCost(coef)``
+            (``bs * L + coef * bs * L**2``, a transformer step with its
+            quadratic attention) or a callable mapping a batch's lengths array
+            to its cost, non-decreasing as items are added.
         skip_oversized: Leave out items whose own cost exceeds ``max_tokens``
             (counted in ``num_skipped`` and reported by a warning) instead of
             raising.
@@ -78,7 +66,8 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
 
     Raises:
         ConfigError: an item is longer than the budget (the message names its
-            index and length) and ``skip_oversized`` is False, among others.
+            index and length) and ``skip_oversized`` is False; a cost that is
+            NaN, infinite or negative (naming the items); among others.
 
     Example:
         >>> s = TokenBudgetBatchSampler([3, 5, 2, 4], 8, num_replicas=1, rank=0)
@@ -129,17 +118,15 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         self.num_skipped = int(self.lengths.size - self._kept.size)
         self._key = sort_key(self.lengths)
         self._digest = S.digest(self.lengths)
-
-    def _item_costs(self) -> NDArray[np.float64]:
-        """(n,) cost of each item alone."""
-        if not callable(self.cost):
-            return self.lengths.astype(np.float64)
-        unique, inverse = np.unique(self.lengths, return_inverse=True)
-        alone = np.array([batch_cost(unique[i : i + 1], self.cost) for i in range(unique.size)])
-        return alone[inverse.reshape(-1)]
+        self._cost_id = cost_fingerprint(cost, self.lengths[self._kept])
 
     def _find_kept(self) -> NDArray[np.int64]:
-        oversized = self._item_costs() > self.max_tokens
+        alone = item_costs(self.lengths, self.cost)
+        bad = ~(np.isfinite(alone) & (alone >= 0))
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            _bad_cost(float(alone[first]), np.array([first]), self.lengths)
+        oversized = alone > self.max_tokens
         if oversized.any():
             first = int(np.flatnonzero(oversized)[0])
             count = int(oversized.sum())
@@ -163,16 +150,11 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         return kept
 
     def _config(self) -> dict[str, Any]:
-        cost = (
-            self.cost
-            if isinstance(self.cost, str)
-            else getattr(self.cost, "__qualname__", type(self.cost).__name__)
-        )
         return {
             "lengths": self._digest,
             "max_tokens": self.max_tokens,
             "max_batch_size": self.max_batch_size,
-            "cost": cost,
+            "cost": self._cost_id,
             "skip_oversized": self.skip_oversized,
             "balance_run": self.balance_run,
         }
@@ -181,8 +163,12 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
         kept = self._kept[rng.permutation(self._kept.size)]  # random tie-break
         flat = kept[np.argsort(-self._key[kept], kind="stable")]  # (m,) longest first
-        offsets = self._fill(self.lengths[flat])
+        offsets = self._fill(flat)
         costs = self._costs(flat, offsets)
+        bad = np.flatnonzero(~(np.isfinite(costs) & (costs >= 0)))
+        if bad.size:
+            b = int(bad[0])
+            _bad_cost(float(costs[b]), flat[offsets[b] : offsets[b + 1]], self.lengths)
         over = np.flatnonzero(costs > self.max_tokens)
         if over.size:  # unreachable for "padded"/"sum"; a guard for custom costs
             raise RuntimeError(
@@ -197,42 +183,51 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         )
         return reorder_batches(flat, offsets, order)
 
-    def _fill(self, lengths: NDArray[Any]) -> NDArray[np.int64]:
-        """(num_batches + 1,) greedy batch boundaries over lengths sorted descending."""
-        m, budget = lengths.size, self.max_tokens
+    def _fill(self, flat: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(num_batches + 1,) greedy batch boundaries over ``flat`` (longest first)."""
+        lengths = self.lengths[flat]
+        m, budget, cost = lengths.size, self.max_tokens, self.cost
         cap = self.max_batch_size if self.max_batch_size is not None else m
         bounds = [0]
         p = 0
-        if self.cost == "padded":
-            as_list = lengths.tolist()
+        padded = cost == "padded" or (isinstance(cost, AttentionCost) and not cost.packed)
+        if padded:
+            per_item = item_costs(lengths, cost).tolist()
             while p < m:
-                take = min(int(budget // as_list[p]), cap, m - p)
-                while take > 1 and as_list[p] * take > budget:  # float rounding
+                take = min(int(budget // per_item[p]), cap, m - p)
+                while take > 1 and per_item[p] * take > budget:  # float rounding
                     take -= 1
                 p += take
                 bounds.append(p)
-        elif self.cost == "sum":
-            prefix = np.concatenate(([0], np.cumsum(lengths, dtype=np.float64)))
+        elif cost == "sum" or isinstance(cost, AttentionCost):
+            prefix = np.concatenate(([0], np.cumsum(item_costs(lengths, cost))))
             while p < m:
                 end = int(np.searchsorted(prefix, prefix[p] + budget, side="right")) - 1
                 end = min(max(end, p + 1), p + cap, m)
-                while end > p + 1 and batch_cost(lengths[p:end], "sum") > budget:
+                while end > p + 1 and batch_cost(lengths[p:end], cost) > budget:
                     end -= 1  # float rounding of the prefix sums
                 p = end
                 bounds.append(p)
         else:
             while p < m:
-                p = self._grow(lengths, p, min(p + cap, m))
+                p = self._grow(lengths, flat, p, min(p + cap, m))
                 bounds.append(p)
         return np.asarray(bounds, dtype=np.int64)
 
-    def _grow(self, lengths: NDArray[Any], p: int, limit: int) -> int:
+    def _grow(self, lengths: NDArray[Any], flat: NDArray[np.int64], p: int, limit: int) -> int:
         """Largest end in ``(p, limit]`` with cost(lengths[p:end]) within budget."""
-        cost, budget = self.cost, self.max_tokens
+        budget = self.max_tokens
+
+        def fits(end: int) -> bool:
+            value = batch_cost(lengths[p:end], self.cost)
+            if not (math.isfinite(value) and value >= 0):
+                _bad_cost(value, flat[p:end], self.lengths)
+            return value <= budget
+
         good, step = p + 1, 1  # a single item fits (oversized ones were removed)
         while good < limit:
             probe = min(good + step, limit)
-            if batch_cost(lengths[p:probe], cost) > budget:
+            if not fits(probe):
                 bad = probe
                 break
             good, step = probe, step * 2
@@ -240,7 +235,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             return good
         while bad - good > 1:
             mid = (good + bad) // 2
-            if batch_cost(lengths[p:mid], cost) <= budget:
+            if fits(mid):
                 good = mid
             else:
                 bad = mid
@@ -249,12 +244,15 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
     def _costs(self, flat: NDArray[np.int64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:
         lengths = self.lengths[flat]
         sizes = np.diff(offsets)
-        if self.cost == "padded":  # sorted descending: the first item is the longest
+        cost = self.cost
+        if cost == "padded":  # sorted descending: the first item is the longest
             return (lengths[offsets[:-1]] * sizes).astype(np.float64)
-        if self.cost == "sum" and lengths.dtype.kind == "i":
+        if isinstance(cost, AttentionCost) and not cost.packed:
+            return cost.per_item(lengths[offsets[:-1]]) * sizes
+        if cost == "sum" and lengths.dtype.kind == "i":
             return np.add.reduceat(lengths, offsets[:-1]).astype(np.float64)
         return np.array(
-            [batch_cost(lengths[a:b], self.cost) for a, b in itertools.pairwise(offsets.tolist())],
+            [batch_cost(lengths[a:b], cost) for a, b in itertools.pairwise(offsets.tolist())],
             dtype=np.float64,
         )
 
@@ -266,3 +264,14 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             [batch_cost(self.lengths[plan.batch(b)], self.cost) for b in range(len(plan))],
             dtype=np.float64,
         )
+
+
+def _bad_cost(value: float, items: NDArray[np.int64], lengths: NDArray[Any]) -> None:
+    """Raise: the cost of the batch of ``items`` is NaN, infinite or negative."""
+    shown = items[:8].tolist()
+    more = f" and {items.size - 8} more" if items.size > 8 else ""
+    raise ConfigError(
+        f"cost returned {value!r} for the batch of items {shown}{more} (lengths "
+        f"{lengths[items[:8]].tolist()}{more}); a cost must be a finite number >= 0 -- "
+        "fix the cost function"
+    )

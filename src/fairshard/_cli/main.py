@@ -10,9 +10,12 @@ error (bad arguments, a missing file, a sampler that cannot be built).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .._version import __version__
 from . import demo, lint, simulate
@@ -44,13 +47,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: 0 after --help/--version, 2 on bad usage
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        code: int = args.func(args)
+        with _warnings_as_cli_lines(f"fairshard {args.command}"):
+            code: int = args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:  # output piped into `head` and closed early: not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     return code
+
+
+@contextlib.contextmanager
+def _warnings_as_cli_lines(prog: str) -> Iterator[None]:
+    """Show warnings as ``PROG: warning: Category: message`` lines on stderr.
+
+    A command-line user has no line of their own to point at: Python's
+    default ``file:line:`` prefix would name a module inside fairshard.
+    """
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: Any = None,
+        line: str | None = None,
+    ) -> None:
+        print(f"{prog}: warning: {category.__name__}: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,4 +1,9 @@
-"""Class labels given as ints or strings, in any container, as class codes."""
+"""The one label validator: class labels (ints or strings, any container) as class codes.
+
+Every family that takes labels reads them here, so the same input is accepted
+or refused the same way everywhere: all ints (within int64) or all strings;
+bytes, floats, bools and mixed types are refused with the fix.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._errors import ConfigError, ConfigTypeError
+from .inputs import to_numpy
 
 __all__ = ["encode_labels"]
 
@@ -32,8 +38,7 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
         >>> encode_labels(["b", "a", "b"])
         (['a', 'b'], array([1, 0, 1]))
     """
-    if hasattr(labels, "detach") and hasattr(labels, "cpu"):  # torch.Tensor
-        labels = labels.detach().cpu().numpy()
+    labels = to_numpy(labels, name)
     if isinstance(labels, str | bytes | Mapping) or not hasattr(labels, "__len__"):
         raise ConfigTypeError(
             f"{name} must be a 1-D sequence (one class label per item), got {type(labels).__name__}"
@@ -43,14 +48,22 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
         raise ConfigError(f"{name} must be 1-D (one label per item), got shape {array.shape}")
     if array.size == 0:
         raise ConfigError(f"{name} is empty; pass one class label per dataset item")
+    if array.dtype.kind == "S" or (
+        array.dtype == object and any(isinstance(v, bytes) for v in array.tolist())
+    ):
+        raise ConfigTypeError(
+            f"{name} must be ints or str, got bytes (dtype {array.dtype}); bytes labels cannot "
+            "be saved in state_dict(), so decode them first, e.g. "
+            f"[label.decode() for label in {name}]"
+        )
     if array.dtype.kind in "iu":
-        values = array.astype(np.int64)
+        values = _checked_int64(array, name)
     elif array.dtype.kind == "U":
         values = array
     elif array.dtype == object:
         items = array.tolist()
         if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items):
-            values = np.asarray([int(v) for v in items], dtype=np.int64)
+            values = _checked_int64(np.asarray([int(v) for v in items], dtype=object), name)
         elif all(isinstance(v, str) for v in items):
             values = np.asarray(items, dtype=str)
         else:
@@ -73,3 +86,21 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
         )
     classes, codes = np.unique(values, return_inverse=True)
     return classes.tolist(), codes.reshape(-1).astype(np.int64)
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def _checked_int64(array: NDArray[Any], name: str) -> NDArray[np.int64]:
+    """Integer labels as int64, refusing values that would wrap (uint64 above 2**63 - 1)."""
+    if array.dtype == object:
+        low, high = min(array.tolist()), max(array.tolist())
+    else:
+        low, high = int(array.min()), int(array.max())
+    if low < _INT64.min or high > _INT64.max:
+        bad = next(i for i, v in enumerate(array.tolist()) if not _INT64.min <= v <= _INT64.max)
+        raise ConfigError(
+            f"{name}[{bad}]={array.tolist()[bad]} does not fit in int64; map class labels to "
+            "small ints first (e.g. numpy.unique(labels, return_inverse=True)[1])"
+        )
+    return array.astype(np.int64)

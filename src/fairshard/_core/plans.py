@@ -12,6 +12,7 @@ plans) for an int64 array of plan positions.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -23,6 +24,7 @@ from .._random.seeding import Stream, stream_words
 
 __all__ = [
     "BatchPlan",
+    "flatten_items",
     "IndexPlan",
     "PermutationPlan",
     "Plan",
@@ -171,3 +173,39 @@ class BatchPlan:
             out.append(values[cursor : cursor + length])
             cursor += length
         return out
+
+
+def flatten_items(items: Sequence[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """What a plan or a sampler yields as ``(indices, sizes)``: ints, batches, or batches of rows.
+
+    The one flattening helper: evaluation shares, the coverage checker, the
+    simulator and the tests all read items through it. Items nest to any
+    depth (an index, a batch of indices, a batch of packed rows of indices).
+
+    Returns:
+        ``(m,)`` int64 dataset indices in order, and ``(len(items),)`` int64
+        sizes: how many indices each item holds (1 for an int item).
+
+    Example:
+        >>> flatten_items([[3, 1], [2]])
+        (array([3, 1, 2]), array([2, 1]))
+        >>> flatten_items([[[0, 4], [2]], [[1]]])[1]
+        array([3, 1])
+    """
+    if all(isinstance(item, int | np.integer) for item in items):
+        return np.asarray(items, dtype=np.int64).reshape(-1), np.ones(len(items), dtype=np.int64)
+    parts = [_leaves(item) for item in items]
+    sizes = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
+    flat = np.fromiter((i for p in parts for i in p), dtype=np.int64, count=int(sizes.sum()))
+    return flat, sizes
+
+
+def _leaves(item: Any) -> list[int]:
+    """The indices inside one item, depth first."""
+    if isinstance(item, int | np.integer):
+        return [int(item)]
+    if isinstance(item, np.ndarray) and item.ndim == 1 and item.dtype.kind in "iu":
+        return [int(i) for i in item.tolist()]
+    if all(isinstance(i, int | np.integer) for i in item):
+        return [int(i) for i in item]
+    return [leaf for sub in item for leaf in _leaves(sub)]

@@ -8,8 +8,9 @@ world size that does not match the process group, a dataset of another size.
 
 The fingerprint has two parts:
 
-* **shared** fields every rank must have equal: sampler kind, a digest of the
-  config, seed, epoch, world size, plan length and a digest of the plan
+* **shared** fields every rank must have equal: sampler kind, the config
+  (plain values, so a difference is reported as the field and each rank's
+  value), seed, epoch, world size, plan length and a digest of the plan
   (sampled at its head, evenly through it and at its end: O(1) work however
   large the epoch);
 * **own** fields: the rank the sampler was built for, its ``len()`` and a
@@ -18,9 +19,19 @@ The fingerprint has two parts:
   share differs is named even when all shared fields agree.
 
 Setting ``FAIRSHARD_VERIFY=1`` runs ``verify`` at the start of every epoch
-of every fairshard sampler. PyTorch's ``DistributedSampler`` (anything with
-``num_replicas``, ``rank``, ``seed`` and ``epoch``) can be verified too, on
-the fields it exposes.
+of every fairshard sampler whose world is the process group. PyTorch's
+``DistributedSampler`` (anything with ``num_replicas``, ``rank``, ``seed``
+and ``epoch``) can be verified too, on the fields it exposes.
+
+NOTE (which samplers communicate): ``verify`` all-gathers only when the
+sampler's ``num_replicas`` is the size of the group it checks against (the
+default group, or ``group=``), the rule of ``world.talks_to_group``. A
+sampler built for one process is returned unchecked (nothing to compare);
+one built for another world size is an error raised locally, on every rank
+that calls, without any collective. The per-epoch check of
+``FAIRSHARD_VERIFY=1`` skips both silently: a sampler of a sub-group or of
+one process is legitimate, and the check must never consume a collective
+that the user's code makes on the other ranks.
 """
 
 from __future__ import annotations
@@ -31,9 +42,16 @@ import numpy as np
 
 from .._errors import ConfigTypeError, RankMismatchError, check_real
 from . import state as S
-from .world import all_gather_objects, process_group_active
+from .world import all_gather_objects, group_size, process_group_active, talks_to_group
 
-__all__ = ["FIRST_ITEMS", "SHARED_FIELDS", "fingerprint", "verify"]
+__all__ = [
+    "FIRST_ITEMS",
+    "SHARED_FIELDS",
+    "disagreement",
+    "fingerprint",
+    "verify",
+    "verify_epoch",
+]
 
 #: Fields every rank must agree on, in the order they are compared.
 SHARED_FIELDS = ("kind", "world_size", "config", "seed", "epoch", "plan_length", "plan")
@@ -77,7 +95,7 @@ def fingerprint(sampler: Any) -> dict[str, Any]:
         return {
             "kind": sampler.kind,
             "world_size": sampler.num_replicas,
-            "config": S.digest(sampler.full_config()),
+            "config": dict(sampler.full_config()),
             "seed": sampler.seed,
             "epoch": sampler.epoch,
             "plan_length": len(plan),
@@ -100,7 +118,7 @@ def fingerprint(sampler: Any) -> dict[str, Any]:
     return {
         "kind": f"{type(sampler).__module__}.{type(sampler).__qualname__}",
         "world_size": sampler.num_replicas,
-        "config": S.digest(config),
+        "config": config,
         "seed": sampler.seed,
         "epoch": sampler.epoch,
         "plan_length": getattr(sampler, "total_size", None),
@@ -125,19 +143,41 @@ def _describe(field: str, values: list[Any]) -> str:
     return "; ".join(parts)
 
 
+def disagreement(per_rank: list[Any]) -> tuple[str, str] | None:
+    """The first field that ranks disagree on and who has which value, or ``None``.
+
+    Args:
+        per_rank: One flat mapping per rank, in rank order (a sampler's
+            config, or any exchanged identity).
+
+    Returns:
+        For example ``("n", "ranks [0, 2] have n=1003; rank 1 has n=1000")``:
+        the field and each rank's value, as ``load_state_dict`` names a
+        config difference; ``None`` when the mappings are equal (or not
+        mappings).
+    """
+    if not all(isinstance(c, dict) for c in per_rank):
+        return None
+    for key in sorted({k for c in per_rank for k in c}):
+        values = [c.get(key, "<missing>") for c in per_rank]
+        if len({repr(v) for v in values}) > 1:
+            return key, _describe(key, values)
+    return None
+
+
 def _compare(local: dict[str, Any], gathered: list[dict[str, Any]], sampler: Any) -> None:
-    world = len(gathered)
     for field in SHARED_FIELDS:
         values = [fp.get(field) for fp in gathered]
         if len({repr(v) for v in values}) > 1:
+            detail = disagreement(values) if field == "config" else None
+            if detail is not None:
+                raise RankMismatchError(
+                    f"ranks disagree on the sampler's config field {detail[0]!r}: {detail[1]}. "
+                    f"{_FIX}"
+                )
             raise RankMismatchError(
                 f"ranks disagree on the sampler's {field}: {_describe(field, values)}. {_FIX}"
             )
-    if local["world_size"] != world:
-        raise RankMismatchError(
-            f"every rank built its sampler with num_replicas={local['world_size']} but the "
-            f"process group has {world} ranks. {_FIX}"
-        )
     claimed = [fp["rank"] for fp in gathered]
     wrong = [r for r, c in enumerate(claimed) if c != r]
     if wrong:
@@ -163,18 +203,21 @@ def _compare(local: dict[str, Any], gathered: list[dict[str, Any]], sampler: Any
             )
 
 
-def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
+def verify(sampler: Any, *, timeout: float | None = 60.0, group: Any = None) -> dict[str, Any]:
     """All-gather the sampler's fingerprint and fail loudly if ranks disagree.
 
     Call it on every rank (it is a collective). Without an initialized
-    process group there is nothing to compare and the local fingerprint is
-    returned.
+    process group, or for a sampler built for one process, there is nothing
+    to compare and the local fingerprint is returned without communicating.
 
     Args:
         sampler: A fairshard sampler, or one with ``num_replicas``, ``rank``,
             ``seed`` and ``epoch`` attributes (PyTorch's ``DistributedSampler``).
         timeout: Seconds to wait for the other ranks (``None``: the process
             group's timeout). A missing rank raises instead of hanging.
+        group: The process group the sampler shards for (default: the
+            default group), e.g. the data-parallel group of a job that also
+            shards its model.
 
     Returns:
         This rank's fingerprint.
@@ -182,6 +225,8 @@ def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
     Raises:
         RankMismatchError: ranks disagree; the message names the field, the
             ranks on each side and their values, or a rank never arrived.
+            Also (locally, with no collective) when the sampler was built for
+            more than one rank but not for as many as ``group`` has.
         ConfigTypeError: ``sampler`` exposes nothing to compare.
 
     Example:
@@ -199,8 +244,27 @@ def verify(sampler: Any, *, timeout: float | None = 60.0) -> dict[str, Any]:
             fix="pass seconds to wait, or None for the process group's timeout",
         )
     local = fingerprint(sampler)
-    if not process_group_active():
+    if not process_group_active() or local["world_size"] == 1:
         return local
-    gathered: list[dict[str, Any]] = all_gather_objects(local, timeout=timeout)
+    if not talks_to_group(local["world_size"], group):
+        raise RankMismatchError(
+            f"the sampler was built for num_replicas={local['world_size']} but the process "
+            f"group has {group_size(group)} ranks, so verify cannot compare it with its peers "
+            "(it makes no collective for a sampler of another world). Pass group= the "
+            f"process group the sampler shards for, or build it for that group. {_FIX}"
+        )
+    gathered: list[dict[str, Any]] = all_gather_objects(local, timeout=timeout, group=group)
     _compare(local, gathered, sampler)
     return local
+
+
+def verify_epoch(sampler: Any) -> None:
+    """The per-epoch check of ``FAIRSHARD_VERIFY=1``: ``verify`` where the rule allows it.
+
+    Only a sampler whose world is the default process group is checked;
+    samplers of one process or of another world are left alone (see the
+    module's NOTE), so turning the check on never adds a collective that the
+    other ranks do not make.
+    """
+    if talks_to_group(int(sampler.num_replicas)) and sampler.num_replicas > 1:
+        verify(sampler)

@@ -30,7 +30,14 @@ import torch
 import torch.distributed as dist
 from numpy.typing import NDArray
 
-from .._core.world import _collective_device, all_gather_objects, complete, process_group_active
+from .._core.world import (
+    _collective_device,
+    all_gather_objects,
+    complete,
+    group_size,
+    process_group_active,
+    talks_to_group,
+)
 from .._errors import ConfigError, RankMismatchError, check_int, check_real
 from .codec import Encoded, Meta, decode, encode
 from .shares import ShareMap, describe
@@ -115,7 +122,7 @@ def gather_in_order(
         >>> gather_in_order(torch.tensor(order) * 10, sampler).tolist()
         [0, 10, 20, 30, 40]
     """
-    if not process_group_active():
+    if not _talks(sampler):
         return _gather_single(outputs, sampler, dst, timeout)
     rank, world = dist.get_rank(), dist.get_world_size()
     local: Encoded | None = None
@@ -143,13 +150,33 @@ def gather_in_order(
     return _assemble(gathered, metas, shares, local)  # type: ignore[arg-type]
 
 
+def _talks(sampler: Any) -> bool:
+    """Whether to gather over the process group (``world.talks_to_group``).
+
+    A sampler whose ``num_replicas`` is not the group's size (one process
+    evaluating alone, another world) is gathered locally, without any
+    collective. A sampler without an int ``num_replicas`` goes to the group
+    path, whose exchange reports the bad argument on every rank.
+    """
+    if not process_group_active():
+        return False
+    world = getattr(sampler, "num_replicas", None)
+    return not isinstance(world, int) or talks_to_group(world)
+
+
 def _gather_single(outputs: Any, sampler: Any, dst: int | None, timeout: float | None) -> Any:
     _check_args(dst, timeout, 1)
     shares = describe(sampler)
     shares.check_complete("gather_in_order")
     if shares.world_size != 1:
+        where = (
+            f"in a process group of {group_size()} ranks (fairshard talks only to the group "
+            "a sampler's world is)"
+            if process_group_active()
+            else "without a process group"
+        )
         raise ConfigError(
-            f"gather_in_order was called without a process group, but the sampler has "
+            f"gather_in_order was called {where}, but the sampler has "
             f"num_replicas={shares.world_size}; call torch.distributed.init_process_group "
             "first (torchrun sets up the environment), or build the sampler for one process"
         )

@@ -20,7 +20,13 @@ import torch
 import torch.distributed as dist
 from numpy.typing import NDArray
 
-from .._core.world import _collective_device, all_gather_objects, complete, process_group_active
+from .._core.world import (
+    _collective_device,
+    all_gather_objects,
+    complete,
+    process_group_active,
+    talks_to_group,
+)
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_int, check_real
 from .shares import ShareMap, describe
 
@@ -251,7 +257,9 @@ class ExactMetrics:
         shares = self._shares
         size = None if shares is None else shares.size(shares.rank)
         identity = None if shares is None else shares.identity
-        if sync and process_group_active():
+        # A sampler of one process or of another world never syncs (world.talks_to_group).
+        talks = process_group_active() and (shares is None or talks_to_group(shares.world_size))
+        if sync and talks:
             rank = dist.get_rank()
             reports = all_gather_objects((k, self.seen, size, identity, rank), timeout=timeout)
             _check_reports(reports)
@@ -259,9 +267,10 @@ class ExactMetrics:
         else:
             if sync and shares is not None and shares.world_size > 1:
                 raise ConfigError(
-                    f"compute(sync=True) needs a process group: the sampler has "
-                    f"num_replicas={shares.world_size}; call init_process_group first, or "
-                    "compute(sync=False) for this rank's counts alone"
+                    f"compute(sync=True) needs a process group of the sampler's "
+                    f"num_replicas={shares.world_size} ranks; call init_process_group first "
+                    "(or build the sampler for the group), or compute(sync=False) for this "
+                    "rank's counts alone"
                 )
             _check_reports([(k, self.seen, size, identity, 0 if shares is None else shares.rank)])
         return ClassificationMetrics(counts.cpu().numpy().reshape(k, k))

@@ -51,6 +51,8 @@ class Stream:
     ITERABLE = 9
     HARD_EXAMPLE = 10
     BATCH_ORDER = 11
+    MIXTURE = 12
+    PACKING = 13
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:
@@ -71,13 +73,61 @@ def _entropy(stream_id: int, sub_id: int, epoch: int, seed: int) -> list[int]:
     return words
 
 
+# numpy's SeedSequence constants (numpy/random/bit_generator.pyx).
+_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+_POOL = 4
+
+
+def _seed_pool(entropy: list[int]) -> list[int]:
+    """``SeedSequence(entropy).pool`` for a list of 32-bit words, in pure Python."""
+    const = _INIT_A
+
+    def hashmix(value: int) -> int:
+        nonlocal const
+        value ^= const
+        const = (const * _MULT_A) & _U32_MASK
+        value = (value * const) & _U32_MASK
+        return value ^ (value >> 16)
+
+    def mix(x: int, y: int) -> int:
+        r = (_MIX_L * x - _MIX_R * y) & _U32_MASK
+        return r ^ (r >> 16)
+
+    pool = [hashmix(entropy[i] if i < len(entropy) else 0) for i in range(_POOL)]
+    for src in range(_POOL):
+        for dst in range(_POOL):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hashmix(pool[src]))
+    for src in range(_POOL, len(entropy)):
+        for dst in range(_POOL):
+            pool[dst] = mix(pool[dst], hashmix(entropy[src]))
+    return pool
+
+
 def stream_words(
     stream_id: int, epoch: int, seed: int, count: int, *, sub_id: int = 0
 ) -> NDArray[np.uint64]:
-    """Return ``count`` 64-bit words of the stream ``(stream_id, sub_id, epoch, seed)``."""
-    seq = np.random.SeedSequence(_entropy(stream_id, sub_id, epoch, seed))
-    words: NDArray[np.uint64] = seq.generate_state(count, np.uint64).astype(np.uint64)
-    return words
+    """Return ``count`` 64-bit words of the stream ``(stream_id, sub_id, epoch, seed)``.
+
+    NOTE (fresh-process resume): these are exactly
+    ``SeedSequence(entropy).generate_state(count, np.uint64)`` (a test checks
+    it against numpy), computed in pure Python: importing ``numpy.random``
+    costs several milliseconds, which was most of what resuming a lazy
+    sampler in a new process cost. Only the samplers that need a generator
+    (``stream_generator``) import it.
+    """
+    pool = _seed_pool(_entropy(stream_id, sub_id, epoch, seed))
+    const = _INIT_B
+    halves: list[int] = []
+    for i in range(2 * count):
+        value = pool[i % _POOL] ^ const
+        const = (const * _MULT_B) & _U32_MASK
+        value = (value * const) & _U32_MASK
+        halves.append(value ^ (value >> 16))
+    words = [lo | (hi << 32) for lo, hi in zip(halves[::2], halves[1::2], strict=True)]
+    return np.array(words, dtype=np.uint64)
 
 
 def stream_generator(

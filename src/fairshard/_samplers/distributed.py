@@ -21,10 +21,9 @@ reproducing old runs (it materializes ``torch.randperm``).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sized
 from typing import Any, Literal
 
-from .._core.base import PlannedSampler
+from .._core.inputs import dataset_length
 from .._core.partition import Layout, Partition, Tail
 from .._core.plans import (
     IndexPlan,
@@ -33,45 +32,28 @@ from .._core.plans import (
     TorchPermutationPlan,
     torch_epoch_seed,
 )
-from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_choice, warn
+from .._errors import (
+    ConfigError,
+    DegenerateConfigWarning,
+    check_choice,
+    check_flag,
+    warn,
+)
 from .._random.permutation import MAX_N
+from .torch_compat import IndexSampler
 
-__all__ = ["DistributedEvalSampler", "DistributedSampler", "dataset_length"]
+__all__ = ["DistributedEvalSampler", "DistributedSampler"]
 
 Order = Literal["lazy", "torch"]
 ORDERS: tuple[Order, ...] = ("lazy", "torch")
 
 
-def dataset_length(dataset: Any, name: str = "dataset") -> int:
-    """``len(dataset)``, or an error that says what to pass instead.
-
-    An int is accepted as the dataset size, so samplers can be built (and
-    simulated) without a dataset object.
-    """
-    if isinstance(dataset, bool):
-        raise ConfigTypeError(f"{name} must be a sized dataset or an int, got {dataset!r}")
-    if isinstance(dataset, numbers.Integral):  # Python and numpy integers
-        if dataset < 0:
-            raise ConfigError(f"{name} size must be >= 0, got {name}={dataset}")
-        return int(dataset)
-    if isinstance(dataset, str | bytes):
-        raise ConfigTypeError(
-            f"{name} must be a sized dataset or an int, got a {type(dataset).__name__} "
-            f"({name}={dataset!r}); pass the dataset object or its length"
-        )
-    if not isinstance(dataset, Sized):
-        raise ConfigTypeError(
-            f"{name} must define __len__ (a map-style dataset) or be an int size, got "
-            f"{type(dataset).__name__}; for an IterableDataset use fairshard.ShardedIterable"
-        )
-    length = len(dataset)
-    if length < 0:
-        raise ConfigError(f"len({name}) must be >= 0, got {length}")
-    return length
-
-
-class DistributedSampler(PlannedSampler[int]):
+class DistributedSampler(IndexSampler):
     """Shard a map-style dataset across ranks, every index once per epoch.
+
+    A subclass of ``torch.utils.data.DistributedSampler`` (see
+    ``IndexSampler``), with its attributes and their meaning, so frameworks
+    that test for PyTorch's class leave it alone.
 
     Args:
         dataset: A sized dataset, or its length as an int.
@@ -79,9 +61,11 @@ class DistributedSampler(PlannedSampler[int]):
             torchrun's ``WORLD_SIZE``, then 1).
         rank: This rank; detected like ``num_replicas``.
         shuffle: Shuffle the order each epoch (``True``) or keep dataset order.
+            Like PyTorch: a bool, a numpy bool, or 0/1.
         seed: Root seed, identical on every rank. ``None`` agrees on one.
         drop_last: PyTorch's switch between the ``"pad"`` (False) and
-            ``"drop"`` (True) tail modes; ignored when ``tail`` is given.
+            ``"drop"`` (True) tail modes; ignored when ``tail`` is given. A
+            bool, a numpy bool, or 0/1.
         order: ``"lazy"`` (default; O(1) memory) or ``"torch"`` (PyTorch's exact
             sequence; materializes the permutation).
         layout: ``"strided"`` (PyTorch's) or ``"blocked"`` (contiguous shards).
@@ -113,9 +97,8 @@ class DistributedSampler(PlannedSampler[int]):
         tail: Tail | None = None,
         auto_epoch: bool = False,
     ) -> None:
-        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last)):
-            if not isinstance(flag, bool):
-                raise ConfigTypeError(f"{name} must be a bool, got {name}={flag!r}")
+        shuffle = check_flag("shuffle", shuffle)
+        drop_last = check_flag("drop_last", drop_last)
         check_choice("order", order, ORDERS)
         resolved_tail: Tail = ("drop" if drop_last else "pad") if tail is None else tail
         super().__init__(
@@ -126,15 +109,15 @@ class DistributedSampler(PlannedSampler[int]):
             tail=resolved_tail,
             auto_epoch=auto_epoch,
         )
-        self.dataset = dataset
         self.n = dataset_length(dataset)
+        # PyTorch's attribute is a sized dataset: an int size stands for range(size).
+        self.dataset = range(self.n) if isinstance(dataset, numbers.Integral) else dataset
         if self.n > MAX_N:
             raise ConfigError(
                 f"dataset size must be <= 2**62, got len(dataset)={self.n}; shard the dataset "
                 "into several samplers"
             )
         self.shuffle = shuffle
-        self.drop_last = resolved_tail == "drop"
         self.order: Order = order
         if order == "torch" and layout != "strided":
             raise ConfigError(
@@ -153,27 +136,18 @@ class DistributedSampler(PlannedSampler[int]):
                 DegenerateConfigWarning,
             )
 
-    @property
-    def num_samples(self) -> int:
-        """Items this rank takes in a full epoch (PyTorch's attribute)."""
-        return self.full_partition().num_items(self.rank)
-
-    @property
-    def total_size(self) -> int:
-        """Positions all ranks take in a full epoch, padding included (PyTorch's)."""
-        if self.tail == "uneven":
-            return self.n
-        return self.full_partition().max_items * self.num_replicas
-
     def full_partition(self) -> Partition:
-        """The partition of a full epoch (no resume)."""
+        """The partition of a full epoch (no resume); ``num_samples`` and ``total_size`` use it."""
         return Partition(self.n, self.num_replicas, self.layout, self.tail)
+
+    def _known_plan_length(self) -> int:
+        return self.n  # every epoch orders the whole dataset
 
     def _config(self) -> dict[str, Any]:
         return {"n": self.n, "shuffle": self.shuffle, "order": self.order}
 
     def _check_source(self) -> None:
-        if isinstance(self.dataset, numbers.Integral):
+        if isinstance(self.dataset, range):
             return
         length = dataset_length(self.dataset)
         if length != self.n:

@@ -17,7 +17,6 @@ diverges -- ``check=True`` all-gathers a digest of the inner order at each
 from __future__ import annotations
 
 import numbers
-import random
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
@@ -25,37 +24,30 @@ import numpy as np
 import torch
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
-from .._core.world import all_gather_objects, process_group_active
+from .._core.rng import forked_global_rng
+from .._core.world import (
+    all_gather_objects,
+    group_size,
+    process_group_active,
+    talks_to_group,
+)
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
 from .._random.seeding import Stream, stream_words
+from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan
 
 __all__ = ["ShardedSampler"]
 
 
 def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them.
-
-    Only the CPU torch generator is seeded (inside ``fork_rng(devices=[])``,
-    which restores only that one): ``torch.manual_seed`` would also reseed
-    every CUDA device's generator, which ``fork_rng(devices=[])`` does not
-    restore, so the caller's GPU randomness would change.
-    """
+    """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
     words = stream_words(Stream.WRAPPED, epoch, seed, 3)
-    py_state = random.getstate()
-    np_state = np.random.get_state()
-    try:
-        with torch.random.fork_rng(devices=[]):
-            random.seed(int(words[0]))
-            np.random.seed(int(words[1] >> np.uint64(32)))
-            torch.default_generator.manual_seed(int(words[2] >> np.uint64(1)))
-            items = list(iter(sampler))
-    finally:
-        random.setstate(py_state)
-        np.random.set_state(np_state)
+    with forked_global_rng(
+        int(words[0]), int(words[1] >> np.uint64(32)), int(words[2] >> np.uint64(1))
+    ):
+        items = list(iter(sampler))
     return _as_order(items)
 
 
@@ -124,7 +116,7 @@ def _fail_range(position: int, item: Any) -> NoReturn:
     )
 
 
-class ShardedSampler(PlannedSampler[int]):
+class ShardedSampler(IndexSampler):
     """Partition the order of any sampler across ranks.
 
     Args:
@@ -195,8 +187,16 @@ class ShardedSampler(PlannedSampler[int]):
         return ArrayPlan(order)
 
     def __iter__(self) -> Iterator[int]:
+        checking = self.check and self.num_replicas > 1 and process_group_active()
+        if checking and not talks_to_group(self.num_replicas):  # no collective outside it
+            raise ConfigError(
+                f"ShardedSampler(check=True) compares the inner order across the "
+                f"num_replicas={self.num_replicas} ranks, but the process group has "
+                f"{group_size()} ranks and fairshard talks only to the group a sampler's "
+                "world is; build it for the whole group, or pass check=False"
+            )
         items = super().__iter__()
-        if self.check and process_group_active():
+        if checking:
             cursor = self._cursor
             epoch = self.epoch if cursor is None else cursor.epoch
             plan = self.plan(epoch)

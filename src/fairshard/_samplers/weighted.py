@@ -7,7 +7,11 @@ does not depend on the world size a job resumes on any number of ranks.
 With replacement the plan is random access (counter-based hashes into an
 alias table, ``_alias``): memory is 8 bytes per weight, whatever
 ``num_samples``. Without replacement it is an Efraimidis-Spirakis draw
-(``_weighted_plans.exponential_keys_order``), materialized once per epoch.
+(``exponential_keys.exponential_keys_order``), materialized once per epoch:
+the build sorts all ``n`` keys on every rank (it cannot get cheaper with the
+world size, see that module), needs 8 bytes per weight while it runs and
+keeps 4 bytes per draw (int32) for the epoch, beside the sampler's own copy
+of the weights (8 bytes per weight).
 
 NOTE (changing weights): ``set_weights`` stages new weights; they take effect
 at the next ``set_epoch`` (or automatic epoch advance, or
@@ -25,19 +29,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import state as S
-from .._core.base import PlannedSampler
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, StateDictError, check_bool, check_int
 from .._random.alias import AliasTable
 from .._random.seeding import Stream, stream_words
+from .torch_compat import IndexSampler
 from .weighted_plans import AliasPlan, ArrayPlan, exponential_keys_order
 from .weights import as_weights, check_weights, weights_digest
 
 __all__ = ["WeightedSampler"]
 
 
-class WeightedSampler(PlannedSampler[int]):
+class WeightedSampler(IndexSampler):
     """Draw indices in proportion to per-sample weights, one plan for all ranks.
 
     Args:
@@ -188,6 +192,9 @@ class WeightedSampler(PlannedSampler[int]):
             raise
 
     # ------------------------------------------------------------------ plans
+    def _known_plan_length(self) -> int:
+        return int(self.num_samples)  # every epoch draws num_samples
+
     def _config(self) -> dict[str, Any]:
         return {
             "n": self.n,

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._core.inputs import to_numpy
 from .._errors import ConfigError, ConfigTypeError
 from .._random.alias import MAX_ITEMS
 
@@ -29,11 +30,7 @@ def as_weights(weights: Any, name: str = "weights") -> NDArray[np.float64]:
         ConfigTypeError: not numeric (strings, objects, complex numbers).
         ConfigError: not 1-D, or empty.
     """
-    if hasattr(weights, "detach") and hasattr(weights, "cpu"):  # torch.Tensor
-        weights = weights.detach().cpu()
-        if weights.is_floating_point():  # numpy has no bfloat16; float64 is the result anyway
-            weights = weights.double()
-        weights = weights.numpy()
+    weights = to_numpy(weights, name)
     if isinstance(weights, str | bytes | dict | set):
         raise ConfigTypeError(
             f"{name} must be a 1-D sequence of numbers, got {type(weights).__name__}"

@@ -11,6 +11,8 @@ construction.
 from __future__ import annotations
 
 import itertools
+import operator
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -25,6 +27,8 @@ from .state import Progress
 
 __all__ = ["advance", "read_indexed", "read_shards", "read_streamed"]
 
+_BLOCK = 1 << 16  # stream items per block when the length is unknown
+
 
 def advance(it: Iterator[Any], n: int) -> int:
     """Consume up to ``n`` items of ``it`` at C speed; return how many there were."""
@@ -33,10 +37,31 @@ def advance(it: Iterator[Any], n: int) -> int:
     return next(counter)
 
 
+def _split(total: int, consumer: Any, policy: Policy, consumed: int) -> tuple[range, range]:
+    """This consumer's remaining positions: those inside the stream, those past it (pad)."""
+    positions = item_positions(total, consumer, policy)[consumed:]
+    inside = len(range(positions.start, min(positions.stop, total), positions.step))
+    return positions[:inside], positions[inside:]
+
+
 def read_indexed(source: Any, total: int, policy: Policy, progress: Progress) -> Iterator[Any]:
-    """Item mode over a sized, indexable source: read this consumer's positions by index."""
-    positions = item_positions(total, progress.consumer, policy)
-    for p in positions[progress.consumed :]:
+    """Item mode over a sized, indexable source: read this consumer's positions by index.
+
+    NOTE (speed): the items come from ``map(source.__getitem__, positions)``
+    with the positions a ``range`` iterator the progress tracks (no Python
+    code per item); the at most one padded position past the end follows.
+    """
+    inside, past = _split(total, progress.consumer, policy, progress.consumed)
+    positions = iter(inside)
+    progress.track(positions, len(inside))
+    items = map(source.__getitem__, positions)
+    if not past:
+        return items
+    return itertools.chain(items, _read_past(source, total, past, progress))
+
+
+def _read_past(source: Any, total: int, past: range, progress: Progress) -> Iterator[Any]:
+    for p in past:  # pad: positions past the end repeat the head
         item = source[p % total]
         progress.consumed += 1
         yield item
@@ -45,52 +70,114 @@ def read_indexed(source: Any, total: int, policy: Policy, progress: Progress) ->
 def read_streamed(
     source: Iterable[Any], total: int | None, policy: Policy, progress: Progress
 ) -> Iterator[Any]:
-    """Item mode over a stream: read it row by row, keep this consumer's column.
+    """Item mode over a stream: this consumer's every ``stride``-th item.
 
-    A row holds one item per rank; consumer ``(rank, worker)`` takes column
-    ``rank`` of every ``num_workers``-th row from row ``worker``, discarding
-    the rows in between (and, on resume, those already read) at C speed.
-    Under ``pad`` row 0 is always read: it supplies the repeated items.
+    With a known ``total`` the items are an ``itertools.islice`` of the
+    stream -- the plain recipe, at C speed -- whose progress is tracked
+    without Python code per item; then the rest of the stream is counted
+    to check ``total``. Under ``pad`` the head of the stream (one item per
+    rank) is kept first: positions past the end repeat it. Without a total
+    the stream is read row by row (``_read_rows``).
 
     Raises:
         ConfigError: the stream is empty, disagrees with ``total``, or is too
             short for ``drop`` to give any rank an item.
     """
-    c = progress.consumer
-    width = c.world_size
+    if total is None:
+        return _read_rows(source, policy, progress)
+    return _read_islice(source, total, policy, progress)
+
+
+def _read_islice(
+    source: Iterable[Any], total: int, policy: Policy, progress: Progress
+) -> Iterator[Any]:
+    # A chain of C iterators: Python code runs once per piece, not per item.
+    return itertools.chain.from_iterable(_islice_pieces(source, total, policy, progress))
+
+
+def _islice_pieces(
+    source: Iterable[Any], total: int, policy: Policy, progress: Progress
+) -> Iterator[Iterable[Any]]:
+    inside, past = _split(total, progress.consumer, policy, progress.consumed)
     it = iter(source)
-    head: list[Any] = []  # row 0, kept for padding
-    row = 0  # index of the next row the stream delivers
-    target = c.worker + c.num_workers * progress.consumed  # next row this consumer takes
-    seen = 0
-    while True:
-        if row < target and not (row == 0 and policy == "pad"):
-            want = (target - row) * width
-            got = advance(it, want)
-            seen += got
-            if got < want:
-                break
-            row = target
+    head = list(itertools.islice(it, min(total, progress.consumer.world_size))) if past else []
+    pulled = len(head)
+    early = len(range(inside.start, min(inside.stop, pulled), inside.step))
+    if early:  # positions inside the head already read (at most one)
+        yield _counted([head[p] for p in inside[:early]], progress)
+    rest = inside[early:]
+    if rest:
+        counter = itertools.repeat(True, len(rest))  # selectors with a length hint
+        progress.track(counter, len(rest))
+        window = itertools.islice(it, rest.start - pulled, rest[-1] + 1 - pulled, rest.step)
+        yield itertools.compress(window, counter)
+        if operator.length_hint(counter):  # the stream ended before total
+            seen = advance(iter(source), sys.maxsize)  # count it again for the message
+            _check_stream_end(seen, total, policy, 0)
+            raise ConfigError(
+                f"source ended after fewer than total={total} items in this pass (it yields "
+                f"{seen} when read again); a stream must yield the same items every pass"
+            )
+        pulled = rest[-1] + 1
+    _check_stream_end(pulled + advance(it, sys.maxsize), total, policy, 0)
+    if past:
+        yield _counted([head[p % total] for p in past], progress)
+
+
+def _counted(items: list[Any], progress: Progress) -> Iterator[Any]:
+    for item in items:
+        progress.consumed += 1
+        yield item
+
+
+def _read_rows(source: Iterable[Any], policy: Policy, progress: Progress) -> Iterator[Any]:
+    """Item mode over a stream of unknown length, read in blocks of whole strides.
+
+    A block holds a multiple of ``stride`` items, so this consumer's items
+    are ``block[offset::stride]`` (list slicing, C speed); only the last,
+    short block needs the tail rule: under ``drop`` an item of the last,
+    incomplete row is left out, under ``pad`` the positions past the end
+    repeat the head of the stream (one item per rank, kept from the start).
+    """
+    return itertools.chain.from_iterable(_row_blocks(source, policy, progress))
+
+
+def _row_blocks(
+    source: Iterable[Any], policy: Policy, progress: Progress
+) -> Iterator[Iterator[Any]]:
+    c = progress.consumer
+    width, stride, offset = c.world_size, c.stride, c.offset
+    group = max(1, _BLOCK // stride) * stride  # items per block
+    it = iter(source)
+    head = list(itertools.islice(it, width)) if policy == "pad" else []
+    base = progress.consumed * stride  # first stream position not yet passed (resume)
+    carry = head if base == 0 else []
+    seen = len(head)
+    if base > seen:
+        seen += advance(it, base - seen)
+    while seen >= base:
+        block = carry + list(itertools.islice(it, group - len(carry)))
+        carry = []
+        seen = base + len(block)
+        mine = block[offset::stride]
+        if len(block) == group:
+            yield _tracked(mine, progress)
+            base += group
             continue
-        items = list(itertools.islice(it, width))
-        seen += len(items)
-        if row == 0:
-            head = items
-        if not items:
-            break
-        if row == target:
-            target += c.num_workers
-            if c.rank < len(items):
-                if len(items) == width or policy != "drop":
-                    progress.consumed += 1
-                    yield items[c.rank]
-            elif policy == "pad":
-                progress.consumed += 1
-                yield head[(row * width + c.rank) % seen]
-        if len(items) < width:
-            break
-        row += 1
-    _check_stream_end(seen, total, policy, width)
+        if policy == "drop":  # only items of complete rows of `width`
+            mine = mine[: len(range(base + offset, seen // width * width, stride))]
+        elif policy == "pad" and seen:
+            rows_end = -(-seen // width) * width
+            mine += [head[p % seen] for p in range(base + offset, rows_end, stride) if p >= seen]
+        yield _tracked(mine, progress)
+        break
+    _check_stream_end(seen, None, policy, width)
+
+
+def _tracked(items: list[Any], progress: Progress) -> Iterator[Any]:
+    live = iter(items)
+    progress.track(live, len(items))
+    return live
 
 
 def _check_stream_end(seen: int, total: int | None, policy: Policy, num_replicas: int) -> None:
@@ -106,8 +193,8 @@ def _check_stream_end(seen: int, total: int | None, policy: Policy, num_replicas
         )
     if policy == "drop" and seen < num_replicas:
         raise ConfigError(
-            f"policy='drop' left every rank empty: the stream has {seen} items for "
-            f"num_replicas={num_replicas}; use policy='pad' or 'uneven'"
+            f"tail='drop' left every rank empty: the stream has {seen} items for "
+            f"num_replicas={num_replicas}; use tail='pad' or 'uneven'"
         )
 
 

@@ -49,8 +49,9 @@ from .layout import (
     shard_segments,
 )
 from .read import read_indexed, read_shards, read_streamed
+from .resume import complete, loader_positions, worker_position
 from .source import check_source, item_total, random_access, shard_sizes_array
-from .state import Position, Progress, seal_state, state_config, unseal_state
+from .state import Position, Progress, seal_state, seal_workers, state_config, unseal_state
 
 __all__ = ["ShardedIterable"]
 
@@ -78,13 +79,15 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         open_shard: Shard mode: ``open_shard(shard)`` returns the shard's
             items (an iterable, or an indexable sequence to allow skipping by
             index). Use it for file paths.
-        policy: Equal counts per rank: ``"drop"`` the tail so every rank gets
+        tail: Equal counts per rank: ``"drop"`` the tail so every rank gets
             the shortest share, ``"pad"`` every rank to the longest share by
             repeating items (item mode: from the head of the stream; shard
             mode: from the head of the rank's own stream), or ``"uneven"``:
             every item exactly once, ranks may differ (evaluation, or training
             wrapped in ``fairshard.stop_together``).
         shuffle_shards: Shard mode: permute the shard order every epoch.
+        policy: Deprecated name of ``tail`` (it is the tail policy every
+            other family calls ``tail``); warns and is removed in 1.0.
         seed: Root seed of the shard order; ``None`` agrees on one.
         num_replicas: World size; detected when ``None``.
         rank: This process's rank; detected when ``None``.
@@ -104,8 +107,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         total: int | None = None,
         shard_sizes: Sequence[int] | None = None,
         open_shard: Callable[[Any], Iterable[T]] | None = None,
-        policy: Policy = "drop",
+        tail: Policy = "drop",
         shuffle_shards: bool = True,
+        policy: Policy | None = None,
         seed: int | None = 0,
         num_replicas: int | None = None,
         rank: int | None = None,
@@ -113,9 +117,16 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         world = resolve_world(num_replicas, rank)
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
-        self.seed: int = resolve_seed(seed)
+        self.seed: int = resolve_seed(seed, world)
         self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
-        self.policy: Policy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
+        if policy is not None:
+            warn(
+                f"ShardedIterable(policy={policy!r}) is deprecated; write tail={policy!r} "
+                "(the same tail policy every other fairshard family calls tail)",
+                DeprecationWarning,
+            )
+            tail = policy
+        self.tail: Policy = check_choice("tail", tail, POLICIES)  # type: ignore[assignment]
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
@@ -124,6 +135,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.epoch = 0
         self._progress: Progress | None = None
         self._resume: Position | None = None
+        # A whole rank's state (plain DataLoader): (epoch, one position per worker)
+        self._resume_workers: tuple[int, list[Position]] | None = None
         # (epoch, consumer) of the last complete pass in this process
         self._completed: tuple[int, Consumer] | None = None
         self._warned_repeat = False
@@ -132,12 +145,16 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.total: int | None = None
         if self.mode == "item":
             self.total = item_total(
-                source, total, shard_sizes, open_shard, self.policy, self.num_replicas
+                source, total, shard_sizes, open_shard, self.tail, self.num_replicas
             )
         else:
-            self.sizes = shard_sizes_array(
-                source, total, shard_sizes, self.policy, self.num_replicas
-            )
+            self.sizes = shard_sizes_array(source, total, shard_sizes, self.tail, self.num_replicas)
+            self._check_every_epoch()
+
+    @property
+    def policy(self) -> Policy:
+        """Deprecated alias of :attr:`tail`."""
+        return self.tail
 
     # ----------------------------------------------------------------- sizes
     def _consumer(self) -> Consumer:
@@ -153,12 +170,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if self.mode == "item":
             if self.total is None:
                 return None
-            return item_count(self.total, self.num_replicas, self.rank, self.policy)
+            return item_count(self.total, self.num_replicas, self.rank, self.tail)
         if self.sizes is None:
             return None
         totals = rank_totals(self._order(epoch), self.sizes, self.num_replicas)
         self._check_totals(totals, epoch)
-        return shard_count(totals, self.rank, self.policy)
+        return shard_count(totals, self.rank, self.tail)
 
     def _check_totals(self, totals: list[int], epoch: int) -> None:
         """Refuse an epoch in which a rank's shards are all empty under drop or pad.
@@ -166,19 +183,47 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         ``drop`` would cut every rank to 0 items and ``pad`` has nothing to
         repeat on the empty rank; both would be silently wrong.
         """
-        if self.policy == "uneven" or min(totals) > 0 or max(totals) == 0:
+        if self.tail == "uneven" or min(totals) > 0 or max(totals) == 0:
             return
         empty = [r for r, t in enumerate(totals) if t == 0]
-        if self.policy == "pad":
+        if self.tail == "pad":
             raise ConfigError(
-                f"policy='pad' cannot pad ranks {empty}: their shards hold no items in "
-                f"epoch {epoch}; use policy='drop' or more, non-empty shards"
+                f"tail='pad' cannot pad ranks {empty}: their shards hold no items in "
+                f"epoch {epoch}; use tail='drop' or more, non-empty shards"
             )
         raise ConfigError(
-            f"policy='drop' gives every rank 0 items in epoch {epoch}: ranks {empty} get only "
-            "empty shards; use more (or non-empty) shards, fewer ranks, or policy='uneven' "
+            f"tail='drop' gives every rank 0 items in epoch {epoch}: ranks {empty} get only "
+            "empty shards; use more (or non-empty) shards, fewer ranks, or tail='uneven' "
             "with fairshard.stop_together"
         )
+
+    def _check_every_epoch(self) -> None:
+        """Decide at construction that no epoch can give a rank only empty shards.
+
+        NOTE: the shard order is reshuffled every epoch, so checking epoch 0
+        alone would let a later epoch fail mid-training. A rank takes every
+        ``R``-th shard of the order, at least ``S // R`` of the ``S`` shards; a
+        shuffle can give one rank only empty shards exactly when there are at
+        least that many empty shards. Without shuffling the order is fixed and
+        epoch 0 decides. Unknown sizes cannot be checked up front (they are
+        checked as shards are read).
+        """
+        if self.sizes is None or self.tail == "uneven":
+            return
+        self._check_totals(rank_totals(self._order(0), self.sizes, self.num_replicas), 0)
+        if not self.shuffle_shards:
+            return
+        num_shards = len(self.sizes)
+        empty = int(np.count_nonzero(self.sizes == 0))
+        fewest = num_shards // self.num_replicas
+        if empty and empty >= fewest and empty < num_shards:
+            raise ConfigError(
+                f"shard_sizes has {empty} empty shards of {num_shards}; with shuffle_shards=True "
+                f"and num_replicas={self.num_replicas} a rank may take as few as {fewest} "
+                f"shards, so some epoch would give a rank only empty shards, which "
+                f"tail={self.tail!r} cannot honour; remove the empty shards from source, or "
+                "pass shuffle_shards=False, or tail='uneven' with fairshard.stop_together"
+            )
 
     def __len__(self) -> int:
         """Exact number of items this rank yields per epoch, over all its workers.
@@ -225,16 +270,18 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         consumed = segment = offset = 0
         if self._resume is not None and self._resume[0] == epoch:
             _, consumed, segment, offset = self._resume
+        elif self._resume_workers is not None and self._resume_workers[0] == epoch:
+            _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
         progress = Progress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
         if self.mode == "shard":
             return self._shards(progress)
+        # Item mode returns the reader's iterator itself (C speed, no wrapper):
+        # completion is tracked only for shard mode's repeated-epoch warning.
         if self.total is not None and random_access(self.source):
-            items = read_indexed(self.source, self.total, self.policy, progress)
-        else:
-            items = read_streamed(self.source, self.total, self.policy, progress)
-        return self._finished(items, progress)
+            return read_indexed(self.source, self.total, self.tail, progress)
+        return read_streamed(self.source, self.total, self.tail, progress)
 
     def _finished(self, items: Iterator[T], progress: Progress) -> Iterator[T]:
         """Yield ``items``; once they are exhausted, record the pass as complete."""
@@ -246,7 +293,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             self._check_totals(
                 rank_totals(self._order(epoch), self.sizes, consumer.world_size), epoch
             )
-        return shard_segments(self._order(epoch), self.sizes, consumer, self.policy)
+        return shard_segments(self._order(epoch), self.sizes, consumer, self.tail)
 
     def _open(self, shard: int) -> Any:
         raw = self.source[shard]  # type: ignore[index]
@@ -260,7 +307,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     def _config(self) -> dict[str, Any]:
         num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
         return state_config(
-            self.mode, self.policy, self.total, num_shards, self.sizes, self.shuffle_shards
+            self.mode, self.tail, self.total, num_shards, self.sizes, self.shuffle_shards
         )
 
     def state_dict(self) -> dict[str, Any]:
@@ -284,12 +331,50 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume: the next ``iter()`` continues the saved epoch after what was consumed.
 
+        Takes a state from ``state_dict()`` (one consumer: what
+        ``StatefulDataLoader`` saves per worker) or from
+        ``fairshard.loader_state_dict`` (a whole rank: each DataLoader
+        worker's copy picks its own position at ``iter()``).
+
         Raises:
             StateDictError: foreign or tampered state, another config or seed,
                 or another consumer (rank, world size, worker or worker count).
         """
-        at = unseal_state(state_dict, self.kind, self._config(), self.seed, self._consumer())
-        self.epoch = at.epoch
-        self._resume = at
+        consumer = self._consumer()
+        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
         self._progress = None
         self._completed = None
+        epoch = at.epoch if isinstance(at, Position) else at[0]
+        if self.epoch > epoch and complete(self, at, consumer):
+            # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
+            # restores lazily, after the user's set_epoch): keep the later epoch.
+            self._resume = self._resume_workers = None
+        elif isinstance(at, Position):
+            self.epoch, self._resume, self._resume_workers = at.epoch, at, None
+        else:
+            self.epoch, self._resume, self._resume_workers = at[0], None, at
+
+    def _worker_position(self, consumer: Consumer) -> Position:
+        assert self._resume_workers is not None
+        return worker_position(self._resume_workers[1], consumer)
+
+    def _loader_state(
+        self, batches: int, *, batch_size: int | None, drop_last: bool, num_workers: int
+    ) -> dict[str, Any]:
+        """The rank's state after the loop took ``batches`` batches of the current pass.
+
+        Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
+        """
+        base: list[int] | None = None
+        if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
+            base = [p.consumed for p in self._resume_workers[1]]
+        elif self._resume is not None and self._resume.epoch == self.epoch:
+            base = [self._resume.consumed]
+        elif num_workers == 0 and self._progress is not None:
+            base = [self._progress.first]
+        size = 1 if batch_size is None else batch_size
+        positions = loader_positions(self, batches, size, drop_last, num_workers, base)
+        args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
+        if num_workers == 0:
+            return seal_state(*args, self._consumer(), positions[0])
+        return seal_workers(*args, self.epoch, positions)

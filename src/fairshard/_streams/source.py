@@ -8,7 +8,8 @@ at construction.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import ItemsView, Iterator, KeysView, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -38,12 +39,20 @@ def check_source(source: object) -> None:
     """Reject a source that cannot be read again by every worker and epoch.
 
     Raises:
-        ConfigTypeError: ``source`` is not iterable, or is a one-shot iterator.
+        ConfigTypeError: ``source`` is not iterable, is a one-shot iterator, or is
+            unordered (a ``set``: each process would iterate it in its own order).
     """
     if not hasattr(source, "__iter__") and not random_access(source):
         raise ConfigTypeError(
             f"source must be iterable, got {type(source).__name__}; pass a list, an "
             "IterableDataset or an object whose __iter__ opens the stream"
+        )
+    if isinstance(source, AbstractSet) and not isinstance(source, KeysView | ItemsView):
+        raise ConfigTypeError(
+            f"source is a {type(source).__name__}, whose iteration order differs between "
+            "processes (string hashes are salted per process), so ranks would read "
+            "overlapping items and miss others; pass an ordered sequence, e.g. "
+            "sorted(source)"
         )
     if isinstance(source, Iterator):
         raise ConfigTypeError(
@@ -114,14 +123,14 @@ def shard_sizes_array(
         check_length(int(sizes.sum()), "shard", policy, num_replicas)
         if policy == "pad" and len(source) < num_replicas:
             raise ConfigError(
-                f"policy='pad' needs at least one shard per rank, got {len(source)} "
+                f"tail='pad' needs at least one shard per rank, got {len(source)} "
                 f"shards for num_replicas={num_replicas}; split the data into more "
                 "shards or use mode='item'"
             )
     elif policy != "uneven":
         raise ConfigError(
             f"policy={policy!r} in shard mode needs shard_sizes (items per shard) to "
-            "give every rank the same count; pass shard_sizes, or policy='uneven' and wrap "
+            "give every rank the same count; pass shard_sizes, or tail='uneven' and wrap "
             "the training loop's DataLoader in fairshard.stop_together(loader)"
         )
     if len(source) < num_replicas:
@@ -147,6 +156,6 @@ def check_length(total: int, mode: str, policy: Policy, num_replicas: int) -> No
         )
     if mode == "item" and policy == "drop" and total < num_replicas:
         raise ConfigError(
-            f"policy='drop' leaves every rank empty: {total} items for num_replicas="
-            f"{num_replicas}; use policy='pad' or 'uneven'"
+            f"tail='drop' leaves every rank empty: {total} items for num_replicas="
+            f"{num_replicas}; use tail='pad' or 'uneven'"
         )

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._core.labels import encode_labels
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, warn
 from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import Stream, normalize_seed, stream_words
@@ -179,7 +180,7 @@ def _stratified_counts(class_sizes: list[int], part_sizes: list[int]) -> NDArray
         short = [int(s - h) if s > h else 0 for s, h in zip(part_sizes, have, strict=True)]
         extra = [int(h - s) if h > s else 0 for s, h in zip(part_sizes, have, strict=True)]
         if not any(short):
-            return cells
+            return np.asarray(cells, dtype=np.int64)
         if not _augment(cells, floors, open_, short, extra):  # pragma: no cover
             raise AssertionError("stratified rounding found no solution; please report")
 
@@ -237,14 +238,12 @@ def split(
         shuffled = _permuted(np.arange(n, dtype=np.int64), root, 0)
         bounds = np.cumsum([0, *counts])
         return tuple(np.sort(shuffled[bounds[i] : bounds[i + 1]]) for i in range(len(counts)))
-    labels = np.asarray(stratify)
-    if labels.ndim != 1 or len(labels) != n:
+    _, inverse = encode_labels(stratify, "stratify")  # (n,) class code of each item
+    if len(inverse) != n:
         raise ConfigError(
-            f"stratify must hold one label per item (shape ({n},)), got shape {labels.shape}; "
-            "pass the labels of the same dataset"
+            f"stratify must hold one label per item (shape ({n},)), got shape "
+            f"({len(inverse)},); pass the labels of the same dataset"
         )
-    _, inverse = np.unique(labels, return_inverse=True)
-    inverse = inverse.reshape(-1)
     by_class = np.argsort(inverse, kind="stable")  # (n,) indices grouped by class, ascending
     ends = np.cumsum(np.bincount(inverse))
     members = np.split(by_class, ends[:-1])

@@ -65,7 +65,7 @@ def stop_together(iterable: Iterable[T], *, group: Any = None) -> StopTogether[T
     """Yield from ``iterable`` while every rank still has data; stop all ranks together.
 
     Wrap the DataLoader of a stream whose per-rank counts are not known to be
-    equal (``ShardedIterable(..., policy="uneven")``), so DDP never waits on a
+    equal (``ShardedIterable(..., tail="uneven")``), so DDP never waits on a
     rank that has already finished::
 
         for batch in fairshard.stop_together(loader):

@@ -17,7 +17,8 @@ each batch to ``accelerator.device``::
         x, y = (t.to(accelerator.device) for t in batch)
 
 ``check_accelerate(loader)`` raises when a prepared loader wraps a fairshard
-sampler.
+sampler, right after ``prepare``; the index samplers also refuse by
+themselves at the first batch of such a loader (``_samplers.reshard_guard``).
 """
 
 from __future__ import annotations

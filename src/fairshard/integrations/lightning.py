@@ -1,15 +1,24 @@
-"""Lightning: detect a fairshard sampler that Lightning sharded a second time.
+"""Lightning: fairshard index samplers work with the default ``Trainer`` flags.
 
-A fairshard sampler already gives each rank its own share. Lightning's
-``Trainer`` (with ``use_distributed_sampler=True``, its default) replaces
-every training sampler that is not a ``torch.utils.data.DistributedSampler``
-with ``DistributedSamplerWrapper(sampler)``, which splits each rank's share
-again across the ranks: every rank then sees about ``1/world_size`` of its
-share per epoch and the rest of the dataset is silently never visited.
-Nothing fails; the model just trains on a fraction of the data.
+Lightning's ``Trainer`` (and Fabric) with ``use_distributed_sampler=True``,
+the default, wraps every sampler that is not a
+``torch.utils.data.DistributedSampler`` in its ``DistributedSamplerWrapper``.
+fairshard's index samplers are ``DistributedSampler`` subclasses, so Lightning
+leaves them as built and calls their ``set_epoch`` at every epoch: nothing to
+configure. Two mistakes remain possible, and silent, which
+``check_lightning(self.trainer)`` (e.g. from ``on_train_start``) catches:
 
-Build the Trainer with ``use_distributed_sampler=False`` and call
-``check_lightning(self.trainer)`` from ``on_train_start`` to be sure.
+* a sampler wrapped by hand in Lightning's ``DistributedSamplerWrapper``,
+  which shards each rank's share again (every rank then sees about
+  ``1/world_size`` of its share, the rest of the data never);
+* a sampler built before the processes were launched (in ``__init__`` of
+  the module, say), whose ``num_replicas``/``rank`` are not the trainer's.
+
+fairshard *batch* samplers (``batch_sampler=``) are not index samplers, and
+Lightning's default cannot tell that such a loader is sharded already (it
+tests ``loader.sampler``, PyTorch's placeholder); it fails loudly when it
+tries to inject its own sampler. Build the ``Trainer`` with
+``use_distributed_sampler=False`` for them.
 """
 
 from __future__ import annotations
@@ -28,7 +37,13 @@ def _loaders(trainer: Any) -> list[Any]:
     if loaders is None:
         return []
     flattened = getattr(loaders, "flattened", None)  # Lightning's CombinedLoader
-    return list(flattened) if flattened is not None else [loaders]
+    if flattened is not None:
+        return list(flattened)
+    if isinstance(loaders, dict):
+        return list(loaders.values())
+    if isinstance(loaders, list | tuple):
+        return list(loaders)
+    return [loaders]
 
 
 def samplers_of(loader: Any) -> Iterator[tuple[Any, Any | None]]:
@@ -55,10 +70,11 @@ def check_lightning(trainer: Any) -> None:
     (``check_lightning(self.trainer)``). Only fairshard samplers are checked.
 
     Raises:
-        ConfigError: a fairshard sampler was wrapped by Lightning (so each
-            rank's share is sharded twice), or it was built for another world
-            size or rank than the trainer's (built before the processes were
-            launched). The message says what to change.
+        ConfigError: a fairshard sampler was wrapped in Lightning's
+            ``DistributedSamplerWrapper`` (so each rank's share is sharded
+            twice), or it was built for another world size or rank than the
+            trainer's (built before the processes were launched). The
+            message says what to change.
     """
     world, rank = int(trainer.world_size), int(trainer.global_rank)
     for loader in _loaders(trainer):
@@ -67,11 +83,11 @@ def check_lightning(trainer: Any) -> None:
                 continue
             if wrapper is not None:
                 raise ConfigError(
-                    f"Lightning wrapped the fairshard {sampler.kind} in its "
-                    f"{type(wrapper).__name__}, so each of the {world} ranks takes a share "
-                    f"of its own share: every rank sees about 1/{world} of its samples per "
-                    "epoch and the rest are never used. Build the Trainer with "
-                    "use_distributed_sampler=False; the fairshard sampler already shards"
+                    f"the fairshard {sampler.kind} is wrapped in Lightning's "
+                    f"{type(wrapper).__name__}, which shards its share again: each of the "
+                    f"{world} ranks sees about 1/{world} of its samples per epoch and the "
+                    "rest are never used. Pass the fairshard sampler to the DataLoader "
+                    "directly; Lightning's default flags leave it as built"
                 )
             if (sampler.num_replicas, sampler.rank) != (world, rank):
                 raise ConfigError(

@@ -1,11 +1,17 @@
-"""HF accelerate on 2 CPU processes (run under torchrun) with a fairshard sampler.
+"""HF accelerate on 2 CPU processes (run under torchrun) with fairshard samplers.
 
 Usage: torchrun --nproc-per-node 2 accelerate_job.py OUT_DIR
 
-The right way: prepare the model and optimizer, iterate the fairshard
-DataLoader yourself. The wrong way (recorded for comparison): pass the
-DataLoader to ``prepare``, which shards each rank's share again. Each rank
-writes OUT_DIR/rank{r}.json.
+Three ways, each rank writes OUT_DIR/rank{r}.json:
+
+* ``right``: prepare the model and optimizer, iterate the fairshard
+  DataLoader as built (each rank: exactly its fairshard share);
+* ``prepared``: pass the same DataLoader to ``prepare`` (default
+  configuration): accelerate shards it again, and the sampler refuses with
+  an error on the first batch instead of losing half of its share;
+* ``global``: a sampler built for one process (``num_replicas=1``) passed to
+  ``prepare``: accelerate's sharding is the only one, and accelerate calls
+  the sampler's ``set_epoch`` itself.
 """
 
 import json
@@ -46,20 +52,31 @@ def main():
         right.append(seen)
     check_accelerate(loader)  # a plain DataLoader: nothing to report
 
-    wrong_sampler = fairshard.DistributedSampler(data, seed=4)
-    prepared = accelerator.prepare(DataLoader(data, batch_size=4, sampler=wrong_sampler))
-    wrong = [i for batch in prepared for i in batch.tolist()]
+    prepared = accelerator.prepare(
+        DataLoader(data, batch_size=4, sampler=fairshard.DistributedSampler(data, seed=4))
+    )
+    try:
+        next(iter(prepared))
+        refused = "no error"
+    except fairshard.ConfigError as exc:
+        refused = str(exc)
     try:
         check_accelerate(prepared)
         verdict = "ok"
     except fairshard.ConfigError as exc:
         verdict = str(exc)
+
+    one = fairshard.DistributedSampler(data, num_replicas=1, rank=0, seed=4)
+    shared = accelerator.prepare(DataLoader(data, batch_size=4, sampler=one))
+    global_seen = [[i for batch in shared for i in batch.tolist()] for _ in range(2)]
     payload = {
         "rank": accelerator.process_index,
         "world": accelerator.num_processes,
         "right": right,
-        "wrong": wrong,
+        "refused": refused,
         "check": verdict,
+        "global": global_seen,
+        "global_epoch": one.epoch,
     }
     (out / f"rank{accelerator.process_index}.json").write_text(json.dumps(payload))
 

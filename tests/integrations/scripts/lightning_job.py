@@ -1,10 +1,14 @@
-"""Lightning Trainer on CPU, 2 DDP processes, a fairshard sampler; records what each rank saw.
+"""Lightning Trainer on CPU, 2 DDP processes, fairshard samplers; records what each rank saw.
 
-Usage: python lightning_job.py OUT_DIR (correct|forgot)
+Usage: python lightning_job.py OUT_DIR (default|off)
 
-``correct`` builds the Trainer with use_distributed_sampler=False; ``forgot``
-leaves Lightning's default (True). Each rank writes OUT_DIR/rank{r}.json with
-the indices it saw per epoch and what ``check_lightning`` said.
+``default`` builds the Trainer with Lightning's default flags
+(``use_distributed_sampler=True``); ``off`` passes
+``use_distributed_sampler=False``. Two training loaders (a
+``DistributedSampler`` and a ``WeightedSampler``) and one validation loader
+(``DistributedEvalSampler``). Each rank writes OUT_DIR/rank{r}.json with the
+indices each loader yielded per epoch, the sampler classes Lightning left in
+the loaders, and what ``check_lightning`` said.
 """
 
 import json
@@ -34,23 +38,40 @@ class Module(L.LightningModule):
         super().__init__()
         self.out = out
         self.net = torch.nn.Linear(4, 1)
-        self.seen = {}
+        self.seen = {"plain": {}, "weighted": {}, "val": {}}
         self.check = "ok"
+        self.samplers = {}
 
     def train_dataloader(self):
-        sampler = fairshard.DistributedSampler(Indexed(), seed=3)
-        return DataLoader(Indexed(), batch_size=5, sampler=sampler)
+        plain = fairshard.DistributedSampler(Indexed(), seed=3)
+        weighted = fairshard.WeightedSampler(torch.arange(1.0, N + 1), seed=5)
+        return {
+            "plain": DataLoader(Indexed(), batch_size=5, sampler=plain),
+            "weighted": DataLoader(Indexed(), batch_size=5, sampler=weighted),
+        }
+
+    def val_dataloader(self):
+        return DataLoader(Indexed(), batch_size=4, sampler=fairshard.DistributedEvalSampler(N))
 
     def on_train_start(self):
         try:
             check_lightning(self.trainer)
         except fairshard.ConfigError as exc:
             self.check = str(exc)
+        for name, loader in self.trainer.train_dataloader.items():
+            self.samplers[name] = type(loader.sampler).__name__
 
     def training_step(self, batch, batch_idx):
-        idx, x = batch
-        self.seen.setdefault(self.current_epoch, []).extend(idx.tolist())
-        return self.net(x).pow(2).mean()
+        loss = 0.0
+        for name, (idx, x) in batch.items():
+            self.seen[name].setdefault(self.current_epoch, []).extend(idx.tolist())
+            loss = loss + self.net(x).pow(2).mean()
+        return loss
+
+    def validation_step(self, batch, batch_idx):
+        if not self.trainer.sanity_checking:
+            idx, _ = batch
+            self.seen["val"].setdefault(self.current_epoch, []).extend(idx.tolist())
 
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.01)
@@ -61,23 +82,27 @@ class Module(L.LightningModule):
             "rank": rank,
             "world": self.trainer.world_size,
             "check": self.check,
-            "seen": {str(k): v for k, v in self.seen.items()},
+            "samplers": self.samplers,
+            "seen": {
+                name: {str(k): v for k, v in epochs.items()} for name, epochs in self.seen.items()
+            },
         }
         (self.out / f"rank{rank}.json").write_text(json.dumps(payload))
 
 
 def main():
     out, mode = Path(sys.argv[1]), sys.argv[2]
+    flags = {} if mode == "default" else {"use_distributed_sampler": False}
     trainer = L.Trainer(
         accelerator="cpu",
         devices=2,
         strategy="ddp",
         max_epochs=2,
-        use_distributed_sampler=(mode == "forgot"),
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
+        **flags,
     )
     trainer.fit(Module(out))
 

@@ -1,0 +1,218 @@
+"""``PackingBatchSampler``: batches of fixed-capacity rows packed with whole documents.
+
+Each epoch, every item is placed in exactly one *row* (a list of item indices
+whose lengths sum to at most ``capacity``), rows are grouped
+``rows_per_batch`` to a batch, and the batches are ordered so that the
+batches of one step cost about the same on every rank. The sampler yields a
+batch as a list of rows, each row a list of item indices; wrap the dataset in
+``PackedRows`` and collate with ``collate_packed`` (varlen attention) or
+``collate_packed_padded`` (fixed shape plus an attention mask).
+
+NOTE (items longer than the capacity): ``oversized="error"`` (default) refuses
+them, naming the first; ``"skip"`` leaves them out of every epoch, counted in
+``num_skipped`` and announced by one warning. Splitting a document across
+rows is not offered: the second half would lose its context and its
+position ids; truncate such documents in the dataset if you want them.
+
+NOTE (cost): a batch costs its number of tokens (``cost="tokens"``, what the
+MLP layers pay) or the sum of squared document lengths
+(``cost="attention"``, what attention within documents pays). Batch order is
+compute-balanced with ``cost_balance.balanced_order``; the plan stays
+independent of the world size, so elastic resume is exact.
+
+Planning materializes the epoch's rows (two int64 arrays, 8 bytes per item
+plus 8 per row), as every batch sampler's plan does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core import state as S
+from .._core.partition import Tail
+from .._errors import (
+    ConfigError,
+    DegenerateConfigWarning,
+    check_choice,
+    check_int,
+    warn,
+)
+from .._random.seeding import Stream, stream_generator
+from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
+from .pack_plan import PackedPlan, pack_windows
+
+__all__ = ["PackingBatchSampler"]
+
+Oversized = Literal["error", "skip"]
+Cost = Literal["tokens", "attention"]
+
+#: Default items per packing window (see ``pack_plan``).
+DEFAULT_WINDOW = 1024
+
+
+class PackingBatchSampler(BatchPlanSampler):
+    """Pack whole documents into rows of ``capacity`` tokens; batches of rows per rank.
+
+    Args:
+        lengths: Tokens of each dataset item (a list, array or tensor of ints > 0).
+        capacity: Tokens per row (the packed sequence length).
+        rows_per_batch: Rows in each batch (the last batch of an epoch may
+            have fewer).
+        window: Items packed together (see ``pack_plan``): larger packs
+            tighter, smaller keeps the order more random.
+        oversized: ``"error"`` or ``"skip"`` for items longer than ``capacity``.
+        cost: ``"tokens"`` or ``"attention"`` (see the module notes).
+        balance_run: Batches per run of similar cost (``cost_balance``);
+            ``None`` shuffles batches uniformly.
+        num_replicas: World size; detected when ``None``.
+        rank: This rank; detected when ``None``.
+        seed: Root seed, identical on every rank.
+        tail: ``"pad"`` (recycle whole batches), ``"drop"`` or ``"uneven"``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+
+    Raises:
+        ConfigError: bad lengths, capacity, rows per batch or window; an item
+            longer than ``capacity`` with ``oversized="error"``.
+
+    Example:
+        >>> s = PackingBatchSampler([3, 5, 2, 4, 6], capacity=8, rows_per_batch=2,
+        ...                         num_replicas=1, rank=0)
+        >>> batches = list(s)
+        >>> sorted(i for b in batches for row in b for i in row)
+        [0, 1, 2, 3, 4]
+        >>> s.num_rows, all(sum([3, 5, 2, 4, 6][i] for i in r) <= 8 for b in batches for r in b)
+        (3, True)
+    """
+
+    kind = "PackingBatchSampler"
+
+    def __init__(
+        self,
+        lengths: Any,
+        capacity: int,
+        rows_per_batch: int,
+        *,
+        window: int = DEFAULT_WINDOW,
+        oversized: Oversized = "error",
+        cost: Cost = "tokens",
+        balance_run: int | None = DEFAULT_BALANCE_RUN,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        checked = check_lengths(lengths, positive=True)
+        if checked.dtype.kind != "i":
+            raise ConfigError(
+                "lengths must be integer token counts for packing, got floats (first "
+                f"{checked[0]!r}); pass each item's number of tokens"
+            )
+        self.lengths: NDArray[np.int64] = checked.astype(np.int64)
+        self.capacity = check_int("capacity", capacity, minimum=1, fix="tokens per packed row")
+        self.rows_per_batch = check_int(
+            "rows_per_batch", rows_per_batch, minimum=1, fix="at least one row per batch"
+        )
+        self.window = check_int("window", window, minimum=1, fix="e.g. 1024 (the default)")
+        self.oversized: Oversized = check_choice("oversized", oversized, ("error", "skip"))  # type: ignore[assignment]
+        self.cost: Cost = check_choice("cost", cost, ("tokens", "attention"))  # type: ignore[assignment]
+        self.balance_run = check_balance_run(balance_run)
+        self._kept = self._find_kept()
+        self.num_skipped = int(self.lengths.size - self._kept.size)
+        self._digest = S.digest(self.lengths)
+
+    def _find_kept(self) -> NDArray[np.int64]:
+        over = self.lengths > self.capacity
+        if over.any():
+            first, count = int(np.flatnonzero(over)[0]), int(over.sum())
+            if self.oversized == "error":
+                raise ConfigError(
+                    f"item {first} has {int(self.lengths[first])} tokens, over capacity="
+                    f"{self.capacity} ({count} item(s) are); raise capacity, truncate those "
+                    "items in the dataset, or pass oversized='skip' to leave them out"
+                )
+            warn(
+                f"{self.kind}: skipping {count} item(s) longer than capacity={self.capacity} "
+                f"(the first is item {first}, {int(self.lengths[first])} tokens); see "
+                "num_skipped",
+                DegenerateConfigWarning,
+            )
+        kept = np.flatnonzero(~over).astype(np.int64)
+        if kept.size == 0:
+            raise ConfigError(f"every item is longer than capacity={self.capacity}; nothing fits")
+        return kept
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "lengths": self._digest,
+            "capacity": self.capacity,
+            "rows_per_batch": self.rows_per_batch,
+            "window": self.window,
+            "oversized": self.oversized,
+            "cost": self.cost,
+            "balance_run": self.balance_run,
+        }
+
+    def _build_plan(self, epoch: int) -> PackedPlan:
+        rng = stream_generator(Stream.PACKING, epoch, self.seed)
+        items = self._kept[rng.permutation(self._kept.size)]  # (m,) shuffled
+        members, row_offsets = pack_windows(self.lengths[items], self.capacity, self.window)
+        flat = items[members]  # (m,) item indices, row after row
+        del items, members
+        num_rows = row_offsets.size - 1
+        shuffled = rng.permutation(num_rows)  # (rows,) rows in random order
+        batch_rows = np.append(np.arange(0, num_rows, self.rows_per_batch), num_rows)
+        row_costs = self._row_costs(flat, row_offsets)[shuffled]
+        costs = np.add.reduceat(row_costs, batch_rows[:-1])  # (batches,)
+        order = balanced_order(
+            costs, stream_generator(Stream.PACKING, epoch, self.seed, sub_id=1), self.balance_run
+        )
+        # The rows of batch order[0], then of order[1], ...: one reorder of the items.
+        row_seq = reorder_batches(np.arange(num_rows, dtype=np.int64), batch_rows, order)
+        ordered = reorder_batches(flat, row_offsets, shuffled[row_seq.flat])
+        return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+
+    def _row_costs(
+        self, flat: NDArray[np.int64], row_offsets: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        """(rows,) cost of each row: its tokens, or the sum of its squared lengths."""
+        lengths = self.lengths[flat].astype(np.float64)
+        if self.cost == "attention":
+            lengths *= lengths
+        result: NDArray[np.float64] = np.add.reduceat(lengths, row_offsets[:-1])
+        return result
+
+    def _batch_costs(
+        self, flat: NDArray[np.int64], row_offsets: NDArray[np.int64], batch_rows: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        row_costs = self._row_costs(flat, row_offsets)
+        result: NDArray[np.float64] = np.add.reduceat(row_costs, batch_rows[:-1])
+        return result
+
+    # ------------------------------------------------------------ reporting
+    @property
+    def num_rows(self) -> int:
+        """Rows in the current epoch's plan (all ranks, before padding)."""
+        plan = self.plan()
+        assert isinstance(plan, PackedPlan)
+        return int(plan.row_offsets.size - 1)
+
+    def efficiency(self, epoch: int | None = None) -> float:
+        """Real tokens / (rows * capacity) of ``epoch``'s plan (1.0: no padding at all)."""
+        plan = self.plan(epoch)
+        assert isinstance(plan, PackedPlan)
+        rows = plan.row_offsets.size - 1
+        return float(self.lengths[self._kept].sum()) / (rows * self.capacity)
+
+    def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
+        """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
+        plan = self.plan(epoch)
+        assert isinstance(plan, PackedPlan)
+        return self._batch_costs(plan.flat, plan.row_offsets, plan.batch_rows)

@@ -1,0 +1,354 @@
+"""``MixtureSampler``: many datasets, exact proportions over every prefix of the plan.
+
+The sources are laid out as ``torch.utils.data.ConcatDataset`` lays them out:
+source ``s`` owns the global indices ``[offset_s, offset_s + size_s)``. One
+global plan per epoch says, for every position, which source it draws from
+(``interleave``: within one sample of the target share over *every* prefix)
+and which item of that source (the source's own lazy permutation, a fresh one
+for each pass over it).
+
+NOTE (cost): position ``p`` costs one ``divmod`` and two table look-ups to find
+its source and draw number, then a keyed permutation (six Feistel rounds) to
+find the item: O(1) per draw, vectorized over the base sampler's chunks.
+Memory is the period table (about 10 bytes per slot, at most
+``max_period`` slots: 640 KiB by default) plus a few cached permutation keys,
+whatever the number of draws, so 10**9 draws over 10 sources run in the
+memory of a few thousand.
+
+NOTE (stopping): ``"upsample"`` draws ``num_samples`` per epoch and re-shuffles
+a source each time it is exhausted; ``"first_exhausted"`` ends the epoch just
+before any source would need an item a second time (every draw unique,
+smaller sources set the pace); ``"all_exhausted"`` runs until every source has
+been seen once in full, re-shuffling the ones that run out earlier.
+``passes()`` says how many passes each source made.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from torch.utils.data import ConcatDataset
+
+from .._core import state as S
+from .._core.partition import Tail
+from .._core.plans import IndexPlan
+from .._errors import ConfigError, ConfigTypeError, check_bool, check_choice, check_int
+from .._random.permutation import ROUNDS, KeyedPermutation
+from .._random.seeding import Stream, stream_words
+from .interleave import DEFAULT_MAX_PERIOD, Interleave, quotas_from_weights
+from .schedules import LinearWeightAnneal, alpha_at, resolve_alpha
+from .torch_compat import IndexSampler
+from .weights import as_weights, check_weights
+
+__all__ = ["STOPPING", "MixturePlan", "MixtureSampler"]
+
+Stopping = Literal["upsample", "first_exhausted", "all_exhausted"]
+STOPPING: tuple[Stopping, ...] = ("upsample", "first_exhausted", "all_exhausted")
+WeightsSchedule = Callable[[int], Any]
+
+_PASS_BITS = 32  # sub_id = source << 32 | pass
+
+
+class MixturePlan(IndexPlan):
+    """One epoch of a mixture: ``length`` positions over the interleave's period.
+
+    Args:
+        interleave: The source schedule.
+        sizes: (S,) items per source.
+        offsets: (S,) first global index of each source.
+        length: Positions in the epoch.
+        seed: Root seed (normalized).
+        epoch: The epoch.
+        shuffle: Walk each source in a keyed random order (else in index order).
+    """
+
+    def __init__(
+        self,
+        interleave: Interleave,
+        sizes: NDArray[np.int64],
+        offsets: NDArray[np.int64],
+        length: int,
+        seed: int,
+        epoch: int,
+        shuffle: bool,
+    ) -> None:
+        self.interleave = interleave
+        self.sizes = sizes
+        self.offsets = offsets
+        self.length = length
+        self.seed = seed
+        self.epoch = epoch
+        self.shuffle = shuffle
+        self._perms: dict[tuple[int, int], KeyedPermutation] = {}
+
+    def __len__(self) -> int:
+        return self.length
+
+    def _perm(self, source: int, pass_: int) -> KeyedPermutation:
+        key = (source, pass_)
+        perm = self._perms.get(key)
+        if perm is None:
+            if len(self._perms) >= 64:  # a chunk touches a few passes; keep memory flat
+                self._perms.clear()
+            words = stream_words(
+                Stream.MIXTURE, self.epoch, self.seed, ROUNDS, sub_id=source << _PASS_BITS | pass_
+            )
+            perm = self._perms[key] = KeyedPermutation(int(self.sizes[source]), words)
+        return perm
+
+    def sources(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(m,) source number of each position."""
+        return self.interleave.take(positions)[0]
+
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        source, draw = self.interleave.take(positions)  # (m,), (m,)
+        size = self.sizes[source]
+        pass_, local = np.divmod(draw, size)
+        if self.shuffle and positions.size:
+            # One permutation per (source, pass) present in the chunk: a handful.
+            key = source * (int(pass_.max()) + 1) + pass_
+            for k in np.unique(key).tolist():
+                sel = np.flatnonzero(key == k)
+                s, p = int(source[sel[0]]), int(pass_[sel[0]])
+                local[sel] = self._perm(s, p).take(local[sel])
+        result: NDArray[np.int64] = self.offsets[source] + local
+        return result
+
+
+class MixtureSampler(IndexSampler):
+    """Draw from several datasets in exact proportions, sharded across ranks.
+
+    Indices are global, as in ``ConcatDataset(datasets)``: pass that dataset
+    to the ``DataLoader``.
+
+    Args:
+        sources: The datasets (anything with ``len()``) or their sizes.
+        weights: Target proportions (any non-negative numbers, normalized), or
+            a callable ``epoch -> weights`` (a curriculum). Default: equal.
+        alpha: Instead of ``weights``: proportions ``size ** alpha`` (``1``:
+            by size, ``0``: equal, ``0.3``: the "temperature" mixing of
+            multilingual models), a number or a schedule (``Constant``,
+            ``LinearAnneal``) over epochs.
+        stopping: ``"upsample"`` (default), ``"first_exhausted"`` or
+            ``"all_exhausted"`` (see the module notes).
+        num_samples: Draws per epoch with ``"upsample"`` (default: the total
+            size of the sources); not allowed with the other strategies.
+        shuffle: Walk each source in a fresh random order per pass (default)
+            or in index order.
+        max_period: Largest period of the interleave (see ``interleave``):
+            weights that need a longer one are rounded to ``1 / max_period``.
+        num_replicas: World size; detected when ``None``.
+        rank: This rank; detected when ``None``.
+        seed: Root seed, identical on every rank.
+        tail: ``"pad"``, ``"drop"`` or ``"uneven"``.
+        auto_epoch: Advance the epoch by itself after each complete pass.
+
+    Raises:
+        ConfigError: no sources, an empty source with a positive weight, bad
+            weights (negative, NaN, all zero, wrong count), or
+            ``num_samples`` with a strategy that sets the length itself.
+
+    Example:
+        >>> s = MixtureSampler([100, 50, 10], weights=[0.5, 0.3, 0.2], num_samples=10,
+        ...                    num_replicas=1, rank=0)
+        >>> [int(v) for v in np.bincount(s.plan().sources(np.arange(10)), minlength=3)]
+        [5, 3, 2]
+    """
+
+    kind = "MixtureSampler"
+
+    def __init__(
+        self,
+        sources: Sequence[Any],
+        weights: Any = None,
+        *,
+        alpha: Any = None,
+        stopping: Stopping = "upsample",
+        num_samples: int | None = None,
+        shuffle: bool = True,
+        max_period: int = DEFAULT_MAX_PERIOD,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        seed: int | None = 0,
+        tail: Tail = "pad",
+        auto_epoch: bool = False,
+    ) -> None:
+        super().__init__(
+            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+        )
+        self.sizes = _sizes(sources)
+        self.offsets = np.concatenate(([0], np.cumsum(self.sizes)[:-1])).astype(np.int64)
+        self.stopping: Stopping = check_choice("stopping", stopping, STOPPING)  # type: ignore[assignment]
+        self.shuffle = check_bool("shuffle", shuffle)
+        self.max_period = check_int(
+            "max_period", max_period, minimum=2, maximum=1 << 24, fix="e.g. 65536 (the default)"
+        )
+        if num_samples is not None and stopping != "upsample":
+            raise ConfigError(
+                f"num_samples={num_samples!r} with stopping={stopping!r}: that strategy sets the "
+                "epoch length itself; drop num_samples or use stopping='upsample'"
+            )
+        total = int(self.sizes.sum())
+        # PyTorch's ``dataset`` attribute: what the global indices index.
+        self.dataset = (
+            range(total)
+            if any(isinstance(s, numbers.Integral) for s in sources)
+            else ConcatDataset(sources)
+        )
+        if total == 0:
+            raise ConfigError(
+                f"every source is empty (sizes {self.sizes.tolist()}); nothing to draw"
+            )
+        self.num_samples = check_int(
+            "num_samples",
+            total if num_samples is None else num_samples,
+            minimum=1,
+            fix="draw at least one sample per epoch",
+        )
+        self._weights_of, self._weights_description = self._resolve(weights, alpha)
+        self._interleaves: dict[tuple[int, ...], Interleave] = {}
+        self.quotas(0)  # check the epoch-0 weights now, not at the first iter()
+
+    # ---------------------------------------------------------------- weights
+    def _resolve(
+        self, weights: Any, alpha: Any
+    ) -> tuple[Callable[[int], NDArray[np.float64]], Any]:
+        if weights is not None and alpha is not None:
+            raise ConfigError(
+                "pass weights or alpha, not both (alpha sets weights = size ** alpha)"
+            )
+        if alpha is not None:
+            resolved, description = resolve_alpha(alpha)
+            if isinstance(resolved, LinearWeightAnneal):
+                raise ConfigTypeError(
+                    "alpha=LinearWeightAnneal(...) anneals class weights (1/count to 1) and has "
+                    "no meaning for source sizes; pass a float or an alpha schedule such as "
+                    "LinearAnneal(1.0, 0.0, epochs) (weights = size ** alpha)"
+                )
+            schedule = resolved
+            sizes = self.sizes.astype(np.float64)
+
+            def by_size(epoch: int) -> NDArray[np.float64]:
+                a = alpha_at(schedule, epoch)
+                return np.where(sizes > 0, sizes**a, 0.0)
+
+            return by_size, {"alpha": description}
+        if weights is None:
+            return (lambda epoch: (self.sizes > 0).astype(np.float64)), {"weights": "equal"}
+        if callable(weights) and not hasattr(weights, "__len__"):
+            name = getattr(weights, "__qualname__", type(weights).__qualname__)
+            return (lambda epoch: self._check_weights(weights(epoch), epoch)), {
+                "weights": {"schedule": "callable", "name": name}
+            }
+        fixed = self._check_weights(weights, None)
+        return (lambda epoch: fixed), {"weights": [float(w) for w in fixed.tolist()]}
+
+    def _check_weights(self, weights: Any, epoch: int | None) -> NDArray[np.float64]:
+        name = "weights" if epoch is None else f"weights(epoch={epoch})"
+        array = as_weights(weights, name)
+        if array.shape[0] != self.sizes.size:
+            raise ConfigError(
+                f"{name} has {array.shape[0]} entries for {self.sizes.size} sources; pass one "
+                "weight per source"
+            )
+        check_weights(array, name)
+        empty = np.flatnonzero((array > 0) & (self.sizes == 0))
+        if empty.size:
+            s = int(empty[0])
+            raise ConfigError(
+                f"source {s} is empty but {name}[{s}]={array[s]!r} > 0; give it weight 0 or "
+                "leave it out"
+            )
+        return array
+
+    def quotas(self, epoch: int | None = None) -> NDArray[np.int64]:
+        """(S,) integer quotas per period: the realized proportions are ``quotas / sum``."""
+        epoch = self.epoch if epoch is None else check_int("epoch", epoch, minimum=0)
+        return quotas_from_weights(self._weights_of(epoch), self.max_period)
+
+    def proportions(self, epoch: int | None = None) -> NDArray[np.float64]:
+        """(S,) realized target proportions of ``epoch`` (default: the current one)."""
+        quotas = self.quotas(epoch)
+        result: NDArray[np.float64] = quotas / quotas.sum()
+        return result
+
+    def _interleave(self, quotas: NDArray[np.int64]) -> Interleave:
+        key = tuple(quotas.tolist())
+        found = self._interleaves.get(key)
+        if found is None:
+            if len(self._interleaves) >= 4:
+                self._interleaves.clear()
+            found = self._interleaves[key] = Interleave(quotas)
+        return found
+
+    # ------------------------------------------------------------------ plans
+    def _config(self) -> dict[str, Any]:
+        return {
+            "sizes": S.digest(self.sizes) if self.sizes.size > 64 else self.sizes.tolist(),
+            **self._weights_description,
+            "stopping": self.stopping,
+            "num_samples": self.num_samples if self.stopping == "upsample" else None,
+            "shuffle": self.shuffle,
+            "max_period": self.max_period,
+        }
+
+    def _length(self, interleave: Interleave) -> int:
+        if self.stopping == "upsample":
+            return int(self.num_samples)
+        drawn = np.flatnonzero(interleave.quotas > 0).tolist()
+        if self.stopping == "first_exhausted":
+            return min(interleave.position_of(s, int(self.sizes[s])) for s in drawn)
+        return max(interleave.position_of(s, int(self.sizes[s]) - 1) for s in drawn) + 1
+
+    def _build_plan(self, epoch: int) -> MixturePlan:
+        interleave = self._interleave(self.quotas(epoch))
+        return MixturePlan(
+            interleave,
+            self.sizes,
+            self.offsets,
+            self._length(interleave),
+            self.seed % (1 << 64),
+            epoch,
+            self.shuffle,
+        )
+
+    def draws(self, epoch: int | None = None) -> NDArray[np.int64]:
+        """(S,) draws from each source over the whole epoch (all ranks, before padding)."""
+        plan = self.plan(epoch)
+        assert isinstance(plan, MixturePlan)
+        return plan.interleave.draws_before(len(plan))
+
+    def passes(self, epoch: int | None = None) -> NDArray[np.int64]:
+        """(S,) passes each source makes in the epoch (``1.5`` passes count as 2)."""
+        draws = self.draws(epoch)
+        return -(-draws // np.maximum(self.sizes, 1))
+
+    def source_of(self, index: int) -> int:
+        """The source a global index belongs to."""
+        index = check_int("index", index, minimum=0, maximum=int(self.sizes.sum()) - 1)
+        return int(np.searchsorted(self.offsets, index, side="right") - 1)
+
+
+def _sizes(sources: Any) -> NDArray[np.int64]:
+    if isinstance(sources, str | bytes) or not hasattr(sources, "__len__"):
+        raise ConfigTypeError(
+            f"sources must be a sequence of datasets or sizes, got {type(sources).__name__}"
+        )
+    if len(sources) == 0:
+        raise ConfigError("sources is empty; pass at least one dataset or size")
+    sizes: list[int] = []
+    for i, source in enumerate(sources):
+        if isinstance(source, numbers.Integral) and not isinstance(source, bool):
+            size = int(source)
+        elif hasattr(source, "__len__") and not isinstance(source, str | bytes):
+            size = len(source)
+        else:
+            raise ConfigTypeError(
+                f"sources[{i}] is {type(source).__name__}; pass a dataset with len() or an int size"
+            )
+        sizes.append(check_int(f"sources[{i}] size", size, minimum=0))
+    return np.asarray(sizes, dtype=np.int64)
