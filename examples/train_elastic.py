@@ -26,9 +26,11 @@ The checkpoint protocol (docs/faults.md, "Checkpoints for elastic jobs"):
    ``--every`` per rank), with the model of that checkpoint -- nothing of
    the epoch is lost, nothing is repeated beyond that window.
 
-The loader has ``num_workers=0``, so the sampler's state is what the loop
-consumed. With ``num_workers > 0``, worker prefetch runs ahead of the loop:
-use torchdata's ``StatefulDataLoader`` and checkpoint its ``state_dict()``.
+The loader has worker processes (``--workers``, default 2) that prefetch
+ahead of the loop, so the state saved is ``fairshard.loader_state_dict(loader,
+batches=...)``: what the loop took, not what the workers fetched (a plain
+``sampler.state_dict()`` would count the prefetched batches, and raises
+mid-epoch to say so).
 For the demonstration, the checkpoint also carries the indices each epoch
 has consumed so far, so rank 0 can print how many distinct samples the
 epoch saw across generations.
@@ -53,6 +55,7 @@ def main() -> None:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--every", type=int, default=2, help="checkpoint every k steps")
     p.add_argument("--checkpoint", default="elastic-ckpt.pt")
+    p.add_argument("--workers", type=int, default=2, help="DataLoader worker processes")
     args = p.parse_args()
     fairshard.init_elastic_process_group("gloo", timeout=120)
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -62,7 +65,9 @@ def main() -> None:
     dataset = TensorDataset(torch.arange(args.samples), x, y)
 
     sampler = DistributedSampler(dataset, seed=0)  # this generation's world size
-    loader = DataLoader(dataset, batch_size=args.batch_size, sampler=sampler)
+    loader = DataLoader(
+        dataset, batch_size=args.batch_size, sampler=sampler, num_workers=args.workers
+    )
     net = model(16, 2, torch.device("cpu"))
     opt = torch.optim.SGD(net.parameters(), lr=0.1)
     step, consumed, first = 0, [], 0
@@ -94,7 +99,7 @@ def main() -> None:
                 shares = gather(seen)  # demonstration only: what the epoch consumed
                 if rank == 0:
                     state = {
-                        "sampler": sampler.state_dict(),
+                        "sampler": fairshard.loader_state_dict(loader, batches=taken),
                         "model": net.module.state_dict(),
                         "optimizer": opt.state_dict(),
                         "step": step,

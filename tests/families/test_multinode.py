@@ -4,6 +4,8 @@ LOCAL_RANK and RANK differ on node 1, as on a cluster. Every sampler family
 runs an epoch checked exactly-once from all-gathered ledgers, with
 ``verify()``, ``gather_in_order`` and ``ExactMetrics``; ``rank=LOCAL_RANK``
 is refused at construction on node 1 and a node-local sub-group is not.
+On torchrun's default shared store with restarts, ``init_elastic_process_group``
+refuses the two-agent job at once and names the launcher fix.
 """
 
 from __future__ import annotations
@@ -38,3 +40,20 @@ def test_two_nodes_every_family_exactly_once(tmp_path: Path) -> None:
         assert f"rank {rank} local {local}: rank=LOCAL_RANK accepted" in logs
     for rank, local in ((2, 0), (3, 1)):
         assert f"rank {rank} local {local}: rank=LOCAL_RANK refused" in logs
+
+
+@pytest.mark.slow
+@pytest.mark.distributed
+@pytest.mark.timeout(240)
+def test_shared_store_with_restarts_is_refused_with_the_launcher_fix(tmp_path: Path) -> None:
+    """Two agents on torchrun's default shared store, with restarts: refused at once."""
+    with Cluster(
+        JOB, ["distributed-pad-lazy"], tmp_path, max_restarts=1, shared_store=True
+    ) as cluster:
+        agents = [cluster.start(0), cluster.start(1)]
+        codes = cluster.wait(agents, timeout=200)
+        logs = cluster.tail(200000)
+    assert codes != [0, 0], logs
+    assert "ConfigError: this job has 2 node agents sharing node 0's store" in logs, logs
+    assert "TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1" in logs
+    assert "MULTINODE OK" not in logs
