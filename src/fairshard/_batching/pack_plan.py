@@ -66,8 +66,8 @@ def pack_windows(
     # Sorting by key = window * (capacity + 1) + length keeps windows contiguous
     # and makes "longest item <= gap in window w" one searchsorted over the key.
     small = num_windows * (capacity + 1) < 2**31  # int32 keys: half the memory traffic
-    key = np.arange(n, dtype=np.int32 if small else np.int64) // window * (capacity + 1)
-    key += lengths.astype(key.dtype)
+    key: NDArray[Any] = np.arange(n, dtype=np.int64) // window * (capacity + 1) + lengths
+    key = key.astype(np.int32 if small else np.int64)
     order = np.argsort(key, kind="stable")  # (n,) sorted slot -> item position
     key = key[order]
     # NOTE (memory layout): the loop works in local slots j (rank within the
