@@ -10,8 +10,8 @@ for each pass over it).
 NOTE (cost): position ``p`` costs one ``divmod`` and two table look-ups to find
 its source and draw number, then a keyed permutation (six Feistel rounds) to
 find the item: O(1) per draw, vectorized over the base sampler's chunks.
-Memory is the period table (about 10 bytes per slot, at most
-``max_period`` slots: 640 KiB by default) plus a few cached permutation keys,
+Memory is the period table (12 bytes per slot, at most
+``max_period`` slots: 768 KiB by default) plus a few cached permutation keys,
 whatever the number of draws, so 10**9 draws over 10 sources run in the
 memory of a few thousand.
 
