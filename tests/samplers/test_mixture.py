@@ -213,3 +213,13 @@ def test_simulator_checks_the_mixture() -> None:
         epochs=2,
     )
     assert report.ok, report
+
+
+def test_a_source_that_changes_length_is_named() -> None:
+    parts = [list(range(10)), list(range(5))]
+    s = MixtureSampler(parts, num_replicas=1, rank=0)
+    list(s)
+    parts[1].append(99)
+    s.set_epoch(1)
+    with pytest.raises(ConfigError, match="source 1 had 5 samples .* has 6 now"):
+        list(s)

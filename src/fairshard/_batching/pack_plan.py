@@ -65,7 +65,9 @@ def pack_windows(
     first = np.arange(num_windows, dtype=np.int64) * window  # (W,) first sorted slot
     # Sorting by key = window * (capacity + 1) + length keeps windows contiguous
     # and makes "longest item <= gap in window w" one searchsorted over the key.
-    key = np.arange(n, dtype=np.int64) // window * (capacity + 1) + lengths
+    small = num_windows * (capacity + 1) < 2**31  # int32 keys: half the memory traffic
+    key: NDArray[Any] = np.arange(n, dtype=np.int64) // window * (capacity + 1) + lengths
+    key = key.astype(np.int32 if small else np.int64)
     order = np.argsort(key, kind="stable")  # (n,) sorted slot -> item position
     key = key[order]
     # NOTE (memory layout): the loop works in local slots j (rank within the
@@ -99,7 +101,8 @@ def pack_windows(
         search = np.flatnonzero(~opening & (size[probe * num_windows + active] > room))
         if search.size:
             w = active[search]
-            at = np.searchsorted(key, w * (capacity + 1) + room[search], side="right") - 1
+            value = (w * (capacity + 1) + room[search]).astype(key.dtype)  # no upcast of key
+            at = np.searchsorted(key, value, side="right") - 1
             probe[search] = np.minimum(at - first[w], probe[search])
         from_top = probe == top[active]
         slot = _untaken_at_or_left(probe, active, num_windows, taken, left)

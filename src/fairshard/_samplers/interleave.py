@@ -24,7 +24,7 @@ is an integer and the deviation is below one, so the counts *are* the targets;
 from there the schedule repeats, shifted. Position ``p`` is therefore
 ``(j, t) = divmod(p, Q)``: source ``source[t]``, which had
 ``j * n_s + local[t]`` draws before. Random access costs O(1) per position
-and memory is ``O(Q)`` (about 10 bytes per period slot), independent of the
+and memory is ``O(Q)`` (12 bytes per period slot), independent of the
 number of draws.
 
 NOTE (proportions as integers): weights that are integers (dataset sizes) or
@@ -116,11 +116,12 @@ class Interleave:
         if self.quotas.ndim != 1 or np.any(self.quotas < 0) or self.quotas.sum() <= 0:
             raise ConfigError(f"quotas must be >= 0 with one positive, got {self.quotas.tolist()}")
         self.period = int(self.quotas.sum())
-        self.source = _schedule([int(q) for q in self.quotas.tolist()])  # (Q,) int64
+        # Three (Q,) int32 tables (Q <= 2**24): 12 bytes per slot.
+        self.source = _schedule([int(q) for q in self.quotas.tolist()]).astype(np.int32)
         # (S + 1,) CSR starts of each source's slots; occurrence: (Q,) slot of each draw.
         self.starts = np.concatenate(([0], np.cumsum(self.quotas)))
-        self.occurrence = np.argsort(self.source, kind="stable").astype(np.int64)
-        self.local = np.empty(self.period, dtype=np.int64)  # (Q,) draws of source before slot
+        self.occurrence = np.argsort(self.source, kind="stable").astype(np.int32)
+        self.local = np.empty(self.period, dtype=np.int32)  # (Q,) draws of source before slot
         self.local[self.occurrence] = np.arange(self.period) - np.repeat(
             self.starts[:-1], self.quotas
         )
@@ -135,7 +136,7 @@ class Interleave:
             ((m,) source numbers, (m,) 0-based draw number within the source).
         """
         j, t = np.divmod(positions, self.period)
-        source = self.source[t]
+        source = self.source[t].astype(np.int64)
         return source, j * self.quotas[source] + self.local[t]
 
     def position_of(self, source: int, draw: int) -> int:

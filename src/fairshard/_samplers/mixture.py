@@ -10,8 +10,8 @@ for each pass over it).
 NOTE (cost): position ``p`` costs one ``divmod`` and two table look-ups to find
 its source and draw number, then a keyed permutation (six Feistel rounds) to
 find the item: O(1) per draw, vectorized over the base sampler's chunks.
-Memory is the period table (about 10 bytes per slot, at most
-``max_period`` slots: 640 KiB by default) plus a few cached permutation keys,
+Memory is the period table (12 bytes per slot, at most
+``max_period`` slots: 768 KiB by default) plus a few cached permutation keys,
 whatever the number of draws, so 10**9 draws over 10 sources run in the
 memory of a few thousand.
 
@@ -35,88 +35,18 @@ from torch.utils.data import ConcatDataset
 
 from .._core import state as S
 from .._core.partition import Tail
-from .._core.plans import IndexPlan
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_choice, check_int
-from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, stream_words
 from .interleave import DEFAULT_MAX_PERIOD, Interleave, quotas_from_weights
+from .mixture_plan import MixturePlan
 from .schedules import LinearWeightAnneal, alpha_at, resolve_alpha
 from .torch_compat import IndexSampler
 from .weights import as_weights, check_weights
 
-__all__ = ["STOPPING", "MixturePlan", "MixtureSampler"]
+__all__ = ["STOPPING", "MixtureSampler"]
 
 Stopping = Literal["upsample", "first_exhausted", "all_exhausted"]
 STOPPING: tuple[Stopping, ...] = ("upsample", "first_exhausted", "all_exhausted")
 WeightsSchedule = Callable[[int], Any]
-
-_PASS_BITS = 32  # sub_id = source << 32 | pass
-
-
-class MixturePlan(IndexPlan):
-    """One epoch of a mixture: ``length`` positions over the interleave's period.
-
-    Args:
-        interleave: The source schedule.
-        sizes: (S,) items per source.
-        offsets: (S,) first global index of each source.
-        length: Positions in the epoch.
-        seed: Root seed (normalized).
-        epoch: The epoch.
-        shuffle: Walk each source in a keyed random order (else in index order).
-    """
-
-    def __init__(
-        self,
-        interleave: Interleave,
-        sizes: NDArray[np.int64],
-        offsets: NDArray[np.int64],
-        length: int,
-        seed: int,
-        epoch: int,
-        shuffle: bool,
-    ) -> None:
-        self.interleave = interleave
-        self.sizes = sizes
-        self.offsets = offsets
-        self.length = length
-        self.seed = seed
-        self.epoch = epoch
-        self.shuffle = shuffle
-        self._perms: dict[tuple[int, int], KeyedPermutation] = {}
-
-    def __len__(self) -> int:
-        return self.length
-
-    def _perm(self, source: int, pass_: int) -> KeyedPermutation:
-        key = (source, pass_)
-        perm = self._perms.get(key)
-        if perm is None:
-            if len(self._perms) >= 64:  # a chunk touches a few passes; keep memory flat
-                self._perms.clear()
-            words = stream_words(
-                Stream.MIXTURE, self.epoch, self.seed, ROUNDS, sub_id=source << _PASS_BITS | pass_
-            )
-            perm = self._perms[key] = KeyedPermutation(int(self.sizes[source]), words)
-        return perm
-
-    def sources(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
-        """(m,) source number of each position."""
-        return self.interleave.take(positions)[0]
-
-    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
-        source, draw = self.interleave.take(positions)  # (m,), (m,)
-        size = self.sizes[source]
-        pass_, local = np.divmod(draw, size)
-        if self.shuffle and positions.size:
-            # One permutation per (source, pass) present in the chunk: a handful.
-            key = source * (int(pass_.max()) + 1) + pass_
-            for k in np.unique(key).tolist():
-                sel = np.flatnonzero(key == k)
-                s, p = int(source[sel[0]]), int(pass_[sel[0]])
-                local[sel] = self._perm(s, p).take(local[sel])
-        result: NDArray[np.int64] = self.offsets[source] + local
-        return result
 
 
 class MixtureSampler(IndexSampler):
@@ -181,6 +111,10 @@ class MixtureSampler(IndexSampler):
             num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
         )
         self.sizes = _sizes(sources)
+        # Datasets (not plain sizes) are kept to notice a source changing length.
+        self._sources = [
+            (i, src) for i, src in enumerate(sources) if not isinstance(src, numbers.Integral)
+        ]
         self.offsets = np.concatenate(([0], np.cumsum(self.sizes)[:-1])).astype(np.int64)
         self.stopping: Stopping = check_choice("stopping", stopping, STOPPING)  # type: ignore[assignment]
         self.shuffle = check_bool("shuffle", shuffle)
@@ -284,6 +218,15 @@ class MixtureSampler(IndexSampler):
                 self._interleaves.clear()
             found = self._interleaves[key] = Interleave(quotas)
         return found
+
+    def _check_source(self) -> None:
+        for i, source in self._sources:
+            if len(source) != self.sizes[i]:
+                raise ConfigError(
+                    f"source {i} had {int(self.sizes[i])} samples when the {self.kind} was "
+                    f"built and has {len(source)} now; build a new sampler after changing a "
+                    "source"
+                )
 
     # ------------------------------------------------------------------ plans
     def _config(self) -> dict[str, Any]:
