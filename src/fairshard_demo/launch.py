@@ -25,7 +25,7 @@ import fairshard
 
 from .train import PROGRESS_PREFIX
 
-__all__ = ["LaunchError", "Progress", "child_env", "run_torchrun", "torchrun_command"]
+__all__ = ["LaunchError", "LaunchLog", "child_env", "run_torchrun", "torchrun_command"]
 
 
 class LaunchError(RuntimeError):
@@ -58,7 +58,7 @@ def child_env() -> dict[str, str]:
     return env
 
 
-class Progress:
+class LaunchLog:
     """A progress display on a stream (stderr by default).
 
     One line per epoch; on a terminal the line of the running method is
@@ -118,7 +118,7 @@ class Progress:
             self.note(f"  {method:<9} resumed epoch {fields['epoch']}: coverage {check}")
 
 
-def run_torchrun(cmd: Sequence[str], progress: Progress, *, timeout: float) -> None:
+def run_torchrun(cmd: Sequence[str], progress: LaunchLog, *, timeout: float) -> None:
     """Run ``cmd``, feeding its output to ``progress``.
 
     Raises:

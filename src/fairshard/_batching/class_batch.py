@@ -50,8 +50,8 @@ from .class_draw import choose_recycle, choose_stop, class_stream, group_members
 
 __all__ = ["POLICIES", "ClassBatchSampler"]
 
-Policy = Literal["stop", "recycle"]
-POLICIES: tuple[Policy, ...] = ("stop", "recycle")
+ClassPolicy = Literal["stop", "recycle"]
+POLICIES: tuple[ClassPolicy, ...] = ("stop", "recycle")
 
 
 class ClassBatchSampler(BatchPlanSampler):
@@ -98,7 +98,7 @@ class ClassBatchSampler(BatchPlanSampler):
         *,
         classes_per_batch: int | None = None,
         batch_size: int | None = None,
-        policy: Policy = "stop",
+        policy: ClassPolicy = "stop",
         num_batches: int | None = None,
         num_replicas: int | None = None,
         rank: int | None = None,
@@ -110,7 +110,7 @@ class ClassBatchSampler(BatchPlanSampler):
             num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
         )
         self.classes, self.codes = encode_labels(labels)
-        self.policy: Policy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
+        self.policy: ClassPolicy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
         self.counts = self._parse_counts(samples_per_class)  # (C,) k_c, 0 = unused
         self.samples_per_class = samples_per_class
         self._members = group_members(self.codes, len(self.classes))

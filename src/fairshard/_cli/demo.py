@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, methods: list[str]) -> int:
     from fairshard_demo.data import load_long_tailed_digits
-    from fairshard_demo.launch import LaunchError, Progress, run_torchrun, torchrun_command
+    from fairshard_demo.launch import LaunchError, LaunchLog, run_torchrun, torchrun_command
     from fairshard_demo.report import build_summary, plot, table
 
     started = time.monotonic()
@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace, methods: list[str]) -> int:
     data = out / "digits_long_tailed.npz"
     split.save(data)
     resume_ranks = max(1, args.ranks - 1) if args.resume_ranks is None else args.resume_ranks
-    progress = Progress(quiet=args.quiet)
+    progress = LaunchLog(quiet=args.quiet)
     script = [
         "--data",
         str(data),

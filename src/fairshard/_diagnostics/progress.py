@@ -11,10 +11,10 @@ import sys
 import time
 from typing import TextIO
 
-__all__ = ["Progress"]
+__all__ = ["ProgressBar"]
 
 
-class Progress:
+class ProgressBar:
     """Count work done out of ``total`` and draw ``label [#####-----] 52%``.
 
     Args:
@@ -26,7 +26,7 @@ class Progress:
 
     Example:
         >>> import io
-        >>> bar = Progress(4, "demo", stream=io.StringIO(), enabled=True, interval=0)
+        >>> bar = ProgressBar(4, "demo", stream=io.StringIO(), enabled=True, interval=0)
         >>> bar.advance(2)
         >>> bar.stream.getvalue().rstrip().endswith("50%")
         True

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 
 from .._errors import ConfigError, ConfigTypeError, check_int
 from .checks import declared_for, find_problems
-from .progress import Progress
+from .progress import ProgressBar
 from .report import Declared, EpochReport, RankReport, SimulationReport
 from .spec import SamplerSpec
 
@@ -61,7 +61,7 @@ def _is_batch(item: Any) -> bool:
 
 
 def flatten_items(
-    items: Iterable[Any], progress: Progress | None = None
+    items: Iterable[Any], progress: ProgressBar | None = None
 ) -> tuple[NDArray[np.int64], int | None]:
     """Flatten what a sampler yielded: ints, batches of ints, or batches of rows of ints.
 
@@ -288,7 +288,7 @@ def simulate(
             f"than the simulator's limit of {MAX_ITEMS:,}; simulate a smaller dataset or "
             "fewer epochs"
         )
-    bar = Progress(total, "simulate", enabled=None if progress is None else progress)
+    bar = ProgressBar(total, "simulate", enabled=None if progress is None else progress)
     previous: list[NDArray[np.int64] | None] = [None] * world_size
     seen_warnings: dict[str, None] = {}
     try:

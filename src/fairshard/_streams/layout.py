@@ -31,18 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._core.partition import Tail
 from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import Stream, stream_words
 
 __all__ = [
-    "POLICIES",
     "Consumer",
-    "Policy",
     "Segment",
     "item_count",
     "item_positions",
@@ -52,8 +50,6 @@ __all__ = [
     "shard_segments",
 ]
 
-Policy = Literal["drop", "pad", "uneven"]
-POLICIES: tuple[Policy, ...] = ("drop", "pad", "uneven")
 
 #: ``(shard index, start, stop)``: items ``[start, stop)`` of one shard;
 #: ``stop`` is ``None`` for "to the end" (sizes unknown).
@@ -81,7 +77,7 @@ class Consumer:
 
 
 # ---------------------------------------------------------------- item mode
-def item_count(total: int, world_size: int, rank: int, policy: Policy) -> int:
+def item_count(total: int, world_size: int, rank: int, policy: Tail) -> int:
     """Items rank ``rank`` yields in item mode from a stream of ``total`` items.
 
     Example:
@@ -99,7 +95,7 @@ def item_count(total: int, world_size: int, rank: int, policy: Policy) -> int:
     return len(range(rank, total, world_size))
 
 
-def item_positions(total: int, consumer: Consumer, policy: Policy) -> range:
+def item_positions(total: int, consumer: Consumer, policy: Tail) -> range:
     """Stream positions one consumer takes, in order (item mode, known total).
 
     Under ``pad`` the positions past ``total`` stand for ``p % total`` (the
@@ -138,7 +134,7 @@ def rank_totals(order: NDArray[np.int64], sizes: NDArray[np.int64], world_size: 
     return [int(sizes[order[r::world_size]].sum()) for r in range(world_size)]
 
 
-def shard_count(totals: Sequence[int], rank: int, policy: Policy) -> int:
+def shard_count(totals: Sequence[int], rank: int, policy: Tail) -> int:
     """Items rank ``rank`` yields in shard mode, given every rank's stream length."""
     if policy == "drop":
         return min(totals)
@@ -156,7 +152,7 @@ def shard_segments(
     order: NDArray[np.int64],
     sizes: NDArray[np.int64] | None,
     consumer: Consumer,
-    policy: Policy,
+    policy: Tail,
 ) -> list[Segment]:
     """What one consumer reads in shard mode, in order.
 

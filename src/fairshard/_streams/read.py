@@ -3,7 +3,7 @@
 The readers are pure generators over the source: ``ShardedIterable`` decides
 who the consumer is and where it starts (``_iterable_layout`` says which
 positions are its own); these walk the data, advance the consumer's
-``Progress`` item by item (so ``state_dict()`` is exact at any point), and
+``ConsumerProgress`` item by item (so ``state_dict()`` is exact at any point), and
 check as they read that the data matches the lengths promised at
 construction.
 """
@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._core.partition import Tail
 from .._errors import ConfigError
-from .layout import Policy, Segment, item_positions
+from .layout import Segment, item_positions
 from .source import random_access
-from .state import Progress
+from .state import ConsumerProgress
 
 __all__ = ["advance", "read_indexed", "read_shards", "read_streamed"]
 
@@ -37,14 +38,16 @@ def advance(it: Iterator[Any], n: int) -> int:
     return next(counter)
 
 
-def _split(total: int, consumer: Any, policy: Policy, consumed: int) -> tuple[range, range]:
+def _split(total: int, consumer: Any, policy: Tail, consumed: int) -> tuple[range, range]:
     """This consumer's remaining positions: those inside the stream, those past it (pad)."""
     positions = item_positions(total, consumer, policy)[consumed:]
     inside = len(range(positions.start, min(positions.stop, total), positions.step))
     return positions[:inside], positions[inside:]
 
 
-def read_indexed(source: Any, total: int, policy: Policy, progress: Progress) -> Iterator[Any]:
+def read_indexed(
+    source: Any, total: int, policy: Tail, progress: ConsumerProgress
+) -> Iterator[Any]:
     """Item mode over a sized, indexable source: read this consumer's positions by index.
 
     NOTE (speed): the items come from ``map(source.__getitem__, positions)``
@@ -60,7 +63,7 @@ def read_indexed(source: Any, total: int, policy: Policy, progress: Progress) ->
     return itertools.chain(items, _read_past(source, total, past, progress))
 
 
-def _read_past(source: Any, total: int, past: range, progress: Progress) -> Iterator[Any]:
+def _read_past(source: Any, total: int, past: range, progress: ConsumerProgress) -> Iterator[Any]:
     for p in past:  # pad: positions past the end repeat the head
         item = source[p % total]
         progress.consumed += 1
@@ -68,7 +71,7 @@ def _read_past(source: Any, total: int, past: range, progress: Progress) -> Iter
 
 
 def read_streamed(
-    source: Iterable[Any], total: int | None, policy: Policy, progress: Progress
+    source: Iterable[Any], total: int | None, policy: Tail, progress: ConsumerProgress
 ) -> Iterator[Any]:
     """Item mode over a stream: this consumer's every ``stride``-th item.
 
@@ -89,14 +92,14 @@ def read_streamed(
 
 
 def _read_islice(
-    source: Iterable[Any], total: int, policy: Policy, progress: Progress
+    source: Iterable[Any], total: int, policy: Tail, progress: ConsumerProgress
 ) -> Iterator[Any]:
     # A chain of C iterators: Python code runs once per piece, not per item.
     return itertools.chain.from_iterable(_islice_pieces(source, total, policy, progress))
 
 
 def _islice_pieces(
-    source: Iterable[Any], total: int, policy: Policy, progress: Progress
+    source: Iterable[Any], total: int, policy: Tail, progress: ConsumerProgress
 ) -> Iterator[Iterable[Any]]:
     inside, past = _split(total, progress.consumer, policy, progress.consumed)
     it = iter(source)
@@ -124,13 +127,13 @@ def _islice_pieces(
         yield _counted([head[p % total] for p in past], progress)
 
 
-def _counted(items: list[Any], progress: Progress) -> Iterator[Any]:
+def _counted(items: list[Any], progress: ConsumerProgress) -> Iterator[Any]:
     for item in items:
         progress.consumed += 1
         yield item
 
 
-def _read_rows(source: Iterable[Any], policy: Policy, progress: Progress) -> Iterator[Any]:
+def _read_rows(source: Iterable[Any], policy: Tail, progress: ConsumerProgress) -> Iterator[Any]:
     """Item mode over a stream of unknown length, read in blocks of whole strides.
 
     A block holds a multiple of ``stride`` items, so this consumer's items
@@ -143,7 +146,7 @@ def _read_rows(source: Iterable[Any], policy: Policy, progress: Progress) -> Ite
 
 
 def _row_blocks(
-    source: Iterable[Any], policy: Policy, progress: Progress
+    source: Iterable[Any], policy: Tail, progress: ConsumerProgress
 ) -> Iterator[Iterator[Any]]:
     c = progress.consumer
     width, stride, offset = c.world_size, c.stride, c.offset
@@ -174,13 +177,13 @@ def _row_blocks(
     _check_stream_end(seen, None, policy, width)
 
 
-def _tracked(items: list[Any], progress: Progress) -> Iterator[Any]:
+def _tracked(items: list[Any], progress: ConsumerProgress) -> Iterator[Any]:
     live = iter(items)
     progress.track(live, len(items))
     return live
 
 
-def _check_stream_end(seen: int, total: int | None, policy: Policy, num_replicas: int) -> None:
+def _check_stream_end(seen: int, total: int | None, policy: Tail, num_replicas: int) -> None:
     if seen == 0:
         raise ConfigError(
             "source yielded no items: a distributed job cannot train on an empty stream; "
@@ -202,7 +205,7 @@ def read_shards(
     segments: list[Segment],
     open_shard: Callable[[int], Any],
     sizes: NDArray[np.int64] | None,
-    progress: Progress,
+    progress: ConsumerProgress,
 ) -> Iterator[Any]:
     """Shard mode: read this consumer's segments, resuming at its segment and offset.
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .._core.partition import Tail
 from .._errors import ConfigError, StateDictError
-from .layout import Consumer, Policy, Segment, item_positions
+from .layout import Consumer, Segment, item_positions
 from .state import Position
 
 __all__ = [
@@ -41,7 +42,7 @@ class Stream(Protocol):
     def mode(self) -> str: ...
 
     @property
-    def policy(self) -> Policy: ...
+    def policy(self) -> Tail: ...
 
     @property
     def total(self) -> int | None: ...

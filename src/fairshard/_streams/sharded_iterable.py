@@ -27,6 +27,7 @@ import numpy as np
 import torch.utils.data as tud
 from numpy.typing import NDArray
 
+from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
 from .._core.world import resolve_seed, resolve_world
 from .._errors import (
@@ -38,9 +39,7 @@ from .._errors import (
     warn,
 )
 from .layout import (
-    POLICIES,
     Consumer,
-    Policy,
     Segment,
     item_count,
     rank_totals,
@@ -51,7 +50,7 @@ from .layout import (
 from .read import read_indexed, read_shards, read_streamed
 from .resume import complete, loader_positions, worker_position
 from .source import check_source, item_total, random_access, shard_sizes_array
-from .state import Position, Progress, seal_state, seal_workers, state_config, unseal_state
+from .state import ConsumerProgress, Position, seal_state, seal_workers, state_config, unseal_state
 
 __all__ = ["ShardedIterable"]
 
@@ -107,9 +106,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         total: int | None = None,
         shard_sizes: Sequence[int] | None = None,
         open_shard: Callable[[Any], Iterable[T]] | None = None,
-        tail: Policy = "drop",
+        tail: Tail = "drop",
         shuffle_shards: bool = True,
-        policy: Policy | None = None,
+        policy: Tail | None = None,
         seed: int | None = 0,
         num_replicas: int | None = None,
         rank: int | None = None,
@@ -126,14 +125,14 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
                 DeprecationWarning,
             )
             tail = policy
-        self.tail: Policy = check_choice("tail", tail, POLICIES)  # type: ignore[assignment]
+        self.tail: Tail = check_choice("tail", tail, TAILS)  # type: ignore[assignment]
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
         self.source = source
         self.open_shard = open_shard
         self.epoch = 0
-        self._progress: Progress | None = None
+        self._progress: ConsumerProgress | None = None
         self._resume: Position | None = None
         # A whole rank's state (plain DataLoader): (epoch, one position per worker)
         self._resume_workers: tuple[int, list[Position]] | None = None
@@ -152,7 +151,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             self._check_every_epoch()
 
     @property
-    def policy(self) -> Policy:
+    def policy(self) -> Tail:
         """Deprecated alias of :attr:`tail`."""
         return self.tail
 
@@ -273,7 +272,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         elif self._resume_workers is not None and self._resume_workers[0] == epoch:
             _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
-        progress = Progress(epoch, consumer, consumed, segment, offset)
+        progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
         if self.mode == "shard":
             return self._shards(progress)
@@ -283,7 +282,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             return read_indexed(self.source, self.total, self.tail, progress)
         return read_streamed(self.source, self.total, self.tail, progress)
 
-    def _finished(self, items: Iterator[T], progress: Progress) -> Iterator[T]:
+    def _finished(self, items: Iterator[T], progress: ConsumerProgress) -> Iterator[T]:
         """Yield ``items``; once they are exhausted, record the pass as complete."""
         yield from items
         self._completed = (progress.epoch, progress.consumer)
@@ -299,7 +298,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         raw = self.source[shard]  # type: ignore[index]
         return raw if self.open_shard is None else self.open_shard(raw)
 
-    def _shards(self, progress: Progress) -> Iterator[T]:
+    def _shards(self, progress: ConsumerProgress) -> Iterator[T]:
         segments = self._segments(progress.epoch, progress.consumer)
         yield from self._finished(read_shards(segments, self._open, self.sizes, progress), progress)
 

@@ -16,6 +16,7 @@ import numpy as np
 import torch.utils.data as tud
 from numpy.typing import NDArray
 
+from .._core.partition import Tail
 from .._errors import (
     ConfigError,
     ConfigTypeError,
@@ -23,7 +24,6 @@ from .._errors import (
     check_int,
     warn,
 )
-from .layout import Policy
 
 __all__ = ["check_length", "check_source", "item_total", "random_access", "shard_sizes_array"]
 
@@ -63,7 +63,7 @@ def check_source(source: object) -> None:
 
 
 def item_total(
-    source: object, total: Any, shard_sizes: Any, open_shard: Any, policy: Policy, num_replicas: int
+    source: object, total: Any, shard_sizes: Any, open_shard: Any, policy: Tail, num_replicas: int
 ) -> int | None:
     """Item mode: the stream's length (``len(source)`` or ``total``), ``None`` when unknown.
 
@@ -91,7 +91,7 @@ def item_total(
 
 
 def shard_sizes_array(
-    source: object, total: Any, sizes_arg: Any, policy: Policy, num_replicas: int
+    source: object, total: Any, sizes_arg: Any, policy: Tail, num_replicas: int
 ) -> NDArray[np.int64] | None:
     """Shard mode: the items per shard as an array, ``None`` when not given.
 
@@ -142,7 +142,7 @@ def shard_sizes_array(
     return sizes
 
 
-def check_length(total: int, mode: str, policy: Policy, num_replicas: int) -> None:
+def check_length(total: int, mode: str, policy: Tail, num_replicas: int) -> None:
     """Reject a known length that leaves every rank without items.
 
     Raises:

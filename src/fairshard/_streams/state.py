@@ -27,7 +27,7 @@ from .layout import Consumer
 
 __all__ = [
     "Position",
-    "Progress",
+    "ConsumerProgress",
     "seal_state",
     "state_config",
     "unseal_state",
@@ -43,7 +43,7 @@ class Position(NamedTuple):
     offset: int
 
 
-class Progress:
+class ConsumerProgress:
     """How far one consumer got in one epoch.
 
     NOTE (counting at C speed): an item reader may hand over a live iterator
