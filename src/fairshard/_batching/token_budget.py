@@ -114,38 +114,42 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             )
         self.skip_oversized = skip_oversized
         self.balance_run = check_balance_run(balance_run)
-        kept = self._find_kept()
-        self.num_skipped = int(self.lengths.size - kept.size)
         # None when every item is kept: the plan then permutes 0..n-1 directly.
-        self._kept: NDArray[np.int64] | None = kept if self.num_skipped else None
-        del kept
+        self._kept: NDArray[np.int64] | None = self._find_kept()
+        self.num_skipped = 0 if self._kept is None else int(self.lengths.size - self._kept.size)
         self._key = sort_key(self.lengths)
         self._digest = S.digest(self.lengths)
         kept_lengths = self.lengths if self._kept is None else self.lengths[self._kept]
         self._cost_id = cost_fingerprint(cost, kept_lengths)
 
-    def _find_kept(self) -> NDArray[np.int64]:
-        alone = item_costs(self.lengths, self.cost)
-        bad = ~(np.isfinite(alone) & (alone >= 0))
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            _bad_cost(float(alone[first]), np.array([first]), self.lengths)
-        oversized = alone > self.max_tokens
-        if oversized.any():
-            first = int(np.flatnonzero(oversized)[0])
-            count = int(oversized.sum())
-            if not self.skip_oversized:
-                raise ConfigError(
-                    f"item {first} has length {self.lengths[first].item()!r}, over "
-                    f"max_tokens={self.max_tokens:g} ({count} item(s) are); raise max_tokens, "
-                    "truncate those items, or pass skip_oversized=True to leave them out"
-                )
-            _warn(
-                f"{self.kind}: skipping {count} item(s) longer than max_tokens="
-                f"{self.max_tokens:g} (the first is item {first}, length "
-                f"{self.lengths[first].item()!r}); see num_skipped",
-                DegenerateConfigWarning,
+    def _find_kept(self) -> NDArray[np.int64] | None:
+        """Items within the budget alone (``None``: all of them)."""
+        if isinstance(self.cost, str):  # a named cost of one item is its (checked) length
+            oversized = self.lengths > self.max_tokens
+        else:
+            alone = item_costs(self.lengths, self.cost)
+            bad = ~(np.isfinite(alone) & (alone >= 0))
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                _bad_cost(float(alone[first]), np.array([first]), self.lengths)
+            oversized = alone > self.max_tokens
+            del alone
+        if not oversized.any():
+            return None
+        first = int(np.flatnonzero(oversized)[0])
+        count = int(oversized.sum())
+        if not self.skip_oversized:
+            raise ConfigError(
+                f"item {first} has length {self.lengths[first].item()!r}, over "
+                f"max_tokens={self.max_tokens:g} ({count} item(s) are); raise max_tokens, "
+                "truncate those items, or pass skip_oversized=True to leave them out"
             )
+        _warn(
+            f"{self.kind}: skipping {count} item(s) longer than max_tokens="
+            f"{self.max_tokens:g} (the first is item {first}, length "
+            f"{self.lengths[first].item()!r}); see num_skipped",
+            DegenerateConfigWarning,
+        )
         kept = np.flatnonzero(~oversized).astype(np.int64)
         if kept.size == 0:
             raise ConfigError(
@@ -166,10 +170,16 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
         m = self.lengths.size - self.num_skipped
-        ids = np.arange(m, dtype=np.int32 if m < (1 << 31) else np.int64)
-        perm = rng.permutation(ids)  # random tie-break (the values of permutation(m))
-        kept = perm if self._kept is None else self._kept[perm]
-        flat = kept[np.argsort(-self._key[kept], kind="stable")]  # (m,) longest first
+        kept: NDArray[Any] = np.arange(m, dtype=np.int32 if m < (1 << 31) else np.int64)
+        rng.shuffle(kept)  # random tie-break, in place: the values of permutation(m)
+        if self._kept is not None:
+            kept = self._kept[kept]
+        longest_first = self._key[kept]
+        np.negative(longest_first, out=longest_first)
+        order = np.argsort(longest_first, kind="stable")
+        del longest_first
+        flat = kept[order]  # (m,) longest first
+        del kept, order
         offsets = self._fill(flat)
         costs = self._costs(flat, offsets)
         bad = np.flatnonzero(~(np.isfinite(costs) & (costs >= 0)))
