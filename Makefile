@@ -30,8 +30,11 @@ test: lint typecheck pytest
 demo: install
 	$(BIN)/fairshard demo $(DEMO_ARGS)
 
+# Every benchmarks/bench_*.py, peers included where the [bench] extra installs them;
+# a full run writes the README tables. `make bench BENCH_ARGS=--quick` takes minutes.
 bench: install
-	$(BIN)/python benchmarks/bench_samplers.py $(BENCH_ARGS)
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
