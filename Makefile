@@ -3,21 +3,35 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
+# Two install levels in one venv: the demo needs torch + [demo] only (a fresh
+# `make demo` does not pay for the test tools); the suite needs [dev,plot,demo].
+BASE_STAMP := $(VENV)/.fairshard-base
+DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install test lint typecheck pytest demo bench clean
+.PHONY: install install-demo test lint typecheck pytest demo bench clean test-floors
 
-$(STAMP): pyproject.toml
+$(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	touch $(BASE_STAMP)
+
+$(DEMO_STAMP): $(BASE_STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[demo]"
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(BASE_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo]"
-	touch $(STAMP)
+	touch $(DEMO_STAMP) $(STAMP)
 
 install: $(STAMP)
 
+install-demo: $(DEMO_STAMP)
+
 lint: install
 	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 
 typecheck: install
 	$(BIN)/mypy
@@ -27,7 +41,7 @@ pytest: install
 
 test: lint typecheck pytest
 
-demo: install
+demo: install-demo
 	$(BIN)/fairshard demo $(DEMO_ARGS)
 
 # Every benchmarks/bench_*.py, peers included where the [bench] extra installs them;
@@ -36,5 +50,21 @@ bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
+# The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
+# tested: the suite on the lowest versions, in a venv of its own. The
+# integration tests are left out: torchdata, Lightning and accelerate releases
+# that install beside torch 2.1 are not the ones the [dev] extra pins.
+FLOORS_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python3.10) python3.10)
+FLOORS_SPEC ?= torch==2.1.2 numpy==1.24.4
+FLOORS_VENV ?= .venv-floors
+
+test-floors:
+	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(FLOORS_VENV)/bin/python -m pip install --quiet $(FLOORS_SPEC)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
+	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
+	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

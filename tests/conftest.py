@@ -7,6 +7,17 @@ from hypothesis import HealthCheck, settings
 for _name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "FAIRSHARD_VERIFY"):
     os.environ.pop(_name, None)
 
+# `make test-floors` runs the suite on torch 2.1, for which no torchdata with
+# StatefulDataLoader exists: there alone, test modules that import it are left
+# out (tests/integrations is left out by the Makefile). Everywhere else the
+# [dev] extra installs torchdata and a missing one fails loudly.
+collect_ignore: list[str] = []
+if os.environ.get("FAIRSHARD_FLOORS") == "1":
+    try:
+        import torchdata.stateful_dataloader  # noqa: F401
+    except ImportError:
+        collect_ignore.append("batching/test_batch_sampler_misuse.py")
+
 settings.register_profile(
     "fairshard",
     deadline=None,

@@ -13,8 +13,10 @@ from ._batching.costs import AttentionCost
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
+from ._core.resume import loader_state_dict
 from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
+from ._diagnostics.plot import plot_simulation
 from ._diagnostics.simulate import SimulationReport, simulate
 from ._errors import (
     ConfigError,
@@ -30,7 +32,7 @@ from ._evaluation.shares import padding_mask
 from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
-from ._samplers.schedules import Constant, LinearAnneal
+from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
 from ._samplers.sharded import ShardedSampler
 from ._samplers.weighted import WeightedSampler
 from ._streams.sharded_iterable import ShardedIterable
@@ -57,6 +59,7 @@ __all__ = [
     "IndexedDataset",
     "LengthBucketBatchSampler",
     "LinearAnneal",
+    "LinearWeightAnneal",
     "Partition",
     "RankMismatchError",
     "ShardedIterable",
@@ -68,7 +71,9 @@ __all__ = [
     "WeightedSampler",
     "check_coverage",
     "gather_in_order",
+    "loader_state_dict",
     "padding_mask",
+    "plot_simulation",
     "simulate",
     "split",
     "step_imbalance",

@@ -22,24 +22,18 @@ def _inner(n: int, batch_size: int = 4) -> BatchSampler:
 
 
 class TestBatchShardEven(SamplerContract):
-    max_padding_per_rank = 4
-
     def make(self, rank: int, world_size: int, **kw: Any) -> BatchShardSampler:
         return BatchShardSampler(_inner(96), num_replicas=world_size, rank=rank, **kw)  # 24 batches
 
 
 @pytest.mark.filterwarnings("ignore:BatchShardSampler.*split evenly")
 class TestBatchShardPadded(SamplerContract):
-    max_padding_per_rank = 4
-
     def make(self, rank: int, world_size: int, **kw: Any) -> BatchShardSampler:
         return BatchShardSampler(_inner(50), num_replicas=world_size, rank=rank, seed=3, **kw)
 
 
 @pytest.mark.filterwarnings("ignore:BatchShardSampler.*split evenly")
 class TestBatchShardDropped(SamplerContract):
-    max_padding_per_rank = 4
-
     def make(self, rank: int, world_size: int, **kw: Any) -> BatchShardSampler:
         return BatchShardSampler(_inner(50), num_replicas=world_size, rank=rank, tail="drop", **kw)
 

@@ -16,15 +16,11 @@ NAMES = [["ant", "bee", "cow", "doe", "elk"][i % 5] for i in range(403)]
 
 
 class TestClassBatchFixedStop(SamplerContract):
-    max_padding_per_rank = 12
-
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(LABELS, 2, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestClassBatchPKRecycleStrings(SamplerContract):
-    max_padding_per_rank = 9
-
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
             NAMES,
@@ -39,8 +35,6 @@ class TestClassBatchPKRecycleStrings(SamplerContract):
 
 
 class TestClassBatchMappingDrop(SamplerContract):
-    max_padding_per_rank = 5
-
     def make(self, rank: int, world_size: int, **kw: Any) -> ClassBatchSampler:
         return ClassBatchSampler(
             LABELS,
@@ -204,3 +198,67 @@ def test_tensor_and_string_labels() -> None:
 def test_bad_inputs(labels: Any, spc: Any, kwargs: dict[str, Any], error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         ClassBatchSampler(labels, spc, num_replicas=1, rank=0, **kwargs)
+
+
+# ------------------------------------------------------- the tutorials' recipe
+TAIL = np.repeat([0, 1, 2], [600, 70, 90])
+
+
+def test_fixed_class_recipe_12_2_2_on_two_ranks() -> None:
+    """12 of class 0, 2 of class 1, 2 of class 2 per batch of 16: exact, disjoint, len() exact."""
+    shares = []
+    for rank in range(2):
+        s = ClassBatchSampler(TAIL, {0: 12, 1: 2, 2: 2}, batch_size=16, num_replicas=2, rank=rank)
+        assert s.batch_size == 16
+        batches = list(s)
+        assert len(batches) == len(s) == 18  # 70 // 2 = 35 batches: ceil(35 / 2), 1 padded
+        for batch in batches:
+            assert len(batch) == 16
+            assert np.bincount(TAIL[batch], minlength=3).tolist() == [12, 2, 2]
+        shares.append(batches)
+    every = [i for share in shares for batch in share for i in batch]
+    assert len(every) - len(set(every)) == 16  # the one declared padded batch
+
+
+@pytest.mark.parametrize(
+    ("spc", "kwargs", "size"),
+    [
+        ({0: 12, 1: 2, 2: 2}, {"batch_size": 16}, 16),
+        (4, {"batch_size": 12}, 12),
+        (4, {"classes_per_batch": 2, "batch_size": 8}, 8),
+        ({0: 3, 1: 2}, {"classes_per_batch": 2, "batch_size": 5}, 5),
+        ({0: 3, 1: 2, 2: 2}, {"classes_per_batch": 2}, None),  # sizes vary: no batch_size
+    ],
+)
+def test_batch_size_that_adds_up_is_accepted(spc: Any, kwargs: dict[str, Any], size: Any) -> None:
+    assert ClassBatchSampler(TAIL, spc, num_replicas=1, rank=0, **kwargs).batch_size == size
+
+
+@pytest.mark.parametrize(
+    ("spc", "kwargs", "match"),
+    [
+        (
+            {0: 12, 1: 2, 2: 2},
+            {"batch_size": 32},
+            r"batch_size=32 but samples_per_class gives 16 per batch "
+            r"\(12 \(0\) \+ 2 \(1\) \+ 2 \(2\)\); make the per-class counts add up",
+        ),
+        (
+            4,
+            {"batch_size": 8},
+            r"gives 12 per batch .*pass classes_per_batch=2, or drop batch_size",
+        ),
+        (
+            {0: 3, 1: 2, 2: 2},
+            {"classes_per_batch": 2, "batch_size": 5},
+            r"batch_size=5 but with classes_per_batch=2 .* varies with the classes drawn",
+        ),
+        ({0: 12}, {"batch_size": 0}, r"batch_size must be >= 1, got batch_size=0"),
+        ({0: 12}, {"batch_size": 12.0}, r"batch_size must be an int"),
+    ],
+)
+def test_batch_size_that_does_not_add_up_is_an_error(
+    spc: Any, kwargs: dict[str, Any], match: str
+) -> None:
+    with pytest.raises((ConfigError, ConfigTypeError), match=match):
+        ClassBatchSampler(TAIL, spc, num_replicas=1, rank=0, **kwargs)

@@ -16,8 +16,6 @@ LENGTHS = np.random.default_rng(5).integers(1, 400, 1003)
 
 
 class TestLengthBucketPad(SamplerContract):
-    max_padding_per_rank = 16
-
     def make(self, rank: int, world_size: int, **kw: Any) -> LengthBucketBatchSampler:
         return LengthBucketBatchSampler(
             LENGTHS, 16, mega_batch_factor=4, num_replicas=world_size, rank=rank, seed=2, **kw
@@ -25,8 +23,6 @@ class TestLengthBucketPad(SamplerContract):
 
 
 class TestLengthBucketDrop(SamplerContract):
-    max_padding_per_rank = 16
-
     def make(self, rank: int, world_size: int, **kw: Any) -> LengthBucketBatchSampler:
         return LengthBucketBatchSampler(
             LENGTHS.astype(float) / 10,

@@ -22,15 +22,11 @@ ONE: dict[str, Any] = {"num_replicas": 1, "rank": 0}
 
 
 class TestTokenBudgetPadded(SamplerContract):
-    max_padding_per_rank = 1024  # a whole batch of the shortest items
-
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(LENGTHS, 1024, num_replicas=world_size, rank=rank, **kw)
 
 
 class TestTokenBudgetSumDrop(SamplerContract):
-    max_padding_per_rank = 64
-
     def make(self, rank: int, world_size: int, **kw: Any) -> TokenBudgetBatchSampler:
         return TokenBudgetBatchSampler(
             LENGTHS,

@@ -24,6 +24,7 @@ TOP_KEYS = {
     "num_epochs",
     "num_classes",
     "set_epoch",
+    "per_rank",
     "ok",
     "problems",
     "warnings",
@@ -58,7 +59,7 @@ RANK_KEYS = {
     "len_matches",
     "identical_order",
 }
-DECLARED_KEYS = {"padding", "dropped", "uneven", "shuffle", "source"}
+DECLARED_KEYS = {"padding", "dropped", "uneven", "shuffle", "source", "replacement"}
 
 
 def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -194,7 +195,7 @@ def test_plot_is_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert (width, height) == (1700, 500)
+    assert (width, height) == (2200, 550)  # four panels: owner, missing, class mix, change
     assert 10_000 < len(data) < 2_000_000
     capsys.readouterr()
     one = tmp_path / "one.png"
@@ -256,6 +257,145 @@ def test_weighted_families_simulate_and_check(
     elif name == "WeightedSampler":
         argv += ["--kwarg", f"weights={[float(i % 4) for i in range(100)]}"]
     else:
-        argv += ["--kwarg", "num_samples_total=100"]
+        argv += ["-n", "100"]
     assert main(argv) == 0, capsys.readouterr().out
     assert "all checks passed" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- issue 15 items
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize("kind", ["npy", "txt", "csv"])
+def test_weights_and_lengths_from_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    weights = np.array([1.0, 0.0, 2.0, 0.5] * 25)
+    lengths = np.arange(1, 101) % 17 + 3
+    if kind == "npy":
+        np.save(tmp_path / "w.npy", weights)
+        np.save(tmp_path / "l.npy", lengths)
+        w_spec, l_spec = str(tmp_path / "w.npy"), str(tmp_path / "l.npy")
+    elif kind == "txt":
+        (tmp_path / "w.txt").write_text("\n".join(map(str, weights)) + "\n")
+        (tmp_path / "l.txt").write_text("\n".join(map(str, lengths)) + "\n")
+        w_spec, l_spec = str(tmp_path / "w.txt"), str(tmp_path / "l.txt")
+    else:
+        pairs = enumerate(zip(weights, lengths, strict=True))
+        rows = "\n".join(f"s{i},{w},{n}" for i, (w, n) in pairs)
+        (tmp_path / "meta.csv").write_text("id,weight,tokens\n" + rows + "\n")
+        w_spec, l_spec = f"{tmp_path}/meta.csv:weight", f"{tmp_path}/meta.csv:tokens"
+    code, doc = run_json(capsys, "WeightedSampler", "-w", "4", "--weights", w_spec, "--check")
+    assert code == 0 and doc["dataset_size"] == 100
+    seen = {i for r in doc["epochs"][0]["ranks"] for i in r["first"]}
+    assert not seen & {i for i in range(100) if weights[i] == 0}  # zero weight: never drawn
+    code, doc = run_json(
+        capsys,
+        "LengthBucketBatchSampler",
+        "-w",
+        "2",
+        "--lengths",
+        l_spec,
+        "--kwarg",
+        "batch_size=8",
+        "--check",
+    )
+    assert code == 0, doc["problems"]
+    assert doc["epochs"][0]["missing"] == 0 and doc["epochs"][0]["ranks"][0]["batches"]
+
+
+def test_missing_required_argument_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    for name, flag in [
+        ("WeightedSampler", "--weights FILE"),
+        ("LengthBucketBatchSampler", "--lengths FILE"),
+        ("TokenBudgetBatchSampler", "--lengths FILE"),
+        ("ClassBalancedSampler", "--labels FILE"),
+        ("DistributedSampler", "--dataset-size N"),
+    ]:
+        assert main(["simulate", name, "-w", "2", "-q"]) == 2, name
+        err = capsys.readouterr().err
+        assert f"{name} needs" in err and flag in err, err
+        assert "Traceback" not in err
+
+
+def test_draws_with_replacement_are_not_padding(capsys: pytest.CaptureFixture[str]) -> None:
+    weights = [float(i % 4) for i in range(40)]
+    argv = ["WeightedSampler", "-w", "4", "--kwarg", f"weights={weights}", "--check"]
+    code, doc = run_json(capsys, *argv)
+    epoch = doc["epochs"][0]
+    assert code == 0 and epoch["duplicates"] > 0
+    assert epoch["declared"]["padding"] == 0
+    assert epoch["declared"]["replacement"] >= epoch["duplicates"]
+    assert main(["simulate", *argv, "-q"]) == 0
+    text = capsys.readouterr().out
+    assert f"duplicates: {epoch['duplicates']} drawn with replacement" in text
+    assert "declared padding" not in text
+    assert main(["simulate", "-n", "1003", "-w", "4", "-q"]) == 0
+    assert "duplicates: 1 declared padding" in capsys.readouterr().out
+
+
+def test_class_count_table_has_a_header(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "-n", "300", "-w", "3", "--labels", "demo:300", "-q"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("  class counts per rank:")
+    assert lines[at + 1].split() == ["rank"] + [f"c{c}" for c in range(10)]
+    assert [line.split()[0] for line in lines[at + 2 : at + 5]] == ["0", "1", "2"]
+
+
+def test_rank_placeholder_names_the_cause(capsys: pytest.CaptureFixture[str]) -> None:
+    code, doc = run_json(capsys, "-n", "1000", "-w", "4", "--kwarg", "seed={rank}", "--check")
+    assert code == 1 and doc["per_rank"] == {"seed": [0, 1, 2, 3]}
+    assert doc["problems"][0].startswith("cause: seeds differ across ranks (seed = 0, 1, 2, 3")
+    assert any("never yielded" in p for p in doc["problems"][1:])
+    code, doc = run_json(capsys, "-n", "1000", "-w", "2", "--kwarg", "seed=42+{rank}*0")
+    assert code == 0 and doc["ok"] and doc["per_rank"] == {}  # the same on every rank
+    assert main(["simulate", "-n", "10", "--kwarg", "seed={rank}+"]) == 2
+    assert "cannot evaluate" in capsys.readouterr().err
+
+
+def test_drop_last_batch_needs_batch_size(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "-n", "100", "--drop-last-batch", "-q"]) == 2
+    assert "--drop-last-batch needs --batch-size" in capsys.readouterr().err
+    assert main(["simulate", "-n", "100", "-b", "8", "--drop-last-batch", "-q"]) == 0
+
+
+def test_plot_panels_legend_and_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import fairshard
+    from fairshard._diagnostics.plot import import_pyplot
+
+    one = tmp_path / "one.png"
+    assert main(["simulate", "-n", "500", "-w", "4", "--plot", str(one), "-q"]) == 0
+    assert _png_size(one) == (1650, 550)  # one epoch: no empty order-change panel
+    report = fairshard.simulate(
+        "DistributedSampler", 4, dataset_size=500, epochs=3, kwargs={"seed": 0}, set_epoch=False
+    )
+    fig = fairshard.plot_simulation(report)
+    try:
+        titles = [ax.get_title() for ax in fig.axes]
+        assert titles[0].startswith("owner of each index") and "missing in epoch 0" in titles[1]
+        legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert legend[:4] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+        assert "no rank (missing)" in legend and "several ranks" in legend
+        headline = fig._suptitle.get_text()
+        assert "0 missing" in headline and "0 overlapping" in headline
+        lines = fig.axes[3].get_lines()
+        xs = {tuple(line.get_xdata()) for line in lines}
+        assert len(lines) == 4 and len(xs) == 4  # equal values, never drawn on top of each other
+    finally:
+        import_pyplot().close(fig)
+    seeded = fairshard.simulate(
+        lambda rank, world: fairshard.DistributedSampler(500, world, rank, seed=rank),
+        4,
+        dataset_size=500,
+    )
+    assert seeded.per_rank == {"seed": [0, 1, 2, 3]}
+    assert seeded.problems[0].startswith("cause: seeds differ across ranks")
+    fig = fairshard.plot_simulation(seeded)
+    try:
+        missing = seeded.epochs[0].missing
+        assert missing and f"{missing} missing" in fig._suptitle.get_text()
+    finally:
+        import_pyplot().close(fig)

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import fairshard
 from fairshard._cli.main import main
 
 pytestmark = [pytest.mark.distributed, pytest.mark.timeout(400)]
@@ -52,11 +51,6 @@ SEEDS = (0, 1)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    not hasattr(fairshard, "ClassBalancedSampler"),
-    reason="fairshard has no ClassBalancedSampler yet (weighted samplers "
-    "not merged); the balanced and hard methods cannot run",
-)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_balanced_sampling_beats_plain_on_the_long_tail(tmp_path: Path, seed: int) -> None:
     summary = _demo(

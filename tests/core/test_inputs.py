@@ -121,6 +121,6 @@ def test_one_reader_for_tensors_in_the_package() -> None:
     offenders = [
         str(p.relative_to(src))
         for p in src.rglob("*.py")
-        if 'hasattr(' in p.read_text() and '"detach")' in p.read_text()
+        if "hasattr(" in p.read_text() and '"detach")' in p.read_text()
     ]
     assert not offenders, f"read tensors with fairshard._core.inputs.to_numpy in {offenders}"

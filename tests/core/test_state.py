@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -154,3 +155,78 @@ def test_elastic_resume_after_a_dropped_tail_completes_the_epoch() -> None:
     later = DistributedSampler(40, 4, 1, drop_last=True)
     later.load_state_dict(first.state_dict())
     assert list(later) == []
+
+
+def test_a_complete_epoch_loaded_after_set_epoch_keeps_the_later_epoch() -> None:
+    """StatefulDataLoader loads lazily, after the user's set_epoch(e + 1): keep e + 1."""
+    done = DistributedSampler(20, 2, 0)
+    list(done)
+    state = done.state_dict()
+    later = DistributedSampler(20, 2, 0)
+    later.set_epoch(1)
+    later.load_state_dict(state)
+    ref = DistributedSampler(20, 2, 0)
+    ref.set_epoch(1)
+    assert later.epoch == 1
+    assert list(later) == list(ref)
+    # a mid-epoch state still wins: it is the epoch to finish
+    half = DistributedSampler(20, 2, 0)
+    it = iter(half)
+    head = [next(it) for _ in range(4)]
+    moved = DistributedSampler(20, 2, 0)
+    moved.set_epoch(1)
+    moved.load_state_dict(half.state_dict())
+    assert moved.epoch == 0
+    assert head + list(moved) == list(DistributedSampler(20, 2, 0))
+
+
+@pytest.mark.parametrize("family", ["weighted-no-replacement", "torch-order"])
+def test_loading_an_end_of_epoch_state_builds_no_plan_when_the_length_is_known(
+    family: str,
+) -> None:
+    """Materialized plans: loading a finished epoch must not build that epoch's plan again."""
+    from fairshard import WeightedSampler
+
+    def make() -> Any:
+        if family == "torch-order":
+            return DistributedSampler(20, 2, 0, order="torch")
+        return WeightedSampler(np.arange(1.0, 41.0), 20, replacement=False, num_replicas=2, rank=0)
+
+    done = make()
+    list(done)
+    built: list[int] = []
+    fresh = make()
+    build = fresh._build_plan
+
+    def counting(epoch: int) -> object:
+        built.append(epoch)
+        return build(epoch)
+
+    fresh._build_plan = counting  # type: ignore[method-assign]
+    fresh.set_epoch(1)
+    fresh.load_state_dict(done.state_dict())
+    assert len(list(fresh)) == 10
+    assert built == [1]  # epoch 1 only: the finished epoch 0 is not planned again
+
+
+def test_an_uneven_rank_that_took_its_whole_share_is_complete() -> None:
+    """tail='uneven': rank 1 takes 5 of 11 items, rank 0 takes 6; each is done after its own."""
+    short = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
+    list(short)
+    state = short.state_dict()
+    again = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
+    again.load_state_dict(state)
+    assert len(again) == 0
+    again.set_epoch(0)
+    assert list(again) == []
+    later = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
+    later.set_epoch(1)
+    later.load_state_dict(state)  # a finished epoch: the later set_epoch stands
+    assert later.epoch == 1
+    assert len(list(later)) == 5
+    strided = [DistributedSampler(11, 2, r, tail="uneven") for r in range(2)]
+    for s in strided:
+        list(s)
+    behind = DistributedSampler(11, 2, 0, tail="uneven")
+    behind.load_state_dict(strided[1].state_dict())  # rank 1's 5 steps: rank 0 has 1 left
+    assert list(behind) == [int(strided[0].plan().take(np.array([10]))[0])]

@@ -92,7 +92,8 @@ def test_replacement_declares_no_bound() -> None:
         kwargs={"data_source": range(50), "replacement": True},
         epochs=2,
     )
-    assert rep.epochs[0].declared.padding is None
+    declared = rep.epochs[0].declared
+    assert declared.padding == 0 and declared.replacement is None  # draws, not padding
     assert not any("padding" in p or "dropped" in p for p in rep.problems)
 
 

@@ -1,24 +1,27 @@
-"""torchdata's StatefulDataLoader checkpoints fairshard samplers mid-epoch.
+"""torchdata's StatefulDataLoader checkpoints fairshard samplers at every batch boundary.
 
 The loader's ``state_dict()`` holds the sampler's own ``state_dict()``; a
 fresh loader over a fresh sampler that loads it continues the epoch exactly:
 the batches before the checkpoint plus the batches after it are the
-uninterrupted epoch, with and without worker processes.
+uninterrupted epoch, with and without worker processes -- at every cut
+point, the first (nothing consumed) and the last (the whole epoch consumed)
+included, with and without a ``set_epoch`` after the load. A checkpoint at
+the end of an epoch followed by ``set_epoch(e + 1)`` starts epoch ``e + 1``
+(the loader restores its sampler lazily, at the next ``iter()``, after that
+``set_epoch``; the restore must not drag the sampler back to epoch ``e``).
 
-Every sampler family is one line in ``FACTORIES``; a family this fairshard
-does not have yet is skipped, naming it.
+Every sampler family is one entry of ``tests.contract.FAMILIES``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
 from typing import Any
 
-import numpy as np
 import pytest
-from torch.utils.data import BatchSampler, RandomSampler
 
-import fairshard
+from fairshard import DegenerateConfigWarning
+from tests.contract import FAMILIES
 
 torchdata = pytest.importorskip("torchdata.stateful_dataloader")
 StatefulDataLoader = torchdata.StatefulDataLoader
@@ -27,81 +30,12 @@ StatefulDataLoader = torchdata.StatefulDataLoader
 pytestmark = pytest.mark.filterwarnings("ignore:'set_vital' is deprecated:UserWarning")
 
 N = 103
-LABELS = np.arange(N) % 7 // 3  # three unequal classes
-WEIGHTS = np.where(np.arange(N) % 5 == 0, 0.0, 1.0 + np.arange(N) % 3)  # some never drawn
-LENGTHS = 1 + (np.arange(N) * 37) % 29
-
-Factory = Callable[[int, int], Any]
+BATCH = 8  # loader batch size for index samplers: 7 batches per rank and epoch
+NAMES = sorted(FAMILIES)
 
 
-def _public(name: str) -> Any:
-    return getattr(fairshard, name)
-
-
-#: (family, the fairshard names it needs, factory(rank, world_size) -> sampler)
-FACTORIES: list[tuple[str, tuple[str, ...], Factory]] = [
-    (
-        "distributed",
-        ("DistributedSampler",),
-        lambda r, w: fairshard.DistributedSampler(N, w, r, seed=5),
-    ),
-    (
-        "distributed-drop",
-        ("DistributedSampler",),
-        lambda r, w: fairshard.DistributedSampler(N, w, r, seed=5, drop_last=True),
-    ),
-    (
-        "class-balanced",
-        ("ClassBalancedSampler",),
-        lambda r, w: _public("ClassBalancedSampler")(LABELS, num_replicas=w, rank=r, seed=5),
-    ),
-    (
-        "hard-example",
-        ("HardExampleSampler",),
-        lambda r, w: _public("HardExampleSampler")(N, num_replicas=w, rank=r, seed=5),
-    ),
-    (
-        "weighted",
-        ("WeightedSampler",),
-        lambda r, w: fairshard.WeightedSampler(WEIGHTS, num_replicas=w, rank=r, seed=5),
-    ),
-    (
-        "weighted-no-replacement",
-        ("WeightedSampler",),
-        lambda r, w: fairshard.WeightedSampler(
-            WEIGHTS, 60, replacement=False, num_replicas=w, rank=r, seed=5
-        ),
-    ),
-    (
-        "wrapped-random",
-        ("ShardedSampler",),
-        lambda r, w: fairshard.ShardedSampler(
-            RandomSampler(range(N)), num_replicas=w, rank=r, seed=5
-        ),
-    ),
-    (
-        "class-batch",
-        ("ClassBatchSampler",),
-        lambda r, w: fairshard.ClassBatchSampler(LABELS, 2, num_replicas=w, rank=r, seed=5),
-    ),
-    (
-        "length-bucket",
-        ("LengthBucketBatchSampler",),
-        lambda r, w: fairshard.LengthBucketBatchSampler(LENGTHS, 4, num_replicas=w, rank=r, seed=5),
-    ),
-    (
-        "token-budget",
-        ("TokenBudgetBatchSampler",),
-        lambda r, w: fairshard.TokenBudgetBatchSampler(LENGTHS, 64, num_replicas=w, rank=r, seed=5),
-    ),
-    (
-        "batch-shard",
-        ("BatchShardSampler",),
-        lambda r, w: fairshard.BatchShardSampler(
-            BatchSampler(RandomSampler(range(N)), 13, False), num_replicas=w, rank=r, seed=5
-        ),
-    ),
-]
+def make(name: str) -> Any:
+    return FAMILIES[name](N, 1, 2)
 
 
 class Indices:
@@ -122,23 +56,17 @@ def _loader(sampler: Any, workers: int) -> Any:
         )
     return StatefulDataLoader(
         Indices(),
-        batch_size=4,
+        batch_size=BATCH,
         sampler=sampler,
         num_workers=workers,
         multiprocessing_context=context,
     )
 
 
-def _family(entry: tuple[str, tuple[str, ...], Factory]) -> Factory:
-    family, needs, factory = entry
-    missing = [n for n in needs if not hasattr(fairshard, n)]
-    if missing:
-        pytest.skip(f"fairshard has no {', '.join(missing)} yet; the {family} family is untested")
-    return factory
-
-
 def _batches(loader: Any, limit: int | None = None) -> list[list[int]]:
-    out = []
+    out: list[list[int]] = []
+    if limit == 0:
+        return out
     for batch in loader:
         out.append(batch.tolist())
         if limit is not None and len(out) == limit:
@@ -146,48 +74,69 @@ def _batches(loader: Any, limit: int | None = None) -> list[list[int]]:
     return out
 
 
-@pytest.mark.timeout(120)
-@pytest.mark.parametrize("workers", [0, 2])
-@pytest.mark.parametrize("entry", FACTORIES, ids=[f[0] for f in FACTORIES])
-def test_checkpoint_mid_epoch_restores_into_fresh_loader_and_sampler(
-    entry: tuple[str, tuple[str, ...], Factory], workers: int
-) -> None:
-    make = _family(entry)
-    epoch, rank, world = 1, 1, 2
-    full_sampler = make(rank, world)
-    full_sampler.set_epoch(epoch)
-    uninterrupted = _batches(_loader(full_sampler, workers))
-    if hasattr(full_sampler, "num_batches"):
-        assert len(uninterrupted) == len(full_sampler)
-    else:
-        assert sum(map(len, uninterrupted)) == len(full_sampler)
+def _epochs(name: str) -> tuple[list[list[int]], list[list[int]]]:
+    """Epochs 1 and 2 uninterrupted (the batch order does not depend on workers)."""
+    sampler = make(name)
+    loader = _loader(sampler, 0)
+    sampler.set_epoch(1)
+    one = _batches(loader)
+    sampler.set_epoch(2)
+    return one, _batches(loader)
 
-    for cut in (1, len(uninterrupted) // 2, len(uninterrupted) - 1):
-        first = make(rank, world)
-        first.set_epoch(epoch)
-        loader = _loader(first, workers)
-        before = _batches(loader, cut)
-        state = loader.state_dict()
-        del loader
-        second = make(rank, world)
-        resumed = _loader(second, workers)
-        resumed.load_state_dict(state)
-        after = _batches(resumed)
-        assert before + after == uninterrupted, f"cut after {cut} batches"
+
+def _saved(name: str, workers: int, cut: int | None) -> dict[str, Any]:
+    """The loader state after ``cut`` batches of epoch 1; ``None``: after the loop ran out.
+
+    The last cut and ``None`` differ for the loader: it has or has not seen
+    the end of the pass (``StopIteration``).
+    """
+    sampler = make(name)
+    sampler.set_epoch(1)
+    loader = _loader(sampler, workers)
+    _batches(loader, cut)
+    state: dict[str, Any] = loader.state_dict()
+    return state
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("name", NAMES)
+def test_checkpoint_at_every_batch_boundary(name: str, workers: int) -> None:
+    one, two = _epochs(name)
+    cuts: list[int | None] = [*range(len(one) + 1), None]
+    for cut in cuts:
+        done = len(one) if cut is None else cut
+        state = _saved(name, workers, cut)
+        # Without a set_epoch: the rest of the epoch, then epoch 2 as usual.
+        sampler = make(name)
+        loader = _loader(sampler, workers)
+        loader.load_state_dict(state)
+        assert _batches(loader) == one[done:], f"{name}: cut after {cut} batches"
+        sampler.set_epoch(2)
+        assert _batches(loader) == two, f"{name}: epoch 2 after a cut at {cut}"
+        # With the set_epoch a resume loop makes: the epoch it is in, or the next one.
+        sampler = make(name)
+        loader = _loader(sampler, workers)
+        loader.load_state_dict(state)
+        complete = done == len(one)
+        sampler.set_epoch(2 if complete else 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DegenerateConfigWarning)
+            expected = two if complete else one[done:]
+            assert _batches(loader) == expected, f"{name}: set_epoch after a cut at {cut}"
 
 
 @pytest.mark.timeout(60)
 def test_next_epoch_after_a_restored_one_is_the_next_epoch() -> None:
     """After finishing a restored epoch, set_epoch(e + 1) gives the normal next epoch."""
-    make = _family(FACTORIES[0])
-    ref = make(0, 2)
+    ref = FAMILIES["distributed"](N, 0, 2)
     ref.set_epoch(3)
     expected = list(ref)
-    first = make(0, 2)
+    first = FAMILIES["distributed"](N, 0, 2)
     first.set_epoch(2)
     loader = _loader(first, 0)
     _batches(loader, 3)
-    second = make(0, 2)
+    second = FAMILIES["distributed"](N, 0, 2)
     resumed = _loader(second, 0)
     resumed.load_state_dict(loader.state_dict())
     _batches(resumed)

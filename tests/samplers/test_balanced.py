@@ -125,7 +125,11 @@ def test_labels_as_list_array_tensor_and_callable_alpha() -> None:
     [
         ({"labels": [[0, 1]]}, ConfigError, r"labels must be 1-D .* shape \(1, 2\)"),
         ({"labels": []}, ConfigError, "labels is empty"),
-        ({"labels": [0.5, 1.0]}, ConfigTypeError, r"labels must be all ints or all strings, got labels\[0\]=0.5"),
+        (
+            {"labels": [0.5, 1.0]},
+            ConfigTypeError,
+            r"labels must be all ints or all strings, got labels\[0\]=0.5",
+        ),
         (
             {"labels": [b"a", b"b"]},
             ConfigTypeError,

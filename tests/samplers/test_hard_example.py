@@ -102,7 +102,7 @@ def test_bad_arguments() -> None:
         HardExampleSampler(10, temperature=0.0)
     with pytest.raises(ConfigError, match=r"floor must be <= 1\.0, got floor=1\.5"):
         HardExampleSampler(10, floor=1.5)
-    with pytest.raises(ConfigError, match="num_samples_total must be >= 1"):
+    with pytest.raises(ConfigError, match=r"len\(dataset\) must be >= 1, got 0"):
         HardExampleSampler(0)
 
 

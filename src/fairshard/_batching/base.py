@@ -12,11 +12,26 @@ recycles whole batches from the head of the epoch (declared in
 ``num_padded_batches``). ``"drop"`` leaves the last ``num_dropped_batches``
 batches out instead. ``"uneven"`` (ranks differ by one batch) must be asked
 for explicitly: unequal step counts hang DDP.
+
+NOTE (``sampler=`` instead of ``batch_sampler=``): ``DataLoader(ds,
+sampler=batch_sampler)`` wraps the batch sampler in its own ``BatchSampler``,
+which groups ``batch_size`` *batches* into one step and fetches them all:
+nothing fails, training silently runs on huge mixed batches. At ``iter()``
+a batch sampler looks at its caller: when that is a method of an object
+holding it as its ``sampler``, with a ``batch_size`` (an attribute or a
+local; torch's ``BatchSampler``, torchdata's batch iterator, any
+look-alike), it is being iterated as an index sampler, and it raises naming
+``batch_sampler=`` as the fix. A ``DataLoader(batch_size=None,
+sampler=...)``, which hands each batch to the dataset as one list (bulk
+loading), is left alone.
 """
 
 from __future__ import annotations
 
 import numbers
+import sys
+from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -27,7 +42,7 @@ from .._core.inputs import to_numpy
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError
 
-__all__ = ["BatchPlanSampler", "check_lengths", "reorder_batches"]
+__all__ = ["BatchPlanSampler", "check_lengths", "refuse_index_sampler_use", "reorder_batches"]
 
 _REORDER_CHUNK = 1 << 16
 
@@ -36,6 +51,10 @@ class BatchPlanSampler(PlannedSampler[list[int]], register=False):
     """Base of samplers whose items are batches (lists of dataset indices)."""
 
     kind = "BatchPlanSampler"
+
+    def __iter__(self) -> Iterator[list[int]]:
+        refuse_index_sampler_use(self, sys._getframe(1))
+        return super().__iter__()
 
     @property
     def num_batches(self) -> int:
@@ -51,6 +70,34 @@ class BatchPlanSampler(PlannedSampler[list[int]], register=False):
     def num_dropped_batches(self) -> int:
         """Batches at the end of the epoch that no rank takes (``drop``)."""
         return self.partition().num_dropped()
+
+
+def refuse_index_sampler_use(sampler: object, caller: FrameType | None) -> None:
+    """Raise when ``caller`` iterates ``sampler`` as the index sampler of a batcher.
+
+    Args:
+        sampler: A sampler that yields whole batches.
+        caller: The frame that called ``iter(sampler)``.
+
+    Raises:
+        ConfigError: the caller's ``self`` holds ``sampler`` as its ``sampler``
+            and has a ``batch_size`` (see the module NOTE).
+    """
+    owner = caller.f_locals.get("self") if caller is not None else None
+    if owner is None or owner is sampler or getattr(owner, "sampler", None) is not sampler:
+        return
+    batch_size = getattr(owner, "batch_size", None)
+    if batch_size is None:  # torchdata's iterator calls iter() before storing it
+        batch_size = caller.f_locals.get("batch_size") if caller is not None else None
+    if batch_size is None:
+        return
+    name = type(sampler).__name__
+    raise ConfigError(
+        f"{name} yields whole batches, but {type(owner).__name__}(batch_size={batch_size!r}) "
+        f"is iterating it as an index sampler, so each step would hold {batch_size!r} of its "
+        f"batches. Pass it as DataLoader(dataset, batch_sampler=sampler) instead of "
+        "sampler=sampler (and drop batch_size, shuffle and drop_last)"
+    )
 
 
 def check_lengths(

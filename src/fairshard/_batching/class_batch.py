@@ -23,6 +23,12 @@ exhausted. What happens then is the ``policy``:
         would make epochs of long-tailed data explode.
 
 Inside a batch, samples are grouped by class in sorted class order.
+
+This is the tutorials' "fixed number of samples per class in every batch"
+(often written by hand as a ``FixedClassSampler``): ``ClassBatchSampler(
+labels, {0: 12, 1: 2, 2: 2}, batch_size=16)`` gives 12 + 2 + 2 per batch,
+with an exact ``len()``. It yields batches: pass it as ``batch_sampler=``
+(passed as ``sampler=`` it raises at ``iter()``, see ``base``).
 """
 
 from __future__ import annotations
@@ -59,6 +65,9 @@ class ClassBatchSampler(BatchPlanSampler):
             classes are used).
         classes_per_batch: ``P``: draw ``P`` classes per batch instead of
             using every class in every batch.
+        batch_size: Optional check: the batch size the counts must add up to
+            (``sum`` of the mapping, ``K`` times the number of classes, or
+            ``P x K``); a mismatch is an error that shows the sum.
         policy: ``"stop"`` or ``"recycle"`` (see the module docstring).
         num_batches: Epoch length for ``"recycle"`` (default: see above).
         num_replicas: World size; detected when ``None``.
@@ -88,6 +97,7 @@ class ClassBatchSampler(BatchPlanSampler):
         samples_per_class: int | Mapping[Any, int],
         *,
         classes_per_batch: int | None = None,
+        batch_size: int | None = None,
         policy: Policy = "stop",
         num_batches: int | None = None,
         num_replicas: int | None = None,
@@ -124,6 +134,7 @@ class ClassBatchSampler(BatchPlanSampler):
                 fix=f"there are {self._used.size} usable classes",
             )
         )
+        self.batch_size = self._check_batch_size(batch_size)
         if num_batches is not None and self.policy == "stop":
             raise ConfigError(
                 f"num_batches={num_batches!r} sets the epoch length of policy='recycle'; with "
@@ -161,6 +172,40 @@ class ClassBatchSampler(BatchPlanSampler):
             return counts
         counts[:] = check_int("samples_per_class", samples_per_class, minimum=1)
         return counts
+
+    def _check_batch_size(self, batch_size: int | None) -> int | None:
+        """Every batch's size (``None`` when P x K batches vary), checked against ``batch_size``."""
+        k = self.counts[self._used]  # (classes used,)
+        if self.classes_per_batch in (None, self._used.size):  # every class in every batch
+            size: int | None = int(k.sum())
+            parts = " + ".join(
+                f"{int(self.counts[c])} ({self.classes[c]!r})" for c in self._used.tolist()[:8]
+            ) + (" + ..." if self._used.size > 8 else "")
+        elif np.all(k == k[0]):
+            size = self.classes_per_batch * int(k[0])
+            parts = f"classes_per_batch={self.classes_per_batch} x {int(k[0])}"
+        else:
+            size, parts = None, ""
+        if batch_size is None:
+            return size
+        wanted = check_int("batch_size", batch_size, minimum=1)
+        if size == wanted:
+            return size
+        if size is None:
+            raise ConfigError(
+                f"batch_size={wanted} but with classes_per_batch={self.classes_per_batch} and "
+                "different counts per class the batch size varies with the classes drawn; "
+                "give every class the same count, or drop batch_size"
+            )
+        fix = "make the per-class counts add up to batch_size, or drop batch_size"
+        if isinstance(self.samples_per_class, int) and wanted % int(k[0]) == 0:
+            fix = (
+                f"for {wanted // int(k[0])} classes of {int(k[0])} per batch pass "
+                f"classes_per_batch={wanted // int(k[0])}, or drop batch_size"
+            )
+        raise ConfigError(
+            f"batch_size={wanted} but samples_per_class gives {size} per batch ({parts}); {fix}"
+        )
 
     def _default_length(self) -> int | None:
         k, n = self.counts[self._used], self._sizes[self._used]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from .._diagnostics.label_files import load_labels
-from .._diagnostics.simulate import simulate
+from .._diagnostics.label_files import load_labels, load_lengths, load_weights
+from .._diagnostics.simulate import MAX_ITEMS, MAX_WORLD_SIZE, simulate
 from .._diagnostics.spec import kwargs_from
 from .._errors import ConfigError, ConfigTypeError
 
@@ -22,9 +23,33 @@ examples:
   fairshard simulate torch.utils.data:DistributedSampler -n 100 --epochs 2 --no-set-epoch
   fairshard simulate DistributedEvalSampler -n 10 -w 4 --json
   fairshard simulate -n 10000 --labels demo --plot shares.png
+  fairshard simulate WeightedSampler -w 4 --weights w.npy --epochs 2
+  fairshard simulate LengthBucketBatchSampler -w 2 --lengths lengths.csv:tokens \\
+      --kwarg batch_size=32
+  fairshard simulate -n 1000 -w 4 --kwarg 'seed={rank}' --check   # a rank-dependent seed
 
-exit codes: 0 ok, 1 --check found a problem, 2 usage error.
-"""
+--kwarg values may hold {rank}, replaced by each virtual rank (seed={rank},
+seed=42+{rank}), to reproduce per-rank mistakes.
+""" + (
+    f"limits: at most {MAX_WORLD_SIZE} ranks and {MAX_ITEMS:,} items (dataset x epochs), "
+    "refused up front.\nexit codes: 0 ok, 1 --check found a problem, 2 usage error.\n"
+)
+
+
+def _count(text: str) -> int:
+    """An integer option that also takes ``1e6`` and ``1_000_000`` (exact values only)."""
+    cleaned = text.strip().replace("_", "")
+    try:
+        return int(cleaned)
+    except ValueError:
+        pass
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}; give a whole number") from None
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"invalid count {text!r}; give a whole number")
+    return int(value)
 
 
 def register(sub: Any) -> None:
@@ -51,19 +76,20 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--dataset-size",
         "-n",
-        type=int,
+        type=_count,
         default=None,
         help="number of samples (fills the sampler's dataset argument)",
     )
-    p.add_argument("--world-size", "-w", type=int, default=4, help="number of ranks (default 4)")
-    p.add_argument("--epochs", "-e", type=int, default=1, help="epochs to run (default 1)")
+    p.add_argument("--world-size", "-w", type=_count, default=4, help="number of ranks (default 4)")
+    p.add_argument("--epochs", "-e", type=_count, default=1, help="epochs to run (default 1)")
     p.add_argument(
         "--kwarg",
         "-k",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="keyword argument for the sampler, a Python literal or range(n); repeatable",
+        help="keyword argument for the sampler: a Python literal or range(n), {rank} for a "
+        "per-rank value (seed={rank}); repeatable",
     )
     p.add_argument("--seed", type=int, default=None, help="shortcut for --kwarg seed=S")
     p.add_argument("--no-shuffle", action="store_true", help="shortcut for --kwarg shuffle=False")
@@ -75,14 +101,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--batch-size",
         "-b",
-        type=int,
+        type=_count,
         default=None,
         help="wrap each rank's sampler in torch BatchSampler(batch_size)",
     )
     p.add_argument(
         "--drop-last-batch",
         action="store_true",
-        help="BatchSampler drop_last=True (with --batch-size)",
+        help="BatchSampler drop_last=True (needs --batch-size)",
     )
     p.add_argument(
         "--labels",
@@ -91,20 +117,36 @@ def register(sub: Any) -> None:
         help="class labels: 'demo', a .npy/.txt file or file.csv:column",
     )
     p.add_argument(
+        "--weights",
+        default=None,
+        metavar="FILE",
+        help="per-sample weights (fills the sampler's weights): a .npy/.txt file or "
+        "file.csv:column",
+    )
+    p.add_argument(
+        "--lengths",
+        default=None,
+        metavar="FILE",
+        help="per-sample lengths (fills the sampler's lengths): a .npy/.txt file or "
+        "file.csv:column",
+    )
+    p.add_argument(
         "--set-epoch",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="call set_epoch(e) before each epoch (default on; --no-set-epoch "
         "shows the forgotten-set_epoch symptom)",
     )
-    p.add_argument("--first", type=int, default=8, help="first indices shown per rank (default 8)")
+    p.add_argument(
+        "--first", type=_count, default=8, help="first indices shown per rank (default 8)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON (schema in docs/simulate.md)")
     p.add_argument(
         "--plot",
         default=None,
         metavar="PNG",
-        help="write a PNG: index ownership, per-rank class mix, per-epoch change "
-        "(needs pip install 'fairshard[plot]')",
+        help="write a PNG: index ownership with a rank legend, missing samples, per-rank "
+        "class mix, per-epoch change (needs pip install 'fairshard[plot]')",
     )
     p.add_argument(
         "--check",
@@ -122,39 +164,71 @@ def _usage_error(message: str) -> int:
     return 2
 
 
+def _check_plot_path(text: str) -> None:
+    """Refuse a --plot path that cannot be written, before simulating anything."""
+    path = Path(text)
+    if path.is_dir():
+        raise ConfigError(f"--plot {text!r} is a folder; give a file name, e.g. {path}/shares.png")
+    parent = path.parent
+    if not parent.is_dir():
+        raise ConfigError(
+            f"--plot {text!r}: the folder {str(parent)!r} does not exist; create it first"
+        )
+
+
+def _build_report(args: argparse.Namespace) -> Any:
+    if args.drop_last_batch and args.batch_size is None:
+        raise ConfigError(
+            "--drop-last-batch needs --batch-size (it is the drop_last of the BatchSampler "
+            "that --batch-size adds)"
+        )
+    if args.plot is not None:
+        _check_plot_path(args.plot)
+    kwargs = kwargs_from(args.kwarg)
+    if args.seed is not None:
+        kwargs["seed"] = args.seed
+    if args.no_shuffle:
+        kwargs["shuffle"] = False
+    if args.drop_last:
+        kwargs["drop_last"] = True
+    labels = None if args.labels is None else load_labels(args.labels, args.dataset_size)
+    weights = None if args.weights is None else load_weights(args.weights, args.dataset_size)
+    lengths = None if args.lengths is None else load_lengths(args.lengths, args.dataset_size)
+    report = simulate(
+        args.sampler,
+        args.world_size,
+        epochs=args.epochs,
+        dataset_size=args.dataset_size,
+        first=args.first,
+        labels=labels,
+        set_epoch=args.set_epoch,
+        batch_size=args.batch_size,
+        drop_last_batch=args.drop_last_batch,
+        kwargs=kwargs,
+        progress=False if args.quiet else None,
+        weights=weights,
+        lengths=lengths,
+    )
+    return report
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the simulation described by ``args``; print it; return the exit code."""
     try:
-        kwargs = kwargs_from(args.kwarg)
-        if args.seed is not None:
-            kwargs["seed"] = args.seed
-        if args.no_shuffle:
-            kwargs["shuffle"] = False
-        if args.drop_last:
-            kwargs["drop_last"] = True
-        labels = None
-        if args.labels is not None:
-            labels = load_labels(args.labels, args.dataset_size)
-        report = simulate(
-            args.sampler,
-            args.world_size,
-            epochs=args.epochs,
-            dataset_size=args.dataset_size,
-            first=args.first,
-            labels=labels,
-            set_epoch=args.set_epoch,
-            batch_size=args.batch_size,
-            drop_last_batch=args.drop_last_batch,
-            kwargs=kwargs,
-            progress=False if args.quiet else None,
-        )
+        report = _build_report(args)
         if args.plot is not None:
-            from .._diagnostics.plot import plot_report
+            from .._diagnostics.plot import plot_simulation
 
-            plot_report(report, args.plot, labels=labels)
-    except (ConfigError, ConfigTypeError) as exc:
+            plot_simulation(report, args.plot)
+    except (ConfigError, ConfigTypeError, ImportError) as exc:
         return _usage_error(str(exc))
-    except ImportError as exc:
-        return _usage_error(str(exc))
+    except OSError as exc:
+        return _usage_error(f"cannot write {args.plot!r}: {exc.strerror or exc}")
+    except MemoryError:
+        return _usage_error("out of memory; simulate a smaller dataset, fewer ranks or epochs")
+    except Exception as exc:
+        # NOTE: the sampler is the user's code (any module:Class with any --kwarg), so its
+        # own exceptions are a usage problem to report, not a crash of the CLI.
+        return _usage_error(f"the sampler failed: {type(exc).__name__}: {exc}")
     print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
     return 1 if args.check and report.problems else 0

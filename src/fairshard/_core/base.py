@@ -16,13 +16,21 @@ is called, not at the first ``next()``. A ``DataLoader`` calls ``iter()`` on
 the sampler when its own iterator is created and workers start prefetching
 right away, so ``set_epoch`` must come *before* ``iter(loader)`` (the
 ``for batch in loader`` line); a later call only affects the next epoch.
+
+NOTE (what a state counts): the cursor counts what the sampler handed out.
+That is what the loop consumed with ``num_workers=0`` and under a loader
+that snapshots the sampler per batch (``StatefulDataLoader``), but not
+under a plain multi-worker ``DataLoader``, which prefetches: there the loop
+says what it took (``state_dict(consumed=k)`` or
+``fairshard.loader_state_dict``), and a bare ``state_dict()`` that would
+overcount raises (see ``resume``).
 """
 
 from __future__ import annotations
 
 import itertools
-import operator
 import os
+import sys
 from abc import abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar, Generic, TypeVar
@@ -31,9 +39,11 @@ from torch.utils.data import Sampler
 
 from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
 from . import state as S
+from .cursor import Cursor, checked_init
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plans import Plan
 from .registry import Registered
+from .resume import check_consumed, discarded, find_driver
 from .world import resolve_seed, resolve_world
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
@@ -44,31 +54,6 @@ T = TypeVar("T")
 VERIFY_ENV = "FAIRSHARD_VERIFY"
 
 _FIRST_CHUNK = 256
-
-
-class _Cursor:
-    """Progress of one pass over a rank's share."""
-
-    __slots__ = ("chunk_begin", "chunk_len", "epoch", "live", "num_items", "partition")
-
-    def __init__(self, epoch: int, partition: Partition, begin: int, num_items: int) -> None:
-        self.epoch = epoch
-        self.partition = partition
-        self.num_items = num_items
-        self.chunk_begin = begin
-        self.chunk_len = 0
-        self.live: Iterator[Any] | None = None
-
-    @property
-    def steps(self) -> int:
-        """Local items consumed so far (all chunks before the live one, plus its part)."""
-        if self.live is None:
-            return self.chunk_begin
-        return self.chunk_begin + self.chunk_len - operator.length_hint(self.live)
-
-    @property
-    def complete(self) -> bool:
-        return self.steps >= self.num_items
 
 
 class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
@@ -85,6 +70,13 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     """
 
     kind: ClassVar[str] = "PlannedSampler"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Run ``_check_constructed`` once the outermost ``__init__`` has finished."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            cls.__init__ = checked_init(init)  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -110,7 +102,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self.tail: Tail = tail
         self.auto_epoch = auto_epoch
         self.epoch = 0
-        self._cursor: _Cursor | None = None
+        self._cursor: Cursor | None = None
         self._resume: tuple[int, int, int] | None = None  # (epoch, start, steps)
         self._fresh = True  # set_epoch / load_state_dict since the last pass
         self._warned_repeat = False
@@ -139,6 +131,28 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     def _check_source(self) -> None:
         """Hook: raise if the data source changed since construction."""
 
+    def _known_plan_length(self) -> int | None:
+        """Hook: the plan length of every epoch when the config fixes it (else ``None``).
+
+        Lets a ``tail='drop'`` configuration that leaves every rank empty fail
+        at construction instead of at the first ``len()`` or ``iter()``.
+        """
+        return None
+
+    def _check_constructed(self) -> None:
+        total = self._known_plan_length()
+        if total is not None:
+            self._check_drop(total, None)
+
+    def _check_drop(self, total: int, epoch: int | None) -> None:
+        if self.tail == "drop" and 0 < total < self.num_replicas:
+            when = "" if epoch is None else f" (epoch {epoch})"
+            raise ConfigError(
+                f"{self.kind}: tail='drop' with {total} plan items{when} on "
+                f"num_replicas={self.num_replicas} ranks gives every rank 0 steps; use "
+                "tail='pad' (recycles items), fewer ranks, or more data"
+            )
+
     # ------------------------------------------------------------------ plans
     def plan(self, epoch: int | None = None) -> Plan:
         """The global plan of ``epoch`` (default: the current epoch), cached per epoch."""
@@ -157,12 +171,8 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         if self._resume is not None and self._resume[0] == epoch:
             start = self._resume[1]
         total = len(self.plan(epoch))
-        if self.tail == "drop" and start == 0 and 0 < total < self.num_replicas:
-            raise ConfigError(
-                f"{self.kind}: tail='drop' with {total} plan items (epoch {epoch}) on "
-                f"num_replicas={self.num_replicas} ranks gives every rank 0 steps; use "
-                "tail='pad' (recycles items), fewer ranks, or more data"
-            )
+        if start == 0:
+            self._check_drop(total, epoch)
         return Partition(total, self.num_replicas, self.layout, self.tail, start)
 
     def full_config(self) -> dict[str, Any]:
@@ -175,23 +185,31 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self.epoch = check_int("epoch", epoch, minimum=0)
         self._fresh = True
 
-    def _epoch_for_pass(self) -> int:
+    def _resumed_steps(self, epoch: int) -> int:
         resume = self._resume
-        if self.auto_epoch and resume is not None and resume[0] == self.epoch and len(self) == 0:
-            # A resumed epoch with nothing left: auto_epoch moves on, as after a full pass.
-            self._resume = None
-            self.epoch += 1
-            self._fresh = False
-            return self.epoch
+        return resume[2] if resume is not None and resume[0] == epoch else 0
+
+    def _next_pass(self) -> tuple[int, bool]:
+        """``(epoch, repeat)`` of the next ``iter()``, without changing anything.
+
+        ``repeat``: the pass would start over an epoch already completed.
+        With ``auto_epoch`` such a pass -- or a resumed epoch with nothing
+        left -- moves on to the next epoch instead (and ``repeat`` is False).
+        """
+        epoch = self.epoch
         cursor = self._cursor
-        repeat = (
-            not self._fresh
-            and cursor is not None
-            and cursor.epoch == self.epoch
-            and cursor.complete
-        )
-        if repeat and self.auto_epoch:
-            self.epoch += 1
+        if self._resume is not None and self._resume[0] == epoch:
+            left = self.partition(epoch).num_items(self.rank) - self._resume[2]
+            return (epoch + 1, False) if self.auto_epoch and left <= 0 else (epoch, False)
+        repeat = not self._fresh and cursor is not None and cursor.epoch == epoch
+        repeat = repeat and cursor is not None and cursor.complete and not discarded(cursor.driver)
+        return (epoch + 1, False) if repeat and self.auto_epoch else (epoch, repeat)
+
+    def _epoch_for_pass(self) -> int:
+        epoch, repeat = self._next_pass()
+        if epoch != self.epoch:  # auto_epoch moves on, as after a full pass
+            self._resume = None
+            self.epoch = epoch
         elif repeat and not self._warned_repeat:
             self._warned_repeat = True
             warn(
@@ -208,15 +226,26 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     def __len__(self) -> int:
         """Exact number of items the next ``iter()`` yields on this rank.
 
-        A full epoch's share, or what is left of it after ``load_state_dict``.
+        A full epoch's share, or what is left of it after ``load_state_dict``;
+        with ``auto_epoch``, of the epoch that ``iter()`` will move on to.
         """
-        steps = 0
-        if self._resume is not None and self._resume[0] == self.epoch:
-            steps = self._resume[2]
-        return max(0, self.partition().num_items(self.rank) - steps)
+        epoch, _ = self._next_pass()
+        return max(0, self.partition(epoch).num_items(self.rank) - self._resumed_steps(epoch))
 
     def __iter__(self) -> Iterator[T]:
         self._check_source()
+        cursor = self._cursor
+        if (
+            self._resume is None
+            and cursor is not None
+            and cursor.epoch == self.epoch
+            and cursor.steps == cursor.first
+            and (cursor.first > 0 or cursor.partition.start > 0)
+        ):
+            # A resumed pass that handed out nothing is replaced by this one, which
+            # starts at the same point: a DataLoader with workers calls iter() on its
+            # batch sampler twice before drawing (in __init__ and in _reset).
+            self._resume = (cursor.epoch, cursor.partition.start, cursor.first)
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
             from .verify import verify
@@ -229,11 +258,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         if self._resume is not None and self._resume[0] == epoch:
             begin = min(self._resume[2], num_items)
         self._resume = None
-        cursor = _Cursor(epoch, partition, begin, num_items)
+        cursor = Cursor(epoch, partition, begin, num_items)
+        cursor.driver = find_driver(sys._getframe(1))
         self._cursor = cursor
         return itertools.chain.from_iterable(self._chunks(plan, cursor))
 
-    def _chunks(self, plan: Plan, cursor: _Cursor) -> Iterator[Iterator[T]]:
+    def _chunks(self, plan: Plan, cursor: Cursor) -> Iterator[Iterator[T]]:
         max_chunk = int(getattr(plan, "max_chunk", 16384))
         size = min(_FIRST_CHUNK, max_chunk)
         begin, end_all = cursor.chunk_begin, cursor.num_items
@@ -246,20 +276,46 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             begin, size = end, min(size * 2, max_chunk)
 
     # ------------------------------------------------------------------ state
-    def state_dict(self) -> dict[str, Any]:
+    def _pass_items(self) -> int:
+        """Items of the current pass (what is left of the epoch when it started)."""
+        cursor = self._cursor
+        if self._resume is None and cursor is not None and cursor.epoch == self.epoch:
+            return cursor.num_items - cursor.first
+        return len(self)
+
+    def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
         """Plain, versioned state: where this rank is in which epoch.
 
         Taken at any time: before, during or after a pass. Save rank 0's
         state (all ranks take equal steps); it loads on any rank and, for the
         strided layout, on any world size.
+
+        Args:
+            consumed: Items (batches, for a batch sampler) the training loop
+                took from the current pass, counted since its ``iter()``.
+                Needed mid-epoch under a plain ``DataLoader`` with
+                ``num_workers > 0``, whose workers prefetch ahead of the
+                loop; ``None`` counts what the sampler handed out, which is
+                exact with ``num_workers=0`` and under ``StatefulDataLoader``.
+
+        Raises:
+            ConfigError: ``consumed`` is more than the pass handed out; or
+                ``consumed`` is ``None`` while a multi-worker ``DataLoader``
+                holds prefetched items of this pass the loop has not taken.
         """
         cursor = self._cursor
         if self._resume is not None and self._resume[0] == self.epoch:
             epoch, start, steps = self._resume
+            check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
-            epoch, start, steps = cursor.epoch, cursor.partition.start, cursor.steps
+            epoch, start, steps = (
+                cursor.epoch,
+                cursor.partition.start,
+                cursor.taken(consumed, self.kind),
+            )
         else:
             epoch, start, steps = self.epoch, 0, 0
+            check_consumed(consumed, 0)
         return S.seal(
             {
                 S.K_KIND: self.kind,
@@ -273,6 +329,16 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
                 S.K_EXTRA: self._extra_state(),
             }
         )
+
+    def _saved_plan_length(self, epoch: int) -> int:
+        """Plan length of a saved epoch; built only when the config does not fix it."""
+        known = self._known_plan_length()
+        if known is not None:
+            return known
+        try:
+            return len(self.plan(epoch))
+        except ConfigError as exc:
+            raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume from ``state_dict``: the next ``iter()`` continues that epoch.
@@ -290,35 +356,23 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
                 f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
             )
         self._load_extra_state(dict(state[S.K_EXTRA]))
-        epoch, start, steps = state[S.K_EPOCH], state[S.K_START], state[S.K_STEPS]
-        saved_world = state[S.K_WORLD]
-        try:
-            total = len(self.plan(epoch))
-        except ConfigError as exc:
-            raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
-        if start > total:
-            raise StateDictError(
-                f"state_dict['start']={start} is beyond the epoch's {total} positions"
-            )
-        saved = Partition(total, saved_world, self.layout, self.tail, start)
-        if steps > saved.max_items:
-            raise StateDictError(
-                f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
-                f"takes in that epoch on {saved_world} ranks; the state does not match this data"
-            )
-        if steps >= saved.max_items:
-            # The epoch is complete: resume with nothing left of it, on any world size.
-            # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
-            # (or auto_epoch) starts the next one.
-            start, steps = total, 0
-        elif saved_world != self.num_replicas:
-            if self.layout != "strided":
-                raise StateDictError(
-                    f"state_dict was saved on world_size={saved_world} with layout="
-                    f"{self.layout!r}, which resumes only on the same world size (now "
-                    f"{self.num_replicas}); use layout='strided' for elastic resume"
-                )
-            start, steps = saved.consumed_after(steps), 0
+        epoch = state[S.K_EPOCH]
+        start, steps, complete = S.resume_point(
+            state,
+            self._saved_plan_length(epoch),
+            self.layout,
+            self.tail,
+            self.num_replicas,
+            self.rank,
+        )
+        if complete and self.epoch > epoch:
+            # The epoch is complete and set_epoch already moved past it: keep that
+            # epoch. StatefulDataLoader loads its sampler lazily, at the iter() after
+            # the user's set_epoch(epoch + 1); replaying the saved epoch would be wrong.
+            self._resume = None
+            self._cursor = None
+            self._fresh = True
+            return
         self.epoch = epoch
         self._resume = (epoch, start, steps)
         self._cursor = None

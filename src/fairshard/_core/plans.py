@@ -12,6 +12,7 @@ plans) for an int64 array of plan positions.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -23,6 +24,7 @@ from .._random.seeding import Stream, stream_words
 
 __all__ = [
     "BatchPlan",
+    "flatten_items",
     "IndexPlan",
     "PermutationPlan",
     "Plan",
@@ -171,3 +173,34 @@ class BatchPlan:
             out.append(values[cursor : cursor + length])
             cursor += length
         return out
+
+
+def flatten_items(items: Sequence[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """What a plan or a sampler yields (ints, or batches of ints) as ``(indices, sizes)``.
+
+    The one flattening helper: evaluation shares, the coverage checker, the
+    simulator and the tests all read items through it.
+
+    Returns:
+        ``(m,)`` int64 dataset indices in order, and ``(len(items),)`` int64
+        sizes (1 for an int item, the batch length for a batch).
+
+    Example:
+        >>> flatten_items([[3, 1], [2]])
+        (array([3, 1, 2]), array([2, 1]))
+    """
+    if all(isinstance(item, int | np.integer) for item in items):
+        return np.asarray(items, dtype=np.int64).reshape(-1), np.ones(len(items), dtype=np.int64)
+    sizes = np.array(
+        [1 if isinstance(item, int | np.integer) else len(item) for item in items], dtype=np.int64
+    )
+    flat = np.fromiter(
+        (
+            int(i)
+            for item in items
+            for i in ((item,) if isinstance(item, int | np.integer) else item)
+        ),
+        dtype=np.int64,
+        count=int(sizes.sum()),
+    )
+    return flat, sizes

@@ -33,6 +33,7 @@ import torch
 
 from .._errors import StateDictError
 from .inputs import to_numpy
+from .partition import Layout, Partition, Tail
 
 __all__ = [
     "FORMAT",
@@ -40,6 +41,7 @@ __all__ = [
     "check_config",
     "digest",
     "field",
+    "resume_point",
     "seal",
     "unseal",
 ]
@@ -213,3 +215,54 @@ def check_config(saved: Mapping[str, Any], current: Mapping[str, Any]) -> None:
                 f"state_dict was saved with {key}={saved.get(key)!r} but this sampler has "
                 f"{key}={current.get(key)!r}; {hint}"
             )
+
+
+def resume_point(
+    state: Mapping[str, Any], total: int, layout: Layout, tail: Tail, num_replicas: int, rank: int
+) -> tuple[int, int, bool]:
+    """Where the next pass of an unsealed state's epoch starts on ``num_replicas`` ranks.
+
+    Args:
+        state: An unsealed state.
+        total: The plan length of the state's epoch.
+        layout: The sampler's layout.
+        tail: The sampler's tail.
+        num_replicas: The world size it resumes on.
+        rank: The rank it resumes on.
+
+    Returns:
+        ``(start, steps, complete)``: the first plan position of the new
+        partition, the local steps already taken in it, and whether the
+        saved epoch is complete for this rank (then ``start == total``:
+        nothing is left). Under ``tail='uneven'`` ranks take different
+        step counts: on the same world size a rank whose own share is done
+        is complete even when the largest share is not.
+
+    Raises:
+        StateDictError: positions beyond the epoch, or an elastic resume of
+            the blocked layout.
+    """
+    start, steps, saved_world = state[K_START], state[K_STEPS], state[K_WORLD]
+    if start > total:
+        raise StateDictError(f"state_dict['start']={start} is beyond the epoch's {total} positions")
+    saved = Partition(total, saved_world, layout, tail, start)
+    if steps > saved.max_items:
+        raise StateDictError(
+            f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank "
+            f"takes in that epoch on {saved_world} ranks; the state does not match this data"
+        )
+    own = saved.num_items(rank) if saved_world == num_replicas else saved.max_items
+    if steps >= own:
+        # The epoch is complete: resume with nothing left of it, on any world size.
+        # len() is 0 and set_epoch(epoch) does not replay it; set_epoch(epoch + 1)
+        # (or auto_epoch) starts the next one.
+        return total, 0, True
+    if saved_world == num_replicas:
+        return start, steps, False
+    if layout != "strided":
+        raise StateDictError(
+            f"state_dict was saved on world_size={saved_world} with layout={layout!r}, which "
+            f"resumes only on the same world size (now {num_replicas}); use "
+            "layout='strided' for elastic resume"
+        )
+    return saved.consumed_after(steps), 0, False

@@ -2,6 +2,8 @@
 
 A check fails only beyond what the sampler declares: padding (``pad`` tail,
 PyTorch's ``drop_last=False``) may repeat up to the declared number of items,
+draws with replacement may repeat what the plan repeats (reported as such,
+never as padding),
 a ``drop`` tail may leave out the declared number, evaluation samplers may
 take uneven steps, and ``shuffle=False`` keeps the order across epochs.
 
@@ -9,7 +11,7 @@ Declarations are read from, in order:
 
 * a fairshard sampler: its plan and partition (exact counts);
 * PyTorch's ``DistributedSampler``: ``drop_last``/``total_size``;
-* a sampler with ``replacement=True``: no bound on duplicates or misses;
+* a sampler with ``replacement=True``: no bound on repeats drawn or misses;
 * anything else: nothing declared (every deviation is reported).
 
 A ``BatchSampler`` around any of these adds its own ``drop_last`` tail.
@@ -24,14 +26,15 @@ import numpy as np
 
 from .report import Declared, SimulationReport
 
-__all__ = ["MIN_IDENTICAL_ITEMS", "declared_for", "find_problems"]
+__all__ = ["MIN_IDENTICAL_ITEMS", "declared_for", "find_problems", "inner_sampler"]
 
 #: Identical order between epochs is a problem once the identical ranks hold
 #: this many items together; fewer can repeat by chance.
 MIN_IDENTICAL_ITEMS = 8
 
 
-def _inner(sampler: Any) -> Any:
+def inner_sampler(sampler: Any) -> Any:
+    """The index sampler inside a ``BatchSampler`` (else the sampler itself)."""
     from torch.utils.data import BatchSampler
 
     return sampler.sampler if isinstance(sampler, BatchSampler) else sampler
@@ -77,11 +80,12 @@ def _fairshard(sampler: Any, n: int | None, epoch: int) -> Declared:
         never_planned = 0
     repeated_in_plan = int(flat.size) - int(distinct.size)
     return Declared(
-        padding=padded + repeated_in_plan,
+        padding=padded,
         dropped=dropped + never_planned,
         uneven=sampler.tail == "uneven",
         shuffle=_epochs_differ(sampler, epoch),
         source=f"{sampler.kind} plan and partition (tail={sampler.tail!r})",
+        replacement=repeated_in_plan,
     )
 
 
@@ -89,7 +93,7 @@ def _foreign(sampler: Any, n: int | None) -> Declared:
     shuffle = getattr(sampler, "shuffle", True)
     shuffle = bool(shuffle) if isinstance(shuffle, bool) else True
     if getattr(sampler, "replacement", False) is True:
-        return Declared(None, None, False, shuffle, "replacement=True")
+        return Declared(0, None, False, shuffle, "replacement=True", replacement=None)
     total_size = getattr(sampler, "total_size", None)
     drop_last = getattr(sampler, "drop_last", None)
     if n is not None and isinstance(total_size, int) and isinstance(drop_last, bool):
@@ -104,19 +108,38 @@ def declared_for(samplers: Sequence[Any], n: int | None, epoch: int) -> Declared
     from torch.utils.data import BatchSampler
 
     outer = samplers[0]
-    inner = _inner(outer)
+    inner = inner_sampler(outer)
     if hasattr(inner, "plan") and hasattr(inner, "partition") and hasattr(inner, "tail"):
         declared = _fairshard(inner, n, inner.epoch)  # the epoch it actually ran
     else:
         declared = _foreign(inner, n)
     if isinstance(outer, BatchSampler) and outer.drop_last and declared.dropped is not None:
-        declared.dropped += sum(len(_inner(s)) % outer.batch_size for s in samplers)
+        declared.dropped += sum(len(inner_sampler(s)) % outer.batch_size for s in samplers)
         declared.source += f"; BatchSampler(drop_last=True, batch_size={outer.batch_size})"
     return declared
 
 
+def _causes(report: SimulationReport) -> list[str]:
+    """Name the configuration behind overlap and misses: arguments that differ by rank."""
+    lines = []
+    for key, values in report.per_rank.items():
+        shown = ", ".join(repr(v) for v in values)
+        if key == "seed":
+            lines.append(
+                f"cause: seeds differ across ranks (seed = {shown} on ranks 0..): each rank "
+                "shuffles differently, so shares overlap and samples are missed; give every "
+                "rank the same seed"
+            )
+        else:
+            lines.append(
+                f"cause: {key} differs across ranks ({key} = {shown}): ranks build different "
+                "samplers; give every rank the same value"
+            )
+    return lines
+
+
 def find_problems(report: SimulationReport) -> list[str]:
-    """Every invariant the report violates, as one sentence each."""
+    """Every invariant the report violates, as one sentence each; causes first."""
     found: list[str] = []
     for epoch in report.epochs:
         tag = f"epoch {epoch.epoch}"
@@ -133,10 +156,18 @@ def find_problems(report: SimulationReport) -> list[str]:
                 f"{tag}: ranks take different numbers of steps {steps}; DDP hangs at the "
                 "first step one rank does not take"
             )
-        if declared.padding is not None and epoch.duplicates > declared.padding:
+        allowed = (
+            None
+            if declared.padding is None or declared.replacement is None
+            else declared.padding + declared.replacement
+        )
+        if allowed is not None and epoch.duplicates > allowed:
+            drawn = f" and {declared.replacement} drawn with replacement" * bool(
+                declared.replacement
+            )
             found.append(
                 f"{tag}: {epoch.duplicates} repeated items (overlap {epoch.overlap} indices "
-                f"between ranks) but only {declared.padding} declared as padding"
+                f"between ranks) but only {declared.padding} declared as padding{drawn}"
             )
         if (
             declared.dropped is not None
@@ -154,4 +185,4 @@ def find_problems(report: SimulationReport) -> list[str]:
                 f"{tag}: identical order to epoch {epoch.epoch - 1} on ranks "
                 f"{epoch.identical_ranks}{hint}; call sampler.set_epoch(epoch) every epoch"
             )
-    return found
+    return (_causes(report) + found) if found else found

@@ -26,9 +26,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core.partition import Partition
-from .._core.plans import Plan
+from .._core.plans import Plan, flatten_items
 
-__all__ = ["CoverageSegment", "check_coverage", "exactly_once", "flatten"]
+__all__ = ["CoverageSegment", "check_coverage", "exactly_once"]
 
 
 @dataclass(frozen=True)
@@ -45,17 +45,6 @@ class CoverageSegment:
     partition: Partition
     observed: Sequence[Sequence[Any]]
     begin: int = 0
-
-
-def flatten(items: Sequence[Any]) -> NDArray[np.int64]:
-    """Dataset indices of ``items`` (ints, or batches as lists of ints)."""
-    out: list[int] = []
-    for item in items:
-        if isinstance(item, list | tuple):
-            out.extend(int(i) for i in item)
-        else:
-            out.append(int(item))
-    return np.asarray(out, dtype=np.int64)
 
 
 def check_coverage(
@@ -91,7 +80,7 @@ def check_coverage(
             if plan.items(positions) != list(obs):
                 strays.append(rank)
             np.add.at(taken, positions, 1)
-            items_seen.append(flatten(obs))
+            items_seen.append(flatten_items(list(obs))[0])
     seen = np.concatenate(items_seen) if items_seen else np.zeros(0, dtype=np.int64)
     index_counts = np.bincount(seen, minlength=dataset_size)  # (dataset_size,)
     missing = int(np.count_nonzero(taken == 0))

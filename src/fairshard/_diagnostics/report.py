@@ -31,9 +31,13 @@ class Declared:
     """What the sampler says it does, so checks know which deviations are intended.
 
     ``padding``/``dropped`` are upper bounds in items for one epoch (``None``:
-    no bound, e.g. sampling with replacement); ``uneven``: ranks may take
-    different step counts (evaluation); ``shuffle``: the order should change
-    between epochs (``False`` when the sampler says ``shuffle=False``).
+    no bound); ``padding`` counts only the repeats that even out the ranks.
+    ``replacement`` counts repeats drawn on purpose by sampling with
+    replacement (``None``: unbounded, a foreign ``replacement=True``
+    sampler), so that draws are never reported as padding. ``uneven``: ranks
+    may take different step counts (evaluation); ``shuffle``: the order
+    should change between epochs (``False`` when the sampler says
+    ``shuffle=False``).
     """
 
     padding: int | None = 0
@@ -41,6 +45,7 @@ class Declared:
     uneven: bool = False
     shuffle: bool = True
     source: str = "nothing declared"
+    replacement: int | None = 0
 
 
 @dataclass
@@ -110,6 +115,8 @@ class SimulationReport:
 
     world_size: int
     epochs: list[EpochReport] = field(default_factory=list)
+    #: Arguments that differ between ranks (e.g. ``seed``): name -> value per rank.
+    per_rank: dict[str, list[Any]] = field(default_factory=dict)
     shares: list[list[NDArray[np.int64]]] = field(default_factory=list, repr=False)
     sampler: str = ""
     dataset_size: int | None = None
@@ -159,6 +166,7 @@ class SimulationReport:
             "num_epochs": len(self.epochs),
             "num_classes": self.num_classes,
             "set_epoch": self.set_epoch,
+            "per_rank": {key: [_plain(v) for v in values] for key, values in self.per_rank.items()},
             "ok": self.ok,
             "problems": list(self.problems),
             "warnings": list(self.warnings),
@@ -170,6 +178,8 @@ class SimulationReport:
         lines: list[str] = []
         if self.sampler:
             lines.append(f"sampler: {self.sampler}")
+        for key, values in self.per_rank.items():
+            lines.append(f"per rank: {key} = {', '.join(repr(v) for v in values)} (ranks 0..)")
         for epoch in self.epochs:
             lines.extend(_epoch_lines(epoch, self.world_size))
         for warning in self.warnings:
@@ -180,6 +190,35 @@ class SimulationReport:
         else:
             lines.append("all checks passed")
         return "\n".join(lines)
+
+
+def _plain(value: Any) -> Any:
+    """JSON-safe form of a per-rank argument."""
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    return repr(value)
+
+
+def _duplicate_lines(epoch: EpochReport) -> list[str]:
+    """Say what the repeats are: declared padding, draws with replacement, or neither."""
+    if not epoch.duplicates:
+        return []
+    declared = epoch.declared
+    parts = []
+    padding = min(epoch.duplicates, declared.padding or 0)
+    if padding:
+        parts.append(
+            f"{padding} declared padding (the tail is padded by repeating samples from the "
+            "head so every rank takes the same number of steps)"
+        )
+    rest = epoch.duplicates - padding
+    if rest and (declared.replacement is None or declared.replacement > 0):
+        drawn = rest if declared.replacement is None else min(rest, declared.replacement)
+        parts.append(f"{drawn} drawn with replacement (by design, not padding)")
+        rest -= drawn
+    if rest:
+        parts.append(f"{rest} not declared by the sampler")
+    return [f"  duplicates: {'; '.join(parts)}"]
 
 
 def _steps_word(epoch: EpochReport) -> str:
@@ -214,8 +253,11 @@ def _epoch_lines(epoch: EpochReport, world_size: int) -> list[str]:
             f"{r.duplicates:>6} {cover:>6} {'yes' if r.len_matches else 'NO':>6} "
             f"{changed:>7}  [{first}]"
         )
+    lines.extend(_duplicate_lines(epoch))
     if epoch.ranks and epoch.ranks[0].class_counts is not None:
         lines.append("  class counts per rank:")
+        classes = len(epoch.ranks[0].class_counts)
+        lines.append(f"  {'rank':>4} " + " ".join(f"{f'c{c}':>6}" for c in range(classes)))
         for r in epoch.ranks:
             counts = " ".join(f"{c:>6}" for c in r.class_counts or [])
             lines.append(f"  {r.rank:>4} {counts}")

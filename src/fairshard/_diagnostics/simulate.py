@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -32,6 +33,8 @@ from .report import Declared, EpochReport, RankReport, SimulationReport
 from .spec import SamplerSpec
 
 __all__ = [
+    "MAX_ITEMS",
+    "MAX_WORLD_SIZE",
     "Declared",
     "EpochReport",
     "RankReport",
@@ -44,6 +47,11 @@ __all__ = [
 SamplerFactory = Callable[[int, int], Any]
 
 _CHUNK = 65536
+#: Most virtual ranks simulated (the overlap matrix is W x W).
+MAX_WORLD_SIZE = 1024
+#: Most items simulated in one run, over all ranks and epochs (each kept as int64, plus
+#: sorting copies: under 1 GB at the limit).
+MAX_ITEMS = 10_000_000
 
 
 def _is_batch(item: Any) -> bool:
@@ -149,11 +157,19 @@ def _factory(
     labels: NDArray[np.int64] | None,
     batch_size: int | None,
     drop_last_batch: bool,
+    files: dict[str, Any],
 ) -> tuple[SamplerFactory, str | None, int | None]:
     if isinstance(make, str) or inspect.isclass(make):
         name = make if isinstance(make, str) else f"{make.__module__}:{make.__qualname__}"
         spec = SamplerSpec(
-            name, dict(kwargs or {}), dataset_size, labels, batch_size, drop_last_batch
+            name,
+            dict(kwargs or {}),
+            dataset_size,
+            labels,
+            batch_size,
+            drop_last_batch,
+            weights=files.get("weights"),
+            lengths=files.get("lengths"),
         )
         return spec.make, spec.describe(), spec.dataset_size
     if not callable(make):
@@ -167,7 +183,7 @@ def _factory(
         return make, None, dataset_size
     from torch.utils.data import BatchSampler
 
-    size = check_int("batch_size", batch_size, minimum=1)
+    size = check_int("batch_size", batch_size, minimum=1, maximum=sys.maxsize)
 
     def batched(rank: int, world: int) -> Any:
         return BatchSampler(make(rank, world), size, drop_last_batch)
@@ -188,6 +204,8 @@ def simulate(
     drop_last_batch: bool = False,
     kwargs: dict[str, Any] | None = None,
     progress: bool | None = False,
+    weights: NDArray[np.float64] | Sequence[float] | None = None,
+    lengths: NDArray[np.int64] | Sequence[int] | None = None,
 ) -> SimulationReport:
     """Run every virtual rank's sampler and check the shares.
 
@@ -207,9 +225,16 @@ def simulate(
         drop_last_batch: That ``BatchSampler``'s ``drop_last``.
         kwargs: Keyword arguments for a sampler given by name or class.
         progress: Draw a progress bar on stderr (``None``: only on a terminal).
+        weights: Per-sample weights, for a sampler given by name that takes ``weights``.
+        lengths: Per-sample lengths, for a sampler given by name that takes ``lengths``.
 
     Returns:
-        The report; ``report.problems`` lists the invariants that failed.
+        The report; ``report.problems`` lists the invariants that failed,
+        preceded by their cause when arguments differ between ranks.
+
+    Raises:
+        ConfigError: bad arguments, a sampler that cannot be built, or a run
+            beyond :data:`MAX_WORLD_SIZE` ranks or :data:`MAX_ITEMS` items.
 
     Example:
         >>> rep = simulate("DistributedSampler", 4, dataset_size=10)
@@ -217,15 +242,31 @@ def simulate(
         ([3, 3, 3, 3], 0, True)
     """
     world_size = check_int("world_size", world_size, minimum=1)
+    if world_size > MAX_WORLD_SIZE:
+        raise ConfigError(
+            f"world_size={world_size} is more than the simulator's limit of {MAX_WORLD_SIZE} "
+            "virtual ranks; shares scale, so simulate fewer ranks with a proportional dataset"
+        )
     epochs = check_int("epochs", epochs, minimum=1)
     first = check_int("first", first, minimum=0)
     if dataset_size is not None:
         dataset_size = check_int("dataset_size", dataset_size, minimum=0)
     label_array = None if labels is None else np.asarray(labels, dtype=np.int64)
+    if dataset_size is not None and dataset_size * epochs > MAX_ITEMS:
+        raise ConfigError(
+            f"dataset_size={dataset_size} x epochs={epochs} is more than the simulator's limit "
+            f"of {MAX_ITEMS:,} items; simulate a smaller dataset (the layout scales) or fewer "
+            "epochs"
+        )
+    files = {
+        "weights": None if weights is None else np.asarray(weights, dtype=np.float64),
+        "lengths": None if lengths is None else np.asarray(lengths, dtype=np.int64),
+    }
     factory, description, dataset_size = _factory(
-        make, kwargs, dataset_size, label_array, batch_size, drop_last_batch
+        make, kwargs, dataset_size, label_array, batch_size, drop_last_batch, files
     )
     samplers = [factory(rank, world_size) for rank in range(world_size)]
+    per_rank = _per_rank(samplers)
     if description is None:
         description = f"{type(samplers[0]).__name__} (from a factory)"
     num_classes = None if label_array is None else int(label_array.max(initial=-1)) + 1
@@ -236,7 +277,14 @@ def simulate(
         num_classes=num_classes,
         set_epoch=set_epoch,
     )
+    report.per_rank = per_rank
     total = sum(len(s) for s in samplers) * epochs
+    if total > MAX_ITEMS:
+        raise ConfigError(
+            f"the samplers would yield {total:,} items or batches over {epochs} epochs, more "
+            f"than the simulator's limit of {MAX_ITEMS:,}; simulate a smaller dataset or "
+            "fewer epochs"
+        )
     bar = Progress(total, "simulate", enabled=None if progress is None else progress)
     previous: list[NDArray[np.int64] | None] = [None] * world_size
     seen_warnings: dict[str, None] = {}
@@ -278,6 +326,16 @@ def simulate(
     report.warnings = list(seen_warnings)
     report.problems = find_problems(report)
     return report
+
+
+def _per_rank(samplers: Sequence[Any]) -> dict[str, list[Any]]:
+    """Arguments that differ between the ranks' samplers (today: ``seed``)."""
+    from .checks import inner_sampler
+
+    seeds = [getattr(inner_sampler(s), "seed", None) for s in samplers]
+    if len(set(map(repr, seeds))) > 1:
+        return {"seed": seeds}
+    return {}
 
 
 def _rank_report(

@@ -8,18 +8,20 @@ so samplers added later work unchanged) or any class as ``"module:Class"``
 
 Arguments the user did not give are filled in from the signature:
 ``num_replicas``/``rank`` per virtual rank, ``dataset`` (an int size for
-fairshard samplers, ``range(n)`` for others, which need ``len()``) and
-``labels`` when labels are known. ``batch_size`` wraps an index sampler in
+fairshard samplers, ``range(n)`` for others, which need ``len()``), and
+``labels``, ``weights`` and ``lengths`` when given (from files). A required
+argument still missing is an error naming the option that provides it.
+``--kwarg`` values may hold ``{rank}`` (``seed={rank}``): a per-rank value,
+to simulate the classic rank-dependent mistakes. ``batch_size`` wraps an index sampler in
 ``torch.utils.data.BatchSampler`` per rank.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib
 import inspect
-import re
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,42 +31,9 @@ from torch.utils.data import BatchSampler
 
 from .._core.registry import families, is_fairshard, lookup
 from .._errors import ConfigError, ConfigTypeError, check_int
+from .kwargs import RankTemplate, kwargs_from, parse_kwarg
 
-__all__ = ["SamplerSpec", "parse_kwarg", "resolve_class"]
-
-_RANGE = re.compile(r"^range\(\s*(\d+)\s*\)$")
-_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
-
-
-def parse_kwarg(text: str) -> tuple[str, Any]:
-    """Parse ``key=value``; the value is a Python literal, ``range(n)`` or a bare word.
-
-    Example:
-        >>> parse_kwarg("drop_last=True"), parse_kwarg("dataset=range(10)")
-        (('drop_last', True), ('dataset', range(0, 10)))
-        >>> parse_kwarg("order=torch")
-        ('order', 'torch')
-
-    Raises:
-        ConfigError: no ``=``, an invalid key, or a value that is neither.
-    """
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not key.isidentifier():
-        raise ConfigError(f"--kwarg must look like key=value, got {text!r}")
-    raw = raw.strip()
-    match = _RANGE.match(raw)
-    if match:
-        return key, range(int(match.group(1)))
-    try:
-        return key, ast.literal_eval(raw)
-    except (ValueError, SyntaxError):
-        if _WORD.match(raw):
-            return key, raw  # a bare word is a string: order=torch
-        raise ConfigError(
-            f"--kwarg {key}: cannot parse {raw!r}; give a Python literal (3, 0.5, True, "
-            "[1, 2], 'text') or range(n)"
-        ) from None
+__all__ = ["FLAGS", "RankTemplate", "SamplerSpec", "kwargs_from", "parse_kwarg", "resolve_class"]
 
 
 def resolve_class(name: str) -> Any:
@@ -83,12 +52,19 @@ def resolve_class(name: str) -> Any:
             )
         return found
     module_name, _, attr = name.partition(":")
+    if not module_name.strip() or not attr.strip() or module_name.startswith("."):
+        raise ConfigError(
+            f"sampler {name!r} must be a fairshard name or module:Class with both parts, "
+            "e.g. torch.utils.data:DistributedSampler"
+        )
     try:
         obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"cannot import module {module_name!r} (from {name!r}): {exc}") from None
+    except Exception as exc:  # the user's module: any failure while importing it
+        raise ConfigError(
+            f"cannot import module {module_name!r} (from {name!r}): {type(exc).__name__}: {exc}"
+        ) from None
     for part in attr.split("."):
-        if not hasattr(obj, part):
+        if not part.isidentifier() or not hasattr(obj, part):
             raise ConfigError(f"module {module_name!r} has no attribute {attr!r} (from {name!r})")
         obj = getattr(obj, part)
     if not callable(obj):
@@ -103,17 +79,32 @@ def _parameters(cls: Any) -> Mapping[str, inspect.Parameter]:
         return {}
 
 
+#: The option that fills each argument the simulator knows how to provide.
+FLAGS = {
+    "dataset": "--dataset-size N",
+    "data_source": "--dataset-size N",
+    "labels": "--labels FILE (or demo)",
+    "weights": "--weights FILE",
+    "lengths": "--lengths FILE",
+}
+_WHAT = {"dataset": "a dataset", "data_source": "a dataset"}
+_SUPPLIED = ("num_replicas", "rank")
+
+
 @dataclass
 class SamplerSpec:
     """A sampler class plus the arguments shared by every virtual rank.
 
     Args:
         name: ``"DistributedSampler"`` or ``"module:Class"``.
-        kwargs: Keyword arguments given by the user.
+        kwargs: Keyword arguments given by the user (values may be
+            :class:`RankTemplate`, evaluated per rank).
         dataset_size: Dataset length (fills ``dataset`` when not in kwargs).
         labels: Class labels (fill ``labels`` when the class takes them).
         batch_size: Wrap each rank's index sampler in ``BatchSampler``.
         drop_last_batch: ``drop_last`` of that ``BatchSampler``.
+        weights: Per-sample weights (fill ``weights``).
+        lengths: Per-sample lengths (fill ``lengths``).
     """
 
     name: str
@@ -122,6 +113,8 @@ class SamplerSpec:
     labels: NDArray[np.int64] | None = None
     batch_size: int | None = None
     drop_last_batch: bool = False
+    weights: NDArray[np.float64] | None = None
+    lengths: NDArray[np.int64] | None = None
 
     def __post_init__(self) -> None:
         self.cls = resolve_class(self.name)
@@ -131,33 +124,56 @@ class SamplerSpec:
         if self.dataset_size is None:
             self.dataset_size = self._infer_size()
         if "dataset" in params and "dataset" not in self.kwargs:
-            if self.dataset_size is None:
-                raise ConfigError(
-                    f"{self.name} needs a dataset: give --dataset-size N (or "
-                    "--kwarg dataset=range(N))"
+            if self.dataset_size is not None:
+                self.kwargs["dataset"] = (
+                    self.dataset_size if fairshard else range(self.dataset_size)
                 )
-            self.kwargs["dataset"] = self.dataset_size if fairshard else range(self.dataset_size)
         elif isinstance(self.kwargs.get("dataset"), int) and not fairshard:
             self.kwargs["dataset"] = range(self.kwargs["dataset"])
-        if "labels" in params and "labels" not in self.kwargs and self.labels is not None:
-            self.kwargs["labels"] = self.labels
+        for key, value in (
+            ("labels", self.labels),
+            ("weights", self.weights),
+            ("lengths", self.lengths),
+        ):
+            if key in params and key not in self.kwargs and value is not None:
+                self.kwargs[key] = value
+        self._check_required()
         if self.batch_size is not None:
-            self.batch_size = check_int("batch_size", self.batch_size, minimum=1)
+            self.batch_size = check_int(
+                "batch_size", self.batch_size, minimum=1, maximum=sys.maxsize
+            )
             if self.name.endswith("BatchSampler"):
                 raise ConfigError(
                     f"{self.name} already yields batches; pass its own batch size as "
                     "--kwarg instead of --batch-size"
                 )
 
+    def _check_required(self) -> None:
+        """Every argument without a default is given; else name the option that gives it."""
+        missing = [
+            name
+            for name, p in self._params.items()
+            if p.default is inspect.Parameter.empty
+            and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+            and name not in self.kwargs
+            and name not in _SUPPLIED
+        ]
+        if missing:
+            needs = "; ".join(
+                f"{_WHAT.get(m, m)}: give {FLAGS.get(m, f'--kwarg {m}=VALUE')}" for m in missing
+            )
+            raise ConfigError(f"{self.name} needs {needs}")
+
     def _infer_size(self) -> int | None:
-        for key in ("dataset", "data_source"):
+        for key in ("dataset", "data_source", "weights", "lengths"):
             value = self.kwargs.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
             if value is not None and hasattr(value, "__len__"):
                 return len(value)
-        if self.labels is not None:
-            return int(self.labels.size)
+        for array in (self.labels, self.weights, self.lengths):
+            if array is not None:
+                return int(array.size)
         return None
 
     def describe(self) -> str:
@@ -171,9 +187,20 @@ class SamplerSpec:
             text = f"BatchSampler({text}, batch_size={self.batch_size})"
         return text
 
+    def per_rank(self, world_size: int) -> dict[str, list[Any]]:
+        """Arguments that differ between ranks (``{rank}`` templates): key -> value per rank."""
+        return {
+            key: [value.value(rank) for rank in range(world_size)]
+            for key, value in self.kwargs.items()
+            if isinstance(value, RankTemplate)
+        }
+
     def make(self, rank: int, world_size: int) -> Any:
         """Build the sampler of virtual rank ``rank`` out of ``world_size``."""
-        kwargs = dict(self.kwargs)
+        kwargs = {
+            key: value.value(rank) if isinstance(value, RankTemplate) else value
+            for key, value in self.kwargs.items()
+        }
         for key, value in (("num_replicas", world_size), ("rank", rank)):
             if key in self._params or is_fairshard(self.cls):
                 kwargs[key] = value
@@ -188,8 +215,3 @@ class SamplerSpec:
     def factory(self) -> Callable[[int, int], Any]:
         """``make`` as a ``(rank, world_size) -> sampler`` factory."""
         return self.make
-
-
-def kwargs_from(pairs: Sequence[str]) -> dict[str, Any]:
-    """Parse repeated ``--kwarg key=value`` options (later keys win)."""
-    return dict(parse_kwarg(p) for p in pairs)

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from .._core.base import PlannedSampler
 from .._core.partition import Partition, Tail
-from .._core.plans import Plan, RangePlan, TorchPermutationPlan
+from .._core.plans import Plan, RangePlan, TorchPermutationPlan, flatten_items
 from .._core.state import digest
 from .._errors import ConfigError, ConfigTypeError
 
@@ -42,18 +42,6 @@ def _real_items(partition: Partition, rank: int) -> int:
     if partition.layout == "strided":  # slots rank, rank + w, ... below m
         return max(0, -(-(m - rank) // w))
     return min(count, max(0, m - rank * partition.max_items))  # blocked: one run of slots
-
-
-def _flatten(items: list[Any]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Items of a plan (ints, or lists of ints for batch plans) -> (indices, per-item counts)."""
-    if all(isinstance(item, int | np.integer) for item in items):
-        flat = np.asarray(items, dtype=np.int64).reshape(-1)
-        return flat, np.ones(len(items), dtype=np.int64)
-    counts = np.array([len(item) for item in items], dtype=np.int64)
-    flat = np.fromiter(
-        (int(i) for item in items for i in item), dtype=np.int64, count=int(counts.sum())
-    )
-    return flat, counts
 
 
 class ShareMap:
@@ -78,7 +66,7 @@ class ShareMap:
     def _flat_share(self, rank: int) -> tuple[NDArray[np.int64], int]:
         """(samples of ``rank`` as dataset indices, number of real samples) for batch plans."""
         positions = self.partition.positions(rank, 0, self.partition.num_items(rank))
-        flat, counts = _flatten(self.plan.items(positions))
+        flat, counts = flatten_items(self.plan.items(positions))
         return flat, int(counts[: _real_items(self.partition, rank)].sum())
 
     def size(self, rank: int) -> int:
@@ -108,7 +96,9 @@ class ShareMap:
         positions = self.partition.positions(rank, 0, count)
         if self._take is not None:
             return positions
-        sizes = np.diff(np.concatenate(([0], np.cumsum(_flatten(self.plan.items(positions))[1]))))
+        sizes = np.diff(
+            np.concatenate(([0], np.cumsum(flatten_items(self.plan.items(positions))[1])))
+        )
         return np.repeat(positions, sizes)
 
     def check_complete(self, what: str) -> None:

@@ -102,7 +102,7 @@ class AliasTable:
         own[full] = 1.0
         p = own.copy()
         np.add.at(p, self.alias.astype(np.int64), 1.0 - own)
-        return p / self.n
+        return np.asarray(p / self.n, dtype=np.float64)
 
 
 class _Units:
@@ -236,4 +236,4 @@ def _threshold(units: NDArray[np.int64], shift: int) -> NDArray[np.uint32]:
         u >>= np.uint64(shift)
     else:
         u <<= np.uint64(-shift)
-    return np.minimum(u, _FULL).astype(np.uint32)
+    return np.asarray(np.minimum(u, _FULL), dtype=np.uint32)

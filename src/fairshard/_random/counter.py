@@ -95,4 +95,4 @@ def scale(
 
 def uniform_open(h: NDArray[np.uint64]) -> NDArray[np.float64]:
     """Map hashes to floats in the open interval ``(0, 1)`` (53 bits)."""
-    return ((h >> _S11).astype(np.float64) + 0.5) * (1.0 / (1 << 53))
+    return np.asarray(((h >> _S11).astype(np.float64) + 0.5) * (1.0 / (1 << 53)), np.float64)

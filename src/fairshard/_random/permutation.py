@@ -110,7 +110,7 @@ class KeyedPermutation:
             radix_left, radix_right = radix_right, radix_left
         np.multiply(left, b, out=left)
         np.add(left, right, out=left)
-        return left
+        return np.asarray(left, dtype=np.uint64)
 
     def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
         """Return the permuted values at ``positions`` (each in ``[0, n)``).

@@ -19,6 +19,15 @@ With replacement the plan draws a class from a C-cell alias table and then a
 member uniformly (``GroupedAliasPlan``): O(C) work per epoch, random access.
 Without replacement it is an Efraimidis-Spirakis draw over the per-sample
 weights.
+
+NOTE (sampler plus loss): ``loss_weights(total_alpha)`` splits a re-weighting
+between the sampler and the loss. The sampler draws class ``c`` with ``P_c``;
+a loss weight ``v_c`` on its samples makes its share of the expected loss
+``P_c * v_c``. Choosing ``v_c = Q_c / P_c``, with ``Q_c`` the proportions a
+sampler with ``alpha = total_alpha`` (same targets) would draw, makes the two
+together exactly that re-weighting, whatever the sampler's own schedule; and
+``sum_c P_c * v_c = sum_c Q_c = 1``, so a drawn sample's expected loss weight
+is 1 and the loss keeps its scale.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import torch
 from numpy.typing import NDArray
 
 from .._core import state as S
@@ -37,7 +47,7 @@ from .._core.plans import IndexPlan
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
 from .._random.alias import AliasTable
 from .._random.seeding import Stream, stream_words
-from .schedules import alpha_at, resolve_alpha
+from .schedules import class_weights_at, resolve_alpha
 from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
 
 __all__ = ["ClassBalancedSampler"]
@@ -53,7 +63,9 @@ class ClassBalancedSampler(PlannedSampler[int]):
             tensor). Bytes labels are rejected (decode them to ``str``): the
             class names go into ``state_dict()``, which holds JSON values only.
         alpha: Exponent: a number >= 0, a schedule (``Constant``,
-            ``LinearAnneal``) or any callable ``epoch -> alpha``.
+            ``LinearAnneal``) or any callable ``epoch -> alpha``; or
+            ``LinearWeightAnneal``, the tutorials' schedule in weight space
+            (see ``schedules``).
         targets: Optional mapping ``class -> proportion`` (sum 1) for every
             class in ``labels``; a proportion of 0 excludes the class when
             ``alpha > 0``.
@@ -153,11 +165,11 @@ class ClassBalancedSampler(PlannedSampler[int]):
 
     # ------------------------------------------------------------- formulas
     def class_weights(self, epoch: int) -> NDArray[np.float64]:
-        """(C,) per-sample weight of each class at ``epoch``: ``(t_c / count_c) ** alpha``."""
-        alpha = alpha_at(self.alpha, epoch)
-        with np.errstate(divide="ignore"):
-            weights: NDArray[np.float64] = (self.targets / self.counts) ** alpha
-        return weights
+        """(C,) per-sample weight of each class at ``epoch``: ``(t_c / count_c) ** alpha``.
+
+        Under ``LinearWeightAnneal``, that schedule's weights instead.
+        """
+        return class_weights_at(self.alpha, epoch, self.counts, self.targets)
 
     def _class_mass(self, epoch: int) -> NDArray[np.float64]:
         mass = self.counts * self.class_weights(epoch)
@@ -176,7 +188,83 @@ class ClassBalancedSampler(PlannedSampler[int]):
         mass = self._class_mass(epoch)
         return dict(zip(self.classes, (mass / mass.sum()).tolist(), strict=True))
 
+    def loss_weights(
+        self,
+        total_alpha: float = 1.0,
+        *,
+        epoch: int | None = None,
+        num_classes: int | None = None,
+    ) -> torch.Tensor:
+        """Class weights for ``CrossEntropyLoss(weight=...)`` that complete the re-weighting.
+
+        Sampling with this sampler at ``epoch`` and weighting each sample's
+        loss by the returned weight of its class weights the classes as a
+        sampler with ``alpha=total_alpha`` (and the same targets) would on
+        its own (module NOTE): e.g. ``alpha=0.5`` in the sampler plus these
+        weights with ``total_alpha=1`` is fully balanced in expectation. The
+        weights change when an annealed ``alpha`` does: recompute them after
+        each ``set_epoch``.
+
+        Args:
+            total_alpha: The intended total exponent, a number >= 0.
+            epoch: Epoch of the sampler's proportions (default: current).
+            num_classes: Length of the result (default: largest label + 1).
+
+        Returns:
+            A float32 tensor indexed by class id; classes without samples get 0
+            (the sampler never draws them).
+
+        Raises:
+            ConfigTypeError: labels are not integers (``CrossEntropyLoss``
+                indexes its weights by class id).
+            ConfigError: negative labels, ``num_classes`` too small, or a class
+                the total weighting keeps but the sampler never draws.
+
+        Example:
+            >>> s = ClassBalancedSampler([0, 0, 0, 1], 0.0, num_replicas=1, rank=0)
+            >>> [round(w, 4) for w in s.loss_weights(1.0).tolist()]  # the loss balances
+            [0.6667, 2.0]
+        """
+        total = check_real("total_alpha", total_alpha, minimum=0.0)
+        epoch = self.epoch if epoch is None else check_int("epoch", epoch, minimum=0)
+        if not all(isinstance(c, int) for c in self.classes):
+            raise ConfigTypeError(
+                f"loss_weights needs integer class ids, got labels like {self.classes[0]!r}; "
+                "CrossEntropyLoss indexes its weight by class id, so map the labels to "
+                "0..C-1 first (or use class_proportions())"
+            )
+        ids = np.asarray(self.classes, dtype=np.int64)  # (C,) sorted
+        if ids[0] < 0:
+            raise ConfigError(
+                f"loss_weights needs class ids >= 0, got label {int(ids[0])}; map the labels "
+                "to 0..C-1 first"
+            )
+        size = int(ids[-1]) + 1
+        if num_classes is not None:
+            size = check_int(
+                "num_classes", num_classes, minimum=size, fix=f"the largest label is {size - 1}"
+            )
+        sampled = self._class_mass(epoch)
+        sampled = sampled / sampled.sum()  # (C,) P_c
+        with np.errstate(divide="ignore"):
+            mass = self.counts ** (1.0 - total) * self.targets**total
+        wanted = mass / mass.sum()  # (C,) Q_c
+        starved = np.flatnonzero((sampled == 0) & (wanted > 0))
+        if starved.size:
+            raise ConfigError(
+                f"class {self.classes[starved[0]]!r} is never drawn at epoch {epoch} (target 0) "
+                f"but total_alpha={total!r} keeps it; no loss weight can restore it. Give it a "
+                "positive target or use a total_alpha > 0"
+            )
+        ratio = np.divide(wanted, sampled, out=np.zeros_like(wanted), where=sampled > 0)
+        out = torch.zeros(size, dtype=torch.float32)
+        out[torch.from_numpy(ids)] = torch.from_numpy(ratio).float()
+        return out
+
     # ------------------------------------------------------------------ plans
+    def _known_plan_length(self) -> int:
+        return self.num_samples  # every epoch draws num_samples
+
     def _config(self) -> dict[str, Any]:
         targets = None
         if self._targets_given():

@@ -141,6 +141,9 @@ class DistributedSampler(PlannedSampler[int]):
         """The partition of a full epoch (no resume)."""
         return Partition(self.n, self.num_replicas, self.layout, self.tail)
 
+    def _known_plan_length(self) -> int:
+        return self.n  # every epoch orders the whole dataset
+
     def _config(self) -> dict[str, Any]:
         return {"n": self.n, "shuffle": self.shuffle, "order": self.order}
 

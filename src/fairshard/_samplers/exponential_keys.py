@@ -203,8 +203,8 @@ def _compact(buf: NDArray[np.float64], m: int) -> NDArray[np.int64] | NDArray[np
     ids = buf.view(np.int64)
     if buf.shape[0] > (1 << 31):
         if m == buf.shape[0]:
-            return ids
-        return ids[:m].copy()
+            return np.asarray(ids, dtype=np.int64)
+        return np.array(ids[:m], dtype=np.int64)
     small = buf.view(np.int32)
     for lo in range(0, m, _CHUNK):
         hi = min(m, lo + _CHUNK)

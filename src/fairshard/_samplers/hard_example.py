@@ -14,16 +14,25 @@ NOTE (formulas): for ``n`` samples, scores ``s_i`` and the parameters
 * update, for each record ``(i, loss)`` in canonical order (sorted by index,
   stably, over the records gathered in rank order and, within a rank, in
   recording order): ``s_i = loss`` the first time ``i`` is seen, afterwards
-  ``s_i = m * s_i + (1 - m) * loss``;
+  ``s_i = m * s_i + (1 - m) * loss``; then every sample given to
+  ``set_losses`` scores the mean of the losses given for it that epoch
+  (replacing its score: the tutorials' "set the losses once per epoch");
 * unseen samples score ``prior``; by default the mean score of the seen
   samples, or 1.0 while none is seen (so unseen samples are neither favoured
   nor starved);
-* sampling weight ``w_i = f / n + (1 - f) * softmax(s / T)_i`` with
-  ``softmax(z)_i = exp(z_i - max z) / sum_j exp(z_j - max z)``. The weights
-  sum to 1; every sample keeps at least ``f / n`` (no sample starves when
-  ``f > 0``), and a sample with score ``s_i`` is drawn
-  ``exp((s_i - s_j) / T)`` times as often as one with ``s_j`` in the softmax
-  part.
+* sampling weight ``w_i = f / n + (1 - f) * q_i`` with, for
+  ``weighting="softmax"`` (default), ``q = softmax(s / T)``: a sample with
+  score ``s_i`` is drawn ``exp((s_i - s_j) / T)`` times as often as one with
+  ``s_j`` in that part; for ``weighting="proportional"``,
+  ``q_i = s_i / sum_j s_j`` (losses must be >= 0): twice the loss, twice
+  the draws. The weights sum to 1 and every sample keeps at least ``f / n``
+  (no sample starves when ``f > 0``).
+
+NOTE (set_weights): the inherited ``WeightedSampler.set_weights`` is refused.
+Staged weights would replace the learned ones for one epoch, and a resumed
+job re-derives its weights from the scores, so the resumed run would draw
+other samples than the uninterrupted one. Scores are the only input:
+``record`` and ``set_losses``.
 
 Scores are learned state: ``state_dict()['extra']['scores']`` holds them
 (base64 of little-endian float64, NaN = unseen), so a resumed job draws the
@@ -32,20 +41,36 @@ same plan. Records made since the last ``set_epoch`` are not in the state.
 
 from __future__ import annotations
 
-import base64
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
-from .._core import state as S
+from .._core.inputs import dataset_length
 from .._core.partition import Tail
 from .._core.world import all_gather_objects, process_group_active
-from .._errors import ConfigError, StateDictError, check_int, check_real
+from .._errors import (
+    ConfigError,
+    ConfigTypeError,
+    check_choice,
+    check_int,
+    check_real,
+    warn,
+)
 from .._random.seeding import Stream
-from .loss_records import apply_records, as_indices, as_losses
+from .hard_weights import WEIGHTINGS, Weighting, sampling_weights
+from .loss_records import (
+    Losses,
+    apply_records,
+    as_losses,
+    check_losses,
+    decode_scores,
+    encode_scores,
+    joined,
+    replace_scores,
+)
 from .weighted import WeightedSampler
 
 __all__ = ["HardExampleSampler", "IndexedDataset"]
@@ -55,15 +80,18 @@ class HardExampleSampler(WeightedSampler):
     """Weighted sampling by recent per-sample loss, identical on every rank.
 
     Args:
-        num_samples_total: Number of samples in the dataset (``len(dataset)``).
-        num_samples: Draws per epoch over all ranks (default ``num_samples_total``).
-        momentum: EMA momentum ``m`` in ``[0, 1)``.
-        temperature: Softmax temperature ``T > 0``; lower is sharper.
+        dataset: The map-style dataset (or its length as an int).
+        num_samples: Draws per epoch over all ranks (default ``len(dataset)``).
+        weighting: ``"softmax"`` (default) or ``"proportional"`` to the score.
+        momentum: EMA momentum ``m`` in ``[0, 1)`` of ``record``.
+        temperature: Softmax temperature ``T > 0`` (default 1.0); lower is
+            sharper. Only for ``weighting="softmax"``.
         floor: Uniform share ``f`` in ``[0, 1]``.
         prior: Score of unseen samples; ``None``: mean of seen scores (1.0 if none).
         replacement: Draw with replacement (default).
         num_replicas, rank, seed, tail: As ``WeightedSampler``.
         sync_timeout: Seconds ``set_epoch`` waits for the other ranks' records.
+        num_samples_total: Deprecated alias of ``dataset`` (an int size).
 
     Example:
         >>> s = HardExampleSampler(4, num_samples=1000, num_replicas=1, rank=0, floor=0.0)
@@ -79,11 +107,12 @@ class HardExampleSampler(WeightedSampler):
 
     def __init__(
         self,
-        num_samples_total: int,
+        dataset: Any = None,
         num_samples: int | None = None,
         *,
+        weighting: Weighting = "softmax",
         momentum: float = 0.9,
-        temperature: float = 1.0,
+        temperature: float | None = None,
         floor: float = 0.1,
         prior: float | None = None,
         replacement: bool = True,
@@ -92,19 +121,40 @@ class HardExampleSampler(WeightedSampler):
         seed: int = 0,
         tail: Tail = "pad",
         sync_timeout: float = 300.0,
+        num_samples_total: int | None = None,
     ) -> None:
-        n = check_int("num_samples_total", num_samples_total, minimum=1, fix="pass len(dataset)")
+        n = _dataset_size(dataset, num_samples_total)
+        self.weighting: Weighting = check_choice(  # type: ignore[assignment]
+            "weighting", weighting, WEIGHTINGS
+        )
         self.momentum = check_real("momentum", momentum, minimum=0.0)
         if self.momentum >= 1.0:
             raise ConfigError(f"momentum must be < 1, got momentum={momentum!r}; try 0.9")
-        self.temperature = check_real("temperature", temperature, minimum=0.0, strict_minimum=True)
+        if temperature is not None and self.weighting == "proportional":
+            raise ConfigError(
+                f"temperature={temperature!r} sharpens the softmax of weighting='softmax'; "
+                "weighting='proportional' draws in proportion to the loss itself. Drop "
+                "temperature or use weighting='softmax'"
+            )
+        self.temperature = check_real(
+            "temperature",
+            1.0 if temperature is None else temperature,
+            strict_minimum=True,
+            minimum=0.0,
+        )
         self.floor = check_real("floor", floor, minimum=0.0, maximum=1.0)
         self.prior = None if prior is None else check_real("prior", prior)
+        if self.weighting == "proportional" and self.prior is not None and self.prior < 0:
+            raise ConfigError(
+                f"prior must be >= 0 with weighting='proportional' (weights are proportional "
+                f"to scores), got prior={prior!r}"
+            )
         self.sync_timeout = check_real(
             "sync_timeout", sync_timeout, minimum=0.0, strict_minimum=True
         )
         self._scores = np.full(n, np.nan)  # (n,) NaN = unseen
-        self._records: list[tuple[NDArray[np.int64], NDArray[np.float64]]] = []
+        self._records: list[Losses] = []  # record(): EMA updates
+        self._replacements: list[Losses] = []  # set_losses(): whole-epoch scores
         super().__init__(
             np.full(n, 1.0 / n),
             num_samples,
@@ -131,27 +181,54 @@ class HardExampleSampler(WeightedSampler):
                 NaN or infinite (the message names the first such position,
                 its sample and value; nothing is recorded).
         """
-        idx = as_indices(indices)
-        loss = as_losses(losses)
-        if idx.shape != loss.shape:
-            raise ConfigError(
-                f"record got {idx.size} indices but {loss.size} losses; pass one loss per "
-                "sample (use reduction='none')"
-            )
-        bad = np.flatnonzero((idx < 0) | (idx >= self.n))
-        if bad.size:
-            raise ConfigError(
-                f"indices[{bad[0]}]={idx[bad[0]]} is outside [0, {self.n}); record dataset "
-                "indices (wrap the dataset in fairshard.IndexedDataset)"
-            )
-        bad = np.flatnonzero(~np.isfinite(loss))
-        if bad.size:
-            raise ConfigError(
-                f"losses[{bad[0]}]={float(loss[bad[0]])!r} (sample {idx[bad[0]]}) is not "
-                "finite; "
-                "skip such steps or clip the loss"
-            )
-        self._records.append((idx.astype(np.int64), loss))
+        self._records.append(self._checked("record", indices, losses))
+
+    def set_losses(self, losses: Any, indices: Any = None) -> None:
+        """Set whole-epoch losses: from the next ``set_epoch`` each given sample scores them.
+
+        The tutorials' ``set_loss_weights(per_sample_loss)``, synced: at the
+        next ``set_epoch`` the losses given on every rank are gathered, and
+        each sample given scores the mean of its losses (replacing its
+        score, after the ``record`` updates of the epoch are applied).
+        Samples not given keep their score.
+
+        Args:
+            losses: One real loss per sample: ``len(dataset)`` of them when
+                ``indices`` is ``None``, else one per index.
+            indices: Dataset indices of ``losses`` (e.g. this rank's share of
+                an evaluation pass); ``None``: every sample, in order.
+
+        Raises:
+            ConfigTypeError, ConfigError: as ``record`` (also: a full vector of
+                the wrong length).
+        """
+        if indices is None:
+            count = as_losses(losses).size
+            if count != self.n:
+                raise ConfigError(
+                    f"set_losses got {count} losses without indices but the dataset has "
+                    f"{self.n} samples; pass one loss per sample, or indices= for a subset"
+                )
+            indices = np.arange(self.n, dtype=np.int64)
+        self._replacements.append(self._checked("set_losses", indices, losses))
+
+    def _checked(self, caller: str, indices: Any, losses: Any) -> Losses:
+        return check_losses(
+            caller, indices, losses, self.n, nonnegative=self.weighting == "proportional"
+        )
+
+    def set_weights(self, weights: Any) -> NoReturn:
+        """Refused: a hard-example sampler's weights come from its scores (module NOTE).
+
+        Raises:
+            ConfigTypeError: always; use ``set_losses`` or ``record``.
+        """
+        raise ConfigTypeError(
+            "HardExampleSampler.set_weights is not supported: its weights are derived from "
+            "the loss scores, and weights set by hand would be lost on resume. Use "
+            "set_losses(per_sample_loss) (weighting='proportional' draws in proportion to "
+            "it), or WeightedSampler for weights you compute yourself"
+        )
 
     def set_epoch(self, epoch: int) -> None:
         """Gather every rank's records, update the scores, then use ``epoch``.
@@ -168,65 +245,52 @@ class HardExampleSampler(WeightedSampler):
                 ``temperature``).
         """
         epoch = check_int("epoch", epoch, minimum=0)
-        if self._records:
-            idx = np.concatenate([r[0] for r in self._records])
-            loss = np.concatenate([r[1] for r in self._records])
-        else:
-            idx, loss = np.empty(0, np.int64), np.empty(0, np.float64)
-        if process_group_active() and torch.distributed.get_world_size() > 1:
-            gathered = all_gather_objects((idx, loss), timeout=self.sync_timeout)
-            idx = np.concatenate([g[0] for g in gathered])
-            loss = np.concatenate([g[1] for g in gathered])
-        if idx.size:
-            scores = apply_records(self._scores, idx, loss, self.momentum)
+        records, replacements = self._sync(joined(self._records), joined(self._replacements))
+        if records[0].size or replacements[0].size:
+            scores = self._scores
+            if records[0].size:
+                scores = apply_records(scores, records[0], records[1], self.momentum)
+            if replacements[0].size:
+                scores = replace_scores(scores, replacements[0], replacements[1])
             weights = self._weights_of(scores)
             positive = self._checked_positive(weights)
             # Commit: nothing below raises for checked weights.
             self._scores = scores
             self._apply(weights, positive)
         self._records = []
+        self._replacements = []
         super().set_epoch(epoch)
+
+    def _sync(self, records: Losses, replacements: Losses) -> tuple[Losses, Losses]:
+        """Every rank's ``record`` and ``set_losses`` losses, concatenated in rank order.
+
+        The one place the sampler communicates: a collective when a process
+        group with more than one rank is active.
+        """
+        if process_group_active() and torch.distributed.get_world_size() > 1:
+            gathered = all_gather_objects((records, replacements), timeout=self.sync_timeout)
+            records = joined([g[0] for g in gathered])
+            replacements = joined([g[1] for g in gathered])
+        return records, replacements
 
     # ---------------------------------------------------------------- weights
     def scores(self) -> NDArray[np.float64]:
         """(n,) copy of the scores; NaN marks samples never recorded."""
-        return self._scores.copy()
+        return np.array(self._scores, dtype=np.float64)
 
     def sampling_weights(self) -> NDArray[np.float64]:
         """(n,) ``f / n + (1 - f) * softmax(s / T)`` with the prior for unseen samples."""
         return self._weights_of(self._scores)
 
     def _weights_of(self, scores: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Sampling weights of ``scores``, without overflow for any finite scores.
-
-        NOTE (overflow): ``mean(s)`` and ``s / T`` overflow for scores near the
-        float64 limit (a loss of 1e308, or 1e300 at ``T = 1e-10``); then the
-        prior is ``sum(s / k)`` and the logits ``z - max z`` are computed as
-        ``(s - max s) / T``, which lie in ``[-inf, 0]``. Otherwise the plain
-        formulas run, so ordinary scores give the same weights as always.
-        """
-        seen = ~np.isnan(scores)
-        if self.prior is not None:
-            prior = self.prior
-        elif seen.any():
-            known = scores[seen]
-            with np.errstate(over="ignore"):
-                prior = float(known.mean())
-            if not np.isfinite(prior):
-                prior = float(np.sum(known / known.size))
-        else:
-            prior = 1.0
-        s = np.where(seen, scores, prior)
-        with np.errstate(over="ignore"):
-            z = s / self.temperature
-        if np.isfinite(z).all():
-            z -= z.max()
-        else:
-            with np.errstate(over="ignore"):
-                z = (s - s.max()) / self.temperature
-        e = np.exp(z)
-        weights: NDArray[np.float64] = self.floor / self.n + (1 - self.floor) * (e / e.sum())
-        return weights
+        """Sampling weights of ``scores`` (``loss_records.sampling_weights``)."""
+        return sampling_weights(
+            scores,
+            weighting=self.weighting,
+            temperature=self.temperature,
+            floor=self.floor,
+            prior=self.prior,
+        )
 
     def _checked_positive(self, weights: NDArray[np.float64]) -> int:
         """The number of positive weights, after checking the weights can be applied."""
@@ -244,7 +308,7 @@ class HardExampleSampler(WeightedSampler):
 
     # ------------------------------------------------------------------ state
     def _config(self) -> dict[str, Any]:
-        return {
+        config: dict[str, Any] = {
             "n": self.n,
             "num_samples": self.num_samples,
             "replacement": self.replacement,
@@ -253,36 +317,46 @@ class HardExampleSampler(WeightedSampler):
             "floor": self.floor,
             "prior": self.prior,
         }
+        # NOTE (config keys): "weighting" is stored only when it is not the
+        # default, so states saved before it existed keep loading.
+        if self.weighting != "softmax":
+            config["weighting"] = self.weighting
+        return config
 
     def _extra_state(self) -> dict[str, Any]:
-        raw = np.ascontiguousarray(self._scores, dtype="<f8").tobytes()
-        return {"scores": base64.b64encode(raw).decode("ascii")}
+        return {"scores": encode_scores(self._scores)}
 
     def _load_extra_state(self, extra: dict[str, Any]) -> None:
-        unknown = sorted(set(extra) - {"scores"})
-        if unknown:
-            raise StateDictError(
-                f"state_dict['extra'] has entries {unknown} a {self.kind} never saves; pass "
-                "the dict returned by sampler.state_dict() unchanged"
-            )
-        encoded = S.field(extra, "scores")
-        try:
-            scores = np.frombuffer(base64.b64decode(encoded, validate=True), dtype="<f8")
-        except (TypeError, ValueError):
-            raise StateDictError(
-                "state_dict['extra']['scores'] is not base64 float64 data; pass the dict "
-                "returned by sampler.state_dict() unchanged"
-            ) from None
-        if scores.shape[0] != self.n:
-            raise StateDictError(
-                f"state_dict holds {scores.shape[0]} scores but the sampler has "
-                f"num_samples_total={self.n}; resume with the same dataset"
-            )
-        scores = scores.astype(np.float64)
+        scores = decode_scores(extra, self.n, self.kind)
         weights = self._weights_of(scores)
         positive = self._checked_positive(weights)
         self._scores = scores
         self._apply(weights, positive)
+
+
+def _dataset_size(dataset: Any, num_samples_total: int | None) -> int:
+    """``len(dataset)`` (at least 1), accepting the deprecated ``num_samples_total``."""
+    if num_samples_total is not None:
+        if dataset is not None:
+            raise ConfigError(
+                f"got both dataset and num_samples_total={num_samples_total!r}; pass only "
+                "the dataset (num_samples_total is its deprecated alias)"
+            )
+        warn(
+            "HardExampleSampler(num_samples_total=...) is deprecated; pass the dataset (or "
+            "its length) as the first argument, like the other samplers",
+            DeprecationWarning,
+            stacklevel=4,
+        )
+        dataset = num_samples_total
+    if dataset is None:
+        raise ConfigTypeError(
+            "HardExampleSampler needs the dataset: HardExampleSampler(dataset) (or its length)"
+        )
+    n = dataset_length(dataset)
+    if n < 1:
+        raise ConfigError(f"len(dataset) must be >= 1, got {n}; pass a non-empty dataset")
+    return n
 
 
 class IndexedDataset(Dataset[tuple[int, Any]]):

@@ -1,11 +1,28 @@
-"""Schedules for the class-balancing exponent ``alpha`` over epochs.
+"""Schedules for class balancing over epochs: in the exponent, or in the weights.
 
 ``ClassBalancedSampler`` weights every sample by ``count(class) ** -alpha``:
 ``alpha = 1`` balances the classes, ``alpha = 0`` keeps the natural
 distribution, values between interpolate (``0.5`` is "square-root"
-sampling). A schedule maps an epoch to ``alpha``; any callable
-``epoch -> alpha`` works, and the two here also describe themselves, so a
-state saved with one is checked on resume.
+sampling). An *alpha schedule* maps an epoch to ``alpha``; any callable
+``epoch -> alpha`` works, and the two here (``Constant``, ``LinearAnneal``)
+also describe themselves, so a state saved with one is checked on resume.
+
+``LinearWeightAnneal`` is the other curve: the one many tutorials write by
+hand, moving each sample's raw weight linearly from ``1 / count(class)`` to
+1. It is not an alpha schedule: it gives the class weights directly.
+
+NOTE (two curves): with ``f = min(e, E) / E`` the class shares are
+
+    LinearAnneal:        P_c  ~  count_c ** f                  (alpha = 1 - f)
+    LinearWeightAnneal:  P_c  ~  (1 - f) + f * count_c         (w_c = (1 - f) / count_c + f)
+
+Both start balanced and end natural. In the exponent the shares move
+geometrically, so a class 100x rarer than the largest keeps a visible share
+for most of the schedule. In the weights the ``f * count_c`` term dominates
+as soon as ``f * count_c`` exceeds 1, i.e. after the first step for any
+class with more than ``E`` samples: long-tailed data is almost natural from
+the second epoch on (``docs/recipes.md`` has the numbers and a plot). Use
+``LinearAnneal`` unless a tutorial's run must be reproduced.
 """
 
 from __future__ import annotations
@@ -15,10 +32,18 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .._errors import ConfigError, ConfigTypeError, check_int, check_real
 
-__all__ = ["AlphaSchedule", "Constant", "LinearAnneal", "resolve_alpha"]
+__all__ = [
+    "AlphaSchedule",
+    "Constant",
+    "LinearAnneal",
+    "LinearWeightAnneal",
+    "class_weights_at",
+    "resolve_alpha",
+]
 
 AlphaSchedule = Callable[[int], float]
 
@@ -80,7 +105,52 @@ class LinearAnneal:
         return f"LinearAnneal(start={self.start!r}, end={self.end!r}, epochs={self.epochs})"
 
 
-def resolve_alpha(alpha: object) -> tuple[AlphaSchedule, Any]:
+class LinearWeightAnneal:
+    """Raw per-sample weights move linearly from ``1 / count(class)`` to 1 over ``epochs``.
+
+    The tutorials' schedule, for reproducing their runs: with
+    ``f = min(e, epochs) / epochs`` every sample of class ``c`` has weight
+
+        w_c(e) = (1 - f) * C * t_c / count_c + f
+
+    (``C`` classes, targets ``t_c``; with the default ``t_c = 1 / C`` this is
+    ``(1 - f) / count_c + f``). Epoch 0 gives the targets, epoch ``epochs``
+    and later the natural distribution. The shares leave the targets much
+    faster than under ``LinearAnneal`` (module NOTE); a class with target 0
+    is drawn again as soon as ``f > 0``.
+
+    Pass it where ``ClassBalancedSampler`` takes ``alpha``.
+
+    Example:
+        >>> s = LinearWeightAnneal(epochs=2)
+        >>> s.class_weights(1, np.array([4.0, 1.0]), np.array([0.5, 0.5])).tolist()
+        [0.625, 1.0]
+    """
+
+    def __init__(self, epochs: int = 10) -> None:
+        self.epochs = check_int("epochs", epochs, minimum=1, fix="anneal over at least 1 epoch")
+
+    def class_weights(
+        self, epoch: int, counts: NDArray[np.float64], targets: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """(C,) per-sample weight of each class at ``epoch`` (formula above)."""
+        fraction = min(epoch, self.epochs) / self.epochs
+        start = targets.size * targets / counts  # (C,) 1 / count_c for default targets
+        weights: NDArray[np.float64] = (1.0 - fraction) * start + fraction
+        return weights
+
+    def describe(self) -> dict[str, Any]:
+        """Plain values identifying the schedule (stored in states)."""
+        return {"schedule": "LinearWeightAnneal", "epochs": self.epochs}
+
+    def __repr__(self) -> str:
+        return f"LinearWeightAnneal(epochs={self.epochs})"
+
+
+Schedule = AlphaSchedule | LinearWeightAnneal
+
+
+def resolve_alpha(alpha: object) -> tuple[Schedule, Any]:
     """Return ``(schedule, description)`` for a number, a schedule or a callable.
 
     A plain callable is described by its qualified name only: a resumed
@@ -95,14 +165,14 @@ def resolve_alpha(alpha: object) -> tuple[AlphaSchedule, Any]:
     if isinstance(alpha, numbers.Real):  # numpy scalars too (np.float32, np.int64)
         constant = Constant(float(alpha))
         return constant, constant.describe()
-    if isinstance(alpha, Constant | LinearAnneal):
+    if isinstance(alpha, Constant | LinearAnneal | LinearWeightAnneal):
         return alpha, alpha.describe()
     if callable(alpha):
         name = getattr(alpha, "__qualname__", type(alpha).__qualname__)
         return alpha, {"schedule": "callable", "name": name}
     raise ConfigTypeError(
-        f"alpha must be a number, a schedule (Constant, LinearAnneal) or a callable "
-        f"epoch -> alpha, got {type(alpha).__name__}"
+        "alpha must be a number, a schedule (Constant, LinearAnneal, LinearWeightAnneal) "
+        f"or a callable epoch -> alpha, got {type(alpha).__name__}"
     )
 
 
@@ -113,3 +183,22 @@ def alpha_at(schedule: AlphaSchedule, epoch: int) -> float:
         return check_real(f"alpha(epoch={epoch})", value, minimum=0.0)
     except (ConfigError, ConfigTypeError) as exc:
         raise type(exc)(f"{exc}; the alpha schedule must return numbers >= 0") from None
+
+
+def class_weights_at(
+    schedule: Schedule,
+    epoch: int,
+    counts: NDArray[np.float64],
+    targets: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """(C,) per-sample weight of each class at ``epoch`` under ``schedule``.
+
+    An alpha schedule gives ``(t_c / count_c) ** alpha(epoch)``;
+    ``LinearWeightAnneal`` gives its own weights.
+    """
+    if isinstance(schedule, LinearWeightAnneal):
+        return schedule.class_weights(epoch, counts, targets)
+    alpha = alpha_at(schedule, epoch)
+    with np.errstate(divide="ignore"):
+        weights: NDArray[np.float64] = (targets / counts) ** alpha
+    return weights

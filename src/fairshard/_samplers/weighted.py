@@ -192,6 +192,9 @@ class WeightedSampler(PlannedSampler[int]):
             raise
 
     # ------------------------------------------------------------------ plans
+    def _known_plan_length(self) -> int:
+        return self.num_samples  # every epoch draws num_samples
+
     def _config(self) -> dict[str, Any]:
         return {
             "n": self.n,

@@ -49,8 +49,9 @@ from .layout import (
     shard_segments,
 )
 from .read import read_indexed, read_shards, read_streamed
+from .resume import complete, loader_positions, worker_position
 from .source import check_source, item_total, random_access, shard_sizes_array
-from .state import Position, Progress, seal_state, state_config, unseal_state
+from .state import Position, Progress, seal_state, seal_workers, state_config, unseal_state
 
 __all__ = ["ShardedIterable"]
 
@@ -134,6 +135,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.epoch = 0
         self._progress: Progress | None = None
         self._resume: Position | None = None
+        # A whole rank's state (plain DataLoader): (epoch, one position per worker)
+        self._resume_workers: tuple[int, list[Position]] | None = None
         # (epoch, consumer) of the last complete pass in this process
         self._completed: tuple[int, Consumer] | None = None
         self._warned_repeat = False
@@ -267,6 +270,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         consumed = segment = offset = 0
         if self._resume is not None and self._resume[0] == epoch:
             _, consumed, segment, offset = self._resume
+        elif self._resume_workers is not None and self._resume_workers[0] == epoch:
+            _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
         progress = Progress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
@@ -326,12 +331,50 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume: the next ``iter()`` continues the saved epoch after what was consumed.
 
+        Takes a state from ``state_dict()`` (one consumer: what
+        ``StatefulDataLoader`` saves per worker) or from
+        ``fairshard.loader_state_dict`` (a whole rank: each DataLoader
+        worker's copy picks its own position at ``iter()``).
+
         Raises:
             StateDictError: foreign or tampered state, another config or seed,
                 or another consumer (rank, world size, worker or worker count).
         """
-        at = unseal_state(state_dict, self.kind, self._config(), self.seed, self._consumer())
-        self.epoch = at.epoch
-        self._resume = at
+        consumer = self._consumer()
+        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
         self._progress = None
         self._completed = None
+        epoch = at.epoch if isinstance(at, Position) else at[0]
+        if self.epoch > epoch and complete(self, at, consumer):
+            # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
+            # restores lazily, after the user's set_epoch): keep the later epoch.
+            self._resume = self._resume_workers = None
+        elif isinstance(at, Position):
+            self.epoch, self._resume, self._resume_workers = at.epoch, at, None
+        else:
+            self.epoch, self._resume, self._resume_workers = at[0], None, at
+
+    def _worker_position(self, consumer: Consumer) -> Position:
+        assert self._resume_workers is not None
+        return worker_position(self._resume_workers[1], consumer)
+
+    def _loader_state(
+        self, batches: int, *, batch_size: int | None, drop_last: bool, num_workers: int
+    ) -> dict[str, Any]:
+        """The rank's state after the loop took ``batches`` batches of the current pass.
+
+        Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
+        """
+        base: list[int] | None = None
+        if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
+            base = [p.consumed for p in self._resume_workers[1]]
+        elif self._resume is not None and self._resume.epoch == self.epoch:
+            base = [self._resume.consumed]
+        elif num_workers == 0 and self._progress is not None:
+            base = [self._progress.first]
+        size = 1 if batch_size is None else batch_size
+        positions = loader_positions(self, batches, size, drop_last, num_workers, base)
+        args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
+        if num_workers == 0:
+            return seal_state(*args, self._consumer(), positions[0])
+        return seal_workers(*args, self.epoch, positions)

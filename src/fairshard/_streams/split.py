@@ -180,7 +180,7 @@ def _stratified_counts(class_sizes: list[int], part_sizes: list[int]) -> NDArray
         short = [int(s - h) if s > h else 0 for s, h in zip(part_sizes, have, strict=True)]
         extra = [int(h - s) if h > s else 0 for s, h in zip(part_sizes, have, strict=True)]
         if not any(short):
-            return cells
+            return np.asarray(cells, dtype=np.int64)
         if not _augment(cells, floors, open_, short, extra):  # pragma: no cover
             raise AssertionError("stratified rounding found no solution; please report")
 

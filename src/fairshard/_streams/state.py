@@ -7,6 +7,9 @@ resume. The state is the library's sealed sampler state; ``steps`` counts
 the items this consumer yielded in the epoch, and ``extra`` names the worker
 and, in shard mode, the segment and offset reached, so resuming skips whole
 segments without opening them.
+
+A whole rank's state (one position per DataLoader worker, for a plain
+``DataLoader``) is described in ``_streams.resume``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from .._core import state as S
 from .._errors import StateDictError
 from .layout import Consumer
 
-__all__ = ["Position", "Progress", "seal_state", "state_config", "unseal_state"]
+__all__ = [
+    "Position",
+    "Progress",
+    "seal_state",
+    "state_config",
+    "unseal_state",
+]
 
 
 class Position(NamedTuple):
@@ -44,10 +53,11 @@ class Progress:
     settles the count and stops tracking.
     """
 
-    __slots__ = ("_base", "_live", "_live_len", "consumer", "epoch", "offset", "segment")
+    __slots__ = ("_base", "_live", "_live_len", "consumer", "epoch", "first", "offset", "segment")
 
     def __init__(self, epoch: int, consumer: Consumer, consumed: int, segment: int, offset: int):
         self.epoch, self.consumer, self._base = epoch, consumer, consumed
+        self.first = consumed  # where the pass started (a resume point)
         self.segment, self.offset = segment, offset
         self._live: Iterator[Any] | None = None
         self._live_len = 0
@@ -117,10 +127,42 @@ def seal_state(
     )
 
 
+def seal_workers(
+    kind: str,
+    config: dict[str, Any],
+    seed: int,
+    num_replicas: int,
+    rank: int,
+    epoch: int,
+    workers: list[Position],
+) -> dict[str, Any]:
+    """The sealed state of a whole rank: one position per DataLoader worker."""
+    return S.seal(
+        {
+            S.K_KIND: kind,
+            S.K_CONFIG: config,
+            S.K_SEED: seed,
+            S.K_EPOCH: epoch,
+            S.K_START: 0,
+            S.K_STEPS: sum(p.consumed for p in workers),
+            S.K_WORLD: num_replicas,
+            S.K_RANK: rank,
+            S.K_EXTRA: {
+                "num_workers": len(workers),
+                "workers": [[p.consumed, p.segment, p.offset] for p in workers],
+            },
+        }
+    )
+
+
 def unseal_state(
     state_dict: dict[str, Any], kind: str, config: dict[str, Any], seed: int, here: Consumer
-) -> Position:
+) -> Position | tuple[int, list[Position]]:
     """Check a saved state against this dataset and consumer; return where it stands.
+
+    Returns:
+        The consumer's position, or, for a whole rank's state, ``(epoch,
+        positions)`` with one position per DataLoader worker.
 
     Raises:
         StateDictError: foreign or tampered state, another config or seed,
@@ -134,6 +176,8 @@ def unseal_state(
             f"seed={seed}; build it with seed={state[S.K_SEED]} to resume"
         )
     extra = state[S.K_EXTRA]
+    if "workers" in extra:
+        return _unseal_workers(state, here)
     keys = ("worker", "num_workers", "segment", "offset")
     if sorted(extra) != sorted(keys) or not all(
         isinstance(extra[k], int) and extra[k] >= 0 for k in keys
@@ -146,3 +190,34 @@ def unseal_state(
             "only with the same num_replicas, rank and DataLoader num_workers"
         )
     return Position(state[S.K_EPOCH], state[S.K_STEPS], extra["segment"], extra["offset"])
+
+
+def _unseal_workers(state: dict[str, Any], here: Consumer) -> tuple[int, list[Position]]:
+    extra = state[S.K_EXTRA]
+    rows = extra.get("workers")
+    count = extra.get("num_workers")
+    valid = (
+        sorted(extra) == ["num_workers", "workers"]
+        and isinstance(count, int)
+        and isinstance(rows, list)
+        and len(rows) == count >= 1
+        and all(
+            isinstance(r, list)
+            and len(r) == 3
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in r)
+            for r in rows
+        )
+    )
+    if not valid:
+        raise StateDictError(
+            "state_dict['extra'] must hold num_workers and one [consumed, segment, offset] "
+            f"of ints per worker, got {extra!r}"
+        )
+    if (state[S.K_RANK], state[S.K_WORLD]) != (here.rank, here.world_size):
+        raise StateDictError(
+            f"state_dict was saved by rank {state[S.K_RANK]} of {state[S.K_WORLD]} but this "
+            f"process is rank {here.rank} of {here.world_size}; a stream resumes only with "
+            "the same num_replicas and rank"
+        )
+    epoch = state[S.K_EPOCH]
+    return epoch, [Position(epoch, c, s, o) for c, s, o in rows]

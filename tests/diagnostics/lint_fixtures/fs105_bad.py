@@ -19,3 +19,7 @@ class MySampler(Sampler):
 
     def __len__(self):
         return self.n
+
+
+def setup():  # a distributed script: ranks must agree on the order
+    torch.distributed.init_process_group("gloo")

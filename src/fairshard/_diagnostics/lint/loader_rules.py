@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .names import Module, argument, calls, dotted, is_constant, loader_shuffles, tail
+from .flow import LOADERS, flow_of, shuffles
+from .names import Module, argument, dotted, is_constant, name_words, tail
 from .registry import rule
 
 __all__: list[str] = []
@@ -29,8 +30,9 @@ def _given(node: ast.AST | None) -> bool:
     "drop shuffle=True; the sampler decides the order (use its own shuffle argument)",
 )
 def _shuffle_with_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    for call in calls(mod.tree):
-        if tail(call) != "DataLoader" or not loader_shuffles(call):
+    flow = flow_of(mod)
+    for call in mod.calls:
+        if tail(call) not in LOADERS or not shuffles(flow, call):
             continue
         for key, pos in (("sampler", 3), ("batch_sampler", 4)):
             if _given(argument(call, key, pos)):
@@ -44,26 +46,51 @@ def _shuffle_with_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 break
 
 
+#: Words in an ``if`` test that mean the script branches on being distributed.
+_BRANCH_WORDS = frozenset(
+    {"distributed", "ddp", "world", "rank", "local", "gpu", "gpus", "multi", "main", "master"}
+)
+
+
+def _branches_on_world(mod: Module, call: ast.Call) -> bool:
+    """The call sits in an ``if`` (or ``x if c else y``) that tests distributed-ness."""
+    for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, ast.If | ast.IfExp):
+            words = {
+                w
+                for node in ast.walk(ancestor.test)
+                if isinstance(node, ast.Name | ast.Attribute)
+                for w in name_words(node.id if isinstance(node, ast.Name) else node.attr)
+            }
+            if words & _BRANCH_WORDS:
+                return True
+    return False
+
+
 @rule(
     "FS103",
     "unsharded-loader",
-    "the script initializes a process group but builds DataLoader(shuffle=True) without a "
-    "distributed sampler: every rank reads the whole dataset in its own order",
+    "a distributed script (process group, DDP, rank or world-size queries) builds "
+    "DataLoader(shuffle=True) without a distributed sampler: every rank reads the whole "
+    "dataset in its own order",
     "pass sampler=fairshard.DistributedSampler(dataset) (or PyTorch's) and drop shuffle=True",
 )
 def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    if not any(tail(c) == "init_process_group" for c in calls(mod.tree)):
+    flow = flow_of(mod)
+    if not flow.distributed:
         return
-    for call in calls(mod.tree):
-        if tail(call) != "DataLoader" or not loader_shuffles(call):
+    for call in mod.calls:
+        if tail(call) not in LOADERS or not shuffles(flow, call):
             continue
         if _given(argument(call, "sampler", 3)) or _given(argument(call, "batch_sampler", 4)):
             continue
+        if _branches_on_world(mod, call):
+            continue  # the single-process branch of a script that also runs distributed
         yield (
             call,
             (
-                "DataLoader(shuffle=True) without a distributed sampler in a script that calls "
-                "init_process_group: every rank reads the whole dataset; pass "
+                "DataLoader(shuffle=True) without a distributed sampler in a distributed "
+                "script: every rank reads the whole dataset; pass "
                 "sampler=DistributedSampler(dataset)"
             ),
         )
@@ -90,7 +117,7 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         "setting CUDA_VISIBLE_DEVICES inside the script is too late once CUDA is initialized "
         "and fights the launcher; set it on the command line and use torch.cuda.set_device"
     )
-    for node in ast.walk(mod.tree):
+    for node in mod.nodes:
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets

@@ -4,15 +4,18 @@ Each rule reads the syntax tree (never runs the script) and yields
 ``(node, message)`` pairs. Codes are stable: a rule keeps its code forever
 and a retired code is never reused.
 
-NOTE (layout): the checks live by concern — ``sampler_rules`` (samplers,
-seeds, RNG) and ``loader_rules`` (DataLoader arguments, environment) — and
-register themselves in ``registry``; this module imports both and orders the
-table by code, so the engine runs and reports rules in code order.
+NOTE (layout): the checks live by concern — ``sampler_rules`` (epochs,
+seeds, RNG), ``order_rules`` (weighting, shuffling), ``loader_rules``
+(DataLoader arguments, environment) and ``split_rules`` (evaluation, splits,
+ranks, batch samplers) — share one per-file analysis (``flow``: where
+samplers and loaders go; ``loops``: epoch loops), and register themselves in
+``registry``; this module imports them all and orders the table by code, so
+the engine runs and reports rules in code order.
 """
 
 from __future__ import annotations
 
-from . import loader_rules, sampler_rules  # noqa: F401  (imported for their registrations)
+from . import loader_rules, order_rules, sampler_rules, split_rules  # noqa: F401  (imported for their registrations)
 from .registry import REGISTRY, Rule
 
 __all__ = ["RULES", "Rule"]

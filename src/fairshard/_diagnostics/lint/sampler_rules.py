@@ -1,8 +1,8 @@
 """Lint rules about samplers and seeds: epochs, shuffling, seeding and RNG.
 
-Rules FS101, FS104, FS105, FS107 and FS108: how a script builds and drives
-its samplers (``set_epoch`` in the epoch loop, one seed for every rank,
-private generators, weighting and shuffling). Each rule reads the syntax tree
+Rules FS101, FS104 and FS105: how a script drives its samplers
+(``set_epoch`` in the epoch loop, one seed for every rank, private
+generators). Each rule reads the syntax tree
 (never runs the script) and yields ``(node, message)`` pairs.
 """
 
@@ -11,54 +11,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .context import is_sampler_class
+from .flow import LOADERS, flow_of, shuffles
+from .loops import unsynced_loops
 from .names import (
     Module,
     argument,
     calls,
-    dotted,
-    is_constant,
-    loader_shuffles,
     mentions_rank,
     tail,
 )
 from .registry import rule
 
 __all__: list[str] = []
-
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_EVAL_WORDS = ("eval", "val", "test", "valid", "infer", "predict")
-
-
-def _is_distributed_sampler(mod: Module, call: ast.Call) -> bool:
-    name = tail(call)
-    qualified = mod.qualified(call.func) or ""
-    return (name == "DistributedSampler" or qualified.startswith("fairshard.")) and (
-        name.endswith("Sampler") and "Eval" not in name
-    )
-
-
-def _needs_set_epoch(mod: Module, call: ast.Call) -> bool:
-    """A shuffling distributed sampler that does not advance its epoch by itself."""
-    return (
-        _is_distributed_sampler(mod, call)
-        and not is_constant(argument(call, "auto_epoch"), True)
-        and not is_constant(argument(call, "shuffle", 3), False)
-    )
-
-
-def _target_names(mod: Module, node: ast.AST) -> list[str]:
-    parent = mod.parents.get(node)
-    if isinstance(parent, ast.Assign):
-        return [n for t in parent.targets if (n := dotted(t))]
-    if isinstance(parent, ast.AnnAssign | ast.NamedExpr) and (n := dotted(parent.target)):
-        return [n]
-    return []
-
-
-def _mentions(node: ast.AST, names: set[str]) -> bool:
-    return any(
-        dotted(sub) in names for sub in ast.walk(node) if isinstance(sub, ast.Name | ast.Attribute)
-    )
 
 
 @rule(
@@ -70,44 +35,9 @@ def _mentions(node: ast.AST, names: set[str]) -> bool:
     "(or build a fairshard sampler with auto_epoch=True)",
 )
 def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    samplers: set[str] = set()
-    inline_loaders: set[str] = set()
-    for call in calls(mod.tree):
-        if _needs_set_epoch(mod, call):
-            samplers.update(_target_names(mod, call))
-    for call in calls(mod.tree):
-        if tail(call) != "DataLoader":
-            continue
-        for key, pos in (("sampler", 3), ("batch_sampler", 4)):
-            value = argument(call, key, pos)
-            if value is None:
-                continue
-            inline = isinstance(value, ast.Call) and _needs_set_epoch(mod, value)
-            if inline or _mentions(value, samplers):
-                inline_loaders.update(_target_names(mod, call))
-    iterables = samplers | inline_loaders
-    if not iterables:
-        return
-    helpers = {
-        f.name
-        for f in ast.walk(mod.tree)
-        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-        and any(tail(c) == "set_epoch" for c in calls(f))
-    }
-    reported: set[ast.AST] = set()
-    for loop in ast.walk(mod.tree):
-        if not isinstance(loop, ast.For | ast.AsyncFor) or not _mentions(loop.iter, iterables):
-            continue
-        outer = next((a for a in mod.ancestors(loop) if isinstance(a, _LOOPS)), None)
-        if outer is None or outer in reported:
-            continue
-        inside = calls(outer)
-        if any(tail(c) == "set_epoch" or tail(c) in helpers for c in inside):
-            continue
-        reported.add(outer)
-        what = dotted(loop.iter) or ast.unparse(loop.iter)
+    for loop, what in unsynced_loops(mod):
         yield (
-            outer,
+            loop,
             (
                 f"loop iterates {what} (a distributed sampler) every pass without set_epoch: "
                 "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
@@ -129,12 +59,13 @@ _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomS
     "(e.g. a per-worker generator), never the sampler",
 )
 def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    all_calls = calls(mod.tree)
+    flow = flow_of(mod)
+    all_calls = mod.calls
     for call in all_calls:
         name = tail(call)
         if name.endswith("Sampler"):
             seed = argument(call, "seed", 4 if name == "DistributedSampler" else None)
-            if seed is not None and mentions_rank(seed):
+            if seed is not None and mentions_rank(seed, flow.rank_names):
                 yield (
                     call,
                     (
@@ -148,14 +79,14 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             "random",
             "numpy",
         )
-        if is_global and call.args and mentions_rank(call.args[0]):
+        if is_global and call.args and mentions_rank(call.args[0], flow.rank_names):
             later = [
                 c
                 for c in all_calls
                 if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
                 and (
-                    tail(c) in _GLOBAL_RNG_SAMPLERS
-                    or (tail(c) == "DataLoader" and loader_shuffles(c))
+                    (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
+                    or (tail(c) in LOADERS and shuffles(flow, c))
                 )
             ]
             if later:
@@ -215,91 +146,55 @@ def _global_rng(mod: Module, call: ast.Call) -> str | None:
     return None
 
 
+def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
+    """An index by the rank (``x[self.rank :: n]``, ``chunks[rank]``) precedes the call.
+
+    Shuffling a rank's own, already disjoint share with a global RNG changes
+    only that rank's order, never which samples it owns. Anywhere earlier in
+    the class counts: the share is often cut in ``__init__`` and shuffled in
+    ``__iter__``.
+    """
+    return any(
+        isinstance(node, ast.Subscript)
+        and mentions_rank(node.slice)
+        and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)
+        for node in ast.walk(cls)
+    )
+
+
+_WORLD_WORDS = ("num_replicas", "world_size", "rank")
+
+
 @rule(
     "FS105",
     "global-rng-in-sampler",
-    "a Sampler subclass draws from module-level RNG (random.*, np.random.*, torch.randperm "
-    "without generator=): its order depends on whatever else consumed that RNG in the "
-    "process, so ranks disagree and runs do not reproduce",
+    "a Sampler subclass in a distributed script draws from module-level RNG (random.*, "
+    "np.random.*, torch.randperm without generator=) before splitting the data between "
+    "ranks: its order depends on whatever else consumed that RNG in the process, so ranks "
+    "disagree on the order and their shares overlap",
     "derive a private generator from (seed, epoch): np.random.default_rng([seed, epoch]) or "
     "torch.Generator().manual_seed(...), and pass it explicitly",
 )
 def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    for cls in ast.walk(mod.tree):
-        if not isinstance(cls, ast.ClassDef):
+    distributed = flow_of(mod).distributed
+    for cls in mod.nodes:
+        if not isinstance(cls, ast.ClassDef) or not is_sampler_class(cls):
             continue
-        if not any((dotted(b) or "").endswith("Sampler") for b in cls.bases):
-            continue
+        source_words = {
+            node.attr if isinstance(node, ast.Attribute) else node.id
+            for node in ast.walk(cls)
+            if isinstance(node, ast.Attribute | ast.Name)
+        }
+        if not distributed and not any(word in source_words for word in _WORLD_WORDS):
+            continue  # one process: nothing to disagree with
         for call in calls(cls):
             name = _global_rng(mod, call)
-            if name is not None:
+            if name is not None and not _partitioned_before(cls, call):
                 yield (
                     call,
                     (
-                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG: ranks and "
-                        "runs disagree; use a generator seeded from (seed, epoch)"
+                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG before "
+                        "the data is split between ranks: ranks disagree on the order and "
+                        "their shares overlap; use a generator seeded from (seed, epoch)"
                     ),
                 )
-
-
-@rule(
-    "FS107",
-    "weighted-without-replacement",
-    "WeightedRandomSampler(replacement=False) draws each index at most once, so with "
-    "num_samples=len(weights) every sample appears exactly once per epoch and the weights "
-    "only change the order, not the class balance",
-    "use replacement=True to rebalance (or fairshard.WeightedSampler, which also shards "
-    "across ranks); keep replacement=False only to pick a weighted subset smaller than the data",
-)
-def _weighted_without_replacement(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    for call in calls(mod.tree):
-        if tail(call) == "WeightedRandomSampler" and is_constant(
-            argument(call, "replacement", 2), False
-        ):
-            yield (
-                call,
-                (
-                    "WeightedRandomSampler(replacement=False) draws every index at most once: "
-                    "the weights reorder the data but do not rebalance it; use replacement=True"
-                ),
-            )
-
-
-def _in_eval_context(mod: Module, call: ast.Call) -> bool:
-    names = _target_names(mod, call)
-    for ancestor in mod.ancestors(call):
-        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
-            names.append(ancestor.name)
-        if isinstance(ancestor, ast.Call) and tail(ancestor) == "DataLoader":
-            names.extend(_target_names(mod, ancestor))
-    return any(word in name.lower() for name in names for word in _EVAL_WORDS)
-
-
-@rule(
-    "FS108",
-    "unshuffled-training-sampler",
-    "DistributedSampler(shuffle=False) in a training script: rank r always gets indices "
-    "r, r+W, ... in dataset order, so data sorted by class puts whole classes on one rank "
-    "and every epoch repeats the same batches",
-    "use shuffle=True for training (keep shuffle=False, or DistributedEvalSampler, for "
-    "evaluation loaders)",
-)
-def _unshuffled_training_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    all_calls = calls(mod.tree)
-    if not any(tail(c) == "backward" for c in all_calls):
-        return
-    for call in all_calls:
-        if tail(call) != "DistributedSampler" or not is_constant(
-            argument(call, "shuffle", 3), False
-        ):
-            continue
-        if _in_eval_context(mod, call):
-            continue
-        yield (
-            call,
-            (
-                "DistributedSampler(shuffle=False) in a training script: ranks see fixed, "
-                "dataset-ordered slices every epoch; use shuffle=True (evaluation loaders may "
-                "keep shuffle=False)"
-            ),
-        )

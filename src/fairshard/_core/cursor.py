@@ -1,0 +1,96 @@
+"""The cursor of one pass, and the construction hook of ``PlannedSampler``.
+
+A ``Cursor`` knows how far a pass over a rank's share got: the items it
+handed out (read from the live chunk iterator's ``__length_hint__``, so
+iteration pays no per-item bookkeeping), where the pass started (a resume
+point), and which ``DataLoader`` iterator drives it, if any (see
+``resume``). ``taken`` turns that into the steps a state records.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Iterator
+from typing import Any
+
+from .partition import Partition
+from .resume import Driver, check_consumed, refuse, unsafe_gap
+
+__all__ = ["Cursor", "checked_init"]
+
+
+class Cursor:
+    """Progress of one pass over a rank's share."""
+
+    __slots__ = (
+        "chunk_begin",
+        "chunk_len",
+        "driver",
+        "epoch",
+        "first",
+        "live",
+        "num_items",
+        "partition",
+    )
+
+    def __init__(self, epoch: int, partition: Partition, begin: int, num_items: int) -> None:
+        self.epoch = epoch
+        self.partition = partition
+        self.num_items = num_items
+        self.first = begin  # local items already consumed when the pass started (resume)
+        self.chunk_begin = begin
+        self.chunk_len = 0
+        self.live: Iterator[Any] | None = None
+        self.driver: Driver | None = None
+
+    @property
+    def steps(self) -> int:
+        """Local items handed out so far (all chunks before the live one, plus its part)."""
+        if self.live is None:
+            return self.chunk_begin
+        return self.chunk_begin + self.chunk_len - operator.length_hint(self.live)
+
+    @property
+    def complete(self) -> bool:
+        return self.steps >= self.num_items
+
+    def taken(self, consumed: int | None, kind: str) -> int:
+        """Local steps the loop has taken: the resume point plus ``consumed``.
+
+        ``None``: what the pass handed out -- refused while a multi-worker
+        ``DataLoader`` holds some of it back from the loop.
+
+        Raises:
+            ConfigError: ``consumed`` is out of range, or ``None`` is unsafe.
+        """
+        handed_out = self.steps - self.first
+        if consumed is None:
+            gap = unsafe_gap(self.driver, self.complete)
+            if gap is not None:
+                workers = self.driver.num_workers if self.driver else 0
+                raise refuse(kind, handed_out, gap, workers)
+        return self.first + check_consumed(consumed, handed_out)
+
+
+def checked_init(init: Any) -> Any:
+    """Wrap a sampler ``__init__`` so the outermost call ends with ``_check_constructed``.
+
+    NOTE: a subclass sets its own fields after ``super().__init__()``, so a
+    check that needs them (the plan length of a ``tail='drop'`` sampler)
+    can run only once the outermost ``__init__`` has returned.
+    """
+
+    @functools.wraps(init)
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> None:
+        outermost = not self.__dict__.get("_constructing", False)
+        self.__dict__["_constructing"] = True
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            if outermost:
+                del self.__dict__["_constructing"]
+        if outermost:
+            self._check_constructed()
+
+    return wrapped

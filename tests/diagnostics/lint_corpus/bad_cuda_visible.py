@@ -1,0 +1,13 @@
+import os
+
+os.environ["CUDA_VISIBLE_DEVICES"] = "0,1,2,3"  # expect: FS106
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def main(dataset):
+    dist.init_process_group("nccl")
+    torch.cuda.set_device(dist.get_rank())
+    return DataLoader(dataset, sampler=DistributedSampler(dataset), batch_size=16)

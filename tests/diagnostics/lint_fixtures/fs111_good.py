@@ -1,0 +1,16 @@
+import os
+
+import torch
+import torch.distributed as dist
+from torch.utils.data import DistributedSampler
+
+local_rank = int(os.environ["LOCAL_RANK"])
+torch.cuda.set_device(local_rank)
+rank = int(os.environ["RANK"])
+dist.init_process_group("nccl", rank=rank, world_size=int(os.environ["WORLD_SIZE"]))
+
+
+def samplers(dataset):
+    node_world = int(os.environ["LOCAL_WORLD_SIZE"])
+    one_node = DistributedSampler(dataset, num_replicas=node_world, rank=local_rank)
+    return DistributedSampler(dataset, rank=dist.get_rank()), one_node

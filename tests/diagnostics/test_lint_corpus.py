@@ -1,0 +1,67 @@
+"""Precision and recall of ``fairshard lint`` over a corpus of realistic training scripts.
+
+Every script in ``lint_corpus/`` mirrors a pattern seen in real training code
+(good or bad) and marks each finding it must produce with an
+``# expect: CODE`` comment on the reported line. A finding without a mark is
+a false positive; a mark without a finding is a miss.
+"""
+
+import re
+from pathlib import Path
+
+from fairshard._diagnostics.lint import lint_paths
+
+CORPUS = Path(__file__).parent / "lint_corpus"
+_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>FS\d+(?:\s*,\s*FS\d+)*)")
+
+#: The floor this corpus must keep (issue 15: a linter worth a CI gate).
+MIN_PRECISION = 0.90
+MIN_RECALL = 0.80
+
+
+def _expected() -> set[tuple[str, int, str]]:
+    marks: set[tuple[str, int, str]] = set()
+    for path in sorted(CORPUS.glob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            match = _EXPECT.search(line)
+            if match:
+                for code in re.split(r"\s*,\s*", match.group("codes")):
+                    marks.add((path.name, number, code))
+    return marks
+
+
+def test_corpus_is_large_and_mixed() -> None:
+    scripts = [p.name for p in CORPUS.glob("*.py") if p.name != "conftest.py"]
+    assert len(scripts) >= 60
+    bad = [name for name in scripts if name.startswith("bad_")]
+    assert len(bad) >= 30 and len(scripts) - len(bad) >= 25
+    marked = {name for name, _, _ in _expected()}
+    assert set(bad) <= marked, "every bad script marks what it expects"
+    assert not any(name.startswith("good_") for name in marked)
+
+
+def test_precision_and_recall(capsys) -> None:
+    findings, files = lint_paths([CORPUS])
+    found = {(Path(f.path).name, f.line, f.code) for f in findings}
+    expected = _expected()
+    true_positive = found & expected
+    precision = len(true_positive) / len(found) if found else 1.0
+    recall = len(true_positive) / len(expected)
+    with capsys.disabled():
+        print(
+            f"\nlint corpus: {files} files, {len(expected)} expected findings, "
+            f"{len(found)} reported, precision {precision:.1%}, recall {recall:.1%}"
+        )
+        for item in sorted(found - expected):
+            print(f"  false positive: {item}")
+        for item in sorted(expected - found):
+            print(f"  missed: {item}")
+    assert files == len([p for p in CORPUS.glob("*.py") if p.name != "conftest.py"])
+    assert precision >= MIN_PRECISION
+    assert recall >= MIN_RECALL
+
+
+def test_every_rule_is_exercised_by_the_corpus() -> None:
+    from fairshard._diagnostics.lint import RULES
+
+    assert {code for _, _, code in _expected()} == set(RULES)
