@@ -112,7 +112,7 @@ def choose_stop(
             while used < block and alive >= per_batch:
                 np.divide(logs[used], left, out=keys)
                 np.negative(keys, out=keys)
-                pick = keys.argpartition(per_batch - 1)[:per_batch]
+                pick = keys.argpartition(per_batch - 1)[:per_batch].copy()  # not a view: kept
                 pick.sort()
                 left[pick] -= 1
                 alive -= int(np.count_nonzero(left[pick] == 0))
