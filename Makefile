@@ -47,7 +47,7 @@ demo: install-demo
 # Every benchmarks/bench_*.py, peers included where the [bench] extra installs them;
 # a full run writes the README tables. `make bench BENCH_ARGS=--quick` takes minutes.
 bench: install
-	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
