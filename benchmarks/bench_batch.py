@@ -221,10 +221,16 @@ def main(argv: list[str] | None = None) -> int:
         ),
         flush=True,
     )
-    header = ["sampler", "items", "plan one epoch", "peak extra", "peak / one int64 input array"]
-    print(f"\n### Plan one epoch: fairshard at {n_plan:.0e} items\n")
+    header = [
+        "sampler",
+        "items",
+        "build + plan one epoch",
+        "peak extra",
+        "peak / one int64 input array",
+    ]
+    print(f"\n### Build and plan one epoch: fairshard at {n_plan:.0e} items\n")
     print(table(header, plan_rows(n_plan, args.reps, peers=False)), flush=True)
-    print(f"\n### Plan one epoch: fairshard and its peers at {n_peers:.0e} items\n")
+    print(f"\n### Build and plan one epoch: fairshard and its peers at {n_peers:.0e} items\n")
     print(table(header, plan_rows(n_peers, args.reps, peers=True)), flush=True)
     return 0
 
