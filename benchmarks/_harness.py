@@ -2,13 +2,15 @@
 
 Each measurement runs ``setup`` then times ``body`` in a new Python process,
 so peak memory of one case never leaks into another. "Peak extra RSS" is the
-process's peak resident set size (``ru_maxrss``) minus its resident size
-right after ``setup``: what the timed code itself added at its worst.
+process's peak resident set size (``VmHWM``, reset after ``setup`` through
+``/proc/self/clear_refs``) minus its resident size right after ``setup``:
+what the timed code itself added at its worst.
 A ``MemoryError`` (or a kill by the memory limit) is reported, not raised.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -20,8 +22,19 @@ import json, os, resource, sys, time
 def _rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+def _hwm():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 ns = {}
 exec(compile(SETUP, "<setup>", "exec"), ns)
+try:  # reset the peak (Linux >= 4.0), so the setup's own transient peak is not counted
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+except OSError:
+    pass
 base = _rss()
 t0 = time.perf_counter()
 try:
@@ -30,7 +43,7 @@ try:
 except MemoryError:
     status = "MemoryError"
 seconds = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = _hwm()
 result = ns.get("RESULT")
 print("@@RESULT@@" + json.dumps({"seconds": seconds, "peak_extra": max(0, peak - base),
                                "status": status, "result": result}))
@@ -100,3 +113,74 @@ def ratio(theirs: Measurement, ours: Measurement) -> str:
     if not (theirs.ok and ours.ok) or ours.seconds <= 0:
         return "n/a"
     return f"{theirs.seconds / ours.seconds:.1f}x"
+
+
+# ------------------------------------------------------- interleaved repeats
+Cell = tuple[str, str]  # (setup, body) for ``measure``
+
+
+def run_cells(cells: dict[str, Cell], reps: int, **kwargs: object) -> dict[str, list[Measurement]]:
+    """Measure every cell ``reps`` times, interleaved: rep 1 of all cells, then rep 2, ...
+
+    The order of the cells rotates from one rep to the next, so a burst of
+    load from other processes on a shared machine does not always land on
+    the same cell. Each measurement is a fresh process (``measure``).
+    """
+    names = list(cells)
+    out: dict[str, list[Measurement]] = {name: [] for name in names}
+    for rep in range(reps):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            setup, body = cells[name]
+            out[name].append(measure(setup, body, **kwargs))  # type: ignore[arg-type]
+    return out
+
+
+def _ok(ms: list[Measurement]) -> list[Measurement]:
+    return [m for m in ms if m.ok]
+
+
+def median(values: list[float]) -> float:
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+def fmt_time(ms: list[Measurement], scale: float = 1.0, unit: str = "s") -> str:
+    """Median time with its range over the reps: ``0.53 s (0.50-0.61)``."""
+    good = _ok(ms)
+    if not good:
+        return ms[0].status if ms else "n/a"
+    t = [m.seconds * scale for m in good]
+    digits = 3 if unit == "s" else 2
+    return f"{median(t):.{digits}f} {unit} ({min(t):.{digits}f}-{max(t):.{digits}f})"
+
+
+def fmt_mem(ms: list[Measurement]) -> str:
+    """Median peak extra RSS."""
+    good = _ok(ms)
+    if not good:
+        return ms[0].status if ms else "n/a"
+    return f"{median([m.peak_extra_mib for m in good]):.1f} MiB"
+
+
+def fmt_ratio(theirs: list[Measurement], ours: list[Measurement]) -> str:
+    """theirs / ours per rep (the cells of one rep ran back to back): median (range)."""
+    pairs = [(a.seconds / b.seconds) for a, b in zip(theirs, ours, strict=False) if a.ok and b.ok]
+    if not pairs:
+        return "n/a"
+    return f"{median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f})"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def bench_args(doc: str, argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line every ``bench_*.py`` takes: ``--quick`` and ``--reps``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, runs in a minute")
+    parser.add_argument("--reps", type=int, default=3, help="interleaved repeats per cell")
+    return parser.parse_args(argv)

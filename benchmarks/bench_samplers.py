@@ -1,173 +1,167 @@
-"""fairshard vs PyTorch's samplers, measured in the same run.
+"""DistributedSampler vs PyTorch's and torchdata's: epoch (n and world-size sweeps), resume.
 
-Every cell runs in a fresh child process (benchmarks/_harness.py), so peak
-memory is per case. Times on shared machines are noise; the ratios between
-two cells of one run are what count.
+Every cell runs in a fresh child process (``_harness.measure``), cells are
+interleaved and repeated (``--reps``, default 3); tables give the median with
+the range over the reps, and ratios per rep (the cells of one rep ran back to
+back). Absolute times on a shared machine are noise; the ratios count.
 
-    python benchmarks/bench_samplers.py            # full: n = 1e6 .. 1e9
-    python benchmarks/bench_samplers.py --quick    # seconds: n = 1e5, 1e6
+    python benchmarks/bench_samplers.py            # n = 1e6 .. 1e9, W = 1, 8, 64
+    python benchmarks/bench_samplers.py --quick    # seconds
 
-Cases (rank 0 of 8, shuffle=True unless stated):
-  epoch   one full per-rank epoch, consumed without storing it
-  resume  from a state in the middle of the epoch to the first index
-  yield   shuffle=False epoch vs iterating np.arange(m).tolist() of the same length
+Cases (shuffle=True):
+  epoch   one full per-rank epoch of rank 0, consumed without storing it
+  resume  a fresh process (a restart): build the sampler, load a mid-epoch
+          state, take the first index -- everything after ``import``
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import Measurement, fmt_mib, fmt_seconds, measure, ratio
+from _harness import bench_args, fmt_mem, fmt_ratio, fmt_time, run_cells, table
 
-WORLD = 8
+SRC = str(Path(__file__).resolve().parents[1] / "src")
 MEMORY_LIMIT_GIB = 16.0  # a runaway allocation raises MemoryError instead of swapping
 
-SETUP = """
+SETUP = f"""
+import sys
+sys.path.insert(0, {SRC!r})
 from collections import deque
 from itertools import islice
-import numpy as np
 import torch.utils.data as tud
 import fairshard
 """
 
 
-def epoch_row(n: int) -> list[str]:
-    theirs = measure(
-        SETUP,
-        f"deque(tud.DistributedSampler(range({n}), {WORLD}, 0), maxlen=0)",
-        memory_limit_gib=MEMORY_LIMIT_GIB,
+def _epoch_cells(n: int, world: int, peers: bool) -> dict[str, tuple[str, str]]:
+    cells = {
+        "fairshard": (SETUP, f"deque(fairshard.DistributedSampler({n}, {world}, 0), maxlen=0)")
+    }
+    if peers:
+        cells["torch"] = (SETUP, f"deque(tud.DistributedSampler(range({n}), {world}, 0), maxlen=0)")
+        cells["torchdata"] = (
+            SETUP
+            + "from torchdata.stateful_dataloader.sampler import StatefulDistributedSampler\n",
+            f"deque(StatefulDistributedSampler(range({n}), {world}, 0), maxlen=0)",
+        )
+    return cells
+
+
+def epoch_table(points: list[tuple[int, int]], reps: int) -> str:
+    rows = []
+    for n, world in points:
+        got = run_cells(
+            _epoch_cells(n, world, peers=n <= 10**8), reps, memory_limit_gib=MEMORY_LIMIT_GIB
+        )
+        ours = got["fairshard"]
+        torch_ms = got.get("torch", [])
+        td_ms = got.get("torchdata", [])
+        rows.append(
+            [
+                f"{n:.0e}",
+                str(world),
+                fmt_time(torch_ms) if torch_ms else "not run",
+                fmt_time(td_ms) if td_ms else "not run",
+                fmt_time(ours),
+                fmt_ratio(torch_ms, ours) if torch_ms else "n/a",
+                fmt_ratio(td_ms, ours) if td_ms else "n/a",
+                fmt_mem(torch_ms) if torch_ms else "-",
+                fmt_mem(ours),
+            ]
+        )
+    return table(
+        [
+            "n",
+            "W",
+            "torch",
+            "torchdata Stateful",
+            "fairshard",
+            "torch / fairshard",
+            "torchdata / fairshard",
+            "torch peak extra",
+            "fairshard peak extra",
+        ],
+        rows,
     )
-    ours = measure(
-        SETUP,
-        f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0), maxlen=0)",
-        memory_limit_gib=MEMORY_LIMIT_GIB,
+
+
+def resume_table(sizes: list[int], reps: int) -> str:
+    rows = []
+    for n in sizes:
+        half = n // 8 // 2
+        state_code = (
+            f"import sys; sys.path.insert(0, {SRC!r}); import fairshard, json\n"
+            f"s = fairshard.DistributedSampler({n}, 8, 0); it = iter(s)\n"
+            "next(it)\n"
+        )
+        ns: dict[str, object] = {}
+        exec(state_code, ns)
+        sampler = ns["s"]
+        state = sampler.state_dict()  # type: ignore[attr-defined]
+        from fairshard._core.state import seal
+
+        raw = {k: v for k, v in state.items() if k not in ("format", "version", "checksum")}
+        text = json.dumps(seal({**raw, "steps": half}))
+        setup = (
+            f"import sys, json\nsys.path.insert(0, {SRC!r})\nimport fairshard\n"
+            f"import torch.utils.data as tud\nfrom itertools import islice\n"
+            f"state = json.loads({text!r})\n"
+        )
+        got = run_cells(
+            {
+                "torch": (
+                    setup,
+                    f"s = tud.DistributedSampler(range({n}), 8, 0)\n"
+                    f"RESULT = next(islice(iter(s), {half}, None))",
+                ),
+                "fairshard": (
+                    setup,
+                    f"s = fairshard.DistributedSampler({n}, 8, 0)\n"
+                    "s.load_state_dict(state)\nRESULT = next(iter(s))",
+                ),
+            },
+            reps,
+            memory_limit_gib=MEMORY_LIMIT_GIB,
+        )
+        rows.append(
+            [
+                f"{n:.0e}",
+                fmt_time(got["torch"]),
+                fmt_time(got["fairshard"], 1e3, "ms"),
+                fmt_ratio(got["torch"], got["fairshard"]),
+            ]
+        )
+    return table(
+        ["n", "torch (build + skip)", "fairshard (build + load_state_dict + first)", "ratio"],
+        rows,
     )
-    return [
-        f"{n:.0e}",
-        fmt_seconds(theirs),
-        fmt_seconds(ours),
-        ratio(theirs, ours),
-        fmt_mib(theirs),
-        fmt_mib(ours),
-    ]
-
-
-def resume_row(n: int) -> list[str]:
-    half = n // WORLD // 2
-    theirs = measure(
-        SETUP + f"s = tud.DistributedSampler(range({n}), {WORLD}, 0)\n",
-        f"RESULT = next(islice(iter(s), {half}, None))",
-        memory_limit_gib=MEMORY_LIMIT_GIB,
-    )
-    setup = (
-        SETUP
-        + f"""
-src = fairshard.DistributedSampler({n}, {WORLD}, 0)
-it = iter(src); next(it)
-from fairshard._core.state import seal
-st = {{k: v for k, v in src.state_dict().items() if k not in ("format", "version", "checksum")}}
-state = seal({{**st, "steps": {half}}})
-s = fairshard.DistributedSampler({n}, {WORLD}, 0)
-"""
-    )
-    ours = measure(
-        setup, "s.load_state_dict(state); RESULT = next(iter(s))", memory_limit_gib=MEMORY_LIMIT_GIB
-    )
-    ms = f"{ours.seconds * 1e3:.3f} ms" if ours.ok else ours.status
-    return [f"{n:.0e}", fmt_seconds(theirs), ms, ratio(theirs, ours)]
-
-
-def yield_row(n: int) -> list[str]:
-    m = -(-n // WORLD)
-    base = measure(SETUP, f"deque(np.arange({m}).tolist(), maxlen=0)")
-    plain = measure(
-        SETUP, f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0, shuffle=False), maxlen=0)"
-    )
-    shuffled = measure(SETUP, f"deque(fairshard.DistributedSampler({n}, {WORLD}, 0), maxlen=0)")
-
-    def rel(x: Measurement) -> str:
-        return f"{x.seconds / base.seconds:.2f}x" if x.ok and base.ok else "n/a"
-
-    return [
-        f"{n:.0e}",
-        fmt_seconds(base),
-        fmt_seconds(plain),
-        rel(plain),
-        fmt_seconds(shuffled),
-        rel(shuffled),
-    ]
-
-
-def table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, runs in seconds")
-    parser.add_argument(
-        "--only",
-        choices=["core", "weighted", "batch"],
-        action="append",
-        help="run only these groups (repeatable)",
+    args = bench_args(__doc__, argv)
+    if args.quick:
+        sweep_n, sweep_w, resume_n = [10**5, 10**6], [(10**6, 1), (10**6, 64)], [10**6]
+    else:
+        sweep_n = [10**6, 10**7, 10**8, 10**9]
+        sweep_w = [(10**8, 1), (10**8, 64)]
+        resume_n = [10**6, 10**8]
+    points = [(n, 8) for n in sweep_n] + sweep_w
+    print("### DistributedSampler: one full epoch of rank 0 (n sweep at W=8, W sweep)\n")
+    print(
+        "torch and torchdata build the whole index list on every rank (O(n) per rank); "
+        "fairshard computes only its own positions (O(n / W)), so the ratio grows with W.\n"
     )
-    args = parser.parse_args(argv)
-    groups = args.only or ["core", "weighted", "batch"]
-    sizes = [10**5, 10**6] if args.quick else [10**6, 10**7, 10**8, 10**9]
-    if "core" in groups:
-        print(f"## DistributedSampler, full per-rank epoch (rank 0 of {WORLD})\n")
-        print(
-            table(
-                [
-                    "n",
-                    "torch time",
-                    "fairshard time",
-                    "speed-up",
-                    "torch peak extra",
-                    "fairshard peak extra",
-                ],
-                [epoch_row(n) for n in sizes],
-            ),
-            flush=True,
-        )
-        print(f"\n## Resume in the middle of the epoch (rank 0 of {WORLD}, to the first index)\n")
-        print(
-            table(
-                ["n", "torch (skip)", "fairshard (load_state_dict)", "speed-up"],
-                [resume_row(n) for n in sizes if n <= 10**8],
-            ),
-            flush=True,
-        )
-        print("\n## Yield cost vs iterating np.arange(m).tolist() (m = per-rank count)\n")
-        print(
-            table(
-                [
-                    "n",
-                    "arange.tolist",
-                    "fairshard shuffle=False",
-                    "ratio",
-                    "fairshard shuffle=True",
-                    "ratio",
-                ],
-                [yield_row(n) for n in sizes[:3]],
-            ),
-            flush=True,
-        )
-    for group in ("weighted", "batch"):
-        if group in groups:
-            try:
-                module = importlib.import_module(f"cases_{group}")
-            except ModuleNotFoundError:
-                continue
-            print()
-            print(module.run(args.quick), flush=True)
+    print(epoch_table(points, args.reps), flush=True)
+    print("\n### Resume in a fresh process (rank 0 of 8, half an epoch consumed)\n")
+    print(
+        "Timed from after `import` to the first index: a real restart, with no warm caches. "
+        "torch has no resume: it rebuilds the list and skips.\n"
+    )
+    print(resume_table(resume_n, args.reps), flush=True)
     return 0
 
 

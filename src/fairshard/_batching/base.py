@@ -44,6 +44,8 @@ from .._errors import ConfigError, ConfigTypeError
 
 __all__ = ["BatchPlanSampler", "check_lengths", "refuse_index_sampler_use", "reorder_batches"]
 
+_REORDER_CHUNK = 1 << 16
+
 
 class BatchPlanSampler(PlannedSampler[list[int]], register=False):
     """Base of samplers whose items are batches (lists of dataset indices)."""
@@ -160,11 +162,23 @@ def reorder_batches(
         offsets: (num_batches + 1,) batch boundaries.
         order: (num_batches,) a permutation of batch numbers: new batch ``j``
             is old batch ``order[j]``.
+
+    The gather runs over chunks of about ``_REORDER_CHUNK`` items, so beyond
+    the new ``flat`` it needs O(chunk) memory, not two more arrays of the
+    plan's size.
     """
     sizes = np.diff(offsets)[order]  # (num_batches,)
     new_offsets = np.zeros(order.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=new_offsets[1:])
-    # (total,) position in the old flat of each new slot
-    gather = np.repeat(offsets[:-1][order] - new_offsets[:-1], sizes)
-    gather += np.arange(int(new_offsets[-1]), dtype=np.int64)
-    return BatchPlan(flat[gather], new_offsets)
+    starts = offsets[:-1][order] - new_offsets[:-1]  # old position - new position, per batch
+    out = np.empty(int(new_offsets[-1]), dtype=np.int64)
+    a = 0
+    while a < order.size:
+        b = int(np.searchsorted(new_offsets, new_offsets[a] + _REORDER_CHUNK, side="right")) - 1
+        b = min(max(b, a + 1), order.size)
+        lo, hi = int(new_offsets[a]), int(new_offsets[b])
+        gather = np.repeat(starts[a:b], sizes[a:b])  # (hi - lo,)
+        gather += np.arange(lo, hi, dtype=np.int64)
+        out[lo:hi] = flat[gather]
+        a = b
+    return BatchPlan(out, new_offsets)

@@ -114,34 +114,42 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             )
         self.skip_oversized = skip_oversized
         self.balance_run = check_balance_run(balance_run)
-        self._kept = self._find_kept()
-        self.num_skipped = int(self.lengths.size - self._kept.size)
+        # None when every item is kept: the plan then permutes 0..n-1 directly.
+        self._kept: NDArray[np.int64] | None = self._find_kept()
+        self.num_skipped = 0 if self._kept is None else int(self.lengths.size - self._kept.size)
         self._key = sort_key(self.lengths)
         self._digest = S.digest(self.lengths)
-        self._cost_id = cost_fingerprint(cost, self.lengths[self._kept])
+        kept_lengths = self.lengths if self._kept is None else self.lengths[self._kept]
+        self._cost_id = cost_fingerprint(cost, kept_lengths)
 
-    def _find_kept(self) -> NDArray[np.int64]:
-        alone = item_costs(self.lengths, self.cost)
-        bad = ~(np.isfinite(alone) & (alone >= 0))
-        if bad.any():
-            first = int(np.flatnonzero(bad)[0])
-            _bad_cost(float(alone[first]), np.array([first]), self.lengths)
-        oversized = alone > self.max_tokens
-        if oversized.any():
-            first = int(np.flatnonzero(oversized)[0])
-            count = int(oversized.sum())
-            if not self.skip_oversized:
-                raise ConfigError(
-                    f"item {first} has length {self.lengths[first].item()!r}, over "
-                    f"max_tokens={self.max_tokens:g} ({count} item(s) are); raise max_tokens, "
-                    "truncate those items, or pass skip_oversized=True to leave them out"
-                )
-            _warn(
-                f"{self.kind}: skipping {count} item(s) longer than max_tokens="
-                f"{self.max_tokens:g} (the first is item {first}, length "
-                f"{self.lengths[first].item()!r}); see num_skipped",
-                DegenerateConfigWarning,
+    def _find_kept(self) -> NDArray[np.int64] | None:
+        """Items within the budget alone (``None``: all of them)."""
+        if isinstance(self.cost, str):  # a named cost of one item is its (checked) length
+            oversized = self.lengths > self.max_tokens
+        else:
+            alone = item_costs(self.lengths, self.cost)
+            bad = ~(np.isfinite(alone) & (alone >= 0))
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                _bad_cost(float(alone[first]), np.array([first]), self.lengths)
+            oversized = alone > self.max_tokens
+            del alone
+        if not oversized.any():
+            return None
+        first = int(np.flatnonzero(oversized)[0])
+        count = int(oversized.sum())
+        if not self.skip_oversized:
+            raise ConfigError(
+                f"item {first} has length {self.lengths[first].item()!r}, over "
+                f"max_tokens={self.max_tokens:g} ({count} item(s) are); raise max_tokens, "
+                "truncate those items, or pass skip_oversized=True to leave them out"
             )
+        _warn(
+            f"{self.kind}: skipping {count} item(s) longer than max_tokens="
+            f"{self.max_tokens:g} (the first is item {first}, length "
+            f"{self.lengths[first].item()!r}); see num_skipped",
+            DegenerateConfigWarning,
+        )
         kept = np.flatnonzero(~oversized).astype(np.int64)
         if kept.size == 0:
             raise ConfigError(
@@ -161,8 +169,17 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
-        kept = self._kept[rng.permutation(self._kept.size)]  # random tie-break
-        flat = kept[np.argsort(-self._key[kept], kind="stable")]  # (m,) longest first
+        m = self.lengths.size - self.num_skipped
+        kept: NDArray[Any] = np.arange(m, dtype=np.int32 if m < (1 << 31) else np.int64)
+        rng.shuffle(kept)  # random tie-break, in place: the values of permutation(m)
+        if self._kept is not None:
+            kept = self._kept[kept]
+        longest_first = self._key[kept]
+        np.negative(longest_first, out=longest_first)
+        order = np.argsort(longest_first, kind="stable")
+        del longest_first
+        flat = kept[order]  # (m,) longest first
+        del kept, order
         offsets = self._fill(flat)
         costs = self._costs(flat, offsets)
         bad = np.flatnonzero(~(np.isfinite(costs) & (costs >= 0)))
@@ -185,21 +202,18 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
 
     def _fill(self, flat: NDArray[np.int64]) -> NDArray[np.int64]:
         """(num_batches + 1,) greedy batch boundaries over ``flat`` (longest first)."""
-        lengths = self.lengths[flat]
-        m, budget, cost = lengths.size, self.max_tokens, self.cost
+        m, budget, cost = flat.size, self.max_tokens, self.cost
         cap = self.max_batch_size if self.max_batch_size is not None else m
+        if cost == "padded" or (isinstance(cost, AttentionCost) and not cost.packed):
+            key = self._key[flat]  # runs of equal length, found on the narrow sort key
+            run_starts = np.concatenate(([0], np.flatnonzero(key[1:] != key[:-1]) + 1))
+            del key
+            per_run = item_costs(self.lengths[flat[run_starts]], cost)
+            return _padded_bounds(run_starts, per_run, m, budget, cap)
+        lengths = self.lengths[flat]
         bounds = [0]
         p = 0
-        padded = cost == "padded" or (isinstance(cost, AttentionCost) and not cost.packed)
-        if padded:
-            per_item = item_costs(lengths, cost).tolist()
-            while p < m:
-                take = min(int(budget // per_item[p]), cap, m - p)
-                while take > 1 and per_item[p] * take > budget:  # float rounding
-                    take -= 1
-                p += take
-                bounds.append(p)
-        elif cost == "sum" or isinstance(cost, AttentionCost):
+        if cost == "sum" or isinstance(cost, AttentionCost):
             prefix = np.concatenate(([0], np.cumsum(item_costs(lengths, cost))))
             while p < m:
                 end = int(np.searchsorted(prefix, prefix[p] + budget, side="right")) - 1
@@ -242,13 +256,14 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         return good
 
     def _costs(self, flat: NDArray[np.int64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:
-        lengths = self.lengths[flat]
         sizes = np.diff(offsets)
         cost = self.cost
-        if cost == "padded":  # sorted descending: the first item is the longest
-            return (lengths[offsets[:-1]] * sizes).astype(np.float64)
+        longest = self.lengths[flat[offsets[:-1]]]  # sorted descending: the first is the longest
+        if cost == "padded":
+            return (longest * sizes).astype(np.float64)
         if isinstance(cost, AttentionCost) and not cost.packed:
-            return cost.per_item(lengths[offsets[:-1]]) * sizes
+            return cost.per_item(longest) * sizes
+        lengths = self.lengths[flat]
         if cost == "sum" and lengths.dtype.kind == "i":
             return np.add.reduceat(lengths, offsets[:-1]).astype(np.float64)
         return np.array(
@@ -264,6 +279,41 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             [batch_cost(self.lengths[plan.batch(b)], self.cost) for b in range(len(plan))],
             dtype=np.float64,
         )
+
+
+def _padded_bounds(
+    run_starts: NDArray[np.int64], per_run: NDArray[np.float64], m: int, budget: float, cap: int
+) -> NDArray[np.int64]:
+    """(num_batches + 1,) greedy boundaries for a padded cost over items sorted longest first.
+
+    A batch starting at ``p`` holds ``k(g[p]) = min(budget // g[p], cap)`` items
+    (one less while float rounding puts ``g[p] * k`` over the budget), the last
+    one cut at the end. ``k`` depends on ``g[p]`` alone, so inside a run of
+    equal per-item costs the starts step by a constant: the loop is over the
+    runs (at most one per distinct length), not over the batches.
+
+    Args:
+        run_starts: (runs,) first position of each run of equal lengths.
+        per_run: (runs,) the per-item cost ``g`` of each run.
+        m: Items in all.
+        budget: ``max_tokens``.
+        cap: Largest batch.
+    """
+    run_ends = [*run_starts[1:].tolist(), m]
+    values = per_run.tolist()
+    starts: list[NDArray[np.int64]] = []
+    p = 0
+    for b, g in zip(run_ends, values, strict=True):
+        if p >= b:
+            continue
+        take = min(int(budget // g), cap)
+        while take > 1 and g * take > budget:  # float rounding
+            take -= 1
+        # The previous run's last batch ended at or after a, so a <= p < b here.
+        here = np.arange(p, b, max(take, 1), dtype=np.int64)
+        starts.append(here)
+        p = int(here[-1]) + max(take, 1)
+    return np.concatenate([*starts, np.array([m], dtype=np.int64)])
 
 
 def _bad_cost(value: float, items: NDArray[np.int64], lengths: NDArray[Any]) -> None:

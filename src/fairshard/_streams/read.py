@@ -29,6 +29,7 @@ from .state import ConsumerProgress
 __all__ = ["advance", "read_indexed", "read_shards", "read_streamed"]
 
 _BLOCK = 1 << 16  # stream items per block when the length is unknown
+_SKIP_MAX = 32  # largest stride at which a list is stepped through rather than indexed
 
 
 def advance(it: Iterator[Any], n: int) -> int:
@@ -52,12 +53,22 @@ def read_indexed(
 
     NOTE (speed): the items come from ``map(source.__getitem__, positions)``
     with the positions a ``range`` iterator the progress tracks (no Python
-    code per item); the at most one padded position past the end follows.
+    code per item) -- or, for a list or tuple and a small stride, from an
+    ``islice`` of its own iterator, like the plain recipe; the at most one
+    padded position past the end follows.
     """
     inside, past = _split(total, progress.consumer, policy, progress.consumed)
-    positions = iter(inside)
-    progress.track(positions, len(inside))
-    items = map(source.__getitem__, positions)
+    items: Iterator[Any]
+    if type(source) in (list, tuple) and inside.step <= _SKIP_MAX:
+        # Small strides: step through the list's own iterator (the recipe's
+        # islice), counted from its length hint.
+        live = iter(source)
+        progress.track(live, len(source), inside.start, inside.step)
+        items = itertools.islice(live, inside.start, inside.stop, inside.step)
+    else:
+        positions = iter(inside)
+        progress.track(positions, len(inside))
+        items = map(source.__getitem__, positions)
     if not past:
         return items
     return itertools.chain(items, _read_past(source, total, past, progress))

@@ -53,29 +53,48 @@ class ConsumerProgress:
     settles the count and stops tracking.
     """
 
-    __slots__ = ("_base", "_live", "_live_len", "consumer", "epoch", "first", "offset", "segment")
+    __slots__ = (
+        "_base",
+        "_live",
+        "_live_len",
+        "_start",
+        "_step",
+        "consumer",
+        "epoch",
+        "first",
+        "offset",
+        "segment",
+    )
 
     def __init__(self, epoch: int, consumer: Consumer, consumed: int, segment: int, offset: int):
         self.epoch, self.consumer, self._base = epoch, consumer, consumed
         self.first = consumed  # where the pass started (a resume point)
         self.segment, self.offset = segment, offset
         self._live: Iterator[Any] | None = None
-        self._live_len = 0
+        self._live_len, self._start, self._step = 0, 0, 1
 
     @property
     def consumed(self) -> int:
         """Items this consumer has taken in the epoch."""
         if self._live is None:
             return self._base
-        return self._base + self._live_len - operator.length_hint(self._live)
+        pulled = self._live_len - operator.length_hint(self._live)
+        return self._base + max(0, -(-(pulled - self._start) // self._step))
 
     @consumed.setter
     def consumed(self, value: int) -> None:
         self._base, self._live = value, None
 
-    def track(self, live: Iterator[Any], length: int) -> None:
-        """Count as consumed each of the ``length`` items ``live`` hands out from now on."""
-        self._base, self._live, self._live_len = self.consumed, live, length
+    def track(self, live: Iterator[Any], length: int, start: int = 0, step: int = 1) -> None:
+        """Count what ``live`` (``length`` items) hands out from now on as consumed.
+
+        With ``start`` and ``step``, only the items ``start, start + step,
+        ...`` of ``live`` are this consumer's (an ``islice`` pulls the ones
+        in between from it): ``consumed`` counts those it has reached.
+        """
+        base = self.consumed
+        self._base, self._live, self._live_len = base, live, length
+        self._start, self._step = start, step
 
 
 def state_config(
