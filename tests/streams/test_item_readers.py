@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairshard import ConfigError
+from fairshard._core.partition import TAILS, Tail
 from fairshard._streams import read
-from fairshard._streams.layout import POLICIES, Consumer, Policy, item_positions
+from fairshard._streams.layout import Consumer, item_positions
 from fairshard._streams.read import read_indexed, read_streamed
-from fairshard._streams.state import Progress
+from fairshard._streams.state import ConsumerProgress
 
 
 class Stream:
@@ -31,13 +32,13 @@ class Stream:
         return (i for i in range(self.n))
 
 
-def expected(n: int, consumer: Consumer, policy: Policy) -> list[int]:
+def expected(n: int, consumer: Consumer, policy: Tail) -> list[int]:
     return [p % n for p in item_positions(n, consumer, policy)]
 
 
-def run(kind: str, n: int, consumer: Consumer, policy: Policy, start: int) -> list[int]:
+def run(kind: str, n: int, consumer: Consumer, policy: Tail, start: int) -> list[int]:
     """Items from ``start`` on, checking ``consumed`` after every item."""
-    progress = Progress(0, consumer, start, 0, 0)
+    progress = ConsumerProgress(0, consumer, start, 0, 0)
     if kind == "indexed":
         items = read_indexed(list(range(n)), n, policy, progress)
     else:
@@ -54,12 +55,12 @@ def run(kind: str, n: int, consumer: Consumer, policy: Policy, start: int) -> li
     n=st.integers(1, 80),
     world=st.integers(1, 6),
     workers=st.integers(1, 3),
-    policy=st.sampled_from(POLICIES),
+    policy=st.sampled_from(TAILS),
     kind=st.sampled_from(["indexed", "total", "unknown"]),
     block=st.integers(1, 9),
 )
 def test_every_consumer_reads_its_positions_from_every_resume_point(
-    n: int, world: int, workers: int, policy: Policy, kind: str, block: int
+    n: int, world: int, workers: int, policy: Tail, kind: str, block: int
 ) -> None:
     if policy == "drop" and n < world:
         return  # refused at construction
@@ -77,10 +78,8 @@ def test_every_consumer_reads_its_positions_from_every_resume_point(
 
 
 @pytest.mark.parametrize(("actual", "total"), [(9, 10), (11, 10), (3, 10), (40, 10)])
-@pytest.mark.parametrize("policy", POLICIES)
-def test_a_stream_that_breaks_its_total_is_an_error(
-    actual: int, total: int, policy: Policy
-) -> None:
-    progress = Progress(0, Consumer(1, 2), 0, 0, 0)
+@pytest.mark.parametrize("policy", TAILS)
+def test_a_stream_that_breaks_its_total_is_an_error(actual: int, total: int, policy: Tail) -> None:
+    progress = ConsumerProgress(0, Consumer(1, 2), 0, 0, 0)
     with pytest.raises(ConfigError, match=f"yielded {actual} items but total={total}"):
         list(read_streamed(Stream(actual), total, policy, progress))
