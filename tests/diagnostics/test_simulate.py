@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fairshard import ConfigError, ConfigTypeError, DistributedSampler, simulate
 from fairshard._diagnostics.label_files import demo_labels, load_labels
-from fairshard._diagnostics.progress import Progress
+from fairshard._diagnostics.progress import ProgressBar
 from fairshard._diagnostics.simulate import flatten_items, overlap_matrix
 from fairshard._diagnostics.spec import SamplerSpec, parse_kwarg, resolve_class
 
@@ -234,13 +234,13 @@ def test_spec_fills_arguments_and_rejects_bad_ones() -> None:
 
 def test_flatten_items_and_progress() -> None:
     stream = io.StringIO()
-    bar = Progress(2, "x", stream=stream, enabled=True, interval=0)
+    bar = ProgressBar(2, "x", stream=stream, enabled=True, interval=0)
     flat, batches = flatten_items([[1, 2], np.array([3])], bar)
     assert flat.tolist() == [1, 2, 3] and batches == 2
     bar.close()
     assert "100%" in stream.getvalue() and stream.getvalue().endswith("\n")
     quiet = io.StringIO()
-    off = Progress(3, stream=quiet)  # a StringIO is not a terminal
+    off = ProgressBar(3, stream=quiet)  # a StringIO is not a terminal
     off.advance(3)
     off.close()
     assert quiet.getvalue() == ""
