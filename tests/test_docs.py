@@ -16,7 +16,6 @@ commands they show are covered by the tests of the CLI and the Makefile.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -24,6 +23,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from ._launch import child_env
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *ROOT.glob("README.*.md"), *(ROOT / "docs").glob("*.md")])
@@ -37,20 +38,8 @@ def blocks(page: Path) -> list[str]:
 
 
 def _env() -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k
-        not in (
-            "RANK",
-            "WORLD_SIZE",
-            "LOCAL_RANK",
-            "MASTER_ADDR",
-            "MASTER_PORT",
-            "FAIRSHARD_VERIFY",
-        )
-    }
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    env = child_env()
+    env.pop("FAIRSHARD_VERIFY", None)
     return env
 
 

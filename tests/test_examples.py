@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,8 @@ import pytest
 import torch
 
 import fairshard
+
+from ._launch import child_env
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
@@ -56,15 +57,7 @@ def test_example_runs_under_torchrun(script: str, tmp_path: Path) -> None:
         assert name in fairshard.__all__, f"{script} needs fairshard.{name}"
     ckpt = tmp_path / "state.pt"
     args = [str(ckpt) if a == "CKPT" else a for a in extra]
-    env = {
-        **os.environ,
-        "OMP_NUM_THREADS": "1",
-        "PYTHONPATH": os.pathsep.join(
-            [str(Path(fairshard.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
-        ),
-    }
-    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT", "MASTER_ADDR"):
-        env.pop(name, None)
+    env = child_env()
     cmd = [
         sys.executable,
         "-m",

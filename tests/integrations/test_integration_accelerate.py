@@ -12,7 +12,6 @@ be prepared, and then accelerate shards it and drives its ``set_epoch``.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +19,9 @@ from typing import Any
 
 import pytest
 
-import fairshard
 from fairshard import ConfigError, DistributedSampler
+
+from .._launch import child_env
 
 pytest.importorskip("accelerate")
 
@@ -30,15 +30,7 @@ N = 40
 
 
 def _run(tmp_path: Path) -> list[dict[str, Any]]:
-    env = {
-        **os.environ,
-        "OMP_NUM_THREADS": "1",
-        "PYTHONPATH": os.pathsep.join(
-            [str(Path(fairshard.__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
-        ),
-    }
-    for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT", "MASTER_ADDR"):
-        env.pop(name, None)
+    env = child_env()
     cmd = [
         sys.executable,
         "-m",
