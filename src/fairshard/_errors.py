@@ -180,7 +180,8 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
 
 
 def _is_numpy_bool(value: Any) -> bool:
-    return type(value).__name__ == "bool" and type(value).__module__ == "numpy"
+    # numpy 2 names the type "bool", numpy 1.x "bool_"
+    return type(value).__name__ in ("bool", "bool_") and type(value).__module__ == "numpy"
 
 
 def check_bool(name: str, value: Any) -> bool:

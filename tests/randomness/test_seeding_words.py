@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +29,10 @@ def test_equals_numpy_seed_sequence(
     assert got.dtype == np.uint64 and np.array_equal(got, expected)
 
 
+@pytest.mark.skipif(
+    int(np.__version__.split(".")[0]) < 2,
+    reason="numpy 1.x imports numpy.random at `import numpy`; the saving needs numpy 2",
+)
 def test_a_lazy_sampler_resumes_without_importing_numpy_random() -> None:
     # A fresh process (a real restart): import, load a state, take the first index.
     code = (
