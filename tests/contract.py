@@ -299,3 +299,25 @@ FAMILIES: dict[str, Any] = {
         **k,
     ),
 }
+
+
+def assert_checkpoint_cuts_resume_exactly(make: Any, workers: int, ids: Any) -> list[list[int]]:
+    """Cut a loader's epoch after the first, middle and last-but-one batch; resume each.
+
+    ``make(workers)`` returns ``(sampler, StatefulDataLoader)`` built fresh;
+    ``ids(batch)`` the batch's sample ids. Every resumed run must finish the
+    uninterrupted epoch exactly. Returns that epoch's batches.
+    """
+    _, loader = make(workers)
+    full = [ids(b) for b in loader]
+    for cut in (1, len(full) // 2, len(full) - 1):
+        _, first = make(workers)
+        it = iter(first)
+        before = [ids(next(it)) for _ in range(cut)]
+        state = first.state_dict()
+        del it, first
+        _, second = make(workers)
+        second.load_state_dict(state)
+        after = [ids(b) for b in second]
+        assert before + after == full, f"cut after {cut} batches"
+    return full
