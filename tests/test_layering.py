@@ -1,7 +1,7 @@
 """The package's folders are its layers: a module imports only its own layer or lower ones.
 
-    _errors < _random < _core < {_samplers, _batching, _streams} < _evaluation
-            < {_diagnostics, integrations} < _cli < the package top
+    _errors < _random < _distributed < _core < {_samplers, _batching, _streams}
+            < _evaluation < {_diagnostics, integrations} < _cli < the package top
 
 The three family layers never import each other. Every import counts,
 including the lazy ones inside functions. The demo app beside the library
@@ -22,16 +22,17 @@ RANK = {
     "_errors": 0,
     "_version": 0,
     "_random": 1,
-    "_core": 2,
-    "_samplers": 3,
-    "_batching": 3,
-    "_streams": 3,
-    "_evaluation": 4,
-    "_diagnostics": 5,
-    "integrations": 5,
-    "_cli": 6,
-    "__init__": 7,
-    "__main__": 7,
+    "_distributed": 2,
+    "_core": 3,
+    "_samplers": 4,
+    "_batching": 4,
+    "_streams": 4,
+    "_evaluation": 5,
+    "_diagnostics": 6,
+    "integrations": 6,
+    "_cli": 7,
+    "__init__": 8,
+    "__main__": 8,
 }
 
 

@@ -14,14 +14,14 @@ from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
 from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
-from ._core.checkpoint import save_atomic
-from ._core.launch import init_elastic_process_group
 from ._core.partition import Partition
 from ._core.resume import loader_state_dict
-from ._core.verify import verify
 from ._diagnostics.coverage import CoverageSegment, check_coverage
 from ._diagnostics.plot import plot_simulation
 from ._diagnostics.simulate import SimulationReport, simulate
+from ._distributed.checkpoint import save_atomic
+from ._distributed.launch import init_elastic_process_group
+from ._distributed.verify import verify
 from ._errors import (
     ConfigError,
     ConfigTypeError,

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import fairshard
-from fairshard._core.checkpoint import write_atomic
+from fairshard._distributed.checkpoint import write_atomic
 
 
 class Died(Exception):

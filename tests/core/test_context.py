@@ -7,7 +7,7 @@ import re
 import pytest
 
 from fairshard import ConfigError, ConfigTypeError, DistributedSampler
-from fairshard._core.world import resolve_world
+from fairshard._distributed.world import resolve_world
 
 
 def test_single_process_default() -> None:

@@ -5,7 +5,7 @@ import pytest
 import torch.utils.data as tud
 
 from fairshard import ConfigTypeError, DistributedEvalSampler, DistributedSampler, verify
-from fairshard._core.verify import fingerprint
+from fairshard._distributed.verify import fingerprint
 from fairshard._errors import RankMismatchError
 
 from .._dist import run_ranks
@@ -99,7 +99,7 @@ def test_fingerprint_samples_large_plans_cheaply() -> None:
 
 
 def test_compare_names_a_rank_whose_share_differs() -> None:
-    from fairshard._core.verify import _compare
+    from fairshard._distributed.verify import _compare
 
     samplers = [DistributedSampler(103, num_replicas=3, rank=r, seed=1) for r in range(3)]
     gathered = [fingerprint(s) for s in samplers]

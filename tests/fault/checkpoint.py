@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fairshard._core.checkpoint import write_atomic
+from fairshard._distributed.checkpoint import write_atomic
 
 __all__ = ["CHECKPOINT", "load", "save"]
 

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fairshard._core.launch import DISABLE_SHARED_STORE
+from fairshard._distributed.launch import DISABLE_SHARED_STORE
 from tests.fault.elastic import TRAIN, ElasticSpec, generations, run_elastic
 from tests.fault.families import REGISTRY
 from tests.multinode import Cluster

@@ -1,4 +1,4 @@
-"""Layer 6, the ``fairshard`` command line (one module per sub-command)."""
+"""Layer 7, the ``fairshard`` command line (one module per sub-command)."""
 
 from .main import main
 

@@ -1,9 +1,9 @@
-"""Layer 2, the core: plan x partition x cursor, the sealed state, the world.
+"""Layer 3, the core: plan x partition x cursor and the sealed state.
 
 ``plans`` (what an epoch yields, a pure function of seed, epoch and config),
 ``partition`` (which plan positions each rank takes), ``base`` (the thin
 sampler class that joins them and owns the cursor and ``state_dict``),
-``state`` (the versioned, sealed state protocol), ``world`` (rank and world
-size resolution, seed agreement, collectives), ``verify`` and the shared
-input readers. Imports only ``_errors`` and ``_random``.
+``state`` (the versioned, sealed state protocol), ``resume`` (loader-aware
+resume points) and the shared input readers. Imports only ``_errors``,
+``_random`` and ``_distributed`` (the process world the sampler lives in).
 """

@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from torch.utils.data import Sampler
 
+from .._distributed.world import resolve_seed, resolve_world
 from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
 from . import state as S
 from .cursor import Cursor, checked_init
@@ -44,7 +45,6 @@ from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plans import Plan
 from .registry import Registered
 from .resume import check_consumed, discarded, find_driver
-from .world import resolve_seed, resolve_world
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
 
@@ -257,7 +257,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             self._resume = (cursor.epoch, cursor.partition.start, cursor.first)
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
-            from .verify import verify_epoch
+            from .._distributed.verify import verify_epoch
 
             verify_epoch(self)
         plan = self.plan(epoch)

@@ -23,16 +23,11 @@ Keys are the constants below; subclasses never touch them, they only supply
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-import torch
-
+from .._distributed.digest import digest
 from .._errors import StateDictError
-from .inputs import to_numpy
 from .partition import Layout, Partition, Tail
 
 __all__ = [
@@ -76,36 +71,6 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     K_EXTRA: dict,
     K_CHECKSUM: str,
 }
-
-
-def _feed(h: Any, value: Any) -> None:
-    """Feed ``value`` into hash ``h`` canonically (dict order does not matter)."""
-    if isinstance(value, np.ndarray):
-        h.update(f"nd:{value.dtype.str}:{value.shape}:".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    elif isinstance(value, torch.Tensor):
-        _feed(h, to_numpy(value, "value"))
-    elif isinstance(value, Mapping):
-        h.update(b"{")
-        for key in sorted(value, key=str):
-            h.update(json.dumps(str(key)).encode())
-            _feed(h, value[key])
-        h.update(b"}")
-    elif isinstance(value, list | tuple):
-        h.update(b"[")
-        for item in value:
-            _feed(h, item)
-            h.update(b",")
-        h.update(b"]")
-    else:
-        h.update(json.dumps(value, sort_keys=True).encode())
-
-
-def digest(value: Any) -> str:
-    """A short stable hash of plain data and arrays (16 hex digits)."""
-    h = hashlib.sha256()
-    _feed(h, value)
-    return h.hexdigest()[:16]
 
 
 def seal(state: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Layer 4, exact evaluation: padding masks, ordered gathers, exact metrics.
+"""Layer 5, exact evaluation: padding masks, ordered gathers, exact metrics.
 
 Imports the core and the families below it.
 """

@@ -30,7 +30,7 @@ import torch
 import torch.distributed as dist
 from numpy.typing import NDArray
 
-from .._core.world import (
+from .._distributed.world import (
     _collective_device,
     all_gather_objects,
     complete,

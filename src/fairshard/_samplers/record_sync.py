@@ -19,8 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._core.verify import disagreement
-from .._core.world import all_gather_objects, group_size, process_group_active, talks_to_group
+from .._distributed.verify import disagreement
+from .._distributed.world import (
+    all_gather_objects,
+    group_size,
+    process_group_active,
+    talks_to_group,
+)
 from .._errors import ConfigError, RankMismatchError
 
 __all__ = ["sync_records"]

@@ -27,7 +27,7 @@ from .._core import state as S
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
 from .._core.rng import forked_global_rng
-from .._core.world import (
+from .._distributed.world import (
     all_gather_objects,
     group_size,
     process_group_active,

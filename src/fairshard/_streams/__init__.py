@@ -1,4 +1,4 @@
-"""Layer 3, iterable datasets: sharded streams, coordinated stops, seeded splits.
+"""Layer 4, iterable datasets: sharded streams, coordinated stops, seeded splits.
 
-Imports ``_core`` and ``_random``; never ``_samplers`` or ``_batching``.
+Imports ``_core``, ``_distributed`` and ``_random``; never ``_samplers`` or ``_batching``.
 """

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
-from .._core.world import resolve_seed, resolve_world
+from .._distributed.world import resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
     ConfigTypeError,

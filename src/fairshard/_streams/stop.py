@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import torch
 
-from .._core.world import _collective_device, process_group_active
+from .._distributed.world import _collective_device, process_group_active
 
 __all__ = ["StopTogether", "stop_together"]
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import ConfigTypeError, RankMismatchError, check_real
-from . import state as S
+from .digest import digest
 from .world import all_gather_objects, group_size, process_group_active, talks_to_group
 
 __all__ = [
@@ -79,7 +79,7 @@ def _first_items(sampler: Any, rank: int) -> str:
     partition = sampler.partition()
     count = min(FIRST_ITEMS, partition.num_items(rank))
     items = sampler.plan().items(partition.positions(rank, 0, count))
-    return S.digest([np.asarray(i, dtype=np.int64).tolist() for i in items])
+    return digest([np.asarray(i, dtype=np.int64).tolist() for i in items])
 
 
 def fingerprint(sampler: Any) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def fingerprint(sampler: Any) -> dict[str, Any]:
             "seed": sampler.seed,
             "epoch": sampler.epoch,
             "plan_length": len(plan),
-            "plan": S.digest([np.asarray(i).tolist() for i in plan.items(positions)]),
+            "plan": digest([np.asarray(i).tolist() for i in plan.items(positions)]),
             "rank": sampler.rank,
             "len": len(sampler),
             "uneven": sampler.tail == "uneven",

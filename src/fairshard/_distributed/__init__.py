@@ -1,0 +1,11 @@
+"""Layer 2, the job: the process world a sampler lives in and the tools that run a job.
+
+``world`` (rank and world size resolution, seed agreement), ``collectives``
+(the few collectives fairshard makes, and the rule for when it may),
+``local_rank`` (the multi-node ``rank=LOCAL_RANK`` check), ``launch``
+(elastic process groups), ``checkpoint`` (atomic saves), ``verify`` (ranks
+compare fingerprints) and ``digest`` (the one stable hash). Nothing here knows
+a sampler family: samplers are read through their public protocol, so the
+core above can call in and nothing here calls up. Imports only ``_errors`` and
+``_random``.
+"""
