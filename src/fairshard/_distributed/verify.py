@@ -85,12 +85,23 @@ def _plan_positions(length: int) -> np.ndarray[Any, np.dtype[np.int64]]:
     return np.unique(np.concatenate([head, spread, [length - 1]]))
 
 
+def _plain(item: Any) -> Any:
+    """An index, a batch of indices or a batch of rows of indices, as nested lists of ints.
+
+    Packed batches hold rows of different lengths, which no rectangular
+    array can: each level is converted on its own.
+    """
+    if isinstance(item, list | tuple) or (isinstance(item, np.ndarray) and item.ndim > 0):
+        return [_plain(i) for i in item]
+    return int(item)
+
+
 def _first_items(sampler: Any, rank: int) -> str:
     """Digest of the first items ``rank`` takes under this sampler's plan and partition."""
     partition = sampler.partition()
     count = min(FIRST_ITEMS, partition.num_items(rank))
     items = sampler.plan().items(partition.positions(rank, 0, count))
-    return digest([np.asarray(i, dtype=np.int64).tolist() for i in items])
+    return digest([_plain(i) for i in items])
 
 
 def fingerprint(sampler: Any) -> dict[str, Any]:
@@ -110,7 +121,7 @@ def fingerprint(sampler: Any) -> dict[str, Any]:
             "seed": sampler.seed,
             "epoch": sampler.epoch,
             "plan_length": len(plan),
-            "plan": digest([np.asarray(i).tolist() for i in plan.items(positions)]),
+            "plan": digest([_plain(i) for i in plan.items(positions)]),
             "rank": sampler.rank,
             "len": len(sampler),
             "uneven": sampler.tail == "uneven",
