@@ -1,4 +1,4 @@
-"""``fairshard simulate --mesh``: each (dp, tp) rank's share, identical across tp, disjoint across dp."""
+"""``fairshard simulate --mesh``: each (dp, tp) rank's share, identical across tp."""
 
 from __future__ import annotations
 

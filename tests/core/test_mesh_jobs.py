@@ -13,6 +13,7 @@ nothing lost or repeated, once through ``torch.distributed.checkpoint``.
 
 from __future__ import annotations
 
+import os
 import pickle
 from collections.abc import Callable
 from pathlib import Path
@@ -156,9 +157,19 @@ def _resume_checks(tmp: str) -> dict[str, Any]:
     return {"resumed": resumed}
 
 
-def _argument_checks(dp: Any) -> dict[str, str]:
-    """Conflicting num_replicas/rank, seed=None on a sub-group, pickling."""
+def _argument_checks(dp: Any, tp: Any) -> dict[str, str]:
+    """Conflicting num_replicas/rank, seed=None on a sub-group, pickling, FAIRSHARD_VERIFY."""
     out = {}
+    os.environ["FAIRSHARD_VERIFY"] = "1"
+    try:
+        list(fairshard.DistributedSampler(N, seed=5, group=dp))  # both checks pass
+        peer_seeded = fairshard.DistributedSampler(N, seed=tp.get_local_rank(), group=dp)
+        try:
+            iter(peer_seeded)  # the dp group agrees; the tp peers do not
+        except RankMismatchError as exc:
+            out["verify_env"] = str(exc)
+    finally:
+        del os.environ["FAIRSHARD_VERIFY"]
     for key, kwargs in (("num_replicas", {"num_replicas": 3}), ("rank", {"rank": 5})):
         try:
             fairshard.DistributedSampler(N, seed=5, group=dp, **kwargs)  # type: ignore[arg-type]
@@ -177,7 +188,7 @@ def mesh_job(rank: int, world: int, shape: tuple[int, ...], tmp: str) -> dict[st
     _, dp, tp = _meshes(shape)
     out = _epoch_checks(dp, tp)
     if len(shape) == 2:
-        out.update(_argument_checks(dp))
+        out.update(_argument_checks(dp, tp))
         out.update(_resume_checks(tmp))
     return out
 
@@ -203,6 +214,10 @@ def test_dp2_tp2_every_family_one_epoch_verify_and_resume_on_other_meshes(
     assert "rank=5 conflicts with group=mesh['dp']" in first["rank"]
     assert "seed=None" in first["seed"] and "pass seed= an int" in first["seed"]
     assert [r["pickled"] for r in results] == ["0/2", "0/2", "1/2", "1/2"]
+    for g, r in enumerate(results):
+        peers = [g - g % 2, g - g % 2 + 1]
+        assert f"replicas in mesh['tp'] (global ranks {peers})" in r["verify_env"]
+        assert "disagree on seed" in r["verify_env"]
     expected = {f"{n}@{s}" for n in ALL if n != "eval" for s in ("4x1", "1x4")}
     assert set(first["resumed"]) == expected
 

@@ -41,6 +41,7 @@ from .collectives import process_group_active
 
 __all__ = [
     "MODEL_PARALLEL_DIMS",
+    "PIPELINE_DIMS",
     "Group",
     "check_not_model_parallel",
     "describe_group",
@@ -54,6 +55,8 @@ __all__ = [
 MODEL_PARALLEL_DIMS = frozenset(
     {"tp", "cp", "pp", "sp", "etp", "mp", "tensor", "context", "pipeline", "model"}
 )
+#: Model-parallel dims whose ranks need not all load data (only some pipeline stages do).
+PIPELINE_DIMS = frozenset({"pp", "pipeline"})
 #: Megatron-LM's ``parallel_state`` group descriptions of the same kinds.
 _MEGATRON_GROUPS = frozenset(
     {"TENSOR_MODEL_PARALLEL_GROUP", "PIPELINE_MODEL_PARALLEL_GROUP", "CONTEXT_PARALLEL_GROUP"}
@@ -231,16 +234,18 @@ def replica_group(sampler: Any) -> Any:
     """The group of ranks holding replicas of this rank's share, for a mesh-built sampler.
 
     The dims of the mesh the sampler's group came from that it does not span
-    (``tp``, ``cp`` and ``pp`` of a ``(dp, tp)`` mesh); ``None`` when the sampler
-    was not built from a mesh or the group spans the whole mesh. Several dims
-    are flattened (see the NOTE on flattening).
+    (``tp`` and ``cp`` of a ``(dp, cp, tp)`` mesh), except pipeline dims: only
+    some stages load data, and a check over ``pp`` would wait for stages that
+    never iterate. ``None`` when the sampler was not built from a mesh or no
+    such dim is left. Several dims are flattened (see the NOTE on flattening).
     """
     ref = getattr(sampler, "_group", None)
     if not isinstance(ref, Group) or ref.mesh is None or ref.pg is None:
         return None
     split = _split_dims(ref)
-    if split is None or not split.outside:
+    outside = [] if split is None else [d for d in split.outside if d not in PIPELINE_DIMS]
+    if not outside:
         return None
     root = ref.mesh._get_root_mesh()
-    sub = root[tuple(split.outside)] if len(split.outside) > 1 else root[split.outside[0]]
+    sub = root[tuple(outside)] if len(outside) > 1 else root[outside[0]]
     return sub._flatten() if sub.ndim > 1 else sub
