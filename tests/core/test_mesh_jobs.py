@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 import torch.distributed as dist
 
 import fairshard
@@ -102,6 +103,7 @@ def _epoch_checks(dp: Any, tp: Any) -> dict[str, Any]:
     flat = [i for v in per_dp.values() for i in v[0]]
     assert len(flat) == len(set(flat)) == N - N % stream.num_replicas  # tail="drop"
     out["steps"]["stream"] = len(items)
+    _evaluation_checks(dp)
     try:
         fairshard.DistributedSampler(N, seed=5)
     except ConfigError as exc:
@@ -113,6 +115,22 @@ def _epoch_checks(dp: Any, tp: Any) -> dict[str, Any]:
         out["whole"] = str(exc)
     out["dp"] = (dp_rank, dp_size)
     return out
+
+
+def _evaluation_checks(dp: Any) -> None:
+    """gather_in_order and ExactMetrics in the data-parallel group: tp peers gather alike."""
+    sampler = fairshard.DistributedEvalSampler(N, group=dp)
+    share = torch.tensor(list(sampler))
+    full = fairshard.gather_in_order(share * 10, sampler)  # the sampler's group
+    assert full is not None and full.tolist() == [10 * i for i in range(N)]
+    to_one = fairshard.gather_in_order(share * 10, sampler, dst=1, group=dp)
+    assert (to_one is None) == (sampler.rank != 1)
+    metrics = fairshard.ExactMetrics(3, sampler)
+    metrics.update(share % 3, share % 2)
+    expected = fairshard.ClassificationMetrics.from_labels(
+        np.arange(N) % 3, np.arange(N) % 2, num_classes=3
+    )
+    assert metrics.compute() == expected
 
 
 def _resume_checks(tmp: str) -> dict[str, Any]:
