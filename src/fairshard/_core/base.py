@@ -67,6 +67,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         layout: ``"strided"`` or ``"blocked"`` (see ``Partition``).
         tail: ``"pad"``, ``"drop"`` or ``"uneven"`` (see ``Partition``).
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (a ``ProcessGroup`` or ``DeviceMesh``,
+            e.g. ``mesh["dp"]``): the world is its size and this process's rank
+            in it, and fairshard's collectives run in it (docs/parallelism.md).
     """
 
     kind: ClassVar[str] = "PlannedSampler"
@@ -87,10 +90,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         layout: Layout = "strided",
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
-        world = resolve_world(num_replicas, rank)
+        world = resolve_world(num_replicas, rank, group)
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
+        self._group = world.group  # the data-parallel group; never in the state or config
         self.seed: int = resolve_seed(seed, world)
         if layout not in LAYOUTS:
             raise ConfigError(f"layout must be one of {LAYOUTS}, got layout={layout!r}")

@@ -73,7 +73,7 @@ class ClassBalancedSampler(IndexSampler):
             once per epoch.
         num_samples: Draws per epoch over all ranks; default ``len(labels)``
             with replacement, else the samples of classes with a positive target.
-        num_replicas, rank, seed, tail, auto_epoch: As ``WeightedSampler``.
+        num_replicas, rank, seed, tail, auto_epoch, group: As ``WeightedSampler``.
 
     Example:
         >>> s = ClassBalancedSampler([0, 0, 0, 1], num_replicas=1, rank=0)
@@ -96,9 +96,15 @@ class ClassBalancedSampler(IndexSampler):
         seed: int = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         check_bool("replacement", replacement)
         self.replacement = replacement

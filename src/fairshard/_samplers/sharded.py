@@ -27,6 +27,7 @@ from .._core import state as S
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
 from .._core.rng import forked_global_rng
+from .._distributed.groups import group_of
 from .._distributed.world import (
     all_gather_objects,
     group_size,
@@ -122,7 +123,7 @@ class ShardedSampler(IndexSampler):
     Args:
         sampler: A ``torch.utils.data.Sampler`` or any iterable of ints with
             ``__len__``; if it has ``set_epoch`` it is forwarded.
-        num_replicas, rank, seed, layout, tail, auto_epoch: As
+        num_replicas, rank, seed, layout, tail, auto_epoch, group: As
             ``DistributedSampler``.
         check: At every ``iter()``, all-gather a digest of the inner order and
             raise ``RankMismatchError`` naming the ranks that differ (a
@@ -153,6 +154,7 @@ class ShardedSampler(IndexSampler):
         layout: Layout = "strided",
         check: bool = False,
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
             num_replicas=num_replicas,
@@ -161,6 +163,7 @@ class ShardedSampler(IndexSampler):
             layout=layout,
             tail=tail,
             auto_epoch=auto_epoch,
+            group=group,
         )
         if not hasattr(sampler, "__iter__") or not hasattr(sampler, "__len__"):
             raise ConfigTypeError(
@@ -188,12 +191,12 @@ class ShardedSampler(IndexSampler):
 
     def __iter__(self) -> Iterator[int]:
         checking = self.check and self.num_replicas > 1 and process_group_active()
-        if checking and not talks_to_group(self.num_replicas):  # no collective outside it
+        if checking and not talks_to_group(self.num_replicas, group_of(self)):  # not outside it
             raise ConfigError(
                 f"ShardedSampler(check=True) compares the inner order across the "
                 f"num_replicas={self.num_replicas} ranks, but the process group has "
-                f"{group_size()} ranks and fairshard talks only to the group a sampler's "
-                "world is; build it for the whole group, or pass check=False"
+                f"{group_size(group_of(self))} ranks and fairshard talks only to the group a "
+                "sampler's world is; build it for the whole group, or pass check=False"
             )
         items = super().__iter__()
         if checking:
@@ -203,7 +206,7 @@ class ShardedSampler(IndexSampler):
         return items
 
     def _check_ranks(self, local: str) -> None:
-        digests = all_gather_objects(local, timeout=60.0)
+        digests = all_gather_objects(local, timeout=60.0, group=group_of(self))
         if len(set(digests)) > 1:
             groups: dict[str, list[int]] = {}
             for r, value in enumerate(digests):
