@@ -282,6 +282,9 @@ class ClassBalancedSampler(IndexSampler):
     def _targets_given(self) -> bool:
         return not np.all(self.targets == 1.0 / len(self.classes))
 
+    def _shares_plan(self) -> bool:
+        return not self.replacement  # with replacement the plan is lazy (alias draws)
+
     def _build_plan(self, epoch: int) -> IndexPlan:
         seed = self.seed  # stream_words reduces it mod 2**64, as every stream does
         if self.replacement:
