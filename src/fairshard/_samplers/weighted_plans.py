@@ -53,7 +53,7 @@ class GroupedAliasPlan(IndexPlan):
 
     Args:
         table: Alias table over the groups.
-        members: (n,) int64 item ids sorted by group (stable).
+        members: (n,) int32 or int64 item ids sorted by group (stable).
         offsets: (groups + 1,) int64; group ``g`` is ``members[offsets[g]:offsets[g+1]]``.
         num_samples: Plan length.
         keys: (4,) uint64: two words for the group draw, two for the member.
@@ -62,7 +62,7 @@ class GroupedAliasPlan(IndexPlan):
     def __init__(
         self,
         table: AliasTable,
-        members: NDArray[np.int64],
+        members: NDArray[np.int64] | NDArray[np.int32],
         offsets: NDArray[np.int64],
         num_samples: int,
         keys: NDArray[np.uint64],
@@ -80,4 +80,5 @@ class GroupedAliasPlan(IndexPlan):
     def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
         groups = self.table.draw(counter_hash(self.keys[:2], positions))
         within, _ = scale(counter_hash(self.keys[2:], positions), self.sizes[groups])
-        return self.members[self.offsets[groups] + within.astype(np.int64)]
+        picked = self.members[self.offsets[groups] + within.astype(np.int64)]
+        return picked.astype(np.int64, copy=False)
