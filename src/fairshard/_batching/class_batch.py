@@ -235,6 +235,9 @@ class ClassBatchSampler(BatchPlanSampler):
             "num_batches": self._recycle_length,
         }
 
+    def _shares_plan(self) -> bool:
+        return True
+
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(Stream.CLASS_BATCH, epoch, self.seed)
         used, k = self._used, self.counts

@@ -113,6 +113,9 @@ class LengthBucketBatchSampler(BatchPlanSampler):
             "balance_run": self.balance_run,
         }
 
+    def _shares_plan(self) -> bool:
+        return True
+
     def _build_plan(self, epoch: int) -> BatchPlan:
         # NOTE (speed and memory): the same batches as "argsort each mega-batch
         # by length (stable), cut, gather", computed leaner: the permutation

@@ -168,6 +168,9 @@ class PackingBatchSampler(BatchPlanSampler):
             "balance_run": self.balance_run,
         }
 
+    def _shares_plan(self) -> bool:
+        return True
+
     def _build_plan(self, epoch: int) -> PackedPlan:
         rng = stream_generator(Stream.PACKING, epoch, self.seed)
         items = self._kept[rng.permutation(self._kept.size)]  # (m,) shuffled

@@ -175,6 +175,9 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             "balance_run": self.balance_run,
         }
 
+    def _shares_plan(self) -> bool:
+        return True
+
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
         m = self.lengths.size - self.num_skipped

@@ -160,6 +160,9 @@ class DistributedSampler(IndexSampler):
                 f"{length} now; build a new sampler after changing the dataset"
             )
 
+    def _shares_plan(self) -> bool:
+        return self.shuffle and self.order == "torch"  # the lazy order holds no plan
+
     def _build_plan(self, epoch: int) -> IndexPlan:
         if not self.shuffle:
             return RangePlan(self.n)

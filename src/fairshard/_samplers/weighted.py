@@ -211,6 +211,9 @@ class WeightedSampler(IndexSampler):
             "weights": self.weights_digest,
         }
 
+    def _shares_plan(self) -> bool:
+        return not self.replacement  # with replacement the plan is lazy (alias draws)
+
     def _build_plan(self, epoch: int) -> IndexPlan:
         seed = self.seed  # stream_words reduces it mod 2**64, as every stream does
         if self._table is not None:
