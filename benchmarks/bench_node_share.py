@@ -166,7 +166,13 @@ def mib(value: float) -> str:
 def main() -> None:
     args = bench_args(__doc__)
     n = 100_000 if args.quick else 10_000_000
-    rows, restarts = [], []
+    print(
+        f"Plan memory on one node of {RANKS} local ranks at n={n:.0e} (rank r of 8 each), "
+        "and the node's build time (8 processes on this machine's cores):\n"
+    )
+    header = ["family", "one rank", "node, per-rank plans", "node, shared plan"]
+    print(table([*header, "node build, per-rank", "node build, shared"], []), flush=True)
+    restarts = []
     with tempfile.TemporaryDirectory(prefix="fairshard-bench-") as tmp:
         folder = os.path.join(tmp, "shm")
         for name, build in FAMILIES.items():
@@ -180,28 +186,21 @@ def main() -> None:
             def cell(ms: list[dict[str, float]], key: str) -> float:
                 return statistics.median(m[key] for m in ms)
 
-            rows.append(
-                [
-                    name,
-                    mib(single),
-                    f"{mib(cell(alone, 'memory'))} ({cell(alone, 'memory') / single:.2f}x)",
-                    f"{mib(cell(shared, 'memory'))} ({cell(shared, 'memory') / single:.2f}x)",
-                    f"{cell(alone, 'seconds'):.2f} s",
-                    f"{cell(shared, 'seconds'):.2f} s",
-                ]
-            )
+            row = [
+                name,
+                mib(single),
+                f"{mib(cell(alone, 'memory'))} ({cell(alone, 'memory') / single:.2f}x)",
+                f"{mib(cell(shared, 'memory'))} ({cell(shared, 'memory') / single:.2f}x)",
+                f"{cell(alone, 'seconds'):.2f} s",
+                f"{cell(shared, 'seconds'):.2f} s",
+            ]
+            print("| " + " | ".join(row) + " |", flush=True)  # a row as soon as it is measured
             cache = os.path.join(tmp, "cache-" + str(len(restarts)))
             restart(build, n, cache)  # populates the cache
             built = [restart(build, n, None) for _ in range(args.reps)]
             mapped = [restart(build, n, cache) for _ in range(args.reps)]
             b, m = statistics.median(built), statistics.median(mapped)
             restarts.append([name, f"{b:.3f} s", f"{m:.3f} s", f"{b / m:.1f}x"])
-    print(
-        f"Plan memory on one node of {RANKS} local ranks at n={n:.0e} (rank r of 8 each), "
-        "and the node's build time (8 processes on this machine's cores):\n"
-    )
-    header = ["family", "one rank", "node, per-rank plans", "node, shared plan"]
-    print(table([*header, "node build, per-rank", "node build, shared"], rows))
     print(f"\nRestart: a fresh process's time to its first item at n={n:.0e}, ")
     print("building the epoch's plan vs mapping it from FAIRSHARD_PLAN_CACHE:\n")
     print(table(["family", "build", "map from cache", "ratio"], restarts))
