@@ -38,6 +38,7 @@ from .._errors import (
     check_int,
     warn,
 )
+from . import elastic as E
 from .layout import (
     Consumer,
     Segment,
@@ -139,6 +140,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         # (epoch, consumer) of the last complete pass in this process
         self._completed: tuple[int, Consumer] | None = None
         self._warned_repeat = False
+        # An epoch resumed on another world size or num_workers (see _streams.elastic)
+        self._elastic: E.Elastic | None = None
         check_source(source)
         self.sizes: NDArray[np.int64] | None = None
         self.total: int | None = None
@@ -231,6 +234,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             TypeError: the length is not known (an item stream without
                 ``total``, or shards without ``shard_sizes``): never a guess.
         """
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == self.epoch:
+            return E.view_rank_count(self, elastic)
         count = self._rank_count(self.epoch)
         if count is None:
             what = "total=" if self.mode == "item" else "shard_sizes="
@@ -270,8 +276,18 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if self._resume is not None and self._resume[0] == epoch:
             _, consumed, segment, offset = self._resume
         elif self._resume_workers is not None and self._resume_workers[0] == epoch:
-            _, consumed, segment, offset = self._worker_position(consumer)
+            saved = self._resume_workers[1]
+            if len(saved) != consumer.num_workers:  # another num_workers: elastic resume
+                E.check_workers_fix(self, len(saved), consumer)
+                self._elastic = E.elastic_from_workers(epoch, self.num_replicas, saved)
+            else:
+                _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == epoch:
+            at = elastic.start(consumer)
+            self._progress = ConsumerProgress(epoch, consumer, at.consumed, 0, 0)
+            return E.read_view(self, elastic, self._progress)
         progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
         if self.mode == "shard":
@@ -316,6 +332,10 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         """
         consumer = self._consumer()
         progress = self._progress
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == self.epoch:
+            live = progress if progress is not None and progress.epoch == self.epoch else None
+            return E.seal(self, elastic, live, consumer)
         if self._resume is not None and self._resume[0] == self.epoch:
             at = self._resume
         elif progress is not None and progress.epoch == self.epoch:
@@ -340,9 +360,19 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
                 or another consumer (rank, world size, worker or worker count).
         """
         consumer = self._consumer()
-        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
+        elastic = E.elastic_resume(self, state_dict, consumer)
         self._progress = None
         self._completed = None
+        self._elastic = None
+        if isinstance(elastic, tuple):  # another rank's state of the same world size
+            self.epoch, self._resume, self._resume_workers = elastic[0], None, elastic
+            return
+        if elastic is not None:  # another world size, rank or num_workers
+            self._resume = self._resume_workers = None
+            if not (self.epoch > elastic.epoch and E.complete(self, elastic)):
+                self.epoch, self._elastic = elastic.epoch, elastic
+            return
+        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
         epoch = at.epoch if isinstance(at, Position) else at[0]
         if self.epoch > epoch and complete(self, at, consumer):
             # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
@@ -364,6 +394,10 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
 
         Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
         """
+        size = 1 if batch_size is None else batch_size
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == self.epoch:
+            return E.loader_state(self, elastic, batches, size, drop_last, num_workers)
         base: list[int] | None = None
         if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
             base = [p.consumed for p in self._resume_workers[1]]
@@ -371,7 +405,6 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             base = [self._resume.consumed]
         elif num_workers == 0 and self._progress is not None:
             base = [self._progress.first]
-        size = 1 if batch_size is None else batch_size
         positions = loader_positions(self, batches, size, drop_last, num_workers, base)
         args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
         if num_workers == 0:
