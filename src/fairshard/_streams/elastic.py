@@ -343,6 +343,11 @@ class View:
 # ------------------------------------------------------------ load and save
 def _fix(stream: Stream) -> str | None:
     """Why ``stream`` cannot resume on another shape (the fix), or ``None`` when it can."""
+    if getattr(stream, "shuffle_buffer", 0):
+        return (
+            "a shuffle buffer has yielded part of its window in an order of this shape; "
+            "resume on the same shape, or save at the end of an epoch"
+        )
     if stream.mode == "item":
         if stream.total is not None and random_access(stream.source):
             return None
@@ -426,7 +431,7 @@ def elastic_resume(
         if not levels and (rank, world) == (here.rank, here.world_size):
             return None
         if not levels and world == here.world_size and stream.tail != "uneven":
-            return _rebased(stream, epoch, rows, here)
+            return _rebased(stream, epoch, rows, here, getattr(stream, "shuffle_buffer", 0))
         _check_fix(stream, f"rank {rank} of {world}", here)
         positions = [Position(epoch, c, s, o) for c, s, o in rows]
         saved: Level = (world, count, tuple(p.consumed for p in positions))
@@ -461,14 +466,15 @@ def elastic_resume(
 
 
 def _rebased(
-    stream: Stream, epoch: int, rows: list[list[int]], here: Consumer
+    stream: Stream, epoch: int, rows: list[list[int]], here: Consumer, buffer: int
 ) -> tuple[int, list[Position]]:
     positions = []
     for w, (consumed, _, _) in enumerate(rows):
         segment = offset = 0
         if stream.mode == "shard":
             consumer = Consumer(here.rank, here.world_size, w, len(rows))
-            segment, offset = position_in(stream._segments(epoch, consumer), consumed)
+            start = consumed // buffer * buffer if buffer else consumed  # the window's start
+            segment, offset = position_in(stream._segments(epoch, consumer), start)
         positions.append(Position(epoch, consumed, segment, offset))
     return epoch, positions
 

@@ -49,7 +49,8 @@ from .layout import (
     shard_segments,
 )
 from .read import read_indexed, read_shards, read_streamed
-from .resume import complete, loader_positions, worker_position
+from .resume import complete, loader_positions, position_in, worker_position
+from .shuffle import shuffled, window_start
 from .source import check_source, item_total, random_access, shard_sizes_array
 from .state import ConsumerProgress, Position, seal_state, seal_workers, state_config, unseal_state
 
@@ -86,6 +87,11 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             every item exactly once, ranks may differ (evaluation, or training
             wrapped in ``fairshard.stop_together``).
         shuffle_shards: Shard mode: permute the shard order every epoch.
+        shuffle_buffer: Items per window of each consumer's deterministic
+            shuffle buffer (0: off). Every window of that many items is
+            yielded in an order keyed by ``(seed, epoch)``; a state resumes
+            exactly (see ``_streams.shuffle``), on the same world size and
+            ``num_workers``.
         policy: Deprecated name of ``tail`` (it is the tail policy every
             other family calls ``tail``); warns and is removed in 1.0.
         seed: Root seed of the shard order; ``None`` agrees on one.
@@ -109,6 +115,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         open_shard: Callable[[Any], Iterable[T]] | None = None,
         tail: Tail = "drop",
         shuffle_shards: bool = True,
+        shuffle_buffer: int = 0,
         policy: Tail | None = None,
         seed: int | None = 0,
         num_replicas: int | None = None,
@@ -130,6 +137,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
+        self.shuffle_buffer = check_int("shuffle_buffer", shuffle_buffer, minimum=0)
         self.source = source
         self.open_shard = open_shard
         self.epoch = 0
@@ -290,6 +298,13 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             return E.read_view(self, elastic, self._progress)
         progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
+        if self.shuffle_buffer:
+            start = window_start(consumed, self.shuffle_buffer)
+            inner = ConsumerProgress(epoch, consumer, start, segment, offset)
+            return shuffled(self._read(inner), inner, progress, self.shuffle_buffer, self.seed)
+        return self._read(progress)
+
+    def _read(self, progress: ConsumerProgress) -> Iterator[T]:
         if self.mode == "shard":
             return self._shards(progress)
         # Item mode returns the reader's iterator itself (C speed, no wrapper):
@@ -321,9 +336,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     # ----------------------------------------------------------------- state
     def _config(self) -> dict[str, Any]:
         num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
-        return state_config(
+        config = state_config(
             self.mode, self.tail, self.total, num_shards, self.sizes, self.shuffle_shards
         )
+        if self.shuffle_buffer:
+            config["shuffle_buffer"] = self.shuffle_buffer
+        return config
 
     def state_dict(self) -> dict[str, Any]:
         """This consumer's place in the stream, as the library's sealed state.
@@ -383,6 +401,13 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         else:
             self.epoch, self._resume, self._resume_workers = at[0], None, at
 
+    def _window_segment(self, worker: int, num_workers: int, consumed: int) -> tuple[int, int]:
+        consumer = Consumer(self.rank, self.num_replicas, worker, max(1, num_workers))
+        if num_workers == 0:
+            consumer = Consumer(self.rank, self.num_replicas)
+        start = window_start(consumed, self.shuffle_buffer)
+        return position_in(self._segments(self.epoch, consumer), start)
+
     def _worker_position(self, consumer: Consumer) -> Position:
         assert self._resume_workers is not None
         return worker_position(self._resume_workers[1], consumer)
@@ -406,6 +431,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         elif num_workers == 0 and self._progress is not None:
             base = [self._progress.first]
         positions = loader_positions(self, batches, size, drop_last, num_workers, base)
+        if self.shuffle_buffer and self.mode == "shard":  # a state names its window's start
+            positions = [
+                p._replace(segment=g, offset=o)
+                for w, p in enumerate(positions)
+                for g, o in [self._window_segment(w, num_workers, p.consumed)]
+            ]
         args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
         if num_workers == 0:
             return seal_state(*args, self._consumer(), positions[0])
