@@ -48,7 +48,7 @@ from .resume import batches_per_worker, position_in
 from .source import random_access
 from .state import ConsumerProgress, Position
 
-__all__ = ["Elastic", "Level", "Ranges", "elastic_resume"]
+__all__ = ["Elastic", "Level", "Ranges", "StateDictError", "elastic_resume"]
 
 _CHUNK = 1 << 15  # virtual positions mapped at once when reading item mode
 
@@ -147,7 +147,7 @@ def _complement(spans: list[tuple[int, int]], length: int) -> list[tuple[int, in
     out: list[tuple[int, int]] = []
     at = 0
     for a, b in sorted(spans):
-        a, b = max(0, a), min(length, b)
+        a, b = min(max(0, a), length), min(length, b)  # pad: spans may start past the end
         if a > at:
             out.append((at, a))
         at = max(at, b)
@@ -341,8 +341,21 @@ class View:
 
 
 # ------------------------------------------------------------ load and save
-def _fix(stream: Stream) -> str | None:
-    """Why ``stream`` cannot resume on another shape (the fix), or ``None`` when it can."""
+def _fix(stream: Stream, saved_workers: int) -> str | None:
+    """Why ``stream`` cannot resume on another shape (the fix), or ``None`` when it can.
+
+    NOTE (uneven): under ``tail="uneven"`` the workers of different ranks
+    hold different counts, so the batches a DataLoader hands out round robin
+    fall differently on each rank and rank 0's per-worker counts are not
+    every rank's. A state of one consumer per rank (``num_workers=0``, the
+    loop stopping every rank together, as ``stop_together`` does) is exact.
+    """
+    if stream.tail == "uneven" and saved_workers > 1:
+        return (
+            f"under tail='uneven' a state saved with num_workers={saved_workers} does not "
+            "say what the other ranks' workers took; save with num_workers=0 (and "
+            "fairshard.stop_together), or resume on the same shape"
+        )
     if getattr(stream, "shuffle_buffer", 0):
         return (
             "a shuffle buffer has yielded part of its window in an order of this shape; "
@@ -432,7 +445,8 @@ def elastic_resume(
             return None
         if not levels and world == here.world_size and stream.tail != "uneven":
             return _rebased(stream, epoch, rows, here, getattr(stream, "shuffle_buffer", 0))
-        _check_fix(stream, f"rank {rank} of {world}", here)
+        if (rank, world) != (here.rank, here.world_size):
+            _check_fix(stream, f"rank {rank} of {world}", here, count)
         positions = [Position(epoch, c, s, o) for c, s, o in rows]
         saved: Level = (world, count, tuple(p.consumed for p in positions))
         return Elastic(epoch, levels, saved, positions)
@@ -454,7 +468,7 @@ def elastic_resume(
             "dataset before building the DataLoader"
         )
     if not levels:
-        _check_fix(stream, str(saved_consumer), here)
+        _check_fix(stream, str(saved_consumer), here, saved_consumer.num_workers)
     at = Position(epoch, state[S.K_STEPS], body["segment"], body["offset"])
     if saved_consumer.num_workers > 1:  # continuing a level inside a worker
         positions = [
@@ -479,8 +493,8 @@ def _rebased(
     return epoch, positions
 
 
-def _check_fix(stream: Stream, saved: str, here: Consumer) -> None:
-    fix = _fix(stream)
+def _check_fix(stream: Stream, saved: str, here: Consumer, saved_workers: int) -> None:
+    fix = _fix(stream, saved_workers)
     if fix is not None:
         raise StateDictError(
             f"state_dict was saved by {saved} but this process is {here}; a stream resumes "
@@ -502,7 +516,7 @@ def check_workers_fix(stream: Stream, saved_workers: int, here: Consumer) -> Non
     Raises:
         StateDictError: naming the fix.
     """
-    fix = _fix(stream)
+    fix = _fix(stream, saved_workers)
     if fix is not None:
         raise StateDictError(
             f"state_dict was saved with DataLoader num_workers={saved_workers} but this "

@@ -150,6 +150,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self._warned_repeat = False
         # An epoch resumed on another world size or num_workers (see _streams.elastic)
         self._elastic: E.Elastic | None = None
+        self._resume_by: Consumer | None = None  # who saved ``_resume`` (its consumer)
         check_source(source)
         self.sizes: NDArray[np.int64] | None = None
         self.total: int | None = None
@@ -281,15 +282,11 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         consumer = self._consumer()
         epoch = self._epoch_for_pass(consumer)
         consumed = segment = offset = 0
+        self._other_num_workers(consumer.num_workers)
         if self._resume is not None and self._resume[0] == epoch:
             _, consumed, segment, offset = self._resume
         elif self._resume_workers is not None and self._resume_workers[0] == epoch:
-            saved = self._resume_workers[1]
-            if len(saved) != consumer.num_workers:  # another num_workers: elastic resume
-                E.check_workers_fix(self, len(saved), consumer)
-                self._elastic = E.elastic_from_workers(epoch, self.num_replicas, saved)
-            else:
-                _, consumed, segment, offset = self._worker_position(consumer)
+            _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
         elastic = self._elastic
         if elastic is not None and elastic.epoch == epoch:
@@ -398,6 +395,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             self._resume = self._resume_workers = None
         elif isinstance(at, Position):
             self.epoch, self._resume, self._resume_workers = at.epoch, at, None
+            self._resume_by = consumer
         else:
             self.epoch, self._resume, self._resume_workers = at[0], None, at
 
@@ -407,6 +405,36 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             consumer = Consumer(self.rank, self.num_replicas)
         start = window_start(consumed, self.shuffle_buffer)
         return position_in(self._segments(self.epoch, consumer), start)
+
+    def _other_num_workers(self, num_workers: int) -> None:
+        """A state of this rank loaded for another ``num_workers``: resume it elastically.
+
+        A state of one consumer loaded in the main process (``num_workers=0``),
+        or a whole rank's state, may be read by a DataLoader with another
+        number of workers: each worker's copy (and ``_loader_state`` in the
+        main process) then finishes the epoch on the new shape.
+        """
+        here = Consumer(self.rank, self.num_replicas, 0, num_workers)
+        saved: list[Position] | None = None
+        if self._resume is not None and self._resume.epoch == self.epoch:
+            if self._resume_by is not None and self._resume_by.num_workers != num_workers:
+                if self._resume_by.num_workers != 1:
+                    raise E.StateDictError(
+                        f"this dataset holds the state of {self._resume_by}, one "
+                        "DataLoader worker of its rank, but is read with num_workers="
+                        f"{num_workers}; save the whole rank with "
+                        "fairshard.loader_state_dict(loader, batches=k)"
+                    )
+                saved, self._resume = [self._resume], None
+        elif (
+            self._resume_workers is not None
+            and self._resume_workers[0] == self.epoch
+            and len(self._resume_workers[1]) != num_workers
+        ):
+            saved, self._resume_workers = self._resume_workers[1], None
+        if saved is not None:
+            E.check_workers_fix(self, len(saved), here)
+            self._elastic = E.elastic_from_workers(self.epoch, self.num_replicas, saved)
 
     def _worker_position(self, consumer: Consumer) -> Position:
         assert self._resume_workers is not None
@@ -420,6 +448,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
         """
         size = 1 if batch_size is None else batch_size
+        self._other_num_workers(max(1, num_workers))
         elastic = self._elastic
         if elastic is not None and elastic.epoch == self.epoch:
             return E.loader_state(self, elastic, batches, size, drop_last, num_workers)
