@@ -368,11 +368,15 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         Takes a state from ``state_dict()`` (one consumer: what
         ``StatefulDataLoader`` saves per worker) or from
         ``fairshard.loader_state_dict`` (a whole rank: each DataLoader
-        worker's copy picks its own position at ``iter()``).
+        worker's copy picks its own position at ``iter()``). A rank's state
+        saved on another world size or ``num_workers`` finishes the epoch
+        exactly on this shape where the stream can be read by position
+        (see ``_streams.elastic``).
 
         Raises:
             StateDictError: foreign or tampered state, another config or seed,
-                or another consumer (rank, world size, worker or worker count).
+                or another shape (rank, world size, worker count) that this
+                stream cannot resume exactly (the message names the fix).
         """
         consumer = self._consumer()
         elastic = E.elastic_resume(self, state_dict, consumer)
