@@ -260,6 +260,9 @@ def _lengths(n: int) -> Any:
 FAMILIES: dict[str, Any] = {
     "distributed": lambda n, r, w, **k: fairshard.DistributedSampler(n, w, r, seed=5, **k),
     "eval": lambda n, r, w, **k: fairshard.DistributedEvalSampler(n, w, r, **k),
+    "distributed-locality": lambda n, r, w, **k: fairshard.DistributedSampler(
+        n, w, r, seed=5, order="locality", block_size=3, window=2, **k
+    ),
     "distributed-torch-drop": lambda n, r, w, **k: fairshard.DistributedSampler(
         n, w, r, seed=5, order="torch", drop_last=True, **k
     ),

@@ -56,6 +56,9 @@ RANK_KEYS = {
     "coverage",
     "class_counts",
     "order_change",
+    "batch_entropy",
+    "adjacent_correlation",
+    "block_spread",
     "len_matches",
     "identical_order",
 }

@@ -29,6 +29,9 @@ WEIGHTS = np.where(np.arange(N) % 5 == 0, 0.0, 1.0 + np.arange(N) % 3)
 FAMILIES: dict[str, Callable[[int, int], Any]] = {
     "distributed": lambda w, r: fairshard.DistributedSampler(N, w, r, seed=7),
     "distributed-torch": lambda w, r: fairshard.DistributedSampler(N, w, r, seed=7, order="torch"),
+    "distributed-locality": lambda w, r: fairshard.DistributedSampler(
+        N, w, r, seed=7, order="locality", block_size=4, window=2
+    ),
     "weighted": lambda w, r: fairshard.WeightedSampler(WEIGHTS, num_replicas=w, rank=r, seed=7),
     "weighted-no-replacement": lambda w, r: fairshard.WeightedSampler(
         WEIGHTS, 30, replacement=False, num_replicas=w, rank=r, seed=7

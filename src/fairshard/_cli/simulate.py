@@ -167,6 +167,18 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--first", type=_count, default=8, help="first indices shown per rank (default 8)"
     )
+    p.add_argument(
+        "--quality-batch",
+        type=_count,
+        default=64,
+        help="batch size of the per-batch class entropy shown with --labels (default 64)",
+    )
+    p.add_argument(
+        "--spread-block",
+        type=_count,
+        default=256,
+        help="neighbouring indices per block of the block spread (default 256)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON (schema in docs/simulate.md)")
     p.add_argument(
         "--plot",
@@ -247,6 +259,8 @@ def _build_report(args: argparse.Namespace) -> Any:
         progress=False if args.quiet else None,
         weights=weights,
         lengths=lengths,
+        quality_batch=args.quality_batch,
+        spread_block=args.spread_block,
     )
     return report
 

@@ -62,6 +62,9 @@ class RankReport:
     coverage: float | None = None  # unique / dataset_size
     class_counts: list[int] | None = None
     order_change: float | None = None  # fraction of positions changed since last epoch
+    batch_entropy: float | None = None  # mean class entropy (bits) per batch, given labels
+    adjacent_correlation: float | None = None  # correlation of consecutive indices
+    block_spread: float | None = None  # distinct blocks per SPREAD_SPAN consecutive reads
 
     @property
     def steps(self) -> int:
@@ -221,6 +224,28 @@ def _duplicate_lines(epoch: EpochReport) -> list[str]:
     return [f"  duplicates: {'; '.join(parts)}"]
 
 
+def _quality_lines(epoch: EpochReport) -> list[str]:
+    """Order quality per rank: class entropy per batch, adjacent correlation, block spread."""
+
+    def cell(value: float | None, spec: str) -> str:
+        return "-" if value is None else format(value, spec)
+
+    if not epoch.ranks or all(
+        r.block_spread is None and r.batch_entropy is None for r in epoch.ranks
+    ):
+        return []
+    lines = [
+        "  order quality: class entropy per batch (bits), correlation of adjacent indices, "
+        "distinct blocks per 4096 reads"
+    ]
+    for r in epoch.ranks:
+        lines.append(
+            f"  {r.rank:>4} {cell(r.batch_entropy, '.2f'):>6} "
+            f"{cell(r.adjacent_correlation, '+.3f'):>7} {cell(r.block_spread, '.0f'):>6}"
+        )
+    return lines
+
+
 def _steps_word(epoch: EpochReport) -> str:
     if epoch.equal_steps:
         return "yes"
@@ -254,6 +279,7 @@ def _epoch_lines(epoch: EpochReport, world_size: int) -> list[str]:
             f"{changed:>7}  [{first}]"
         )
     lines.extend(_duplicate_lines(epoch))
+    lines.extend(_quality_lines(epoch))
     if epoch.ranks and epoch.ranks[0].class_counts is not None:
         lines.append("  class counts per rank:")
         classes = len(epoch.ranks[0].class_counts)

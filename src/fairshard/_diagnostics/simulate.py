@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from .._errors import ConfigError, ConfigTypeError, check_int
 from .checks import declared_for, find_problems
 from .progress import ProgressBar
+from .quality import adjacent_correlation, batch_entropy, block_spread
 from .report import Declared, EpochReport, RankReport, SimulationReport
 from .spec import SamplerSpec
 
@@ -209,6 +210,8 @@ def simulate(
     progress: bool | None = False,
     weights: NDArray[np.float64] | Sequence[float] | None = None,
     lengths: NDArray[np.int64] | Sequence[int] | None = None,
+    quality_batch: int = 64,
+    spread_block: int = 256,
 ) -> SimulationReport:
     """Run every virtual rank's sampler and check the shares.
 
@@ -230,6 +233,8 @@ def simulate(
         progress: Draw a progress bar on stderr (``None``: only on a terminal).
         weights: Per-sample weights, for a sampler given by name that takes ``weights``.
         lengths: Per-sample lengths, for a sampler given by name that takes ``lengths``.
+        quality_batch: Batch size of the per-batch class entropy (given labels).
+        spread_block: Neighbouring indices per block for the block spread.
 
     Returns:
         The report; ``report.problems`` lists the invariants that failed,
@@ -252,6 +257,10 @@ def simulate(
         )
     epochs = check_int("epochs", epochs, minimum=1)
     first = check_int("first", first, minimum=0)
+    quality = (
+        check_int("quality_batch", quality_batch, minimum=1),
+        check_int("spread_block", spread_block, minimum=1),
+    )
     if dataset_size is not None:
         dataset_size = check_int("dataset_size", dataset_size, minimum=0)
     label_array = None if labels is None else np.asarray(labels, dtype=np.int64)
@@ -317,6 +326,7 @@ def simulate(
                         label_array,
                         num_classes,
                         previous[rank],
+                        quality,
                     )
                 )
                 previous[rank] = flat
@@ -351,6 +361,7 @@ def _rank_report(
     labels: NDArray[np.int64] | None,
     num_classes: int | None,
     previous: NDArray[np.int64] | None,
+    quality: tuple[int, int] = (64, 256),
 ) -> RankReport:
     unique = int(np.unique(flat).size)
     counts = None
@@ -374,6 +385,9 @@ def _rank_report(
         coverage,
         counts,
         _order_change(previous, flat),
+        None if labels is None else batch_entropy(flat, labels, quality[0]),
+        adjacent_correlation(flat),
+        block_spread(flat, quality[1]),
     )
 
 

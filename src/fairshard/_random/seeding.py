@@ -53,6 +53,8 @@ class Stream:
     BATCH_ORDER = 11
     MIXTURE = 12
     PACKING = 13
+    LOCALITY = 14
+    SHUFFLE_BUFFER = 15
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:

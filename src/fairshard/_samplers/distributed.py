@@ -24,6 +24,7 @@ import numbers
 from typing import Any, Literal
 
 from .._core.inputs import dataset_length
+from .._core.locality import DEFAULT_BLOCK_SIZE, DEFAULT_WINDOW, LocalityPlan
 from .._core.partition import Layout, Partition, Tail
 from .._core.plans import (
     IndexPlan,
@@ -35,8 +36,10 @@ from .._core.plans import (
 from .._errors import (
     ConfigError,
     DegenerateConfigWarning,
+    StateDictError,
     check_choice,
     check_flag,
+    check_int,
     warn,
 )
 from .._random.permutation import MAX_N
@@ -44,8 +47,8 @@ from .torch_compat import IndexSampler
 
 __all__ = ["DistributedEvalSampler", "DistributedSampler"]
 
-Order = Literal["lazy", "torch"]
-ORDERS: tuple[Order, ...] = ("lazy", "torch")
+Order = Literal["lazy", "torch", "locality"]
+ORDERS: tuple[Order, ...] = ("lazy", "torch", "locality")
 
 
 class DistributedSampler(IndexSampler):
@@ -66,13 +69,19 @@ class DistributedSampler(IndexSampler):
         drop_last: PyTorch's switch between the ``"pad"`` (False) and
             ``"drop"`` (True) tail modes; ignored when ``tail`` is given. A
             bool, a numpy bool, or 0/1.
-        order: ``"lazy"`` (default; O(1) memory) or ``"torch"`` (PyTorch's exact
-            sequence; materializes the permutation).
+        order: ``"lazy"`` (default; O(1) memory), ``"torch"`` (PyTorch's exact
+            sequence; materializes the permutation) or ``"locality"`` (shuffled
+            blocks of neighbouring indices mixed across a window, for data
+            that is read from disk; see docs/locality.md).
         layout: ``"strided"`` (PyTorch's) or ``"blocked"`` (contiguous shards).
         tail: ``"pad"``, ``"drop"`` or ``"uneven"``; overrides ``drop_last``.
         auto_epoch: Advance the epoch by itself after each complete pass.
         group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
             e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
+        block_size: ``order="locality"``: neighbouring indices per block
+            (about 1 MiB of records: ``2**20 // record_bytes``).
+        window: ``order="locality"``: blocks mixed together; each rank reads
+            one window of ``block_size * window`` records at a time.
 
     Raises:
         ConfigError / ConfigTypeError: bad arguments (the message names them).
@@ -99,6 +108,8 @@ class DistributedSampler(IndexSampler):
         tail: Tail | None = None,
         auto_epoch: bool = False,
         group: Any = None,
+        block_size: int | None = None,
+        window: int | None = None,
     ) -> None:
         shuffle = check_flag("shuffle", shuffle)
         drop_last = check_flag("drop_last", drop_last)
@@ -123,6 +134,18 @@ class DistributedSampler(IndexSampler):
             )
         self.shuffle = shuffle
         self.order: Order = order
+        if order != "locality" and (block_size is not None or window is not None):
+            raise ConfigError(
+                f"block_size and window apply to order='locality', got order={order!r}; pass "
+                "order='locality' or leave them out"
+            )
+        self.block_size = check_int(
+            "block_size", DEFAULT_BLOCK_SIZE if block_size is None else block_size, minimum=1
+        )
+        self.window = check_int("window", DEFAULT_WINDOW if window is None else window, minimum=1)
+        # Lanes of the locality plan of an epoch resumed from another world size.
+        self._saved_lanes: dict[int, int] = {}
+        self._loading_epoch: int | None = None
         if order == "torch" and layout != "strided":
             raise ConfigError(
                 f"order='torch' reproduces PyTorch's strided layout; got layout={layout!r}. "
@@ -148,7 +171,48 @@ class DistributedSampler(IndexSampler):
         return self.n  # every epoch orders the whole dataset
 
     def _config(self) -> dict[str, Any]:
-        return {"n": self.n, "shuffle": self.shuffle, "order": self.order}
+        config: dict[str, Any] = {"n": self.n, "shuffle": self.shuffle, "order": self.order}
+        if self.order == "locality":
+            config.update(block_size=self.block_size, window=self.window)
+        return config
+
+    def _lanes(self, epoch: int) -> int:
+        """Lanes of the locality plan of ``epoch`` (see ``_core.locality``)."""
+        if epoch in self._saved_lanes:
+            return self._saved_lanes[epoch]
+        return self.num_replicas if self.layout == "strided" else 1
+
+    def _extra_state(self) -> dict[str, Any]:
+        if self.order != "locality" or not self.shuffle:
+            return {}
+        return {"lanes": self._lanes(self.epoch)}
+
+    def _load_extra_state(self, extra: dict[str, Any]) -> None:
+        if self.order != "locality" or not self.shuffle:
+            super()._load_extra_state(extra)
+            return
+        lanes = extra.get("lanes")
+        if sorted(extra) != ["lanes"] or isinstance(lanes, bool) or not isinstance(lanes, int):
+            raise StateDictError(
+                f"state_dict['extra'] of order='locality' must be {{'lanes': int}}, got {extra!r}"
+            )
+        if lanes < 1 or self._loading_epoch is None:
+            raise StateDictError(f"state_dict['extra']['lanes'] must be >= 1, got {lanes}")
+        self._saved_lanes = {self._loading_epoch: lanes}
+        self.forget_plans()
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume from ``state_dict`` (see ``PlannedSampler.load_state_dict``).
+
+        Under ``order="locality"`` the saved epoch keeps the lanes it started
+        with, so a resume on another world size finishes the same plan.
+        """
+        epoch = state_dict.get("epoch") if isinstance(state_dict, dict) else None
+        self._loading_epoch = epoch if isinstance(epoch, int) else None
+        try:
+            super().load_state_dict(state_dict)
+        finally:
+            self._loading_epoch = None
 
     def _check_source(self) -> None:
         if isinstance(self.dataset, range):
@@ -174,6 +238,15 @@ class DistributedSampler(IndexSampler):
                     "smaller seed"
                 )
             return TorchPermutationPlan(self.n, self.seed, epoch)
+        if self.order == "locality":
+            return LocalityPlan(
+                self.n,
+                self.seed,
+                epoch,
+                block_size=self.block_size,
+                window=self.window,
+                lanes=self._lanes(epoch),
+            )
         return PermutationPlan(self.n, self.seed, epoch)
 
 

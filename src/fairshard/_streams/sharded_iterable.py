@@ -38,6 +38,7 @@ from .._errors import (
     check_int,
     warn,
 )
+from . import elastic as E
 from .layout import (
     Consumer,
     Segment,
@@ -48,7 +49,8 @@ from .layout import (
     shard_segments,
 )
 from .read import read_indexed, read_shards, read_streamed
-from .resume import complete, loader_positions, worker_position
+from .resume import complete, loader_positions, position_in, worker_position
+from .shuffle import shuffled, window_start
 from .source import check_source, item_total, random_access, shard_sizes_array
 from .state import ConsumerProgress, Position, seal_state, seal_workers, state_config, unseal_state
 
@@ -85,6 +87,11 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             every item exactly once, ranks may differ (evaluation, or training
             wrapped in ``fairshard.stop_together``).
         shuffle_shards: Shard mode: permute the shard order every epoch.
+        shuffle_buffer: Items per window of each consumer's deterministic
+            shuffle buffer (0: off). Every window of that many items is
+            yielded in an order keyed by ``(seed, epoch)``; a state resumes
+            exactly (see ``_streams.shuffle``), on the same world size and
+            ``num_workers``.
         policy: Deprecated name of ``tail`` (it is the tail policy every
             other family calls ``tail``); warns and is removed in 1.0.
         seed: Root seed of the shard order; ``None`` agrees on one.
@@ -110,6 +117,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         open_shard: Callable[[Any], Iterable[T]] | None = None,
         tail: Tail = "drop",
         shuffle_shards: bool = True,
+        shuffle_buffer: int = 0,
         policy: Tail | None = None,
         seed: int | None = 0,
         num_replicas: int | None = None,
@@ -133,6 +141,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
+        self.shuffle_buffer = check_int("shuffle_buffer", shuffle_buffer, minimum=0)
         self.source = source
         self.open_shard = open_shard
         self.epoch = 0
@@ -143,6 +152,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         # (epoch, consumer) of the last complete pass in this process
         self._completed: tuple[int, Consumer] | None = None
         self._warned_repeat = False
+        # An epoch resumed on another world size or num_workers (see _streams.elastic)
+        self._elastic: E.Elastic | None = None
+        self._resume_by: Consumer | None = None  # who saved ``_resume`` (its consumer)
         check_source(source)
         self.sizes: NDArray[np.int64] | None = None
         self.total: int | None = None
@@ -235,6 +247,9 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             TypeError: the length is not known (an item stream without
                 ``total``, or shards without ``shard_sizes``): never a guess.
         """
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == self.epoch:
+            return E.view_rank_count(self, elastic)
         count = self._rank_count(self.epoch)
         if count is None:
             what = "total=" if self.mode == "item" else "shard_sizes="
@@ -271,13 +286,26 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         consumer = self._consumer()
         epoch = self._epoch_for_pass(consumer)
         consumed = segment = offset = 0
+        self._other_num_workers(consumer.num_workers)
         if self._resume is not None and self._resume[0] == epoch:
             _, consumed, segment, offset = self._resume
         elif self._resume_workers is not None and self._resume_workers[0] == epoch:
             _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == epoch:
+            at = elastic.start(consumer)
+            self._progress = ConsumerProgress(epoch, consumer, at.consumed, 0, 0)
+            return E.read_view(self, elastic, self._progress)
         progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
+        if self.shuffle_buffer:
+            start = window_start(consumed, self.shuffle_buffer)
+            inner = ConsumerProgress(epoch, consumer, start, segment, offset)
+            return shuffled(self._read(inner), inner, progress, self.shuffle_buffer, self.seed)
+        return self._read(progress)
+
+    def _read(self, progress: ConsumerProgress) -> Iterator[T]:
         if self.mode == "shard":
             return self._shards(progress)
         # Item mode returns the reader's iterator itself (C speed, no wrapper):
@@ -309,9 +337,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     # ----------------------------------------------------------------- state
     def _config(self) -> dict[str, Any]:
         num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
-        return state_config(
+        config = state_config(
             self.mode, self.tail, self.total, num_shards, self.sizes, self.shuffle_shards
         )
+        if self.shuffle_buffer:
+            config["shuffle_buffer"] = self.shuffle_buffer
+        return config
 
     def state_dict(self) -> dict[str, Any]:
         """This consumer's place in the stream, as the library's sealed state.
@@ -320,6 +351,10 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         """
         consumer = self._consumer()
         progress = self._progress
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == self.epoch:
+            live = progress if progress is not None and progress.epoch == self.epoch else None
+            return E.seal(self, elastic, live, consumer)
         if self._resume is not None and self._resume[0] == self.epoch:
             at = self._resume
         elif progress is not None and progress.epoch == self.epoch:
@@ -337,16 +372,30 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         Takes a state from ``state_dict()`` (one consumer: what
         ``StatefulDataLoader`` saves per worker) or from
         ``fairshard.loader_state_dict`` (a whole rank: each DataLoader
-        worker's copy picks its own position at ``iter()``).
+        worker's copy picks its own position at ``iter()``). A rank's state
+        saved on another world size or ``num_workers`` finishes the epoch
+        exactly on this shape where the stream can be read by position
+        (see ``_streams.elastic``).
 
         Raises:
             StateDictError: foreign or tampered state, another config or seed,
-                or another consumer (rank, world size, worker or worker count).
+                or another shape (rank, world size, worker count) that this
+                stream cannot resume exactly (the message names the fix).
         """
         consumer = self._consumer()
-        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
+        elastic = E.elastic_resume(self, state_dict, consumer)
         self._progress = None
         self._completed = None
+        self._elastic = None
+        if isinstance(elastic, tuple):  # another rank's state of the same world size
+            self.epoch, self._resume, self._resume_workers = elastic[0], None, elastic
+            return
+        if elastic is not None:  # another world size, rank or num_workers
+            self._resume = self._resume_workers = None
+            if not (self.epoch > elastic.epoch and E.complete(self, elastic)):
+                self.epoch, self._elastic = elastic.epoch, elastic
+            return
+        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
         epoch = at.epoch if isinstance(at, Position) else at[0]
         if self.epoch > epoch and complete(self, at, consumer):
             # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
@@ -354,8 +403,46 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             self._resume = self._resume_workers = None
         elif isinstance(at, Position):
             self.epoch, self._resume, self._resume_workers = at.epoch, at, None
+            self._resume_by = consumer
         else:
             self.epoch, self._resume, self._resume_workers = at[0], None, at
+
+    def _window_segment(self, worker: int, num_workers: int, consumed: int) -> tuple[int, int]:
+        consumer = Consumer(self.rank, self.num_replicas, worker, max(1, num_workers))
+        if num_workers == 0:
+            consumer = Consumer(self.rank, self.num_replicas)
+        start = window_start(consumed, self.shuffle_buffer)
+        return position_in(self._segments(self.epoch, consumer), start)
+
+    def _other_num_workers(self, num_workers: int) -> None:
+        """A state of this rank loaded for another ``num_workers``: resume it elastically.
+
+        A state of one consumer loaded in the main process (``num_workers=0``),
+        or a whole rank's state, may be read by a DataLoader with another
+        number of workers: each worker's copy (and ``_loader_state`` in the
+        main process) then finishes the epoch on the new shape.
+        """
+        here = Consumer(self.rank, self.num_replicas, 0, num_workers)
+        saved: list[Position] | None = None
+        if self._resume is not None and self._resume.epoch == self.epoch:
+            if self._resume_by is not None and self._resume_by.num_workers != num_workers:
+                if self._resume_by.num_workers != 1:
+                    raise E.StateDictError(
+                        f"this dataset holds the state of {self._resume_by}, one "
+                        "DataLoader worker of its rank, but is read with num_workers="
+                        f"{num_workers}; save the whole rank with "
+                        "fairshard.loader_state_dict(loader, batches=k)"
+                    )
+                saved, self._resume = [self._resume], None
+        elif (
+            self._resume_workers is not None
+            and self._resume_workers[0] == self.epoch
+            and len(self._resume_workers[1]) != num_workers
+        ):
+            saved, self._resume_workers = self._resume_workers[1], None
+        if saved is not None:
+            E.check_workers_fix(self, len(saved), here)
+            self._elastic = E.elastic_from_workers(self.epoch, self.num_replicas, saved)
 
     def _worker_position(self, consumer: Consumer) -> Position:
         assert self._resume_workers is not None
@@ -368,6 +455,11 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
 
         Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
         """
+        size = 1 if batch_size is None else batch_size
+        self._other_num_workers(max(1, num_workers))
+        elastic = self._elastic
+        if elastic is not None and elastic.epoch == self.epoch:
+            return E.loader_state(self, elastic, batches, size, drop_last, num_workers)
         base: list[int] | None = None
         if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
             base = [p.consumed for p in self._resume_workers[1]]
@@ -375,8 +467,13 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
             base = [self._resume.consumed]
         elif num_workers == 0 and self._progress is not None:
             base = [self._progress.first]
-        size = 1 if batch_size is None else batch_size
         positions = loader_positions(self, batches, size, drop_last, num_workers, base)
+        if self.shuffle_buffer and self.mode == "shard":  # a state names its window's start
+            positions = [
+                p._replace(segment=g, offset=o)
+                for w, p in enumerate(positions)
+                for g, o in [self._window_segment(w, num_workers, p.consumed)]
+            ]
         args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
         if num_workers == 0:
             return seal_state(*args, self._consumer(), positions[0])

@@ -1,0 +1,146 @@
+"""The locality order: shuffled blocks of neighbouring indices, mixed across a window.
+
+A random order reads a cold file at random offsets; on a disk that is several
+times slower than reading it in order. The locality order keeps runs of
+neighbouring indices together so that the data side can read ahead, and
+still mixes enough of the dataset at any time to shuffle well.
+
+NOTE (the order, rank-independent part ``Q``): the ``n`` indices are cut
+into ``n // block_size`` full *blocks* of ``block_size`` neighbouring
+indices (the last ``n % block_size`` indices form a short tail block that
+stays last). The full blocks are permuted (a ``KeyedPermutation`` keyed by
+``Stream.LOCALITY``, sub-stream 0), then taken ``window`` at a time: a
+*window* is ``window`` consecutive blocks of that order, and the
+``window * block_size`` indices of a window are permuted among themselves
+(sub-stream ``1 + w`` for window ``w``). So any ``block_size * window``
+consecutive positions of ``Q`` touch at most ``2 * window`` blocks, and a
+batch mixes records of up to ``window`` places in the dataset.
+
+NOTE (lanes: each rank reads whole windows): under the strided layout rank
+``r`` takes plan positions ``r, r + W, ...``. The plan interleaves ``L``
+*lanes* so that those positions are one lane: the plan is read in groups
+of ``L`` windows, and in group ``g`` plan position ``g * L * C + t * L + r``
+(``C = block_size * window``) is item ``t`` of window ``g * L + r`` of
+``Q``. Rank ``r`` therefore reads windows ``r, L + r, 2L + r, ...`` whole;
+the last, incomplete group (fewer than ``L * C`` positions) is read as it
+is, strided. ``L`` is the world size the epoch started on (1 for the
+blocked layout, whose ranks read contiguous runs of ``Q``), saved in the
+state, so a resume on another world size finishes the same plan exactly:
+the new ranks then read the rest of that epoch strided across the old
+lanes (exact, with less locality until the epoch ends), and the next epoch
+has lanes of the new world size.
+
+Every position is computed on its own: ``take`` costs O(len(positions))
+plus one key derivation per window it touches.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._random.permutation import ROUNDS, KeyedPermutation
+from .._random.seeding import Stream, stream_words
+from .plans import IndexPlan
+
+__all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_WINDOW", "LocalityPlan", "locality_windows"]
+
+#: Records per block when not given (see docs/locality.md for the measurement).
+DEFAULT_BLOCK_SIZE = 256
+#: Blocks per window when not given.
+DEFAULT_WINDOW = 64
+
+
+class LocalityPlan(IndexPlan):
+    """The locality order of ``[0, n)`` for one epoch (see the module docstring).
+
+    Args:
+        n: Dataset size.
+        seed: Root seed.
+        epoch: The epoch.
+        block_size: Neighbouring indices per block, ``>= 1``.
+        window: Blocks mixed together, ``>= 1``.
+        lanes: Interleaved lanes (the world size of the strided layout).
+
+    Example:
+        >>> plan = LocalityPlan(12, 0, 0, block_size=2, window=2, lanes=1)
+        >>> order = plan.take(np.arange(12)).tolist()
+        >>> sorted(order) == list(range(12)), sorted({i // 2 for i in order[:4]}) != []
+        (True, True)
+    """
+
+    def __init__(
+        self, n: int, seed: int, epoch: int, *, block_size: int, window: int, lanes: int
+    ) -> None:
+        self.n, self.seed, self.epoch = n, seed, epoch
+        self.block_size, self.window, self.lanes = block_size, window, lanes
+        self.num_blocks = n // block_size  # full blocks; the tail block stays last
+        keys = stream_words(Stream.LOCALITY, epoch, seed, ROUNDS, sub_id=0)
+        self._blocks = KeyedPermutation(self.num_blocks, keys)
+        self.span = block_size * window  # C: positions per window
+        group = self.span * lanes
+        self._grouped = n // group * group  # plan positions inside complete groups
+
+    def __len__(self) -> int:
+        return self.n
+
+    def _lanes(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Plan positions -> positions of ``Q`` (the lane transpose)."""
+        lanes, span = self.lanes, self.span
+        if lanes == 1:
+            return positions
+        group, inside = np.divmod(positions, lanes * span)
+        step, lane = np.divmod(inside, lanes)
+        q = group * (lanes * span) + lane * span + step
+        return np.where(positions < self._grouped, q, positions)
+
+    def _window_order(self, q: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Positions of ``Q`` -> positions in the block order (mixed inside each window)."""
+        span = self.span
+        window, inside = np.divmod(q, span)
+        out = np.empty_like(q)
+        for w in np.unique(window).tolist():
+            mask = window == w
+            length = min(span, self.n - w * span)
+            keys = stream_words(Stream.LOCALITY, self.epoch, self.seed, ROUNDS, sub_id=1 + w)
+            out[mask] = w * span + KeyedPermutation(length, keys).take(inside[mask])
+        return out
+
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Dataset indices at plan ``positions``: (m,) int64 -> (m,) int64."""
+        if positions.size == 0:
+            return positions.astype(np.int64)
+        ordered = self._window_order(self._lanes(np.asarray(positions, dtype=np.int64)))
+        block, inside = np.divmod(ordered, self.block_size)
+        full = block < self.num_blocks
+        index: NDArray[np.int64] = ordered.copy()  # the tail block keeps its place
+        if full.any():
+            index[full] = self._blocks.take(block[full]) * self.block_size + inside[full]
+        return index
+
+    def window_order_blocks(self) -> NDArray[np.int64]:
+        """(num_blocks,) the full blocks in the epoch's block order (windows of ``window``)."""
+        return self._blocks.take(np.arange(self.num_blocks, dtype=np.int64))
+
+    def windows(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The window of ``Q`` that each plan position reads (what read-ahead prefetches)."""
+        windows: NDArray[np.int64] = self._lanes(np.asarray(positions, dtype=np.int64)) // self.span
+        return windows
+
+    def window_blocks(self, window: int) -> NDArray[np.int64]:
+        """Dataset blocks of one window: (k,) block ids (index ``i`` is in ``i // block_size``)."""
+        first = window * self.window
+        last = min(first + self.window, self.num_blocks)
+        blocks = self._blocks.take(np.arange(first, last, dtype=np.int64))
+        tail = self.num_blocks * self.block_size  # where the short tail block starts in Q
+        if self.n > tail and window == tail // self.span:
+            blocks = np.append(blocks, self.num_blocks)
+        return blocks
+
+
+def locality_windows(plan: LocalityPlan, positions: NDArray[np.int64]) -> list[NDArray[np.int64]]:
+    """The dataset blocks each distinct window of ``positions`` reads, in first-use order."""
+    seen: dict[int, None] = {}
+    for w in plan.windows(positions).tolist():
+        seen.setdefault(w, None)
+    return [plan.window_blocks(w) for w in seen]

@@ -1,0 +1,168 @@
+"""``Readahead``: tell the OS which blocks the locality order reads next.
+
+The locality order (``DistributedSampler(order="locality")``) knows which
+window of blocks each rank reads after the current one; this helper, used
+on the *dataset* side, turns that into ``posix_fadvise(POSIX_FADV_WILLNEED)``
+hints on the file the records live in, so the kernel reads the next window
+while the loop trains on this one. The sampler itself does no I/O.
+
+NOTE (how it works in DataLoader workers): the helper holds a copy of the
+sampler (its seed, epoch, world size and lanes) and finds, for an index it
+is asked for, its window by inverting the epoch's block permutation (one
+int64 per block, built once per epoch and process). When a process first
+sees an index of a window, it hints that window and the ``ahead`` windows
+this rank reads after it (``lanes`` windows further on in the plan). It
+opens the file lazily in each process (a forked or spawned worker gets its
+own descriptor), keeps no per-item state, and needs no counter: it works
+after ``load_state_dict`` and under prefetching, because it reads the plan,
+not what has been consumed. With ``persistent_workers=True`` a worker keeps
+the sampler copy of the epoch it was started in; pass the epoch explicitly
+with ``epoch=`` or rebuild the loader each epoch. On platforms without
+``posix_fadvise`` the hints are no-ops.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._core.locality import LocalityPlan
+from .._errors import ConfigError, ConfigTypeError, check_int
+
+__all__ = ["Readahead"]
+
+
+class Readahead:
+    """Hint the next windows of a locality-ordered sampler on a file of fixed-size records.
+
+    Args:
+        sampler: A ``DistributedSampler(order="locality")``; a copy travels
+            to each DataLoader worker with the dataset that holds this helper.
+        path: The file holding the records.
+        record_bytes: Bytes per record; record ``i`` starts at
+            ``header_bytes + i * record_bytes``.
+        header_bytes: Bytes before the first record.
+        ahead: Windows hinted beyond the current one (``>= 0``).
+
+    Call :meth:`touch` with each index in the dataset's ``__getitem__``.
+
+    Example:
+        >>> import fairshard, tempfile
+        >>> f = tempfile.NamedTemporaryFile()
+        >>> _ = f.write(bytes(64 * 100)); f.flush()
+        >>> s = fairshard.DistributedSampler(100, 1, 0, order="locality", block_size=8, window=2)
+        >>> ra = fairshard.Readahead(s, f.name, record_bytes=64)
+        >>> first = next(iter(s))
+        >>> len(ra.touch(first)) > 0  # the byte ranges hinted: this window and the next
+        True
+    """
+
+    def __init__(
+        self,
+        sampler: Any,
+        path: str | os.PathLike[str],
+        *,
+        record_bytes: int,
+        header_bytes: int = 0,
+        ahead: int = 1,
+    ) -> None:
+        if getattr(sampler, "order", None) != "locality" or not getattr(sampler, "shuffle", False):
+            raise ConfigTypeError(
+                "Readahead needs a DistributedSampler(order='locality', shuffle=True), got "
+                f"{type(sampler).__name__}(order={getattr(sampler, 'order', None)!r}); build "
+                "the sampler with order='locality'"
+            )
+        self.sampler = sampler
+        self.path = os.fspath(path)
+        self.record_bytes = check_int("record_bytes", record_bytes, minimum=1)
+        self.header_bytes = check_int("header_bytes", header_bytes, minimum=0)
+        self.ahead = check_int("ahead", ahead, minimum=0)
+        self.epoch: int | None = None  # None: the sampler's epoch
+        self._fd: tuple[int, int] | None = None  # (pid, descriptor)
+        self._epoch_cache: tuple[int, LocalityPlan, NDArray[np.int64]] | None = None
+        self._hinted: set[int] = set()
+        self._seen: set[int] = set()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_fd"] = None  # each process opens its own descriptor
+        return state
+
+    def _plan(self) -> tuple[LocalityPlan, NDArray[np.int64]]:
+        epoch = self.sampler.pass_epoch() if self.epoch is None else self.epoch
+        cached = self._epoch_cache
+        if cached is not None and cached[0] == epoch:
+            return cached[1], cached[2]
+        plan = self.sampler.plan(epoch)
+        if not isinstance(plan, LocalityPlan):  # pragma: no cover - checked at construction
+            raise ConfigError("Readahead: the sampler's plan is not a locality plan")
+        order = plan.window_order_blocks()
+        where = np.empty(len(order), dtype=np.int64)
+        where[order] = np.arange(len(order), dtype=np.int64)  # block -> place in block order
+        self._epoch_cache = (epoch, plan, where)
+        self._hinted, self._seen = set(), set()
+        return plan, where
+
+    def window_of(self, index: int) -> int:
+        """The window of the epoch's plan that reads dataset index ``index``."""
+        plan, where = self._plan()
+        block = index // plan.block_size
+        if block >= plan.num_blocks:  # the short tail block, last in the order
+            return plan.num_blocks * plan.block_size // plan.span
+        return int(where[block]) // plan.window
+
+    def touch(self, index: int) -> list[tuple[int, int]]:
+        """Note that ``index`` is being read; hint what comes next. Returns the ranges hinted.
+
+        Returns:
+            ``(offset, length)`` byte ranges newly hinted (empty when the
+            window was seen before in this process).
+        """
+        window = self.window_of(int(index))
+        if window in self._seen:
+            return []
+        self._seen.add(window)
+        plan, _ = self._plan()
+        last = (plan.n - 1) // plan.span if plan.n else -1
+        wanted = [window + k * plan.lanes for k in range(self.ahead + 1)]
+        ranges: list[tuple[int, int]] = []
+        for w in wanted:
+            if w > last or w in self._hinted:
+                continue
+            self._hinted.add(w)
+            ranges.extend(self._block_ranges(plan, plan.window_blocks(w)))
+        for offset, length in ranges:
+            self._advise(offset, length)
+        return ranges
+
+    def _block_ranges(self, plan: LocalityPlan, blocks: NDArray[np.int64]) -> list[tuple[int, int]]:
+        """Byte ranges of ``blocks``, neighbours merged."""
+        out: list[tuple[int, int]] = []
+        for b in np.sort(blocks).tolist():
+            start = b * plan.block_size
+            stop = min(plan.n, start + plan.block_size)
+            offset = self.header_bytes + start * self.record_bytes
+            length = (stop - start) * self.record_bytes
+            if out and out[-1][0] + out[-1][1] == offset:
+                out[-1] = (out[-1][0], out[-1][1] + length)
+            else:
+                out.append((offset, length))
+        return out
+
+    def _advise(self, offset: int, length: int) -> None:
+        advise = getattr(os, "posix_fadvise", None)
+        if advise is None:
+            return
+        pid = os.getpid()
+        if self._fd is None or self._fd[0] != pid:
+            self._fd = (pid, os.open(self.path, os.O_RDONLY))
+        advise(self._fd[1], offset, length, os.POSIX_FADV_WILLNEED)
+
+    def close(self) -> None:
+        """Close this process's descriptor (it is also closed when the process ends)."""
+        if self._fd is not None and self._fd[0] == os.getpid():
+            os.close(self._fd[1])
+        self._fd = None
