@@ -3,9 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from fairshard import ConfigError
 from fairshard._cli.main import main
-from fairshard._diagnostics.lint import PARSE_ERROR, RULES, lint_paths, lint_source
+from fairshard_lint import PARSE_ERROR, RULES, LintConfigError, lint_paths, lint_source
 
 FIXTURES = Path(__file__).parent / "lint_fixtures"
 ROOT = Path(__file__).parents[2]
@@ -68,7 +67,7 @@ def test_select_ignore_and_unknown_codes() -> None:
     text = (FIXTURES / "fs104_bad.py").read_text()
     assert lint_source(text, select=["FS101"]) == []
     assert lint_source(text, ignore=["FS104"]) == []
-    with pytest.raises(ConfigError, match=r"unknown rule codes \['FS999'\]"):
+    with pytest.raises(LintConfigError, match=r"unknown rule codes \['FS999'\]"):
         lint_source(text, select=["FS999"])
 
 

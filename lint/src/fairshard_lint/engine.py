@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..._errors import ConfigError
+from ._errors import LintConfigError
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module
 from .rules import RULES
@@ -59,7 +59,7 @@ def _check_codes(codes: Iterable[str] | None, option: str) -> frozenset[str] | N
     chosen = frozenset(c.strip().upper() for c in codes if c.strip())
     unknown = sorted(chosen - set(RULES) - {PARSE_ERROR})
     if unknown:
-        raise ConfigError(
+        raise LintConfigError(
             f"{option} got unknown rule codes {unknown}; known: {', '.join(sorted(RULES))} "
             "(see fairshard lint --list-rules)"
         )
@@ -201,7 +201,7 @@ def lint_paths(
     an unreadable or undecodable file is one ``FS100`` finding.
 
     Raises:
-        ConfigError: a path does not exist or is not a file or folder; an
+        LintConfigError: a path does not exist or is not a file or folder; an
             unknown rule code.
     """
     select = None if select is None else list(select)

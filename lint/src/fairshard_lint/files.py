@@ -23,7 +23,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
-from ..._errors import ConfigError
+from ._errors import LintConfigError
 
 __all__ = ["DEFAULT_EXCLUDES", "decode", "excluded", "iter_python_files", "kind_of"]
 
@@ -97,7 +97,7 @@ def iter_python_files(
     filtered by ``excludes`` and never include pipes or devices.
 
     Raises:
-        ConfigError: a path does not exist or is not a file or folder (the
+        LintConfigError: a path does not exist or is not a file or folder (the
             message says which it is).
     """
     for raw in paths:
@@ -112,7 +112,7 @@ def iter_python_files(
         else:
             what = kind_of(path)
             hint = "" if what.startswith("is ") else "; give .py files or folders"
-            raise ConfigError(f"path {str(raw)!r} {what}{hint}")
+            raise LintConfigError(f"path {str(raw)!r} {what}{hint}")
 
 
 def decode(data: bytes) -> str:

@@ -9,16 +9,16 @@ seeds, RNG), ``order_rules`` (weighting, shuffling), ``loader_rules``
 (DataLoader arguments, environment) and ``split_rules`` (evaluation, splits,
 ranks, batch samplers) — share one per-file analysis (``flow``: where
 samplers and loaders go; ``loops``: epoch loops), and register themselves in
-``registry``; this module imports them all and orders the table by code, so
+``rulebook``; this module imports them all and orders the table by code, so
 the engine runs and reports rules in code order.
 """
 
 from __future__ import annotations
 
 from . import loader_rules, order_rules, sampler_rules, split_rules  # noqa: F401  (imported for their registrations)
-from .registry import REGISTRY, Rule
+from .rulebook import RULEBOOK, Rule
 
 __all__ = ["RULES", "Rule"]
 
 #: Every rule by code, in code order.
-RULES: dict[str, Rule] = dict(sorted(REGISTRY.items()))
+RULES: dict[str, Rule] = dict(sorted(RULEBOOK.items()))

@@ -21,7 +21,7 @@ from .names import (
     mentions_rank,
     tail,
 )
-from .registry import rule
+from .rulebook import rule
 
 __all__: list[str] = []
 

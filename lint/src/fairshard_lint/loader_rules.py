@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from .flow import LOADERS, flow_of, shuffles
 from .names import Module, argument, dotted, is_constant, name_words, tail
-from .registry import rule
+from .rulebook import rule
 
 __all__: list[str] = []
 

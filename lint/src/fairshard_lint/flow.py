@@ -123,6 +123,7 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
 
 
 def parameters(func: Function) -> list[str]:
+    """The names of ``func``'s parameters, ``self``/``cls`` left out, keyword-only ones last."""
     names = [a.arg for a in func.args.posonlyargs + func.args.args]
     if names and names[0] in ("self", "cls"):
         names = names[1:]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from .context import in_eval_context, is_sampler_class
 from .flow import flow_of
 from .names import Module, argument, dotted, is_constant, tail
-from .registry import rule
+from .rulebook import rule
 
 __all__: list[str] = []
 

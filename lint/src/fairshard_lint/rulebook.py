@@ -1,4 +1,4 @@
-"""The rule registry: the ``Rule`` record and the decorator that registers a check.
+"""The rulebook: the ``Rule`` record and the decorator that enters a check into it.
 
 Kept apart from the rules themselves so that every rule module can register
 into one table without importing the others; ``rules`` assembles the table.
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .names import Module
 
-__all__ = ["REGISTRY", "Check", "Rule", "rule"]
+__all__ = ["RULEBOOK", "Check", "Rule", "rule"]
 
 Check = Callable[[Module], Iterator[tuple[ast.AST, str]]]
 
@@ -29,14 +29,14 @@ class Rule:
 
 
 #: Every registered rule by code, in the order the rule modules were imported.
-REGISTRY: dict[str, Rule] = {}
+RULEBOOK: dict[str, Rule] = {}
 
 
 def rule(code: str, name: str, problem: str, fix: str) -> Callable[[Check], Check]:
     """Register the decorated check as rule ``code``; the check itself is unchanged."""
 
     def register(check: Check) -> Check:
-        REGISTRY[code] = Rule(code, name, problem, fix, check)
+        RULEBOOK[code] = Rule(code, name, problem, fix, check)
         return check
 
     return register

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from ..._version import __version__
+from ._version import __version__
 from .engine import PARSE_ERROR, Finding
 from .rules import RULES
 
