@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ast
 
+from .branches import train_branch
 from .flow import LOADERS
-from .names import Module, argument, dotted, is_eval_name, name_words, tail
+from .names import Module, argument, dotted, is_eval_name, is_train_name, name_words, tail
 
 __all__ = ["in_eval_context", "is_sampler_class", "target_names"]
 
@@ -39,23 +40,35 @@ def _is_unit_test(node: ast.AST) -> bool:
 def in_eval_context(mod: Module, call: ast.Call) -> bool:
     """The call builds something for evaluation, judged by the names around it.
 
-    The variable it is assigned to, the loader it is passed to (and that
-    loader's variable), the enclosing functions, and the dataset argument
-    (``DistributedSampler(val_dataset)``).
+    The names nearest the call decide first: the variable it is assigned to,
+    the loader it is passed to (and that loader's variable) and the dataset
+    argument (``DistributedSampler(val_dataset)``): an evaluation name there
+    means evaluation, a training name (``train_sampler``, ``dataset_train``)
+    means training even inside ``def eval_linear(...)``. Then a branch on
+    training (the ``else`` of ``if is_train:`` is evaluation), then the
+    enclosing functions.
     """
-    names = target_names(mod, call)
+    near = target_names(mod, call)
     first = argument(call, "dataset", 0)
     if first is not None and (name := dotted(first)):
-        names.append(name)
+        near.append(name)
+    enclosing: list[str] = []
     for ancestor in mod.ancestors(call):
         if isinstance(ancestor, _EVAL_CONTAINERS) and not _is_unit_test(ancestor):
-            names.append(ancestor.name)
+            enclosing.append(ancestor.name)
         if isinstance(ancestor, ast.Call) and tail(ancestor) in LOADERS:
-            names.extend(target_names(mod, ancestor))
+            near.extend(target_names(mod, ancestor))
             data = argument(ancestor, "dataset", 0)
             if data is not None and (name := dotted(data)):
-                names.append(name)
-    return any(is_eval_name(name) for name in names)
+                near.append(name)
+    if any(is_eval_name(name) for name in near):
+        return True
+    if any(is_train_name(name) for name in near):
+        return False
+    side = train_branch(mod, call)
+    if side is not None:
+        return not side
+    return any(is_eval_name(name) for name in enclosing)
 
 
 def is_sampler_class(node: ast.AST) -> bool:

@@ -32,6 +32,7 @@ from .names import (
     loader_shuffles,
     mentions_local_rank,
     mentions_rank,
+    name_words,
     tail,
 )
 
@@ -43,6 +44,7 @@ __all__ = [
     "flow_of",
     "is_batch_sampler_call",
     "is_distributed_sampler",
+    "is_global_rank",
     "is_local_world",
     "needs_set_epoch",
     "parameters",
@@ -253,7 +255,11 @@ class Flow:
         self.local_names = {
             name
             for name, ids in assigned.items()
-            if all(mentions_local_rank(bindings[i][1]) for i in ids)
+            if all(
+                mentions_local_rank(bindings[i][1]) and not is_global_rank(bindings[i][1])
+                for i in ids
+            )
+            and not is_global_rank(ast.Name(id=name.rpartition(".")[2]))
         }
 
     def _find_distributed(self) -> None:
@@ -274,6 +280,36 @@ def shuffles(flow: Flow, call: ast.Call) -> bool:
         ):
             return True
     return False
+
+
+_NODE_WORDS = ("node_rank", "machine_rank", "node_id", "group_rank", "nodeid", "node_idx")
+
+
+def is_global_rank(node: ast.AST) -> bool:
+    """The expression is a global rank built from a local one.
+
+    ``node_rank * gpus_per_node + local_rank`` (the launcher arithmetic of
+    detection and self-supervised codebases), anything reading a node's
+    rank (``NODE_RANK``, ``SLURM_NODEID``, ``machine_rank``), or a name that
+    says so (``global_rank``).
+    """
+    name = dotted(node)
+    if name is not None:
+        words = set(name_words(name.rpartition(".")[2]))
+        if words & {"global", "world"} and "local" not in words:
+            return True
+    text = ast.unparse(node).lower()
+    if any(word in text for word in _NODE_WORDS) or "slurm_procid" in text:
+        return True
+    return any(
+        isinstance(sub, ast.BinOp)
+        and isinstance(sub.op, ast.Add)
+        and any(
+            isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mult)
+            for side in (sub.left, sub.right)
+        )
+        for sub in ast.walk(node)
+    )
 
 
 _LOCAL_WORLD = ("local_world_size", "nproc_per_node", "device_count", "gpus_per_node", "ngpus")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .context import target_names
 from .flow import LOADERS, flow_of, shuffles
 from .names import Module, argument, dotted, is_constant, name_words, tail
 from .rulebook import rule
@@ -86,6 +87,8 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if _branches_on_world(mod, call):
             continue  # the single-process branch of a script that also runs distributed
+        if _framework_shards(mod, call):
+            continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
         yield (
             call,
             (
@@ -94,6 +97,26 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "sampler=DistributedSampler(dataset)"
             ),
         )
+
+
+#: Calls of training frameworks that re-shard the loaders handed to them.
+_SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loader"})
+
+
+def _framework_shards(mod: Module, call: ast.Call) -> bool:
+    """The loader is handed to ``fabric.setup_dataloaders`` or ``accelerator.prepare``.
+
+    Both replace the loader's sampler with a distributed one, so a plain
+    ``shuffle=True`` loader is sharded correctly there.
+    """
+    names = set(target_names(mod, call))
+    for other in mod.calls:
+        if tail(other) not in _SHARDING_SETUP:
+            continue
+        for arg in other.args:
+            if arg is call or dotted(arg) in names:
+                return True
+    return False
 
 
 _CVD = "CUDA_VISIBLE_DEVICES"

@@ -102,7 +102,7 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
     found: list[tuple[Loop, str]] = []
     for site, what in _sites(flow, iterating):
         loop = flow.mod.loop_of(site)
-        if loop is None or loop in seen:
+        if loop is None or loop in seen or _yields(loop):
             continue
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
         if any(tail(c) in setters for c in body_calls) or _reseeded(flow, loop, body_calls):
@@ -110,6 +110,16 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         seen.add(loop)
         found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _yields(loop: Loop) -> bool:
+    """The loop hands items on (``while True: yield from iter(self.sampler)``).
+
+    A generator that repeats or wraps a sampler (yolov5's ``_RepeatSampler``,
+    infinite loaders) is not an epoch loop: whoever iterates it drives the
+    epochs, and its ``set_epoch`` is what counts.
+    """
+    return any(isinstance(node, ast.Yield | ast.YieldFrom) for node in ast.walk(loop))
 
 
 def _reseeded(flow: Flow, loop: Loop, body_calls: list[ast.Call]) -> bool:

@@ -18,6 +18,7 @@ __all__ = [
     "env_key",
     "is_constant",
     "is_eval_name",
+    "is_train_name",
     "loader_shuffles",
     "mentions_local_rank",
     "mentions_rank",
@@ -87,6 +88,15 @@ _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 def name_words(name: str) -> list[str]:
     """Lower-case words of an identifier: ``valLoader.x_test`` -> ``[val, loader, x, test]``."""
     return [w.lower() for w in _WORD_SPLIT.split(name) if w]
+
+
+#: Words that mark a name as training (``train_loader``, ``is_train``, ``dataset_train``).
+TRAIN_WORDS = frozenset({"train", "training", "trn"})
+
+
+def is_train_name(name: str) -> bool:
+    """The identifier names training: ``train_sampler``, ``dataset_train``, ``is_train``."""
+    return any(word in TRAIN_WORDS for word in name_words(name))
 
 
 def is_eval_name(name: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .branches import single_process_branch
 from .context import is_sampler_class
 from .flow import LOADERS, flow_of, shuffles
 from .loops import unsynced_loops
@@ -88,6 +89,8 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
                     or (tail(c) in LOADERS and shuffles(flow, c))
                 )
+                # the `else` of `if args.distributed:` runs on one process: nothing to disagree
+                and not single_process_branch(mod, c)
             ]
             if later:
                 yield (
@@ -165,6 +168,29 @@ def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
 _WORLD_WORDS = ("num_replicas", "world_size", "rank")
 
 
+def _seeded_block(mod: Module, call: ast.Call) -> bool:
+    """The call runs inside ``with numpy_seed(seed, epoch):`` (or any ``*seed*(...)`` context).
+
+    Such a context manager seeds the global generator on entry with values
+    every rank shares and restores it on exit (fairseq's ``numpy_seed``), so
+    what is drawn inside is the same on every rank.
+    """
+    for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, ast.With | ast.AsyncWith):
+            for item in ancestor.items:
+                expr = item.context_expr
+                if (
+                    isinstance(expr, ast.Call)
+                    and "seed" in tail(expr).lower()
+                    and (expr.args or expr.keywords)
+                    and not any(
+                        mentions_rank(a) for a in [*expr.args, *(k.value for k in expr.keywords)]
+                    )
+                ):
+                    return True
+    return False
+
+
 @rule(
     "FS105",
     "global-rng-in-sampler",
@@ -189,7 +215,11 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # one process: nothing to disagree with
         for call in calls(cls):
             name = _global_rng(mod, call)
-            if name is not None and not _partitioned_before(cls, call):
+            if (
+                name is not None
+                and not _partitioned_before(cls, call)
+                and not _seeded_block(mod, call)
+            ):
                 yield (
                     call,
                     (

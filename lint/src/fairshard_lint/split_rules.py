@@ -13,7 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from .context import in_eval_context
-from .flow import LOADERS, flow_of, is_batch_sampler_call, is_local_world
+from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .names import (
     Module,
     argument,
@@ -21,6 +21,7 @@ from .names import (
     is_constant,
     mentions_local_rank,
     mentions_rank,
+    name_words,
     tail,
 )
 from .rulebook import rule
@@ -37,6 +38,25 @@ def _pads(call: ast.Call) -> bool:
     return drop_last is None or is_constant(drop_last, False)
 
 
+_ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
+
+
+def deduplicates(mod: Module) -> bool:
+    """The file drops repeated samples by id before scoring (padding then does no harm).
+
+    ``np.unique(gathered_ids, return_index=True)``, ``torch.unique(ids)``,
+    ``ids.unique()``: an evaluator that de-duplicates by sample or image id
+    counts each sample once whatever the sampler repeated.
+    """
+    for call in mod.calls:
+        if tail(call) != "unique":
+            continue
+        parts = [*call.args, call.func.value] if isinstance(call.func, ast.Attribute) else call.args
+        if any(set(name_words(ast.unparse(part))) & _ID_WORDS for part in parts):
+            return True
+    return False
+
+
 @rule(
     "FS109",
     "padded-evaluation",
@@ -48,6 +68,8 @@ def _pads(call: ast.Call) -> bool:
     "order) or fairshard.ExactMetrics (exact counts across ranks)",
 )
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    if deduplicates(mod):
+        return
     for call in mod.calls:
         if tail(call) != "DistributedSampler" or not _pads(call):
             continue
@@ -105,7 +127,7 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "or use fairshard.split(n, sizes, seed=...)"
                 ),
             )
-        elif name == "SubsetRandomSampler":
+        elif name == "SubsetRandomSampler" and not _rank_split(mod, call):
             yield (
                 call,
                 (
@@ -114,6 +136,16 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "fairshard.DistributedSampler(Subset(dataset, indices))"
                 ),
             )
+
+
+def _rank_split(mod: Module, call: ast.Call) -> bool:
+    """The sampler's indices are this rank's share already (``np.arange(rank, n, world)``).
+
+    Shuffling a disjoint share per rank shards correctly: the indices read the
+    rank, directly or through a variable assigned from it.
+    """
+    indices = argument(call, "indices", 0)
+    return indices is not None and mentions_rank(indices, flow_of(mod).rank_names_at(call))
 
 
 #: Calls that take a rank and a world size: samplers and process-group setup.
@@ -138,7 +170,7 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         positional = name == "DistributedSampler"
         rank = argument(call, "rank", 2 if positional else None)
-        if rank is None or not mentions_local_rank(rank, local):
+        if rank is None or not mentions_local_rank(rank, local) or is_global_rank(rank):
             continue
         world = argument(call, "world_size") or argument(
             call, "num_replicas", 1 if positional else None
