@@ -14,7 +14,7 @@ from .branches import train_branch
 from .flow import LOADERS
 from .names import Module, argument, dotted, is_eval_name, is_train_name, name_words, tail
 
-__all__ = ["in_eval_context", "is_sampler_class", "target_names"]
+__all__ = ["context_of", "in_eval_context", "is_sampler_class", "target_names"]
 
 _EVAL_CONTAINERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -38,7 +38,12 @@ def _is_unit_test(node: ast.AST) -> bool:
 
 
 def in_eval_context(mod: Module, call: ast.Call) -> bool:
-    """The call builds something for evaluation, judged by the names around it.
+    """The call builds something for evaluation (see :func:`context_of`)."""
+    return context_of(mod, call) == "eval"
+
+
+def context_of(mod: Module, call: ast.Call) -> str | None:
+    """``"eval"`` or ``"train"`` when the names around the call say which; else ``None``.
 
     The names nearest the call decide first: the variable it is assigned to,
     the loader it is passed to (and that loader's variable) and the dataset
@@ -62,13 +67,18 @@ def in_eval_context(mod: Module, call: ast.Call) -> bool:
             if data is not None and (name := dotted(data)):
                 near.append(name)
     if any(is_eval_name(name) for name in near):
-        return True
+        return "eval"
     if any(is_train_name(name) for name in near):
-        return False
+        return "train"
     side = train_branch(mod, call)
     if side is not None:
-        return not side
-    return any(is_eval_name(name) for name in enclosing)
+        return "train" if side else "eval"
+    for name in enclosing:  # innermost first
+        if is_eval_name(name):
+            return "eval"
+        if is_train_name(name):
+            return "train"
+    return None
 
 
 def is_sampler_class(node: ast.AST) -> bool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module
+from .project import Project, module_name, takes_part
 from .rules import RULES
 
 __all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
@@ -115,6 +116,7 @@ def lint_source(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
     torch_only: bool = False,
+    parsed: Module | None = None,
 ) -> list[Finding]:
     r"""Findings of every rule on ``source``, minus ``# noqa`` lines, sorted.
 
@@ -126,6 +128,8 @@ def lint_source(
         ignore: Skip these codes.
         torch_only: Return nothing for files that do not use PyTorch data
             loading (see :func:`uses_torch_data`); ``lint_paths`` sets it.
+        parsed: ``source`` already parsed as a module of a project (see
+            ``project``); ``lint_paths`` passes it for the files of a folder.
 
     A file that cannot be decoded, parsed or walked (nested too deeply)
     gives one ``FS100`` finding saying why, never an exception.
@@ -148,19 +152,28 @@ def lint_source(
         and any(word in source for word in _DATA_WORDS)
     ):
         return []  # cheap text test first: most files of a big repository stop here
-    try:
-        module = Module.parse(source, path)
-    except SyntaxError as exc:
-        return _file_error(
-            path,
-            f"file does not parse: {exc.msg}",
-            exc.lineno or 1,
-            (exc.offset or 0) + 1 if exc.offset else 1,
-        )
-    except (RecursionError, MemoryError):
-        return _file_error(path, "file is nested too deeply to parse; nothing was checked")
+    module = parsed if parsed is not None else None
+    if module is None:
+        try:
+            module = Module.parse(source, path)
+        except SyntaxError as exc:
+            return _file_error(
+                path,
+                f"file does not parse: {exc.msg}",
+                exc.lineno or 1,
+                (exc.offset or 0) + 1 if exc.offset else 1,
+            )
+        except (RecursionError, MemoryError):
+            return _file_error(path, "file is nested too deeply to parse; nothing was checked")
     if torch_only and not uses_torch_data(module):
         return []
+    if "project" not in module.cache:  # a file on its own: a project of one module
+        alone = Project()
+        alone.add(Path(path).stem, module, path)
+        try:
+            alone.finish()
+        except RecursionError:
+            return _file_error(path, "file is nested too deeply to check; nothing was checked")
     noqa = _suppressed(source.splitlines())
     found: set[Finding] = set()
     for code, rule in RULES.items():
@@ -177,6 +190,28 @@ def lint_source(
                 continue
             found.add(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, message))
     return sorted(found)
+
+
+def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Module]]:
+    """Parse the files of ``folder`` that may take part in a project, and link them."""
+    project = Project()
+    parsed: dict[Path, Module] = {}
+    for file in files:
+        try:
+            source = decode(file.read_bytes())
+            if not takes_part(source):
+                continue
+            module = Module.parse(source, str(file))
+        except (OSError, SyntaxError, UnicodeDecodeError, RecursionError, MemoryError, ValueError):
+            continue  # linted on its own below, which reports why
+        name, is_package = module_name(PurePosixPath(file.relative_to(folder).as_posix()))
+        project.add(name or folder.name, module, str(file), is_package)
+        parsed[file] = module
+    try:
+        project.finish()
+    except RecursionError:
+        return Project(), {}
+    return project, parsed
 
 
 def lint_paths(
@@ -210,16 +245,42 @@ def lint_paths(
     _check_codes(ignore, "ignore")
     findings: list[Finding] = []
     count = 0
-    for file, is_python in iter_python_files(paths, excludes):
-        if not is_python:
-            if skipped is not None:
-                skipped.append(f"{file}: not a Python file, skipped")
-            continue
-        count += 1
-        try:
-            data = file.read_bytes()
-        except OSError as exc:
-            findings.extend(_file_error(str(file), f"cannot read the file: {exc.strerror}"))
-            continue
-        findings.extend(lint_source(data, str(file), select=select, ignore=ignore, torch_only=True))
+    for root, group in _grouped(iter_python_files(paths, excludes)):
+        parsed: dict[Path, Module] = {}
+        if root is not None:
+            _, parsed = _project_of(root, [file for file, is_python in group if is_python])
+        for file, is_python in group:
+            if not is_python:
+                if skipped is not None:
+                    skipped.append(f"{file}: not a Python file, skipped")
+                continue
+            count += 1
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                findings.extend(_file_error(str(file), f"cannot read the file: {exc.strerror}"))
+                continue
+            findings.extend(
+                lint_source(
+                    data,
+                    str(file),
+                    select=select,
+                    ignore=ignore,
+                    torch_only=True,
+                    parsed=parsed.get(file),
+                )
+            )
     return findings, count
+
+
+def _grouped(
+    found: Iterable[tuple[Path, bool, Path | None]],
+) -> list[tuple[Path | None, list[tuple[Path, bool]]]]:
+    """Files by the folder argument they came from (``None``: named on their own)."""
+    groups: list[tuple[Path | None, list[tuple[Path, bool]]]] = []
+    for file, is_python, root in found:
+        if root is not None and groups and groups[-1][0] == root:
+            groups[-1][1].append((file, is_python))
+        else:
+            groups.append((root, [(file, is_python)]))
+    return groups

@@ -89,8 +89,11 @@ def _is_python(path: Path) -> bool:
 
 def iter_python_files(
     paths: Sequence[str | Path], excludes: Sequence[str] = DEFAULT_EXCLUDES
-) -> Iterator[tuple[Path, bool]]:
-    """``(file, is_python)`` for each path given and each ``*.py`` under folders, sorted.
+) -> Iterator[tuple[Path, bool, Path | None]]:
+    """``(file, is_python, folder)`` for each path given and each ``*.py`` under folders, sorted.
+
+    ``folder`` is the folder argument a file was found under (``None`` for a
+    file named on its own): the files of one folder are linted as a project.
 
     Files named explicitly come back even when they are not Python (flagged
     ``False``, so the caller can say it skipped them); folder contents are
@@ -106,9 +109,9 @@ def iter_python_files(
             for found in sorted(path.rglob("*.py")):
                 relative = PurePosixPath(found.relative_to(path).as_posix())
                 if found.is_file() and not excluded(relative, excludes):
-                    yield found, True
+                    yield found, True, path
         elif path.is_file():
-            yield path, _is_python(path)
+            yield path, _is_python(path), None
         else:
             what = kind_of(path)
             hint = "" if what.startswith("is ") else "; give .py files or folders"

@@ -361,6 +361,8 @@ def flow_of(mod: Module) -> Flow:
     if isinstance(cached, Flow):
         return cached
     flow = Flow(mod)
+    # functions of other modules of the linted tree known to return a carrier (see project)
+    flow.producers.update(mod.cache.get("imported_producers", ()))
     flow._grow()
     flow._find_distributed()
     mod.cache["flow"] = flow

@@ -15,7 +15,7 @@ import ast
 from .flow import WRAPPERS, Flow, Function, flow_of, needs_set_epoch, parameters
 from .names import Module, argument, dotted, name_words, tail
 
-__all__ = ["unsynced_loops"]
+__all__ = ["setter_functions", "unsynced_loops"]
 
 Loop = ast.For | ast.AsyncFor | ast.While
 _TRAIN_WORDS = frozenset({"train", "training", "epoch", "fit"})
@@ -83,11 +83,9 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         flow.carriers or flow.producers or any(needs_set_epoch(flow.mod, c) for c in flow.mod.calls)
     ):
         return []  # nothing epoch-bound in this file: most files stop here
-    called = {
-        name: {tail(c) for f in funcs for c in ast.walk(f) if isinstance(c, ast.Call)}
-        for name, funcs in flow.mod.functions.items()
-    }
-    setters = {"set_epoch"}
+    called = _called(flow.mod)
+    # set_epoch, and functions of other modules of the linted tree that call it (see project)
+    setters = {"set_epoch", *flow.mod.cache.get("imported_setters", ())}
     iterating: set[str] = set()
     for _ in range(8):
         before = (len(setters), len(iterating))
@@ -110,6 +108,25 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         seen.add(loop)
         found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _called(mod: Module) -> dict[str, set[str]]:
+    return {
+        name: {tail(c) for f in funcs for c in ast.walk(f) if isinstance(c, ast.Call)}
+        for name, funcs in mod.functions.items()
+    }
+
+
+def setter_functions(mod: Module, known: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Functions of ``mod`` that call ``set_epoch`` (or one of ``known``), at any depth."""
+    called = _called(mod)
+    setters = {"set_epoch", *known}
+    for _ in range(8):
+        before = len(setters)
+        setters.update(name for name, tails in called.items() if tails & setters)
+        if len(setters) == before:
+            break
+    return {name for name, tails in called.items() if tails & setters}
 
 
 def _yields(loop: Loop) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import in_eval_context
+from .context import context_of
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .names import (
     Module,
@@ -24,6 +24,7 @@ from .names import (
     name_words,
     tail,
 )
+from .project import Project, evaluation_caller
 from .rulebook import rule
 
 __all__: list[str] = []
@@ -73,14 +74,26 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for call in mod.calls:
         if tail(call) != "DistributedSampler" or not _pads(call):
             continue
-        if not in_eval_context(mod, call):
+        verdict = context_of(mod, call)
+        if verdict == "train":
             continue
+        reached = ""
+        if verdict is None:
+            project = mod.cache.get("project")
+            where = (
+                evaluation_caller(project, mod.cache["module_name"], call)
+                if isinstance(project, Project)
+                else None
+            )
+            if where is None:
+                continue
+            reached = f" (evaluation: reached from {where})"
         yield (
             call,
             (
-                "DistributedSampler pads every rank by repeating samples, so evaluation metrics "
-                "count some samples twice; use fairshard.DistributedEvalSampler and combine "
-                "results with gather_in_order or ExactMetrics"
+                f"DistributedSampler pads every rank by repeating samples, so evaluation metrics "
+                f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
+                "combine results with gather_in_order or ExactMetrics"
             ),
         )
 
