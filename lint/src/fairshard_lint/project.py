@@ -40,6 +40,7 @@ __all__ = ["Project", "module_name"]
 
 #: Text a file must contain to take part in the project (cheap test before parsing).
 _PROJECT_WORDS = ("DataLoader", "Sampler", "sampler", "set_epoch", "loader")
+_FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).
 MAX_CALLER_DEPTH = 3
 
@@ -67,6 +68,7 @@ class Project:
     packages: set[str] = field(default_factory=set)
     _imports: dict[str, dict[str, str]] = field(default_factory=dict)
     _sites: dict[str, list[tuple[str, ast.Call]]] | None = None
+    _suffixes: dict[str, list[str]] | None = None
     producers: dict[str, set[str]] = field(default_factory=dict)
     setters: dict[str, set[str]] = field(default_factory=dict)
 
@@ -81,28 +83,42 @@ class Project:
         module.cache["module_name"] = name
 
     def finish(self) -> None:
-        """Compute the cross-module facts (twice: alone, then with what imports give)."""
-        for _ in range(2):
+        """Compute the cross-module facts (twice: alone, then with what imports give).
+
+        Only modules that can hold a fact are analysed: producers need a
+        distributed sampler in the module (or an imported producer), setters
+        a ``set_epoch`` (or an imported setter); a module whose imports give
+        nothing keeps its first analysis for the rules.
+        """
+        for round_ in range(2):
             for name, module in self.modules.items():
+                producers = self._imported(name, self.producers) if round_ else set()
+                setters = self._imported(name, self.setters) if round_ else set()
+                if round_ and not producers and not setters:
+                    continue
                 module.cache.pop("flow", None)
                 module.cache.pop("loops", None)
-                module.cache["imported_producers"] = self._imported(name, self.producers)
-                module.cache["imported_setters"] = self._imported(name, self.setters)
-            for name, module in self.modules.items():
-                self.producers[name] = set(flow_of(module).producers) & set(module.functions)
-                self.setters[name] = setter_functions(
-                    module, frozenset(module.cache["imported_setters"])
-                )
-        for module in self.modules.values():
-            module.cache.pop("flow", None)
-            module.cache.pop("loops", None)
+                module.cache["imported_producers"] = producers
+                module.cache["imported_setters"] = setters
+                ids = module.identifiers
+                if producers or "DistributedSampler" in ids or module.imports_any(_FAIRSHARD):
+                    found = set(flow_of(module).producers) & set(module.functions)
+                    self.producers[name] = found
+                if setters or "set_epoch" in ids:
+                    self.setters[name] = setter_functions(module, frozenset(setters))
 
     # ------------------------------------------------------------ resolving
     def _find(self, dotted_name: str) -> str | None:
         """The module of the tree that ``dotted_name`` names (exactly, or by a unique suffix)."""
         if dotted_name in self.modules:
             return dotted_name
-        matches = [n for n in self.modules if n.endswith("." + dotted_name)]
+        if self._suffixes is None:
+            self._suffixes = {}
+            for name in self.modules:
+                parts = name.split(".")
+                for start in range(1, len(parts)):
+                    self._suffixes.setdefault(".".join(parts[start:]), []).append(name)
+        matches = self._suffixes.get(dotted_name, [])
         return matches[0] if len(matches) == 1 else None
 
     def imports(self, name: str) -> dict[str, str]:
