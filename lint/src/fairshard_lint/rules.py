@@ -6,8 +6,9 @@ and a retired code is never reused.
 
 NOTE (layout): the checks live by concern — ``sampler_rules`` (epochs,
 seeds, RNG), ``order_rules`` (weighting, shuffling), ``loader_rules``
-(DataLoader arguments, environment) and ``split_rules`` (evaluation, splits,
-ranks, batch samplers) — share one per-file analysis (``flow``: where
+(DataLoader arguments, environment), ``split_rules`` (evaluation, splits,
+ranks, batch samplers) and ``parallel_rules`` (model parallelism,
+accelerate) — share one per-file analysis (``flow``: where
 samplers and loaders go; ``loops``: epoch loops), and register themselves in
 ``rulebook``; this module imports them all and orders the table by code, so
 the engine runs and reports rules in code order.
@@ -15,7 +16,7 @@ the engine runs and reports rules in code order.
 
 from __future__ import annotations
 
-from . import loader_rules, order_rules, sampler_rules, split_rules  # noqa: F401  (imported for their registrations)
+from . import loader_rules, order_rules, parallel_rules, sampler_rules, split_rules  # noqa: F401  (imported for their registrations)
 from .rulebook import RULEBOOK, Rule
 
 __all__ = ["RULES", "Rule"]

@@ -161,6 +161,21 @@ def _rank_split(mod: Module, call: ast.Call) -> bool:
     return indices is not None and mentions_rank(indices, flow_of(mod).rank_names_at(call))
 
 
+def _mesh_rank(node: ast.AST) -> bool:
+    """``mesh["dp"].get_local_rank()``, ``dp_mesh.get_local_rank()``: a rank in a mesh dim.
+
+    ``DeviceMesh.get_local_rank`` is this process's rank within one dimension
+    of the mesh, not within its node.
+    """
+    return any(
+        isinstance(sub, ast.Call)
+        and tail(sub) == "get_local_rank"
+        and isinstance(sub.func, ast.Attribute)
+        and dotted(sub.func.value) not in ("dist", "torch.distributed", "distributed")
+        for sub in ast.walk(node)
+    )
+
+
 #: Calls that take a rank and a world size: samplers and process-group setup.
 _RANKED = frozenset({"init_process_group", "DistributedSampler"})
 
@@ -185,6 +200,8 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         rank = argument(call, "rank", 2 if positional else None)
         if rank is None or not mentions_local_rank(rank, local) or is_global_rank(rank):
             continue
+        if _mesh_rank(rank):
+            continue  # mesh["dp"].get_local_rank(): the rank within a mesh dimension
         world = argument(call, "world_size") or argument(
             call, "num_replicas", 1 if positional else None
         )
