@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
-from .names import Module
+from .names import Module, tail
 from .project import Project, module_name, takes_part
 from .rules import RULES
 
@@ -105,6 +105,13 @@ def uses_torch_data(module: Module) -> bool:
     )
 
 
+def may_use_torch_data(source: str) -> bool:
+    """Cheap text test before parsing: names a PyTorch package and a data-loading word."""
+    return any(word in source for word in TORCH_PACKAGES) and any(
+        word in source for word in _DATA_WORDS
+    )
+
+
 def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> list[Finding]:
     return [Finding(path, line, col, PARSE_ERROR, message)]
 
@@ -147,10 +154,7 @@ def lint_source(
             source = decode(source)
         except (SyntaxError, UnicodeDecodeError) as exc:
             return _file_error(path, f"cannot decode the file: {exc}")
-    if torch_only and not (
-        any(word in source for word in TORCH_PACKAGES)
-        and any(word in source for word in _DATA_WORDS)
-    ):
+    if torch_only and not may_use_torch_data(source):
         return []  # cheap text test first: most files of a big repository stop here
     module = parsed if parsed is not None else None
     if module is None:
@@ -192,21 +196,59 @@ def lint_source(
     return sorted(found)
 
 
+#: Calls that make a function a loader or sampler builder (see ``_builders``).
+_BUILDS = frozenset({"DataLoader", "StatefulDataLoader", "DistributedSampler"})
+
+
+def _builders(module: Module) -> set[str]:
+    """Functions of ``module`` that build a loader or a distributed sampler themselves."""
+    out: set[str] = set()
+    for call in module.calls:
+        name = tail(call)
+        if name in _BUILDS or (module.qualified(call.func) or "").startswith("fairshard."):
+            func = module.function_of(call)
+            if func is not None and not func.name.startswith("__"):
+                out.add(func.name)
+    return out
+
+
 def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Module]]:
-    """Parse the files of ``folder`` that may take part in a project, and link them."""
+    """Parse the files of ``folder`` that may take part in a project, and link them.
+
+    Two passes keep the parsing bounded: first the files that pass the text
+    test (PyTorch data words, or ``set_epoch``), then only those other files
+    whose text calls a function the first ones define and that builds a
+    loader or sampler (``make_data_loader(`` in an evaluation module that
+    never names torch).
+    """
     project = Project()
     parsed: dict[Path, Module] = {}
-    for file in files:
+    later: list[tuple[Path, str]] = []
+
+    def enter(file: Path, source: str) -> None:
         try:
-            source = decode(file.read_bytes())
-            if not takes_part(source):
-                continue
             module = Module.parse(source, str(file))
-        except (OSError, SyntaxError, UnicodeDecodeError, RecursionError, MemoryError, ValueError):
-            continue  # linted on its own below, which reports why
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            return  # linted on its own below, which reports why
         name, is_package = module_name(PurePosixPath(file.relative_to(folder).as_posix()))
         project.add(name or folder.name, module, str(file), is_package)
         parsed[file] = module
+
+    for file in files:
+        try:
+            source = decode(file.read_bytes())
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        if may_use_torch_data(source) or takes_part(source):
+            enter(file, source)
+        else:
+            later.append((file, source))
+    builders = {name for module in parsed.values() for name in _builders(module)}
+    if builders and later:
+        needles = [f"{name}(" for name in sorted(builders)]
+        for file, source in later:
+            if any(needle in source for needle in needles):
+                enter(file, source)
     try:
         project.finish()
     except RecursionError:

@@ -38,8 +38,9 @@ from .names import Module, dotted, tail
 
 __all__ = ["Project", "module_name"]
 
-#: Text a file must contain to take part in the project (cheap test before parsing).
-_PROJECT_WORDS = ("DataLoader", "Sampler", "sampler", "set_epoch", "loader")
+#: Text that makes a file take part in the project even without PyTorch data words
+#: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``).
+_PROJECT_WORDS = ("set_epoch",)
 _FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).
 MAX_CALLER_DEPTH = 3
@@ -55,7 +56,10 @@ def module_name(relative: PurePosixPath) -> tuple[str, bool]:
 
 
 def takes_part(source: str) -> bool:
-    """The file may build or drive a loader: worth parsing for the project."""
+    """The file drives an epoch without naming PyTorch's data words: parse it for the project.
+
+    (Files that pass the linter's own text test take part too; see ``engine``.)
+    """
     return any(word in source for word in _PROJECT_WORDS)
 
 
@@ -177,7 +181,12 @@ class Project:
     def _imported(self, name: str, facts: dict[str, set[str]]) -> set[str]:
         """Names module ``name`` calls that resolve to a function with the fact elsewhere."""
         out: set[str] = set()
+        named = {function for functions in facts.values() for function in functions}
+        if not named:
+            return out
         for call in self.modules[name].calls:
+            if tail(call) not in named:
+                continue
             where = self.resolve(name, call)
             if where is not None and where[0] != name and where[1] in facts.get(where[0], ()):
                 out.add(tail(call))
