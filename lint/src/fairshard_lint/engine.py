@@ -219,7 +219,8 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     test (PyTorch data words, or ``set_epoch``), then only those other files
     whose text calls a function the first ones define and that builds a
     loader or sampler (``make_data_loader(`` in an evaluation module that
-    never names torch).
+    never names torch), and package ``__init__.py`` files that name one (a
+    re-export).
     """
     project = Project()
     parsed: dict[Path, Module] = {}
@@ -247,7 +248,9 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     if builders and later:
         needles = [f"{name}(" for name in sorted(builders)]
         for file, source in later:
-            if any(needle in source for needle in needles):
+            if any(needle in source for needle in needles) or (
+                file.name == "__init__.py" and any(name in source for name in builders)
+            ):  # a call of a builder, or a package re-exporting one
                 enter(file, source)
     try:
         project.finish()

@@ -161,10 +161,7 @@ class Project:
             if target is None:
                 return None
             owner, _, function = target.rpartition(".")
-            found = self._find(owner) if owner else None
-            if found is not None and function in self.modules[found].functions:
-                return found, function
-            return None
+            return self._defined(owner, function) if owner else None
         if isinstance(func, ast.Attribute):
             head = dotted(func.value)
             if head is None:
@@ -173,10 +170,25 @@ class Project:
             target = self.imports(name).get(first)
             if target is None:
                 return None
-            found = self._find(f"{target}.{rest}" if rest else target)
-            if found is not None and func.attr in self.modules[found].functions:
-                return found, func.attr
+            return self._defined(f"{target}.{rest}" if rest else target, func.attr)
         return None
+
+    def _defined(self, owner: str, function: str, depth: int = 3) -> tuple[str, str] | None:
+        """Where ``owner.function`` is defined, following re-exports up to ``depth`` hops.
+
+        A package's ``__init__.py`` often re-exports (``from .loaders import
+        make_data_loader``): the function is then followed to ``loaders``.
+        """
+        found = self._find(owner)
+        if found is None:
+            return None
+        if function in self.modules[found].functions:
+            return found, function
+        target = self.imports(found).get(function)
+        if target is None or depth == 0:
+            return None
+        where, _, name = target.rpartition(".")
+        return self._defined(where, name, depth - 1) if where else None
 
     def _imported(self, name: str, facts: dict[str, set[str]]) -> set[str]:
         """Names module ``name`` calls that resolve to a function with the fact elsewhere."""
