@@ -9,7 +9,7 @@ BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-hook
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,9 @@ $(DEMO_STAMP): $(BASE_STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[demo]"
 	touch $(DEMO_STAMP)
 
-$(STAMP): $(BASE_STAMP)
+# `-e .` installs the linter too: fairshard ships the stdlib-only fairshard_lint package
+# (lint/src, also a distribution of its own for a pre-commit hook without torch).
+$(STAMP): $(BASE_STAMP) lint/pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo]"
 	touch $(DEMO_STAMP) $(STAMP)
 
@@ -30,8 +32,8 @@ install: $(STAMP)
 install-demo: $(DEMO_STAMP)
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src lint tests benchmarks examples
+	$(BIN)/ruff format --check src lint tests benchmarks examples
 
 typecheck: install
 	$(BIN)/mypy
@@ -58,6 +60,12 @@ faults: install
 bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+# The documented pre-commit hook, installed by pre-commit itself in a fresh environment
+# (no torch; about a minute: a virtualenv and a package build, so not part of `make test`).
+test-hook: install
+	$(BIN)/python -m pip install --quiet "pre-commit>=3"
+	FAIRSHARD_HOOK_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider -q tests/diagnostics/test_lint_standalone.py
 
 # The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
 # tested: the suite on the lowest versions, in a venv of its own. The

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from fairshard._cli.main import main
-from fairshard._diagnostics.lint import RULES
+from fairshard_lint import RULES
 
 TORCH_HEAD = "import torch\nfrom torch.utils.data import DataLoader, DistributedSampler\n"
 BAD_LOOP = (
@@ -164,7 +164,7 @@ def test_pre_commit_hook_entry() -> None:
     yaml = pytest.importorskip("yaml")
     root = Path(__file__).parents[2]
     (hook,) = yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "fairshard-lint" and hook["entry"] == "fairshard lint"
+    assert hook["id"] == "fairshard-lint" and hook["entry"] == "fairshard-lint"
     assert hook["language"] == "python" and hook["types"] == ["python"]
     import re
 
@@ -173,4 +173,8 @@ def test_pre_commit_hook_entry() -> None:
         assert skip.search(path), path
     for path in ("train.py", "latest.py", "contest/run.py", "attest_train.py"):
         assert not skip.search(path), path
-    assert "fairshard-lint" in (root / "docs" / "pitfalls.md").read_text()
+    page = (root / "docs" / "pitfalls.md").read_text()
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", page, re.S) if "repo: local" in b]
+    (local,) = yaml.safe_load(block)["repos"][0]["hooks"]
+    for key in ("id", "entry", "language", "types", "exclude"):
+        assert local[key] == hook[key], key  # the documented torch-free hook is the shipped one

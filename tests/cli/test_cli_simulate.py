@@ -9,6 +9,8 @@ import pytest
 
 from fairshard._cli.main import main
 
+from .._launch import child_env
+
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
     code = main(["simulate", "--json", "--quiet", *argv])
@@ -243,7 +245,7 @@ def test_python_dash_m_entry_point() -> None:
         text=True,
         timeout=120,
         check=False,
-        env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")},
+        env=child_env(),  # this checkout's src (and lint/src) first
     )
     assert result.returncode == 0, result.stderr
     assert "all checks passed" in result.stdout

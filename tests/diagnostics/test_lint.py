@@ -3,9 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from fairshard import ConfigError
 from fairshard._cli.main import main
-from fairshard._diagnostics.lint import PARSE_ERROR, RULES, lint_paths, lint_source
+from fairshard_lint import PARSE_ERROR, RULES, LintConfigError, lint_paths, lint_source
 
 FIXTURES = Path(__file__).parent / "lint_fixtures"
 ROOT = Path(__file__).parents[2]
@@ -25,11 +24,13 @@ EXPECTED = {
     "FS110": [7, 8],
     "FS111": [7, 11],
     "FS112": [8, 9],
+    "FS113": [8, 9],
+    "FS114": [11, 11],
 }
 
 
 def test_rule_codes_are_stable() -> None:
-    assert [f"FS{100 + i}" for i in range(1, 13)] == CODES
+    assert [f"FS{100 + i}" for i in range(1, 15)] == CODES
     assert set(EXPECTED) == set(CODES)
     for rule in RULES.values():
         assert rule.problem and rule.fix and rule.name
@@ -68,7 +69,7 @@ def test_select_ignore_and_unknown_codes() -> None:
     text = (FIXTURES / "fs104_bad.py").read_text()
     assert lint_source(text, select=["FS101"]) == []
     assert lint_source(text, ignore=["FS104"]) == []
-    with pytest.raises(ConfigError, match=r"unknown rule codes \['FS999'\]"):
+    with pytest.raises(LintConfigError, match=r"unknown rule codes \['FS999'\]"):
         lint_source(text, select=["FS999"])
 
 

@@ -9,7 +9,7 @@ a false positive; a mark without a finding is a miss.
 import re
 from pathlib import Path
 
-from fairshard._diagnostics.lint import lint_paths
+from fairshard_lint import lint_paths
 
 CORPUS = Path(__file__).parent / "lint_corpus"
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>FS\d+(?:\s*,\s*FS\d+)*)")
@@ -62,6 +62,6 @@ def test_precision_and_recall(capsys) -> None:
 
 
 def test_every_rule_is_exercised_by_the_corpus() -> None:
-    from fairshard._diagnostics.lint import RULES
+    from fairshard_lint import RULES
 
     assert {code for _, _, code in _expected()} == set(RULES)

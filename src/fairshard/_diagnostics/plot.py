@@ -10,11 +10,18 @@ One figure, one row of panels, only those that have something to show:
    each rank's unique and repeated items;
 4. **Per-epoch change** (two or more epochs): the fraction of each rank's
    positions whose index changed since the previous epoch (0 means identical
-   order). Ranks get their own marker and a small horizontal offset, so equal
+   order). With one comparison (two epochs) it is one bar per rank; with
+   more, ranks get their own marker and a small horizontal offset, so equal
    values never hide each other.
 
-The title carries epoch 0's counts: missing, overlapping (shared by two or
-more ranks) and duplicate items. Rendering uses the non-interactive Agg
+Declared deviations are drawn apart from real ones: the repeats a sampler
+declares as padding (grey) and the samples it declares it drops (orange,
+``drop_last=True``) have their own colours and legend entries, while real
+overlaps stay black and real gaps pink. The title names the cause of each
+problem in words ("seeds differ across ranks", "set_epoch not called",
+"ranks take unequal steps"; "no problem found" when there is none), then
+epoch 0's counts: missing (saying when that is the declared drop),
+overlapping (shared by two or more ranks) and repeated items. Rendering uses the non-interactive Agg
 backend, so it works on servers.
 """
 
@@ -29,7 +36,15 @@ from numpy.typing import NDArray
 
 from .report import SimulationReport
 
-__all__ = ["MAX_CELLS", "import_pyplot", "ownership", "plot_simulation"]
+__all__ = [
+    "MAX_CELLS",
+    "causes",
+    "declared_drop",
+    "declared_padding",
+    "import_pyplot",
+    "ownership",
+    "plot_simulation",
+]
 
 #: Most dataset indices drawn in the grid panels (the first ones).
 MAX_CELLS = 250_000
@@ -37,6 +52,8 @@ MAX_CELLS = 250_000
 _LEGEND_RANKS = 16
 _MARKERS = "osD^v<>pPXh*"
 _NONE, _SEVERAL, _MISSING = "#ffffff", "#000000", "#ff1493"
+#: Declared deviations, drawn apart from real overlaps and gaps.
+_PADDED, _DROPPED = "#9e9e9e", "#ffa500"
 
 _INSTALL = "pip install 'fairshard[plot]'"
 
@@ -102,7 +119,10 @@ def _ownership_panel(ax: Any, report: SimulationReport, plt: Any) -> None:
     shown = min(size, MAX_CELLS)
     owner = ownership(report.shares[0], shown).astype(np.float64)
     ranks = _rank_colors(world, plt)
-    cmap = ListedColormap([_MISSING, *ranks, _SEVERAL]).with_extremes(bad=_NONE)
+    padded, dropped = declared_padding(report), declared_drop(report)
+    several = _PADDED if padded else _SEVERAL
+    gap = _DROPPED if dropped else _MISSING
+    cmap = ListedColormap([gap, *ranks, several]).with_extremes(bad=_NONE)
     ax.imshow(
         np.ma.masked_invalid(_grid(owner + 1)),
         cmap=cmap,
@@ -118,10 +138,15 @@ def _ownership_panel(ax: Any, report: SimulationReport, plt: Any) -> None:
     handles = [Patch(color=ranks[r], label=f"rank {r}") for r in range(min(world, _LEGEND_RANKS))]
     if world > _LEGEND_RANKS:
         handles.append(Patch(color="#888888", label=f"... ranks {_LEGEND_RANKS}-{world - 1}"))
+    source = _short_source(report)
     handles += [
         Patch(color=_MISSING, label="no rank (missing)"),
         Patch(color=_SEVERAL, label="several ranks"),
     ]
+    if dropped:
+        handles[-2] = Patch(color=_DROPPED, label=f"declared drop ({source})")
+    if padded:
+        handles[-1] = Patch(color=_PADDED, label=f"declared padding ({source})")
     ax.legend(
         handles=handles,
         title="owner",
@@ -139,9 +164,12 @@ def _missing_panel(ax: Any, report: SimulationReport) -> None:
     owner = ownership(report.shares[0], shown)
     missing = (owner == -1).astype(np.float64)
     count = report.epochs[0].missing or 0
+    dropped = declared_drop(report)
     ax.imshow(
         np.ma.masked_invalid(_grid(missing)),
-        cmap=ListedColormap(["#e8e8e8", _MISSING]).with_extremes(bad=_NONE),
+        cmap=ListedColormap(["#e8e8e8", _DROPPED if dropped else _MISSING]).with_extremes(
+            bad=_NONE
+        ),
         vmin=0,
         vmax=1,
         interpolation="nearest",
@@ -149,7 +177,13 @@ def _missing_panel(ax: Any, report: SimulationReport) -> None:
     )
     ax.set_xticks([])
     ax.set_yticks([])
-    if count:
+    if count and dropped:
+        source = _short_source(report)
+        ax.set_title(
+            f"missing in epoch 0: {count} of {size} samples, the declared drop\n"
+            f"(orange: {source} leaves them out on purpose)"
+        )
+    elif count:
         ax.set_title(f"missing in epoch 0: {count} of {size} samples\n(pink: no rank yielded it)")
     else:
         ax.set_title(f"missing in epoch 0: none of {size}\n(every index yielded at least once)")
@@ -194,6 +228,17 @@ def _change_panel(ax: Any, report: SimulationReport, plt: Any) -> None:
     epochs = np.asarray([e.epoch for e in report.epochs[1:]], dtype=np.float64)
     world = report.world_size
     colors = _rank_colors(world, plt)
+    if epochs.size == 1:  # one comparison: one bar per rank, not points that look like epochs
+        values = [r.order_change or 0.0 for r in report.epochs[1].ranks]
+        ax.bar(np.arange(world), values, color=colors)
+        ax.set_xticks(np.arange(world), [f"rank {r}" for r in range(world)])
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("positions changed vs epoch 0")
+        ax.set_title(
+            f"order change, epoch {report.epochs[1].epoch} vs {report.epochs[0].epoch}\n"
+            "(0 = identical order: set_epoch forgotten?)"
+        )
+        return
     spread = 0.3 if world > 1 else 0.0
     for rank in range(world):
         values = [e.ranks[rank].order_change or 0.0 for e in report.epochs[1:]]
@@ -216,14 +261,73 @@ def _change_panel(ax: Any, report: SimulationReport, plt: Any) -> None:
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
 
 
+def _short_source(report: SimulationReport) -> str:
+    """What declares the deviation, briefly: ``tail='drop'``, ``drop_last=True``."""
+    source = report.epochs[0].declared.source
+    if source.endswith(")") and "(" in source:
+        source = source[source.rindex("(") + 1 : -1]
+    return source if len(source) <= 32 else source[:31] + "…"
+
+
+def _allowed_repeats(report: SimulationReport) -> int | None:
+    declared = report.epochs[0].declared
+    if declared.padding is None or declared.replacement is None:
+        return None
+    return declared.padding + declared.replacement
+
+
+def declared_padding(report: SimulationReport) -> bool:
+    """Epoch 0 repeats items, and no more than the sampler declares as padding."""
+    first, allowed = report.epochs[0], _allowed_repeats(report)
+    return first.duplicates > 0 and (allowed is None or first.duplicates <= allowed)
+
+
+def declared_drop(report: SimulationReport) -> bool:
+    """Epoch 0 misses items, and no more than the sampler declares it drops."""
+    first = report.epochs[0]
+    dropped = first.declared.dropped
+    return bool(first.missing) and dropped is not None and (first.missing or 0) <= dropped
+
+
+def causes(report: SimulationReport) -> list[str]:
+    """The problems of the report, in a few words each (what the title says)."""
+    found = [
+        "seeds differ across ranks" if key == "seed" else f"{key} differs across ranks"
+        for key in report.per_rank
+    ]
+    problems = report.problems
+    if any("identical order" in p for p in problems):
+        found.append("set_epoch not called" if not report.set_epoch else "order repeats")
+    if any("different numbers of steps" in p for p in problems):
+        found.append("ranks take unequal steps")
+    if any(" len()=" in p for p in problems):
+        found.append("len() does not match what is yielded")
+    if not report.per_rank:
+        if any("declared as padding" in p for p in problems):
+            found.append("repeats beyond the declared padding")
+        if any("declared as dropped" in p for p in problems):
+            found.append("samples missing beyond the declared drop")
+    if problems and not found:
+        found.append(f"{len(problems)} problem(s)")
+    return found
+
+
 def _headline(report: SimulationReport) -> str:
     first = report.epochs[0]
+    named = causes(report)
+    verdict = "; ".join(named) if named else "no problem found"
     missing = "?" if first.missing is None else str(first.missing)
+    if declared_drop(report):
+        missing += f" missing (the declared drop, {_short_source(report)})"
+    else:
+        missing += " missing"
+    overlap = f"{first.overlap} overlapping (in 2+ ranks)"
+    if declared_padding(report):
+        overlap += f", {first.duplicates} repeated as declared padding"
+    else:
+        overlap += f", {first.duplicates} duplicate items"
     return (
-        f"{report.sampler} on {report.world_size} ranks\n"
-        f"epoch 0: {missing} missing, {first.overlap} overlapping (in 2+ ranks), "
-        f"{first.duplicates} duplicate items"
-        + ("" if report.ok else f"; {len(report.problems)} problem(s)")
+        f"{report.sampler} on {report.world_size} ranks: {verdict}\nepoch 0: {missing}, {overlap}"
     )
 
 

@@ -1,0 +1,149 @@
+"""Which side of an ``if`` a call sits on, and what the test means: one process, training.
+
+Training scripts branch on being distributed (``if args.distributed: ...
+else: RandomSampler(ds)``) and helpers branch on being for training
+(``if is_train: ... else: DistributedSampler(ds, shuffle=False)``). A rule
+that reads a call in such a branch must know which case the branch is: the
+``else`` of a distributed test never runs on several processes, the ``else``
+of a training test builds the evaluation loader.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .names import Module, dotted, is_train_name, name_words, tail
+
+__all__ = ["single_process_branch", "train_branch"]
+
+#: Words of a test that asks whether the script runs on several processes.
+_WORLD_WORDS = frozenset(
+    {"distributed", "ddp", "world", "multi", "gpus", "replicas", "tasks", "initialized", "nprocs"}
+)
+_WORLD_CALLS = frozenset({"is_initialized", "get_world_size", "is_dist_avail_and_initialized"})
+
+
+def _words(test: ast.AST) -> set[str]:
+    words: set[str] = set()
+    for node in ast.walk(test):
+        if isinstance(node, ast.Name):
+            words.update(name_words(node.id))
+        elif isinstance(node, ast.Attribute):
+            words.update(name_words(node.attr))
+    return words
+
+
+def _asks_world(test: ast.AST) -> bool:
+    if _words(test) & _WORLD_WORDS:
+        return True
+    return any(isinstance(n, ast.Call) and tail(n) in _WORLD_CALLS for n in ast.walk(test))
+
+
+def _number(node: ast.AST) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    return None
+
+
+def _distributed_when_true(test: ast.AST) -> bool | None:
+    """``True``: the test holds on several processes; ``False``: on one; ``None``: unclear."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _distributed_when_true(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        sides = {_distributed_when_true(v) for v in test.values if _asks_world(v)}
+        return sides.pop() if len(sides) == 1 else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        value = _number(right)
+        if isinstance(op, ast.Is | ast.IsNot) and isinstance(right, ast.Constant):
+            return isinstance(op, ast.IsNot)  # `local_rank is None`: one process
+        if value is not None:
+            # local_rank == -1, world_size == 1, world_size < 2, world_size <= 1: one process
+            single = {
+                ast.Eq: value in (-1.0, 1.0, 0.0),
+                ast.NotEq: value not in (-1.0, 1.0, 0.0),
+                ast.Lt: value <= 2.0,
+                ast.LtE: value <= 1.0,
+                ast.Gt: False,
+                ast.GtE: False,
+            }.get(type(op))
+            return None if single is None else not single
+        return None
+    return True if _asks_world(test) else None
+
+
+def _side(mod: Module, node: ast.AST, branch: ast.If | ast.IfExp) -> bool | None:
+    """``True`` when ``node`` is in the branch's body, ``False`` in its ``else``."""
+    child = node
+    for ancestor in mod.ancestors(node):
+        if ancestor is branch:
+            break
+        child = ancestor
+    if isinstance(branch, ast.IfExp):
+        return True if child is branch.body else False if child is branch.orelse else None
+    if child in branch.body:
+        return True
+    if child in branch.orelse:
+        return False
+    return None  # the test itself
+
+
+def single_process_branch(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a branch that runs only without a process group.
+
+    ``else`` of ``if args.distributed:``, body of ``if args.local_rank == -1:``,
+    ``RandomSampler(ds) if world_size == 1 else ...``.
+    """
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If | ast.IfExp) and isinstance(ancestor.test, ast.Constant):
+            # `if True:  # args.distributed` -- the other branch never runs at all
+            side = _side(mod, node, ancestor)
+            if side is not None and side != bool(ancestor.test.value):
+                return True
+        if isinstance(ancestor, ast.If | ast.IfExp) and _asks_world(ancestor.test):
+            when = _distributed_when_true(ancestor.test)
+            side = _side(mod, node, ancestor)
+            if when is not None and side is not None and when != side:
+                return True
+    return False
+
+
+def _asks_train(test: ast.AST) -> bool | None:
+    """``True``: ``is_train``, ``split == "train"``; ``False``: ``not train``; else ``None``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _asks_train(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        right = test.comparators[0]
+        if (
+            isinstance(right, ast.Constant)
+            and isinstance(right.value, str)
+            and right.value.lower() in ("train", "training")
+        ):
+            return isinstance(test.ops[0], ast.Eq)
+        return None
+    name = dotted(test)
+    if name is not None and is_train_name(name.rpartition(".")[2]):
+        return True
+    if isinstance(test, ast.Call) and is_train_name(tail(test)):
+        return True
+    return None
+
+
+def train_branch(mod: Module, node: ast.AST) -> bool | None:
+    """Whether the innermost ``if`` on training puts ``node`` in its training branch.
+
+    ``True`` in the body of ``if is_train:`` (or ``x if train else y``),
+    ``False`` in its ``else``, ``None`` when no ``if`` tests training.
+    """
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If | ast.IfExp):
+            asks = _asks_train(ancestor.test)
+            side = _side(mod, node, ancestor)
+            if asks is not None and side is not None:
+                return asks == side
+    return None

@@ -1,0 +1,331 @@
+"""Run the rules over files: decode, parse, gate, check, apply ``# noqa``, collect findings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ._errors import LintConfigError
+from .files import DEFAULT_EXCLUDES, decode, iter_python_files
+from .names import Module, tail
+from .project import Project, module_name, takes_part
+from .rules import RULES
+
+__all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
+
+#: Code of the finding reported for a file that does not parse.
+PARSE_ERROR = "FS100"
+
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem at ``path:line:col`` (line and column count from 1)."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+
+
+def _suppressed(lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
+    """Line number -> codes silenced there (``None``: every code, a bare ``# noqa``)."""
+    out: dict[int, frozenset[str] | None] = {}
+    for number, text in enumerate(lines, start=1):
+        if "#" not in text:
+            continue
+        match = _NOQA.search(text)
+        if match:
+            codes = match.group("codes")
+            out[number] = (
+                None
+                if codes is None
+                else frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c)
+            )
+    return out
+
+
+def _check_codes(codes: Iterable[str] | None, option: str) -> frozenset[str] | None:
+    if codes is None:
+        return None
+    chosen = frozenset(c.strip().upper() for c in codes if c.strip())
+    unknown = sorted(chosen - set(RULES) - {PARSE_ERROR})
+    if unknown:
+        raise LintConfigError(
+            f"{option} got unknown rule codes {unknown}; known: {', '.join(sorted(RULES))} "
+            "(see fairshard lint --list-rules)"
+        )
+    return chosen
+
+
+#: Top-level packages whose import makes a file a PyTorch script.
+TORCH_PACKAGES = frozenset(
+    {"torch", "fairshard", "torchdata", "lightning", "pytorch_lightning", "accelerate"}
+)
+#: Names whose use means the file loads data (or runs a process group) with PyTorch.
+_DATA_NAMES = frozenset(
+    {
+        "DataLoader",
+        "StatefulDataLoader",
+        "Dataset",
+        "IterableDataset",
+        "Subset",
+        "random_split",
+        "init_process_group",
+        "DistributedDataParallel",
+    }
+)
+
+
+_DATA_WORDS = (*_DATA_NAMES, "Sampler")
+
+
+def uses_torch_data(module: Module) -> bool:
+    """The file imports PyTorch (or fairshard) and loads data or runs a process group.
+
+    NOTE: the gate keeps TensorFlow, JAX and plain utility scripts out of a
+    repository-wide run: their ``CUDA_VISIBLE_DEVICES`` or RNG use is not a
+    sampler pitfall.
+    """
+    if not module.imports_any(TORCH_PACKAGES):
+        return False
+    return any(
+        name in _DATA_NAMES or name.endswith("Sampler")
+        for name in module.identifiers
+        | {target.rpartition(".")[2] for target in module.aliases.values()}
+    )
+
+
+def may_use_torch_data(source: str) -> bool:
+    """Cheap text test before parsing: names a PyTorch package and a data-loading word."""
+    return any(word in source for word in TORCH_PACKAGES) and any(
+        word in source for word in _DATA_WORDS
+    )
+
+
+def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> list[Finding]:
+    return [Finding(path, line, col, PARSE_ERROR, message)]
+
+
+def lint_source(
+    source: str | bytes,
+    path: str = "<string>",
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    torch_only: bool = False,
+    parsed: Module | None = None,
+) -> list[Finding]:
+    r"""Findings of every rule on ``source``, minus ``# noqa`` lines, sorted.
+
+    Args:
+        source: Python source text, or its bytes (decoded as Python does:
+            PEP 263 declaration or BOM, else UTF-8). Never executed.
+        path: Shown in findings.
+        select: Only these codes (default: all).
+        ignore: Skip these codes.
+        torch_only: Return nothing for files that do not use PyTorch data
+            loading (see :func:`uses_torch_data`); ``lint_paths`` sets it.
+        parsed: ``source`` already parsed as a module of a project (see
+            ``project``); ``lint_paths`` passes it for the files of a folder.
+
+    A file that cannot be decoded, parsed or walked (nested too deeply)
+    gives one ``FS100`` finding saying why, never an exception.
+
+    Example:
+        >>> src = "from torch.utils.data import WeightedRandomSampler\n"
+        >>> src += "s = WeightedRandomSampler(w, 10, replacement=False)\n"
+        >>> [f.code for f in lint_source(src)]
+        ['FS107']
+    """
+    chosen = _check_codes(select, "select")
+    skipped = _check_codes(ignore, "ignore") or frozenset()
+    if isinstance(source, bytes):
+        try:
+            source = decode(source)
+        except (SyntaxError, UnicodeDecodeError) as exc:
+            return _file_error(path, f"cannot decode the file: {exc}")
+    if torch_only and not may_use_torch_data(source):
+        return []  # cheap text test first: most files of a big repository stop here
+    module = parsed if parsed is not None else None
+    if module is None:
+        try:
+            module = Module.parse(source, path)
+        except SyntaxError as exc:
+            return _file_error(
+                path,
+                f"file does not parse: {exc.msg}",
+                exc.lineno or 1,
+                (exc.offset or 0) + 1 if exc.offset else 1,
+            )
+        except (RecursionError, MemoryError):
+            return _file_error(path, "file is nested too deeply to parse; nothing was checked")
+    if torch_only and not uses_torch_data(module):
+        return []
+    if "project" not in module.cache:  # a file on its own: a project of one module
+        alone = Project()
+        alone.add(Path(path).stem, module, path)
+        try:
+            alone.finish()
+        except RecursionError:
+            return _file_error(path, "file is nested too deeply to check; nothing was checked")
+    noqa = _suppressed(source.splitlines())
+    found: set[Finding] = set()
+    for code, rule in RULES.items():
+        if (chosen is not None and code not in chosen) or code in skipped:
+            continue
+        try:
+            results = list(rule.check(module))
+        except RecursionError:
+            return _file_error(path, "file is nested too deeply to check; nothing was checked")
+        for node, message in results:
+            line = getattr(node, "lineno", 1)
+            silenced = noqa.get(line, frozenset())
+            if silenced is None or code in silenced:
+                continue
+            found.add(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, message))
+    return sorted(found)
+
+
+#: Calls that make a function a loader or sampler builder (see ``_builders``).
+_BUILDS = frozenset({"DataLoader", "StatefulDataLoader", "DistributedSampler"})
+
+
+def _builders(module: Module) -> set[str]:
+    """Functions of ``module`` that build a loader or a distributed sampler themselves."""
+    out: set[str] = set()
+    for call in module.calls:
+        name = tail(call)
+        if name in _BUILDS or (module.qualified(call.func) or "").startswith("fairshard."):
+            func = module.function_of(call)
+            if func is not None and not func.name.startswith("__"):
+                out.add(func.name)
+    return out
+
+
+def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Module]]:
+    """Parse the files of ``folder`` that may take part in a project, and link them.
+
+    Two passes keep the parsing bounded: first the files that pass the text
+    test (PyTorch data words, or ``set_epoch``), then only those other files
+    whose text calls a function the first ones define and that builds a
+    loader or sampler (``make_data_loader(`` in an evaluation module that
+    never names torch), and package ``__init__.py`` files that name one (a
+    re-export).
+    """
+    project = Project()
+    parsed: dict[Path, Module] = {}
+    later: list[tuple[Path, str]] = []
+
+    def enter(file: Path, source: str) -> None:
+        try:
+            module = Module.parse(source, str(file))
+        except (SyntaxError, RecursionError, MemoryError, ValueError):
+            return  # linted on its own below, which reports why
+        name, is_package = module_name(PurePosixPath(file.relative_to(folder).as_posix()))
+        project.add(name or folder.name, module, str(file), is_package)
+        parsed[file] = module
+
+    for file in files:
+        try:
+            source = decode(file.read_bytes())
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        if may_use_torch_data(source) or takes_part(source):
+            enter(file, source)
+        else:
+            later.append((file, source))
+    builders = {name for module in parsed.values() for name in _builders(module)}
+    if builders and later:
+        needles = [f"{name}(" for name in sorted(builders)]
+        for file, source in later:
+            if any(needle in source for needle in needles) or (
+                file.name == "__init__.py" and any(name in source for name in builders)
+            ):  # a call of a builder, or a package re-exporting one
+                enter(file, source)
+    try:
+        project.finish()
+    except RecursionError:
+        return Project(), {}
+    return project, parsed
+
+
+def lint_paths(
+    paths: Sequence[str | Path],
+    *,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    excludes: Sequence[str] = DEFAULT_EXCLUDES,
+    skipped: list[str] | None = None,
+) -> tuple[list[Finding], int]:
+    """Lint every Python file under ``paths``; returns the findings and the number of files.
+
+    Args:
+        paths: Files and folders (folders are walked for ``*.py``).
+        select: Only these codes.
+        ignore: Skip these codes.
+        excludes: Globs skipped while walking folders (see ``files``).
+        skipped: When given, receives one line per file named explicitly but
+            not linted (not Python).
+
+    Files that do not use PyTorch data loading are read but yield nothing;
+    an unreadable or undecodable file is one ``FS100`` finding.
+
+    Raises:
+        LintConfigError: a path does not exist or is not a file or folder; an
+            unknown rule code.
+    """
+    select = None if select is None else list(select)
+    ignore = None if ignore is None else list(ignore)
+    _check_codes(select, "select")
+    _check_codes(ignore, "ignore")
+    findings: list[Finding] = []
+    count = 0
+    for root, group in _grouped(iter_python_files(paths, excludes)):
+        parsed: dict[Path, Module] = {}
+        if root is not None:
+            _, parsed = _project_of(root, [file for file, is_python in group if is_python])
+        for file, is_python in group:
+            if not is_python:
+                if skipped is not None:
+                    skipped.append(f"{file}: not a Python file, skipped")
+                continue
+            count += 1
+            try:
+                data = file.read_bytes()
+            except OSError as exc:
+                findings.extend(_file_error(str(file), f"cannot read the file: {exc.strerror}"))
+                continue
+            findings.extend(
+                lint_source(
+                    data,
+                    str(file),
+                    select=select,
+                    ignore=ignore,
+                    torch_only=True,
+                    parsed=parsed.get(file),
+                )
+            )
+    return findings, count
+
+
+def _grouped(
+    found: Iterable[tuple[Path, bool, Path | None]],
+) -> list[tuple[Path | None, list[tuple[Path, bool]]]]:
+    """Files by the folder argument they came from (``None``: named on their own)."""
+    groups: list[tuple[Path | None, list[tuple[Path, bool]]]] = []
+    for file, is_python, root in found:
+        if root is not None and groups and groups[-1][0] == root:
+            groups[-1][1].append((file, is_python))
+        else:
+            groups.append((root, [(file, is_python)]))
+    return groups

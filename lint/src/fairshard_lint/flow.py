@@ -1,0 +1,369 @@
+"""What several rules need to know about a whole file: where samplers and loaders flow.
+
+Real training scripts rarely iterate ``DistributedSampler(...)`` right where
+it is built. The sampler is picked in a conditional (``RandomSampler(ds) if
+local_rank == -1 else DistributedSampler(ds)``), returned from a helper
+(``loader, sampler = build_loader(args)``), stored on an object
+(``self.train_sampler``), wrapped (``tqdm(loader)``, ``enumerate``,
+``iter``) or handed to ``train_one_epoch(loader, ...)`` in another function.
+:class:`Flow` follows all of these, within one file, by name.
+
+NOTE (precision over soundness): names are matched by their dotted text
+across the whole file (``self.train_loader`` in ``__init__`` is the same as
+in ``fit``), which is what scripts mean in practice; nothing is followed
+across files except through a call whose name says it trains
+(``engine.train_one_epoch(model, loader, ...)``). Evaluation loaders and
+samplers (named ``val_*``, ``*_test``...) are not followed for ``set_epoch``:
+their order does not matter.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .names import (
+    Module,
+    argument,
+    dotted,
+    env_key,
+    is_constant,
+    is_eval_name,
+    loader_shuffles,
+    mentions_local_rank,
+    mentions_rank,
+    name_words,
+    tail,
+)
+
+__all__ = [
+    "BATCH_SAMPLERS",
+    "LOADERS",
+    "WRAPPERS",
+    "Flow",
+    "flow_of",
+    "is_batch_sampler_call",
+    "is_distributed_sampler",
+    "is_global_rank",
+    "is_local_world",
+    "needs_set_epoch",
+    "parameters",
+    "shuffles",
+]
+
+#: Calls that build a data loader.
+LOADERS = frozenset({"DataLoader", "StatefulDataLoader"})
+#: Calls that hand their (first) argument's items through unchanged, lazily.
+WRAPPERS = frozenset(
+    {"tqdm", "enumerate", "iter", "zip", "islice", "cycle", "chain", "log_every", "track"}
+)
+#: Batch samplers that do not end in ``BatchSampler``.
+BATCH_SAMPLERS = frozenset({"BatchShardSampler"})
+#: Calls that make a script distributed (a process group, DDP, rank queries).
+_DISTRIBUTED_CALLS = frozenset(
+    {
+        "init_process_group",
+        "DistributedDataParallel",
+        "DDP",
+        "init_distributed_mode",
+        "get_world_size",
+        "get_rank",
+        "barrier",
+        "all_reduce",
+        "all_gather",
+        "all_gather_object",
+    }
+)
+_DISTRIBUTED_ENV = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE"})
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def is_distributed_sampler(mod: Module, call: ast.Call) -> bool:
+    """``DistributedSampler(...)`` (any module) or a fairshard sampler, evaluation ones aside."""
+    name = tail(call)
+    qualified = mod.qualified(call.func) or ""
+    return (name == "DistributedSampler" or qualified.startswith("fairshard.")) and (
+        name.endswith("Sampler") and "Eval" not in name
+    )
+
+
+def needs_set_epoch(mod: Module, call: ast.Call) -> bool:
+    """A shuffling distributed sampler that does not advance its epoch by itself."""
+    return (
+        is_distributed_sampler(mod, call)
+        and not is_constant(argument(call, "auto_epoch"), True)
+        and not is_constant(argument(call, "shuffle", 3), False)
+    )
+
+
+def is_batch_sampler_call(call: ast.Call) -> bool:
+    """``BatchSampler``, ``ClassBatchSampler``... : a sampler that yields whole batches."""
+    name = tail(call)
+    return name.endswith("BatchSampler") or name in BATCH_SAMPLERS
+
+
+def _targets(node: ast.AST) -> list[str]:
+    """Dotted names bound by an assignment target (tuples unpacked)."""
+    if isinstance(node, ast.Tuple | ast.List):
+        return [n for elt in node.elts for n in _targets(elt)]
+    if isinstance(node, ast.Starred):
+        return _targets(node.value)
+    name = dotted(node)
+    return [name] if name else []
+
+
+def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
+    """Every ``names = value`` in the file (assignments, annotated, walrus)."""
+    out: list[tuple[list[str], ast.expr]] = []
+    for node in mod.nodes:
+        if isinstance(node, ast.Assign):
+            out.append(([n for t in node.targets for n in _targets(t)], node.value))
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            out.append((_targets(node.target), node.value))
+    return out
+
+
+def parameters(func: Function) -> list[str]:
+    """The names of ``func``'s parameters, ``self``/``cls`` left out, keyword-only ones last."""
+    names = [a.arg for a in func.args.posonlyargs + func.args.args]
+    if names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return names + [a.arg for a in func.args.kwonlyargs]
+
+
+@dataclass
+class Flow:
+    """Names, functions and loops of one file that carry an epoch-bound sampler.
+
+    Attributes:
+        carriers: Dotted names holding a shuffling distributed sampler, a loader
+            built on one, or a wrapper around either.
+        producers: Functions that return such a thing.
+        rank_scopes: Names assigned from an expression that reads the rank, by
+            scope: plain names per function (``id`` of the def; ``None`` for
+            module level), attributes (``self.seed``) at ``None``. Use
+            :meth:`rank_names_at`.
+        local_names: Names assigned only from node-local ranks.
+        local_world_names: Names assigned from a node-local world size.
+        batch_names: Names only ever bound to a batch sampler.
+        shuffle_dicts: Names of dicts that hold ``shuffle=True`` (for ``**kwargs``).
+        distributed: The script runs under a process group.
+        bindings: Every ``names = value`` of the file.
+    """
+
+    mod: Module
+    carriers: set[str] = field(default_factory=set)
+    producers: set[str] = field(default_factory=set)
+    rank_scopes: dict[int | None, set[str]] = field(default_factory=dict)
+    local_names: set[str] = field(default_factory=set)
+    local_world_names: set[str] = field(default_factory=set)
+    batch_names: set[str] = field(default_factory=set)
+    shuffle_dicts: set[str] = field(default_factory=set)
+    distributed: bool = False
+    bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
+
+    # --------------------------------------------------------- rank values
+    def _scope(self, node: ast.AST) -> int | None:
+        func = self.mod.function_of(node)
+        return None if func is None else id(func)
+
+    def _rank_count(self) -> int:
+        return sum(len(names) for names in self.rank_scopes.values())
+
+    def rank_names_at(self, node: ast.AST) -> set[str]:
+        """Names holding a rank-dependent value where ``node`` is: its function's and globals.
+
+        NOTE: plain names are scoped by function (a local ``seed = base + rank``
+        in one function says nothing about a ``seed`` parameter elsewhere);
+        attributes are shared across the file (``self.seed`` set in ``__init__``).
+        """
+        scope = self._scope(node)
+        names = set(self.rank_scopes.get(None, set()))
+        if scope is not None:
+            names |= self.rank_scopes.get(scope, set())
+        return names
+
+    # ------------------------------------------------------------ carriers
+    def carries(self, node: ast.AST | None) -> bool:
+        """The expression evaluates to something whose order needs ``set_epoch``."""
+        if node is None:
+            return False
+        if isinstance(node, ast.Name | ast.Attribute):
+            return dotted(node) in self.carriers
+        if isinstance(node, ast.IfExp):
+            return self.carries(node.body) or self.carries(node.orelse)
+        if isinstance(node, ast.BoolOp):
+            return any(self.carries(v) for v in node.values)
+        if isinstance(node, ast.Tuple):
+            return any(self.carries(e) for e in node.elts)
+        if not isinstance(node, ast.Call):
+            return False
+        name = tail(node)
+        if needs_set_epoch(self.mod, node):
+            return True
+        if name in LOADERS:
+            return self.carries(argument(node, "sampler", 3)) or self.carries(
+                argument(node, "batch_sampler", 4)
+            )
+        if name == "BatchSampler":
+            return self.carries(argument(node, "sampler", 0))
+        if name in WRAPPERS:
+            return any(self.carries(a) for a in node.args)
+        return name in self.producers
+
+    def _grow(self) -> None:
+        """Follow assignments and returns until nothing new is learned."""
+        bindings = self.bindings = _bindings(self.mod)
+        returns = [
+            (func.name, node.value)
+            for node in self.mod.nodes
+            if isinstance(node, ast.Return)
+            and node.value is not None
+            and (func := self.mod.function_of(node)) is not None
+        ]
+        summaries = [_summary(value) for _, value in bindings]
+        direct = [mentions_rank(value) for _, value in bindings]
+        tainted = [False] * len(bindings)
+        for _ in range(8):
+            before = (len(self.carriers), len(self.producers), self._rank_count())
+            for i, (names, value) in enumerate(bindings):
+                if self.carries(value):
+                    self.carriers.update(n for n in names if not is_eval_name(n))
+                if not tainted[i] and (direct[i] or summaries[i][0] & self.rank_names_at(value)):
+                    tainted[i] = True
+                    scope = self._scope(value)
+                    for name in names:
+                        self.rank_scopes.setdefault(None if "." in name else scope, set()).add(name)
+            for name, value in returns:
+                if not is_eval_name(name) and self.carries(value):
+                    self.producers.add(name)
+            if before == (len(self.carriers), len(self.producers), self._rank_count()):
+                break
+        assigned: dict[str, list[int]] = {}
+        for i, (names, value) in enumerate(bindings):
+            for name in names:
+                assigned.setdefault(name, []).append(i)
+            if _literal_shuffle(value):
+                self.shuffle_dicts.update(names)
+        local_world = [any(w in text for w in _LOCAL_WORLD) for _, text in summaries]
+        self.local_world_names = {
+            name for name, ids in assigned.items() if any(local_world[i] for i in ids)
+        }
+        batch = [isinstance(v, ast.Call) and is_batch_sampler_call(v) for _, v in bindings]
+        self.batch_names = {name for name, ids in assigned.items() if all(batch[i] for i in ids)}
+        self.local_names = {
+            name
+            for name, ids in assigned.items()
+            if all(
+                mentions_local_rank(bindings[i][1]) and not is_global_rank(bindings[i][1])
+                for i in ids
+            )
+            and not is_global_rank(ast.Name(id=name.rpartition(".")[2]))
+        }
+
+    def _find_distributed(self) -> None:
+        self.distributed = any(tail(c) in _DISTRIBUTED_CALLS for c in self.mod.calls) or any(
+            env_key(node) in _DISTRIBUTED_ENV
+            for node in self.mod.nodes
+            if isinstance(node, ast.Subscript | ast.Call)
+        )
+
+
+def shuffles(flow: Flow, call: ast.Call) -> bool:
+    """A ``DataLoader(...)`` passes ``shuffle=True``: directly or through ``**kwargs``."""
+    if loader_shuffles(call):
+        return True
+    for keyword in call.keywords:
+        if keyword.arg is None and (
+            _literal_shuffle(keyword.value) or dotted(keyword.value) in flow.shuffle_dicts
+        ):
+            return True
+    return False
+
+
+_NODE_WORDS = ("node_rank", "machine_rank", "node_id", "group_rank", "nodeid", "node_idx")
+
+
+def is_global_rank(node: ast.AST) -> bool:
+    """The expression is a global rank built from a local one.
+
+    ``node_rank * gpus_per_node + local_rank`` (the launcher arithmetic of
+    detection and self-supervised codebases), anything reading a node's
+    rank (``NODE_RANK``, ``SLURM_NODEID``, ``machine_rank``), or a name that
+    says so (``global_rank``).
+    """
+    name = dotted(node)
+    if name is not None:
+        words = set(name_words(name.rpartition(".")[2]))
+        if words & {"global", "world"} and "local" not in words:
+            return True
+    text = ast.unparse(node).lower()
+    if any(word in text for word in _NODE_WORDS) or "slurm_procid" in text:
+        return True
+    return any(
+        isinstance(sub, ast.BinOp)
+        and isinstance(sub.op, ast.Add)
+        and any(
+            isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mult)
+            for side in (sub.left, sub.right)
+        )
+        for sub in ast.walk(node)
+    )
+
+
+_LOCAL_WORLD = ("local_world_size", "nproc_per_node", "device_count", "gpus_per_node", "ngpus")
+
+
+def is_local_world(node: ast.AST, names: set[str] | frozenset[str] = frozenset()) -> bool:
+    """The expression is a node-local world size (``LOCAL_WORLD_SIZE``, ``device_count()``)."""
+    if dotted(node) in names:
+        return True
+    text = ast.unparse(node).lower()
+    return any(word in text for word in _LOCAL_WORLD)
+
+
+def _summary(value: ast.AST) -> tuple[set[str], str]:
+    """Names an expression reads (``x``, ``a.b``), and its words and strings in lower case."""
+    refs: set[str] = set()
+    words: list[str] = []
+    for node in ast.walk(value):
+        if isinstance(node, ast.Name):
+            refs.add(node.id)
+            words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            name = dotted(node)
+            if name:
+                refs.add(name)
+            words.append(node.attr)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            words.append(node.value)
+    return refs, " ".join(words).lower()
+
+
+def _literal_shuffle(value: ast.AST) -> bool:
+    """``{"shuffle": True, ...}`` or ``dict(shuffle=True, ...)``."""
+    if isinstance(value, ast.Dict):
+        return any(
+            isinstance(k, ast.Constant) and k.value == "shuffle" and is_constant(v, True)
+            for k, v in zip(value.keys, value.values, strict=True)
+        )
+    return (
+        isinstance(value, ast.Call)
+        and tail(value) == "dict"
+        and is_constant(argument(value, "shuffle"), True)
+    )
+
+
+def flow_of(mod: Module) -> Flow:
+    """The file's :class:`Flow`, computed once and shared by every rule."""
+    cached = mod.cache.get("flow")
+    if isinstance(cached, Flow):
+        return cached
+    flow = Flow(mod)
+    # functions of other modules of the linted tree known to return a carrier (see project)
+    flow.producers.update(mod.cache.get("imported_producers", ()))
+    flow._grow()
+    flow._find_distributed()
+    mod.cache["flow"] = flow
+    return flow

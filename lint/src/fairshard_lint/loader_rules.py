@@ -1,0 +1,170 @@
+"""Lint rules about the DataLoader and the environment.
+
+Rules FS102, FS103 and FS106: DataLoader arguments that PyTorch rejects or
+that leave a distributed job unsharded, and GPU selection done inside the
+script instead of by the launcher. Each rule reads the syntax tree (never
+runs the script) and yields ``(node, message)`` pairs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .context import target_names
+from .flow import LOADERS, flow_of, shuffles
+from .names import Module, argument, dotted, is_constant, name_words, tail
+from .rulebook import rule
+
+__all__: list[str] = []
+
+
+def _given(node: ast.AST | None) -> bool:
+    return node is not None and not is_constant(node, None)
+
+
+@rule(
+    "FS102",
+    "shuffle-with-sampler",
+    "DataLoader(shuffle=True) together with sampler= or batch_sampler=: PyTorch raises "
+    "ValueError when the loader is built (the two options are mutually exclusive)",
+    "drop shuffle=True; the sampler decides the order (use its own shuffle argument)",
+)
+def _shuffle_with_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    flow = flow_of(mod)
+    for call in mod.calls:
+        if tail(call) not in LOADERS or not shuffles(flow, call):
+            continue
+        for key, pos in (("sampler", 3), ("batch_sampler", 4)):
+            if _given(argument(call, key, pos)):
+                yield (
+                    call,
+                    (
+                        f"DataLoader(shuffle=True, {key}=...) raises ValueError in PyTorch; remove "
+                        "shuffle=True and let the sampler shuffle"
+                    ),
+                )
+                break
+
+
+#: Words in an ``if`` test that mean the script branches on being distributed.
+_BRANCH_WORDS = frozenset(
+    {"distributed", "ddp", "world", "rank", "local", "gpu", "gpus", "multi", "main", "master"}
+)
+
+
+def _branches_on_world(mod: Module, call: ast.Call) -> bool:
+    """The call sits in an ``if`` (or ``x if c else y``) that tests distributed-ness."""
+    for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, ast.If | ast.IfExp):
+            words = {
+                w
+                for node in ast.walk(ancestor.test)
+                if isinstance(node, ast.Name | ast.Attribute)
+                for w in name_words(node.id if isinstance(node, ast.Name) else node.attr)
+            }
+            if words & _BRANCH_WORDS:
+                return True
+    return False
+
+
+@rule(
+    "FS103",
+    "unsharded-loader",
+    "a distributed script (process group, DDP, rank or world-size queries) builds "
+    "DataLoader(shuffle=True) without a distributed sampler: every rank reads the whole "
+    "dataset in its own order",
+    "pass sampler=fairshard.DistributedSampler(dataset) (or PyTorch's) and drop shuffle=True",
+)
+def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    flow = flow_of(mod)
+    if not flow.distributed:
+        return
+    for call in mod.calls:
+        if tail(call) not in LOADERS or not shuffles(flow, call):
+            continue
+        if _given(argument(call, "sampler", 3)) or _given(argument(call, "batch_sampler", 4)):
+            continue
+        if _branches_on_world(mod, call):
+            continue  # the single-process branch of a script that also runs distributed
+        if _framework_shards(mod, call):
+            continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
+        yield (
+            call,
+            (
+                "DataLoader(shuffle=True) without a distributed sampler in a distributed "
+                "script: every rank reads the whole dataset; pass "
+                "sampler=DistributedSampler(dataset)"
+            ),
+        )
+
+
+#: Calls of training frameworks that re-shard the loaders handed to them.
+_SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loader"})
+
+
+def _framework_shards(mod: Module, call: ast.Call) -> bool:
+    """The loader is handed to ``fabric.setup_dataloaders`` or ``accelerator.prepare``.
+
+    Both replace the loader's sampler with a distributed one, so a plain
+    ``shuffle=True`` loader is sharded correctly there.
+    """
+    names = set(target_names(mod, call))
+    for other in mod.calls:
+        if tail(other) not in _SHARDING_SETUP:
+            continue
+        for arg in other.args:
+            if arg is call or dotted(arg) in names:
+                return True
+    return False
+
+
+_CVD = "CUDA_VISIBLE_DEVICES"
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return (dotted(node) or "").endswith("environ")
+
+
+@rule(
+    "FS106",
+    "cuda-visible-devices",
+    "the script sets os.environ['CUDA_VISIBLE_DEVICES']: it is ignored once CUDA is "
+    "initialized (any earlier import may do that), and under torchrun each process then "
+    "picks GPUs on its own",
+    "set CUDA_VISIBLE_DEVICES in the launch command (CUDA_VISIBLE_DEVICES=0,1 torchrun ...) "
+    "and call torch.cuda.set_device(local_rank) in the script",
+)
+def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    message = (
+        "setting CUDA_VISIBLE_DEVICES inside the script is too late once CUDA is initialized "
+        "and fights the launcher; set it on the command line and use torch.cuda.set_device"
+    )
+    for node in mod.nodes:
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and _is_environ(target.value)
+                and isinstance(target.slice, ast.Constant)
+                and target.slice.value == _CVD
+            ):
+                yield node, message
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            first = node.args[0] if node.args else None
+            keyed = isinstance(first, ast.Constant) and first.value == _CVD
+            setter = name.endswith(("environ.setdefault", "putenv")) and keyed
+            updater = name.endswith("environ.update") and (
+                any(k.arg == _CVD for k in node.keywords)
+                or (
+                    isinstance(first, ast.Dict)
+                    and any(isinstance(k, ast.Constant) and k.value == _CVD for k in first.keys)
+                )
+            )
+            if setter or updater:
+                yield node, message

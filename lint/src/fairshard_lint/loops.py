@@ -1,0 +1,170 @@
+"""Epoch loops that iterate a distributed sampler without ``set_epoch`` (rule FS101).
+
+An *iteration site* is a ``for`` over something that carries an epoch-bound
+sampler (see ``flow``), an ``iter(loader)`` call, or a call that hands a
+loader to a function that iterates it. A site inside a loop makes that loop
+an epoch loop; a site outside any loop makes its function an *iterating*
+function, so calling it in a loop is a site too. A loop is fine when it
+calls ``set_epoch``, directly or through any function that does.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .flow import WRAPPERS, Flow, Function, flow_of, needs_set_epoch, parameters
+from .names import Module, argument, dotted, name_words, tail
+
+__all__ = ["setter_functions", "unsynced_loops"]
+
+Loop = ast.For | ast.AsyncFor | ast.While
+_TRAIN_WORDS = frozenset({"train", "training", "epoch", "fit"})
+
+
+def _iterated_parameters(func: Function) -> set[str]:
+    params = set(parameters(func))
+    return {
+        dotted(node.iter) or ""
+        for node in ast.walk(func)
+        if isinstance(node, ast.For | ast.AsyncFor) and dotted(node.iter) in params
+    } | {
+        dotted(arg) or ""
+        for call in ast.walk(func)
+        if isinstance(call, ast.Call) and tail(call) in WRAPPERS
+        for arg in call.args
+        if dotted(arg) in params
+    }
+
+
+def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | None:
+    """What a call iterates: a carrier it wraps or passes to a training function."""
+    name = tail(call)
+    if name == "iter" and any(flow.carries(a) for a in call.args):
+        return ast.unparse(call)
+    if name in iterating:
+        return f"{name}() (iterates a distributed loader)"
+    passed = [a for a in call.args if flow.carries(a)]
+    passed += [k.value for k in call.keywords if k.arg and flow.carries(k.value)]
+    if not passed:
+        return None
+    for func in flow.mod.functions.get(name, []):
+        params = parameters(func)
+        used = _iterated_parameters(func)
+        for position, arg in enumerate(call.args):
+            if position < len(params) and params[position] in used and flow.carries(arg):
+                return f"{dotted(arg) or ast.unparse(arg)} (through {name}())"
+        for keyword in call.keywords:
+            if keyword.arg in used and flow.carries(keyword.value):
+                return f"{dotted(keyword.value)} (through {name}())"
+    if name not in flow.mod.functions and _TRAIN_WORDS & set(name_words(name)):
+        return f"{dotted(passed[0]) or ast.unparse(passed[0])} (through {name}())"
+    return None
+
+
+def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
+    """Every place a carrier is iterated: ``for`` loops and iterating calls."""
+    sites: list[tuple[ast.AST, str]] = []
+    in_for_iter: set[ast.AST] = set()
+    for node in flow.mod.nodes:
+        if isinstance(node, ast.For | ast.AsyncFor) and flow.carries(node.iter):
+            sites.append((node, dotted(node.iter) or ast.unparse(node.iter)))
+            in_for_iter.update(ast.walk(node.iter))
+    for call in flow.mod.calls:
+        if call in in_for_iter:
+            continue
+        what = _call_iterates(flow, call, iterating)
+        if what is not None:
+            sites.append((call, what))
+    return sites
+
+
+def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
+    if not (
+        flow.carriers or flow.producers or any(needs_set_epoch(flow.mod, c) for c in flow.mod.calls)
+    ):
+        return []  # nothing epoch-bound in this file: most files stop here
+    called = _called(flow.mod)
+    # set_epoch, and functions of other modules of the linted tree that call it (see project)
+    setters = {"set_epoch", *flow.mod.cache.get("imported_setters", ())}
+    iterating: set[str] = set()
+    for _ in range(8):
+        before = (len(setters), len(iterating))
+        setters.update(name for name, tails in called.items() if tails & setters)
+        for site, _what in _sites(flow, iterating):
+            func = flow.mod.function_of(site)
+            if func is not None and flow.mod.loop_of(site) is None and func.name not in setters:
+                iterating.add(func.name)
+        if before == (len(setters), len(iterating)):
+            break
+    seen: set[ast.AST] = set()
+    found: list[tuple[Loop, str]] = []
+    for site, what in _sites(flow, iterating):
+        loop = flow.mod.loop_of(site)
+        if loop is None or loop in seen or _yields(loop):
+            continue
+        body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
+        if any(tail(c) in setters for c in body_calls) or _reseeded(flow, loop, body_calls):
+            continue
+        seen.add(loop)
+        found.append((loop, what))
+    return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _called(mod: Module) -> dict[str, set[str]]:
+    return {
+        name: {tail(c) for f in funcs for c in ast.walk(f) if isinstance(c, ast.Call)}
+        for name, funcs in mod.functions.items()
+    }
+
+
+def setter_functions(mod: Module, known: set[str] | frozenset[str] = frozenset()) -> set[str]:
+    """Functions of ``mod`` that call ``set_epoch`` (or one of ``known``), at any depth."""
+    called = _called(mod)
+    setters = {"set_epoch", *known}
+    for _ in range(8):
+        before = len(setters)
+        setters.update(name for name, tails in called.items() if tails & setters)
+        if len(setters) == before:
+            break
+    return {name for name, tails in called.items() if tails & setters}
+
+
+def _yields(loop: Loop) -> bool:
+    """The loop hands items on (``while True: yield from iter(self.sampler)``).
+
+    A generator that repeats or wraps a sampler (yolov5's ``_RepeatSampler``,
+    infinite loaders) is not an epoch loop: whoever iterates it drives the
+    epochs, and its ``set_epoch`` is what counts.
+    """
+    return any(isinstance(node, ast.Yield | ast.YieldFrom) for node in ast.walk(loop))
+
+
+def _reseeded(flow: Flow, loop: Loop, body_calls: list[ast.Call]) -> bool:
+    """The loop builds its sampler anew each pass with a seed that reads the loop variable.
+
+    ``for epoch in ...: DistributedSampler(ds, seed=base + epoch)`` changes the
+    order every epoch without ``set_epoch`` (a fresh sampler with a fixed seed
+    would not).
+    """
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return False
+    counters = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for call in body_calls:
+        if not needs_set_epoch(flow.mod, call):
+            continue
+        seed = argument(call, "seed", 4 if tail(call) == "DistributedSampler" else None)
+        if seed is not None and any(
+            isinstance(n, ast.Name) and n.id in counters for n in ast.walk(seed)
+        ):
+            return True
+    return False
+
+
+def unsynced_loops(mod: Module) -> list[tuple[Loop, str]]:
+    """Epoch loops without ``set_epoch``, each with what it iterates; sorted by position."""
+    cached = mod.cache.get("loops")
+    if isinstance(cached, list):
+        return cached
+    found = _find_loops(flow_of(mod))
+    mod.cache["loops"] = found
+    return found

@@ -1,0 +1,311 @@
+"""AST helpers shared by the lint rules: names, arguments and rank-dependence.
+
+Everything here reads the syntax tree only; nothing is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Module",
+    "argument",
+    "calls",
+    "dotted",
+    "env_key",
+    "is_constant",
+    "is_eval_name",
+    "is_train_name",
+    "loader_shuffles",
+    "mentions_local_rank",
+    "mentions_rank",
+    "name_words",
+    "tail",
+]
+
+#: Names (variables or attributes) that hold a process's rank.
+RANK_NAMES = frozenset(
+    {
+        "rank",
+        "local_rank",
+        "global_rank",
+        "world_rank",
+        "node_rank",
+        "process_index",
+        "local_process_index",
+        "proc_id",
+        "gpu_id",
+    }
+)
+#: Functions that return a rank.
+RANK_FUNCTIONS = frozenset({"get_rank", "get_local_rank", "get_node_local_rank"})
+#: Environment variables that hold a rank.
+RANK_VARIABLES = frozenset(
+    {
+        "RANK",
+        "LOCAL_RANK",
+        "GROUP_RANK",
+        "NODE_RANK",
+        "SLURM_PROCID",
+        "SLURM_LOCALID",
+        "OMPI_COMM_WORLD_RANK",
+    }
+)
+
+
+#: Names, functions and environment variables that hold a rank *within one node*.
+LOCAL_RANK_NAMES = frozenset({"local_rank", "local_process_index", "gpu", "gpu_id", "local_id"})
+LOCAL_RANK_FUNCTIONS = frozenset({"get_local_rank", "get_node_local_rank"})
+LOCAL_RANK_VARIABLES = frozenset({"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"})
+
+#: Words that mark a name as evaluation (a loader, sampler, dataset or function).
+EVAL_WORDS = frozenset(
+    {
+        "eval",
+        "evaluate",
+        "evaluation",
+        "val",
+        "valid",
+        "validate",
+        "validation",
+        "test",
+        "testing",
+        "infer",
+        "inference",
+        "predict",
+        "prediction",
+        "dev",
+        "holdout",
+    }
+)
+
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
+
+
+def name_words(name: str) -> list[str]:
+    """Lower-case words of an identifier: ``valLoader.x_test`` -> ``[val, loader, x, test]``."""
+    return [w.lower() for w in _WORD_SPLIT.split(name) if w]
+
+
+#: Words that mark a name as training (``train_loader``, ``is_train``, ``dataset_train``).
+TRAIN_WORDS = frozenset({"train", "training", "trn"})
+
+
+def is_train_name(name: str) -> bool:
+    """The identifier names training: ``train_sampler``, ``dataset_train``, ``is_train``."""
+    return any(word in TRAIN_WORDS for word in name_words(name))
+
+
+def is_eval_name(name: str) -> bool:
+    """The identifier names evaluation: ``val_loader``, ``dataset_test``, ``evaluate``.
+
+    Whole words only, so ``interval`` or ``latest`` do not count.
+    """
+    return any(word in EVAL_WORDS for word in name_words(name))
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def tail(call: ast.Call) -> str:
+    """The last name of the called function: ``DataLoader`` in ``data.DataLoader(...)``."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return ""
+
+
+def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The argument bound to parameter ``name`` (keyword, or positional ``position``)."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and position < len(call.args):
+        candidate = call.args[position]
+        if not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            return candidate
+    return None
+
+
+def is_constant(node: ast.AST | None, value: object) -> bool:
+    """``node`` is the literal ``value`` (``True``, ``False``, ``None``...)."""
+    return isinstance(node, ast.Constant) and node.value is value
+
+
+def loader_shuffles(call: ast.Call) -> bool:
+    """A ``DataLoader(...)`` call passes ``shuffle=True`` (keyword or third positional)."""
+    return is_constant(argument(call, "shuffle", 2), True)
+
+
+def env_key(node: ast.AST) -> str | None:
+    """The variable name in ``os.environ["X"]``, ``os.environ.get("X")``, ``os.getenv("X")``."""
+    if isinstance(node, ast.Subscript) and (dotted(node.value) or "").endswith("environ"):
+        key = node.slice
+        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        name = dotted(node.func) or ""
+        if name.endswith(("environ.get", "getenv")) and isinstance(node.args[0].value, str):
+            return node.args[0].value
+    return None
+
+
+def mentions_rank(node: ast.AST, names: frozenset[str] | set[str] = frozenset()) -> bool:
+    """The expression reads a rank.
+
+    ``rank``, ``args.local_rank``, ``dist.get_rank()``, ``os.environ["RANK"]``...;
+    ``names`` adds variables known to hold one (``seed = base + rank``).
+    """
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and (sub.id in RANK_NAMES or sub.id in names):
+            return True
+        if isinstance(sub, ast.Attribute) and (sub.attr in RANK_NAMES or dotted(sub) in names):
+            return True
+        if isinstance(sub, ast.Call) and tail(sub) in RANK_FUNCTIONS:
+            return True
+        if env_key(sub) in RANK_VARIABLES:
+            return True
+    return False
+
+
+def mentions_local_rank(node: ast.AST, names: frozenset[str] | set[str] = frozenset()) -> bool:
+    """The expression reads a node-local rank (``args.local_rank``, ``LOCAL_RANK``...).
+
+    ``names`` adds variables known to hold one (assigned from such an expression).
+    """
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and (sub.id in LOCAL_RANK_NAMES or sub.id in names):
+            return True
+        if isinstance(sub, ast.Attribute) and (
+            sub.attr in LOCAL_RANK_NAMES or dotted(sub) in names
+        ):
+            return True
+        if isinstance(sub, ast.Call) and tail(sub) in LOCAL_RANK_FUNCTIONS:
+            return True
+        if env_key(sub) in LOCAL_RANK_VARIABLES:
+            return True
+    return False
+
+
+def calls(node: ast.AST) -> list[ast.Call]:
+    """Every call under ``node``, in source order."""
+    found = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    return sorted(found, key=lambda c: (c.lineno, c.col_offset))
+
+
+@dataclass
+class Module:
+    """One parsed file plus what several rules need: import aliases and parents."""
+
+    tree: ast.Module
+    aliases: dict[str, str] = field(default_factory=dict)
+    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+    #: Every node of the tree (depth first).
+    nodes: list[ast.AST] = field(default_factory=list)
+    #: Every name and attribute name used in the file.
+    identifiers: set[str] = field(default_factory=set)
+    #: Every call in the file, in source order.
+    calls: list[ast.Call] = field(default_factory=list)
+    #: Function (and method) definitions by name.
+    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = field(default_factory=dict)
+    #: Per-file results shared by several rules (see ``flow.flow_of``).
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, source: str | bytes, path: str = "<string>") -> Module:
+        """Parse ``source`` (raises ``SyntaxError``; bytes honour a PEP 263 declaration)."""
+        tree = ast.parse(source, filename=path)
+        module = cls(tree)
+        found: list[ast.Call] = []
+        parents = module.parents
+        nodes = module.nodes
+        identifiers = module.identifiers
+        stack: list[ast.AST] = [tree]
+        # one pass, by hand: ast.walk plus iter_child_nodes would visit every node twice
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            parents[item] = node
+                            stack.append(item)
+                elif isinstance(value, ast.AST):
+                    parents[value] = node
+                    stack.append(value)
+            kind = type(node)
+            if kind is ast.Name:
+                identifiers.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                identifiers.add(node.attr)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                found.append(node)  # type: ignore[arg-type]
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                module.functions.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    module.aliases[local] = alias.name if alias.asname else local
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    module.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        module.calls = sorted(found, key=lambda c: (c.lineno, c.col_offset))
+        return module
+
+    def qualified(self, node: ast.AST) -> str | None:
+        """The dotted name with its first part resolved through the imports.
+
+        ``np.random.shuffle`` -> ``numpy.random.shuffle`` after ``import numpy as np``;
+        ``shuffle`` -> ``random.shuffle`` after ``from random import shuffle``.
+        """
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        base = self.aliases.get(head, head)
+        return f"{base}.{rest}" if rest else base
+
+    def ancestors(self, node: ast.AST) -> list[ast.AST]:
+        """Enclosing nodes, innermost first."""
+        out: list[ast.AST] = []
+        while node in self.parents:
+            node = self.parents[node]
+            out.append(node)
+        return out
+
+    def function_of(self, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function that contains ``node`` (``None`` at module level)."""
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                return node
+        return None
+
+    def loop_of(self, node: ast.AST) -> ast.For | ast.AsyncFor | ast.While | None:
+        """The innermost loop around ``node`` within its own function, or ``None``."""
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                return None
+            if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+                return node
+        return None
+
+    def imports_any(self, roots: frozenset[str]) -> bool:
+        """The file imports a module whose top-level package is one of ``roots``."""
+        return any(target.split(".")[0] in roots for target in self.aliases.values())

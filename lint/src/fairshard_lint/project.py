@@ -1,0 +1,349 @@
+"""The files of one linted folder as a project: imports inside it are followed.
+
+Real training code spreads one loader over several modules: ``main.py``
+calls ``data.build_loader(val_set)``, whose sampler is built in
+``data/samplers.py``; ``engine.train_one_epoch`` calls ``set_epoch``. When a
+folder is linted, :class:`Project` parses the files of that folder that
+mention loaders, samplers or ``set_epoch`` (a text test first), maps module
+names to them, and resolves ``import`` / ``from ... import`` (relative ones
+too) to functions of the tree. Three facts then cross module boundaries:
+
+* functions that return a loader or sampler needing ``set_epoch``
+  (``loader = build_train_loader(cfg)``, rule FS101),
+* functions that call ``set_epoch`` at any depth (an imported
+  ``train(loader, epoch)`` that calls it is an epoch loop's ``set_epoch``),
+* the call sites of a function, to tell whether a sampler built in a
+  neutral helper is reached from evaluation (rule FS109), with the argument
+  that picks the branch followed (``make_data_loader(sampler_type=
+  SamplerType.DISTRIBUTED)`` reaches only the ``if type ==
+  SamplerType.DISTRIBUTED:`` branch of the factory).
+
+NOTE (bounded cost): every file is parsed once; the per-module facts are
+computed twice (once alone, once with what its imports give); call sites
+are indexed once by called name; the search up the callers stops after
+three levels. Names that do not resolve inside the tree (the standard
+library, torch, installed packages) are left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .context import context_of
+from .flow import flow_of, parameters
+from .loops import setter_functions
+from .names import Module, dotted, tail
+
+__all__ = ["Project", "module_name"]
+
+#: Text that makes a file take part in the project even without PyTorch data words
+#: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``).
+_PROJECT_WORDS = ("set_epoch",)
+_FAIRSHARD = frozenset({"fairshard"})
+#: Levels of callers searched above a function (``helper <- factory <- evaluate``).
+MAX_CALLER_DEPTH = 3
+
+
+def module_name(relative: PurePosixPath) -> tuple[str, bool]:
+    """``pkg/data/build.py`` -> ``("pkg.data.build", False)``; ``pkg/__init__.py`` -> package."""
+    parts = list(relative.with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(parts), is_package
+
+
+def takes_part(source: str) -> bool:
+    """The file drives an epoch without naming PyTorch's data words: parse it for the project.
+
+    (Files that pass the linter's own text test take part too; see ``engine``.)
+    """
+    return any(word in source for word in _PROJECT_WORDS)
+
+
+@dataclass
+class Project:
+    """Parsed modules of one tree by dotted name, their imports, and facts across them."""
+
+    modules: dict[str, Module] = field(default_factory=dict)
+    paths: dict[str, str] = field(default_factory=dict)
+    packages: set[str] = field(default_factory=set)
+    _imports: dict[str, dict[str, str]] = field(default_factory=dict)
+    _sites: dict[str, list[tuple[str, ast.Call]]] | None = None
+    _suffixes: dict[str, list[str]] | None = None
+    producers: dict[str, set[str]] = field(default_factory=dict)
+    setters: dict[str, set[str]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------- building
+    def add(self, name: str, module: Module, path: str, is_package: bool = False) -> None:
+        """Enter a parsed module under its dotted ``name``."""
+        self.modules[name] = module
+        self.paths[name] = path
+        if is_package:
+            self.packages.add(name)
+        module.cache["project"] = self
+        module.cache["module_name"] = name
+
+    def finish(self) -> None:
+        """Compute the cross-module facts (twice: alone, then with what imports give).
+
+        Only modules that can hold a fact are analysed: producers need a
+        distributed sampler in the module (or an imported producer), setters
+        a ``set_epoch`` (or an imported setter); a module whose imports give
+        nothing keeps its first analysis for the rules.
+        """
+        for round_ in range(2):
+            for name, module in self.modules.items():
+                producers = self._imported(name, self.producers) if round_ else set()
+                setters = self._imported(name, self.setters) if round_ else set()
+                if round_ and not producers and not setters:
+                    continue
+                module.cache.pop("flow", None)
+                module.cache.pop("loops", None)
+                module.cache["imported_producers"] = producers
+                module.cache["imported_setters"] = setters
+                ids = module.identifiers
+                if producers or "DistributedSampler" in ids or module.imports_any(_FAIRSHARD):
+                    found = set(flow_of(module).producers) & set(module.functions)
+                    self.producers[name] = found
+                if setters or "set_epoch" in ids:
+                    self.setters[name] = setter_functions(module, frozenset(setters))
+
+    # ------------------------------------------------------------ resolving
+    def _find(self, dotted_name: str) -> str | None:
+        """The module of the tree that ``dotted_name`` names (exactly, or by a unique suffix)."""
+        if dotted_name in self.modules:
+            return dotted_name
+        if self._suffixes is None:
+            self._suffixes = {}
+            for name in self.modules:
+                parts = name.split(".")
+                for start in range(1, len(parts)):
+                    self._suffixes.setdefault(".".join(parts[start:]), []).append(name)
+        matches = self._suffixes.get(dotted_name, [])
+        return matches[0] if len(matches) == 1 else None
+
+    def imports(self, name: str) -> dict[str, str]:
+        """Local name -> dotted target, for every import of module ``name`` (relative resolved)."""
+        cached = self._imports.get(name)
+        if cached is not None:
+            return cached
+        out: dict[str, str] = {}
+        package = name if name in self.packages else name.rpartition(".")[0]
+        for node in self.modules[name].nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    out[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0]
+                    )
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".") if package else []
+                    keep = len(parts) - (node.level - 1)
+                    head = ".".join(parts[: max(keep, 0)])
+                    base = ".".join(p for p in (head, node.module or "") if p)
+                for alias in node.names:
+                    out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        self._imports[name] = out
+        return out
+
+    def resolve(self, name: str, call: ast.Call) -> tuple[str, str] | None:
+        """``(module, function)`` of the tree that ``call`` in module ``name`` calls, if any."""
+        func = call.func
+        module = self.modules[name]
+        if isinstance(func, ast.Name):
+            if func.id in module.functions:
+                return name, func.id
+            target = self.imports(name).get(func.id)
+            if target is None:
+                return None
+            owner, _, function = target.rpartition(".")
+            return self._defined(owner, function) if owner else None
+        if isinstance(func, ast.Attribute):
+            head = dotted(func.value)
+            if head is None:
+                return None
+            first, _, rest = head.partition(".")
+            target = self.imports(name).get(first)
+            if target is None:
+                return None
+            return self._defined(f"{target}.{rest}" if rest else target, func.attr)
+        return None
+
+    def _defined(self, owner: str, function: str, depth: int = 3) -> tuple[str, str] | None:
+        """Where ``owner.function`` is defined, following re-exports up to ``depth`` hops.
+
+        A package's ``__init__.py`` often re-exports (``from .loaders import
+        make_data_loader``): the function is then followed to ``loaders``.
+        """
+        found = self._find(owner)
+        if found is None:
+            return None
+        if function in self.modules[found].functions:
+            return found, function
+        target = self.imports(found).get(function)
+        if target is None or depth == 0:
+            return None
+        where, _, name = target.rpartition(".")
+        return self._defined(where, name, depth - 1) if where else None
+
+    def _imported(self, name: str, facts: dict[str, set[str]]) -> set[str]:
+        """Names module ``name`` calls that resolve to a function with the fact elsewhere."""
+        out: set[str] = set()
+        named = {function for functions in facts.values() for function in functions}
+        if not named:
+            return out
+        for call in self.modules[name].calls:
+            if tail(call) not in named:
+                continue
+            where = self.resolve(name, call)
+            if where is not None and where[0] != name and where[1] in facts.get(where[0], ()):
+                out.add(tail(call))
+        return out
+
+    def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
+        """Every call in the tree that resolves to ``function`` of module ``name``."""
+        if self._sites is None:
+            self._sites = {}
+            for owner, module in self.modules.items():
+                for call in module.calls:
+                    self._sites.setdefault(tail(call), []).append((owner, call))
+        return [
+            (owner, call)
+            for owner, call in self._sites.get(function, [])
+            if self.resolve(owner, call) == (name, function)
+        ]
+
+
+# ------------------------------------------------------------- reaching evaluation
+#: ("eq", "Kind.DISTRIBUTED"), ("ne", "-1") (the ``else`` of ``rank == -1``), ("truthy", True)
+Requirement = tuple[str, object]
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _requirements(mod: Module, node: ast.AST, func: Function) -> dict[str, Requirement]:
+    """What ``func``'s parameters must be for ``node`` to run (``if kind == X:`` around it)."""
+    params = set(parameters(func))
+    out: dict[str, Requirement] = {}
+    child: ast.AST = node
+    for ancestor in mod.ancestors(node):
+        if ancestor is func:
+            break
+        if isinstance(ancestor, ast.If | ast.IfExp):
+            if isinstance(ancestor, ast.If):
+                in_body = child in ancestor.body
+            else:
+                in_body = child is ancestor.body
+            test = ancestor.test
+            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            if negated:
+                test = test.operand  # type: ignore[attr-defined]
+            if isinstance(test, ast.Name) and test.id in params:
+                out.setdefault(test.id, ("truthy", in_body != negated))
+            elif (
+                not negated
+                and isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Eq | ast.Is)
+                and isinstance(test.left, ast.Name)
+                and test.left.id in params
+                and child is not test
+            ):
+                kind = "eq" if in_body else "ne"
+                out.setdefault(test.left.id, (kind, ast.unparse(test.comparators[0])))
+        child = ancestor
+    return out
+
+
+def _same_value(text: str, given: ast.expr) -> bool:
+    shown = ast.unparse(given)
+    return shown == text or shown.rpartition(".")[2] == text.rpartition(".")[2] != ""
+
+
+def _bind(
+    func: Function, site: ast.Call, needs: dict[str, Requirement], outer: Function | None
+) -> dict[str, Requirement] | None:
+    """Whether the call site meets ``needs``; returns what it leaves to its own caller.
+
+    ``None``: the site cannot reach the branch (it passes another value, or a
+    value that cannot be read here). A requirement on a parameter the site
+    passes straight through from its own function moves up to that function.
+    """
+    params = parameters(func)
+    outer_params = set(parameters(outer)) if outer is not None else set()
+    defaults = dict(
+        zip(
+            [a.arg for a in func.args.args][-len(func.args.defaults) :]
+            if func.args.defaults
+            else [],
+            func.args.defaults,
+            strict=False,
+        )
+    )
+    defaults.update(
+        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
+    )
+    left: dict[str, Requirement] = {}
+    for param, (kind, value) in needs.items():
+        given: ast.expr | None = next((k.value for k in site.keywords if k.arg == param), None)
+        if given is None and param in params:
+            position = params.index(param)
+            if position < len(site.args) and not any(
+                isinstance(a, ast.Starred) for a in site.args[: position + 1]
+            ):
+                given = site.args[position]
+        if given is None:
+            given = defaults.get(param)
+        if given is None:
+            return None
+        if isinstance(given, ast.Name) and given.id in outer_params:
+            left[given.id] = (kind, value)
+        elif kind == "eq":
+            if not _same_value(str(value), given):
+                return None
+        elif kind == "ne":
+            if _same_value(str(value), given):
+                return None
+        elif not (isinstance(given, ast.Constant) and bool(given.value) == value):
+            return None
+    return left
+
+
+def evaluation_caller(
+    project: Project, name: str, call: ast.Call, depth: int = MAX_CALLER_DEPTH
+) -> str | None:
+    """``path:line`` of an evaluation call site that reaches ``call`` through its callers.
+
+    ``call`` sits in a function whose own names say neither training nor
+    evaluation; its callers are searched (up to ``depth`` levels) for one
+    whose names say evaluation (``val_loader = build_loader(...)``,
+    ``def evaluate(...)``), passing arguments that reach ``call``'s branch.
+    """
+    mod = project.modules[name]
+    func = mod.function_of(call)
+    if func is None:
+        return None
+    return _search(project, name, func, _requirements(mod, call, func), depth)
+
+
+def _search(
+    project: Project, name: str, func: Function, needs: dict[str, Requirement], depth: int
+) -> str | None:
+    for owner, site in project.call_sites(name, func.name):
+        module = project.modules[owner]
+        outer = module.function_of(site)
+        left = _bind(func, site, needs, outer)
+        if left is None:
+            continue
+        verdict = context_of(module, site)
+        if verdict == "eval":
+            return f"{Path(project.paths[owner]).as_posix()}:{site.lineno}"
+        if verdict == "train" or outer is None or depth <= 1 or outer is func:
+            continue
+        found = _search(project, owner, outer, left, depth - 1)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,230 @@
+"""Lint rules about samplers and seeds: epochs, shuffling, seeding and RNG.
+
+Rules FS101, FS104 and FS105: how a script drives its samplers
+(``set_epoch`` in the epoch loop, one seed for every rank, private
+generators). Each rule reads the syntax tree
+(never runs the script) and yields ``(node, message)`` pairs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .branches import single_process_branch
+from .context import is_sampler_class
+from .flow import LOADERS, flow_of, shuffles
+from .loops import unsynced_loops
+from .names import (
+    Module,
+    argument,
+    calls,
+    mentions_rank,
+    tail,
+)
+from .rulebook import rule
+
+__all__: list[str] = []
+
+
+@rule(
+    "FS101",
+    "set-epoch-missing",
+    "a distributed sampler is iterated across epochs without set_epoch in the loop, so every "
+    "epoch repeats the same order",
+    "call sampler.set_epoch(epoch) at the top of the epoch loop, before iterating the loader "
+    "(or build a fairshard sampler with auto_epoch=True)",
+)
+def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    for loop, what in unsynced_loops(mod):
+        yield (
+            loop,
+            (
+                f"loop iterates {what} (a distributed sampler) every pass without set_epoch: "
+                "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
+            ),
+        )
+
+
+_GLOBAL_SEEDERS = ("manual_seed", "seed")
+_GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler")
+
+
+@rule(
+    "FS104",
+    "rank-dependent-seed",
+    "a sampler's seed depends on the rank (seed=rank, seed + rank, or torch.manual_seed(rank) "
+    "before a sampler that draws from the global generator): ranks shuffle differently, so "
+    "their shares overlap and miss samples",
+    "give every rank the same sampler seed; seed augmentation per rank separately "
+    "(e.g. a per-worker generator), never the sampler",
+)
+def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    flow = flow_of(mod)
+    all_calls = mod.calls
+    for call in all_calls:
+        name = tail(call)
+        if name.endswith("Sampler"):
+            seed = argument(call, "seed", 4 if name == "DistributedSampler" else None)
+            if seed is not None and mentions_rank(seed, flow.rank_names_at(call)):
+                yield (
+                    call,
+                    (
+                        f"{name}(seed={ast.unparse(seed)}) depends on the rank: ranks shuffle "
+                        "differently and their shares overlap; use the same seed on every rank"
+                    ),
+                )
+        qualified = mod.qualified(call.func) or ""
+        is_global = name in _GLOBAL_SEEDERS and qualified.split(".")[0] in (
+            "torch",
+            "random",
+            "numpy",
+        )
+        if is_global and call.args and mentions_rank(call.args[0], flow.rank_names_at(call)):
+            later = [
+                c
+                for c in all_calls
+                if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
+                and (
+                    (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
+                    or (tail(c) in LOADERS and shuffles(flow, c))
+                )
+                # the `else` of `if args.distributed:` runs on one process: nothing to disagree
+                and not single_process_branch(mod, c)
+            ]
+            if later:
+                yield (
+                    call,
+                    (
+                        f"{qualified}({ast.unparse(call.args[0])}) seeds the global generator per "
+                        f"rank before {tail(later[0])} (line {later[0].lineno}) draws its order "
+                        "from it: every rank gets a different order; use a distributed sampler "
+                        "with one shared seed"
+                    ),
+                )
+
+
+_NUMPY_SAFE = frozenset(
+    {
+        "Generator",
+        "SeedSequence",
+        "PCG64",
+        "PCG64DXSM",
+        "Philox",
+        "SFC64",
+        "MT19937",
+        "BitGenerator",
+    }
+)
+_NUMPY_SEEDABLE = frozenset({"default_rng", "RandomState"})
+_TORCH_RNG = frozenset(
+    {
+        "randperm",
+        "rand",
+        "randn",
+        "randint",
+        "multinomial",
+        "normal",
+        "bernoulli",
+        "rand_like",
+        "randint_like",
+        "randn_like",
+    }
+)
+
+
+def _global_rng(mod: Module, call: ast.Call) -> str | None:
+    name = mod.qualified(call.func) or ""
+    head, _, fn = name.rpartition(".")
+    if head == "random":
+        if fn in ("Random", "SystemRandom") and (call.args or call.keywords):
+            return None
+        return name
+    if head == "numpy.random":
+        if fn in _NUMPY_SAFE or (fn in _NUMPY_SEEDABLE and (call.args or call.keywords)):
+            return None
+        return name
+    if head == "torch" and fn in _TORCH_RNG and argument(call, "generator") is None:
+        return name
+    return None
+
+
+def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
+    """An index by the rank (``x[self.rank :: n]``, ``chunks[rank]``) precedes the call.
+
+    Shuffling a rank's own, already disjoint share with a global RNG changes
+    only that rank's order, never which samples it owns. Anywhere earlier in
+    the class counts: the share is often cut in ``__init__`` and shuffled in
+    ``__iter__``.
+    """
+    return any(
+        isinstance(node, ast.Subscript)
+        and mentions_rank(node.slice)
+        and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)
+        for node in ast.walk(cls)
+    )
+
+
+_WORLD_WORDS = ("num_replicas", "world_size", "rank")
+
+
+def _seeded_block(mod: Module, call: ast.Call) -> bool:
+    """The call runs inside ``with numpy_seed(seed, epoch):`` (or any ``*seed*(...)`` context).
+
+    Such a context manager seeds the global generator on entry with values
+    every rank shares and restores it on exit (fairseq's ``numpy_seed``), so
+    what is drawn inside is the same on every rank.
+    """
+    for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, ast.With | ast.AsyncWith):
+            for item in ancestor.items:
+                expr = item.context_expr
+                if (
+                    isinstance(expr, ast.Call)
+                    and "seed" in tail(expr).lower()
+                    and (expr.args or expr.keywords)
+                    and not any(
+                        mentions_rank(a) for a in [*expr.args, *(k.value for k in expr.keywords)]
+                    )
+                ):
+                    return True
+    return False
+
+
+@rule(
+    "FS105",
+    "global-rng-in-sampler",
+    "a Sampler subclass in a distributed script draws from module-level RNG (random.*, "
+    "np.random.*, torch.randperm without generator=) before splitting the data between "
+    "ranks: its order depends on whatever else consumed that RNG in the process, so ranks "
+    "disagree on the order and their shares overlap",
+    "derive a private generator from (seed, epoch): np.random.default_rng([seed, epoch]) or "
+    "torch.Generator().manual_seed(...), and pass it explicitly",
+)
+def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    distributed = flow_of(mod).distributed
+    for cls in mod.nodes:
+        if not isinstance(cls, ast.ClassDef) or not is_sampler_class(cls):
+            continue
+        source_words = {
+            node.attr if isinstance(node, ast.Attribute) else node.id
+            for node in ast.walk(cls)
+            if isinstance(node, ast.Attribute | ast.Name)
+        }
+        if not distributed and not any(word in source_words for word in _WORLD_WORDS):
+            continue  # one process: nothing to disagree with
+        for call in calls(cls):
+            name = _global_rng(mod, call)
+            if (
+                name is not None
+                and not _partitioned_before(cls, call)
+                and not _seeded_block(mod, call)
+            ):
+                yield (
+                    call,
+                    (
+                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG before "
+                        "the data is split between ranks: ranks disagree on the order and "
+                        "their shares overlap; use a generator seeded from (seed, epoch)"
+                    ),
+                )

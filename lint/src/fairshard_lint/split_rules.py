@@ -1,0 +1,249 @@
+"""Lint rules about what each rank is given: evaluation, splits, ranks, batches.
+
+Rules FS109 to FS112: evaluation over a padded ``DistributedSampler``,
+random splits that differ between ranks, a node-local rank passed where the
+global one belongs, and a batch sampler passed as ``sampler=``. Each rule
+reads the syntax tree (never runs the script) and yields ``(node, message)``
+pairs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .context import context_of
+from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
+from .names import (
+    Module,
+    argument,
+    dotted,
+    is_constant,
+    mentions_local_rank,
+    mentions_rank,
+    name_words,
+    tail,
+)
+from .project import Project, evaluation_caller
+from .rulebook import rule
+
+__all__: list[str] = []
+
+
+def _pads(call: ast.Call) -> bool:
+    """A ``DistributedSampler`` that pads its tail (``drop_last`` unset or False)."""
+    drop_last = argument(call, "drop_last", 5)
+    tail_mode = argument(call, "tail")
+    if tail_mode is not None:
+        return isinstance(tail_mode, ast.Constant) and tail_mode.value == "pad"
+    return drop_last is None or is_constant(drop_last, False)
+
+
+_ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
+
+
+def deduplicates(mod: Module) -> bool:
+    """The file drops repeated samples by id before scoring (padding then does no harm).
+
+    ``np.unique(gathered_ids, return_index=True)``, ``torch.unique(ids)``,
+    ``ids.unique()``: an evaluator that de-duplicates by sample or image id
+    counts each sample once whatever the sampler repeated.
+    """
+    for call in mod.calls:
+        if tail(call) != "unique":
+            continue
+        parts = [*call.args, call.func.value] if isinstance(call.func, ast.Attribute) else call.args
+        if any(set(name_words(ast.unparse(part))) & _ID_WORDS for part in parts):
+            return True
+    return False
+
+
+@rule(
+    "FS109",
+    "padded-evaluation",
+    "evaluation through DistributedSampler (drop_last=False): it pads every rank to the same "
+    "length by repeating samples from the head, so metrics averaged or counted over what "
+    "the ranks yield count up to W-1 samples twice (drop_last=True skips some instead)",
+    "evaluate with fairshard.DistributedEvalSampler (every sample exactly once, ranks may "
+    "differ by one), then combine with fairshard.gather_in_order (predictions in dataset "
+    "order) or fairshard.ExactMetrics (exact counts across ranks)",
+)
+def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    if deduplicates(mod):
+        return
+    for call in mod.calls:
+        if tail(call) != "DistributedSampler" or not _pads(call):
+            continue
+        verdict = context_of(mod, call)
+        if verdict == "train":
+            continue
+        reached = ""
+        if verdict is None:
+            project = mod.cache.get("project")
+            where = (
+                evaluation_caller(project, mod.cache["module_name"], call)
+                if isinstance(project, Project)
+                else None
+            )
+            if where is None:
+                continue
+            reached = f" (evaluation: reached from {where})"
+        yield (
+            call,
+            (
+                f"DistributedSampler pads every rank by repeating samples, so evaluation metrics "
+                f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
+                "combine results with gather_in_order or ExactMetrics"
+            ),
+        )
+
+
+_GLOBAL_SEEDS = frozenset({"manual_seed", "seed_everything", "set_seed"})
+
+
+def _seeded_globally_before(mod: Module, call: ast.Call) -> bool:
+    """A same-on-every-rank ``torch.manual_seed(seed)`` (or alike) runs before ``call``."""
+    flow = flow_of(mod)
+    return any(
+        tail(c) in _GLOBAL_SEEDS
+        and c.args
+        and not mentions_rank(c.args[0], flow.rank_names_at(c))
+        and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)
+        for c in mod.calls
+    )
+
+
+@rule(
+    "FS110",
+    "unseeded-split",
+    "random_split or SubsetRandomSampler without a seeded generator in a distributed script: "
+    "each rank draws its own split (train and validation overlap across ranks) or its own "
+    "order of the whole subset (no sharding at all)",
+    "split once with a fixed seed (fairshard.split(n, sizes, seed=...) or "
+    "random_split(..., generator=torch.Generator().manual_seed(seed))) and shard the part "
+    "with fairshard.DistributedSampler(Subset(dataset, indices))",
+)
+def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    if not flow_of(mod).distributed:
+        return
+    for call in mod.calls:
+        name = tail(call)
+        generator = argument(call, "generator")
+        if generator is not None and not is_constant(generator, None):
+            continue
+        if name == "random_split" and not _seeded_globally_before(mod, call):
+            yield (
+                call,
+                (
+                    "random_split without generator= in a distributed script: every rank "
+                    "draws a different split; pass generator=torch.Generator().manual_seed(seed) "
+                    "or use fairshard.split(n, sizes, seed=...)"
+                ),
+            )
+        elif name == "SubsetRandomSampler" and not _rank_split(mod, call):
+            yield (
+                call,
+                (
+                    "SubsetRandomSampler in a distributed script: every rank iterates the whole "
+                    "subset in its own order (nothing is sharded); use "
+                    "fairshard.DistributedSampler(Subset(dataset, indices))"
+                ),
+            )
+
+
+def _rank_split(mod: Module, call: ast.Call) -> bool:
+    """The sampler's indices are this rank's share already (``np.arange(rank, n, world)``).
+
+    Shuffling a disjoint share per rank shards correctly: the indices read the
+    rank, directly or through a variable assigned from it.
+    """
+    indices = argument(call, "indices", 0)
+    return indices is not None and mentions_rank(indices, flow_of(mod).rank_names_at(call))
+
+
+def _mesh_rank(node: ast.AST) -> bool:
+    """``mesh["dp"].get_local_rank()``, ``dp_mesh.get_local_rank()``: a rank in a mesh dim.
+
+    ``DeviceMesh.get_local_rank`` is this process's rank within one dimension
+    of the mesh, not within its node.
+    """
+    return any(
+        isinstance(sub, ast.Call)
+        and tail(sub) == "get_local_rank"
+        and isinstance(sub.func, ast.Attribute)
+        and dotted(sub.func.value) not in ("dist", "torch.distributed", "distributed")
+        for sub in ast.walk(node)
+    )
+
+
+#: Calls that take a rank and a world size: samplers and process-group setup.
+_RANKED = frozenset({"init_process_group", "DistributedSampler"})
+
+
+@rule(
+    "FS111",
+    "local-rank-as-rank",
+    "rank= gets a node-local rank (local_rank, LOCAL_RANK) while the world size is global: "
+    "on more than one node, ranks with the same local rank read the same share (and "
+    "init_process_group sees duplicate ranks)",
+    "pass the global rank (dist.get_rank(), int(os.environ['RANK'])); use the local rank "
+    "only to pick the device (torch.cuda.set_device(local_rank))",
+)
+def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    flow = flow_of(mod)
+    local = flow.local_names
+    for call in mod.calls:
+        name = tail(call)
+        if name not in _RANKED and not name.endswith("Sampler"):
+            continue
+        positional = name == "DistributedSampler"
+        rank = argument(call, "rank", 2 if positional else None)
+        if rank is None or not mentions_local_rank(rank, local) or is_global_rank(rank):
+            continue
+        if _mesh_rank(rank):
+            continue  # mesh["dp"].get_local_rank(): the rank within a mesh dimension
+        world = argument(call, "world_size") or argument(
+            call, "num_replicas", 1 if positional else None
+        )
+        if world is not None and is_local_world(world, flow.local_world_names):
+            continue  # a node-local world: consistent on one node
+        yield (
+            call,
+            (
+                f"{name}(rank={ast.unparse(rank)}) passes a node-local rank with the global "
+                "world size: on several nodes, ranks with equal local rank read the same share; "
+                "pass the global rank (dist.get_rank())"
+            ),
+        )
+
+
+@rule(
+    "FS112",
+    "batch-sampler-as-sampler",
+    "a batch sampler (BatchSampler, ClassBatchSampler, LengthBucketBatchSampler, "
+    "TokenBudgetBatchSampler...) passed to DataLoader as sampler=: the loader treats each "
+    "whole batch as one index and then groups batch_size of them, or fails in collate",
+    "pass it as batch_sampler= (and drop batch_size, shuffle, sampler and drop_last); "
+    "sampler= with batch_size=None, which turns automatic batching off, is left alone",
+)
+def _batch_sampler_as_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    batch_names = flow_of(mod).batch_names
+    for call in mod.calls:
+        if tail(call) not in LOADERS:
+            continue
+        value = argument(call, "sampler", 3)
+        if value is None or is_constant(argument(call, "batch_size", 1), None):
+            continue  # batch_size=None: no automatic batching, a batch per index is intended
+        options = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+        for option in options:
+            inline = isinstance(option, ast.Call) and is_batch_sampler_call(option)
+            if inline or dotted(option) in batch_names:
+                shown = tail(option) if isinstance(option, ast.Call) else dotted(option)
+                yield (
+                    call,
+                    (
+                        f"DataLoader(sampler={shown}) gets a batch sampler: each batch becomes "
+                        "one index; pass it as batch_sampler= instead"
+                    ),
+                )
+                break

@@ -1,0 +1,159 @@
+"""The linter runs without torch: it imports only the standard library, and installs alone.
+
+``fairshard_lint`` is a package of its own (``lint/``, also shipped inside
+fairshard) so that ``fairshard lint`` and ``fairshard-lint`` start in tens of
+milliseconds instead of the seconds torch takes to import, and so that a
+pre-commit hook can install it without torch. The hook test builds a real
+pre-commit environment and is run by ``make test-hook`` (about a minute:
+a virtualenv and a package build), not by ``make test``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fairshard
+import fairshard_lint
+
+from .._launch import child_env
+
+ROOT = Path(__file__).resolve().parents[2]
+BAD = (
+    "import torch\n"
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "def train(ds, epochs):\n"
+    "    loader = DataLoader(ds, sampler=DistributedSampler(ds))\n"
+    "    for epoch in range(epochs):\n"
+    "        for batch in loader:\n"
+    "            pass\n"
+)
+
+# Run the linter the way each command does, then list every module it loaded that is not
+# stdlib (what the interpreter's start-up loads, e.g. a .pth hook, is not the linter's).
+_PROBE = """
+import sys
+started = set(sys.modules)
+import json
+from fairshard_lint.cli import fairshard_main, main
+code = {call}
+allowed = set(sys.stdlib_module_names) | {{"fairshard_lint"}}
+foreign = sorted({{m.split(".")[0] for m in set(sys.modules) - started}} - allowed)
+print(json.dumps({{"code": code, "foreign": foreign}}))
+"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "main([sys.argv[1]])",  # fairshard-lint PATH
+        "fairshard_main(['lint', sys.argv[1]])",  # fairshard lint PATH (the console script)
+        "fairshard_main(['lint', '--list-rules'])",
+    ],
+)
+def test_the_linter_imports_only_the_standard_library(tmp_path: Path, call: str) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(BAD)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(call=call), str(script)],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["foreign"] == [], f"the linter imported {result['foreign']}"
+    assert result["code"] == (0 if "list-rules" in call else 1)
+    if "list-rules" not in call:
+        assert "train.py:5:5: FS101" in done.stdout
+
+
+def test_every_other_command_still_reaches_fairshard(capsys: pytest.CaptureFixture[str]) -> None:
+    from fairshard_lint.cli import fairshard_main
+
+    assert fairshard_main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"fairshard {fairshard.__version__}"
+
+
+def test_one_version_for_both_distributions() -> None:
+    assert fairshard_lint.__version__ == fairshard.__version__
+    text = (ROOT / "lint" / "pyproject.toml").read_text()
+    assert "dependencies = []" in text  # nothing beyond the standard library
+
+
+def _hook_config() -> str:
+    """The ``repo: local`` hook of docs/pitfalls.md, pointed at this checkout's ``lint/``."""
+    page = (ROOT / "docs" / "pitfalls.md").read_text()
+    (block,) = [b for b in re.findall(r"```yaml\n(.*?)```", page, re.S) if "repo: local" in b]
+    requirement = re.search(r'additional_dependencies: \["([^"]+)"\]', block)
+    assert requirement and "#subdirectory=lint" in requirement.group(1)
+    return block.replace(requirement.group(1), str(ROOT / "lint"))
+
+
+@pytest.mark.skipif(
+    os.environ.get("FAIRSHARD_HOOK_TEST") != "1",
+    reason="builds a pre-commit environment (about a minute): run by `make test-hook`",
+)
+@pytest.mark.timeout(600)
+def test_pre_commit_installs_the_hook_without_torch(tmp_path: Path) -> None:
+    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = child_env(PRE_COMMIT_HOME=str(tmp_path / "home"))
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
+
+    git("init", "-q")
+    (repo / ".pre-commit-config.yaml").write_text(_hook_config())
+    (repo / "train.py").write_text(BAD)
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_mock.py").write_text(BAD)  # excluded like the folder walk does
+    git("add", "-A")
+    run = subprocess.run(
+        [pre_commit, "run", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=580,
+        check=False,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "train.py:5:5: FS101" in run.stdout
+    assert "test_mock.py" not in run.stdout
+    (python,) = (tmp_path / "home").glob("repo*/py_env-*/bin/python")
+    listed = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    installed = {p["name"].lower() for p in json.loads(listed.stdout)}
+    assert "fairshard-lint" in installed
+    assert not installed & {"torch", "numpy", "fairshard"}, installed
+    fixed = BAD.replace(
+        "        for batch", "        loader.sampler.set_epoch(epoch)\n        for batch"
+    )
+    (repo / "train.py").write_text(fixed)
+    git("add", "-A")
+    clean = subprocess.run(
+        [pre_commit, "run", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert clean.returncode == 0, clean.stdout + clean.stderr
