@@ -1,8 +1,9 @@
 """The one catalog of sampler families every "for every family" test runs over.
 
-One entry per family configuration: how to build it small, what it yields,
-whether its states resume on another world size, the tail it declares, and
-the pinned configuration whose order and states the compatibility policy
+One entry per family configuration: how to build it small (the
+configurations of the fault harness's measured runs, docs/faults.md), what
+it yields, whether its states resume on another world size, the tail it
+declares, and the pinned configuration whose order and states the compatibility policy
 freezes (``tests/golden/``). ``tests/families/test_catalog.py`` checks that
 every concrete kind in ``fairshard._core.registry.families()`` has an entry,
 so a new family cannot miss a suite: the contract suite
@@ -176,7 +177,12 @@ _ENTRIES = (
         "class-balanced",
         "ClassBalancedSampler",
         lambda n, r, w, seed=5, **k: fairshard.ClassBalancedSampler(
-            _labels(n), num_replicas=w, rank=r, seed=seed, **k
+            _labels(n),
+            alpha=fairshard.LinearAnneal(1.0, 0.0, 3),
+            num_replicas=w,
+            rank=r,
+            seed=seed,
+            **k,
         ),
         "index",
         lambda w, r: fairshard.ClassBalancedSampler(
@@ -226,7 +232,7 @@ _ENTRIES = (
         "length-bucket",
         "LengthBucketBatchSampler",
         lambda n, r, w, seed=5, **k: fairshard.LengthBucketBatchSampler(
-            _lengths(n), 4, num_replicas=w, rank=r, seed=seed, **k
+            _lengths(n), 3, num_replicas=w, rank=r, seed=seed, **k
         ),
         "batch",
         lambda w, r: fairshard.LengthBucketBatchSampler(_P_LENGTHS, 4, **_kw(w, r)),
@@ -235,7 +241,7 @@ _ENTRIES = (
         "token-budget",
         "TokenBudgetBatchSampler",
         lambda n, r, w, seed=5, **k: fairshard.TokenBudgetBatchSampler(
-            _lengths(n), 64, num_replicas=w, rank=r, seed=seed, **k
+            _lengths(n), 48, num_replicas=w, rank=r, seed=seed, **k
         ),
         "batch",
         lambda w, r: fairshard.TokenBudgetBatchSampler(_P_LENGTHS, 40, **_kw(w, r)),
@@ -259,7 +265,7 @@ _ENTRIES = (
         "packing",
         "PackingBatchSampler",
         lambda n, r, w, seed=5, **k: fairshard.PackingBatchSampler(
-            _lengths(n), 64, 2, window=8, num_replicas=w, rank=r, seed=seed, **k
+            _lengths(n), 40, 2, window=8, num_replicas=w, rank=r, seed=seed, **k
         ),
         "rows",
         lambda w, r: fairshard.PackingBatchSampler(_P_LENGTHS, 40, 2, window=16, **_kw(w, r)),

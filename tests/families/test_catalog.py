@@ -73,3 +73,11 @@ def test_batch_selection_is_every_batch_family() -> None:
     assert {f.kind for f in batch_families()} >= {
         k for k in families() if k.endswith("BatchSampler") or k == "BatchShardSampler"
     }
+
+
+def test_every_sampler_family_is_in_the_fault_harness() -> None:
+    from tests.fault.families import REGISTRY
+
+    for family in sampler_families():
+        assert family.name in REGISTRY, family.name
+        assert REGISTRY[family.name].elastic == family.elastic
