@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from .._core.inputs import to_numpy
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
+from .._core.registry import defined_in
 from .._core.rng import forked_global_rng
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
 from .._random.seeding import Stream, stream_words
@@ -94,7 +95,7 @@ class BatchShardSampler(BatchPlanSampler):
 
     def _config(self) -> dict[str, Any]:
         inner = type(self.batch_sampler)
-        config: dict[str, Any] = {"batch_sampler": f"{inner.__module__}.{inner.__qualname__}"}
+        config: dict[str, Any] = {"batch_sampler": f"{defined_in(inner)}.{inner.__qualname__}"}
         # The inner sampler's batch count, when it knows it: a changed dataset shows.
         if isinstance(self.batch_sampler, Sized):
             with contextlib.suppress(TypeError):

@@ -26,6 +26,7 @@ import torch
 from .._core import state as S
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
+from .._core.registry import defined_in
 from .._core.rng import forked_global_rng
 from .._distributed.world import (
     all_gather_objects,
@@ -172,7 +173,7 @@ class ShardedSampler(IndexSampler):
 
     def _config(self) -> dict[str, Any]:
         inner = type(self.sampler)
-        return {"sampler": f"{inner.__module__}.{inner.__qualname__}", "n": len(self.sampler)}
+        return {"sampler": f"{defined_in(inner)}.{inner.__qualname__}", "n": len(self.sampler)}
 
     def _build_plan(self, epoch: int) -> IndexPlan:
         if hasattr(self.sampler, "set_epoch"):
