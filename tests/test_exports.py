@@ -157,7 +157,7 @@ def _pickle_cases() -> list[Any]:
     for family in sampler_families():
         marks = []
         if family.kind == "MixtureSampler":
-            reason = "MixtureSampler keeps its weights schedule in a local lambda: not picklable yet"
+            reason = "MixtureSampler keeps its weights schedule in a local lambda: no pickle yet"
             marks.append(pytest.mark.xfail(strict=True, raises=AttributeError, reason=reason))
         cases.append(pytest.param(family.name, marks=marks))
     return cases

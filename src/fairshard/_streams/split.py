@@ -212,6 +212,7 @@ def split(
         ConfigTypeError: wrong types.
 
     Example:
+        >>> import numpy as np
         >>> train, val = split(10, [0.8, 0.2], seed=0)
         >>> len(train), len(val), sorted(np.concatenate([train, val]).tolist()) == list(range(10))
         (8, 2, True)
