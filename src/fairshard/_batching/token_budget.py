@@ -31,7 +31,7 @@ from .._core.partition import Tail
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, check_real
 from .._errors import warn as _warn
-from .._random.seeding import Stream, stream_generator
+from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler, check_lengths, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 from .costs import COSTS, AttentionCost, CostFn, batch_cost, cost_fingerprint, item_costs
@@ -62,7 +62,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             for evaluation, ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
         balance_run: Batches per run of similar cost (see
-            ``fairshard._balance``); ``None`` shuffles batches uniformly.
+            ``fairshard._batching.cost_balance``); ``None`` shuffles batches uniformly.
 
     Raises:
         ConfigError: an item is longer than the budget (the message names its
@@ -168,7 +168,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         }
 
     def _build_plan(self, epoch: int) -> BatchPlan:
-        rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
+        rng = stream_generator(StreamId.TOKEN_BUDGET, epoch, self.seed)
         m = self.lengths.size - self.num_skipped
         kept: NDArray[Any] = np.arange(m, dtype=np.int32 if m < (1 << 31) else np.int64)
         rng.shuffle(kept)  # random tie-break, in place: the values of permutation(m)
@@ -195,7 +195,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             )
         order = balanced_order(
             costs,
-            stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
+            stream_generator(StreamId.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
             self.balance_run,
         )
         return reorder_batches(flat, offsets, order)

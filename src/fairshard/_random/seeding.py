@@ -24,7 +24,7 @@ from .._errors import check_int
 
 __all__ = [
     "DEFAULT_SEED",
-    "Stream",
+    "StreamId",
     "normalize_seed",
     "stream_generator",
     "stream_words",
@@ -37,8 +37,8 @@ _U64 = 1 << 64
 _U32_MASK = (1 << 32) - 1
 
 
-class Stream:
-    """Stream ids. Values are part of the compatibility policy: never reuse one."""
+class StreamId:
+    """Random stream ids. Values are part of the compatibility policy: never reuse one."""
 
     PERMUTATION = 1
     WEIGHTED_REPLACEMENT = 2

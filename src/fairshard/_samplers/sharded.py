@@ -35,7 +35,7 @@ from .._distributed.world import (
     talks_to_group,
 )
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan
 
@@ -44,7 +44,7 @@ __all__ = ["ShardedSampler"]
 
 def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
     """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
-    words = stream_words(Stream.WRAPPED, epoch, seed, 3)
+    words = stream_words(StreamId.WRAPPED, epoch, seed, 3)
     with forked_global_rng(
         int(words[0]), int(words[1] >> np.uint64(32)), int(words[2] >> np.uint64(1))
     ):
