@@ -9,10 +9,11 @@ putting the root seed last follows numpy's advice for spawning independent
 streams. Plans never use the rank, the world size, the process or any global
 RNG, so every rank derives the same stream without communicating.
 
-NOTE (compatibility policy): for a given fairshard major version the sequence a
-``(config, seed, epoch)`` produces never changes; ``tests/golden`` pins it. A
-change to any derivation, permutation or plan algorithm is a major version
-bump and is listed in the changelog.
+NOTE (compatibility policy): the sequence a ``(config, seed, epoch)`` produces
+changes only as docs/compatibility.md, the one statement of the policy,
+allows (``tests/golden`` pins it): a change to any derivation, permutation or
+plan algorithm is made on purpose, regenerates the golden files in the same
+commit and is listed in the changelog.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ fairshard's own integer arithmetic, so numpy's choice of shuffling algorithm
 cannot move a split. Part ``i`` takes the next ``sizes[i]`` shuffled indices;
 each part is returned sorted ascending (its contents are the random choice,
 its order is for a sampler to decide). ``tests/golden/split.json`` pins the
-output; changing it is a major version change (see ``_seeding``).
+output; changing it is an order change under docs/compatibility.md.
 
 NOTE (fractions to counts): largest remainder (Hamilton). Part ``i``'s quota
 is ``n * f_i / sum(f)`` in exact rational arithmetic (the floats are taken at
