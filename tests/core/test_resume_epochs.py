@@ -116,3 +116,19 @@ def test_len_after_loading_a_complete_epoch_under_auto_epoch() -> None:
 def test_drop_with_fewer_draws_than_ranks_fails_at_construction(build: Any) -> None:
     with pytest.raises(ConfigError, match="every rank 0"):
         build()
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: fairshard.LengthBucketBatchSampler(
+            list(range(10)), 4, num_replicas=4, rank=0, tail="drop"
+        ),
+        lambda: fairshard.TokenBudgetBatchSampler([5] * 3, 5, num_replicas=4, rank=0, tail="drop"),
+        lambda: fairshard.ClassBatchSampler([0, 0, 1, 1], 1, num_replicas=4, rank=0, tail="drop"),
+    ],
+    ids=["length-bucket", "token-budget", "class-batch"],
+)
+def test_drop_tail_with_fewer_batches_than_ranks_is_refused(build: Any) -> None:
+    with pytest.raises(ConfigError, match=r"tail='drop' with \d+ plan items .* 0 steps"):
+        len(build())

@@ -1,6 +1,7 @@
 """Golden sequences for every catalog family (the compatibility policy, docs/compatibility.md).
 
-The order a (config, seed, epoch) produces changes only as the policy allows. ``tests/golden/families.json`` holds the first items that rank 1 of 3
+The order a (config, seed, epoch) produces changes only as the policy
+allows. ``tests/golden/families.json`` holds the first items that rank 1 of 3
 yields in epoch 2 for the pinned configuration of each catalog family
 (``tests/catalog.py``). Existing entries change only with a deliberate,
 documented order change (``python -m tests.families.test_golden_families``
