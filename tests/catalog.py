@@ -37,6 +37,7 @@ __all__ = [
     "SingleTokenDocs",
     "batch_families",
     "flat_ids",
+    "input_readers",
     "loader_parts",
     "make_loader",
     "pinned_families",
@@ -45,6 +46,8 @@ __all__ = [
 
 Items = Literal["index", "batch", "rows", "stream"]
 Tail = Literal["pad", "drop", "uneven"]
+Reads = Literal["labels", "lengths", "weights"]
+ONE = {"num_replicas": 1, "rank": 0}
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,10 @@ class Family:
             exactly once before the tail (a closed form, independent of the plan).
         auto_epoch: Whether the constructor takes ``auto_epoch``.
         shuffled: Whether ``set_epoch`` changes the order ``make`` yields.
+        reads: The per-sample input the family's first parameter takes
+            (``"labels"``, ``"lengths"`` or ``"weights"``), if any.
+        from_input: ``input -> sampler`` on one rank, for the tests that feed
+            every reader of one input the same values (``tests/core/test_inputs.py``).
         pinned: ``(world_size, rank) -> sampler``: the configuration whose
             order and version-1 states ``tests/golden/`` pins. Never change
             an existing one: that would change what a pinned seed produces.
@@ -82,6 +89,8 @@ class Family:
     every_index_once: bool = False
     auto_epoch: bool = True
     shuffled: bool = True
+    reads: Reads | None = None
+    from_input: Callable[[Any], Any] | None = None
 
     @property
     def batched(self) -> bool:
@@ -157,6 +166,8 @@ _ENTRIES = (
         ),
         "index",
         lambda w, r: fairshard.WeightedSampler(_P_WEIGHTS, **_kw(w, r)),
+        reads="weights",
+        from_input=lambda weights: fairshard.WeightedSampler(weights, **ONE),
     ),
     Family(
         "weighted-no-replacement",
@@ -188,6 +199,8 @@ _ENTRIES = (
         lambda w, r: fairshard.ClassBalancedSampler(
             _P_LABELS, alpha=fairshard.LinearAnneal(1.0, 0.0, 4), **_kw(w, r)
         ),
+        reads="labels",
+        from_input=lambda labels: fairshard.ClassBalancedSampler(labels, **ONE),
     ),
     Family(
         "hard-example",
@@ -227,6 +240,8 @@ _ENTRIES = (
         ),
         "batch",
         lambda w, r: fairshard.ClassBatchSampler(_P_LABELS, 2, **_kw(w, r)),
+        reads="labels",
+        from_input=lambda labels: fairshard.ClassBatchSampler(labels, 1, **ONE),
     ),
     Family(
         "length-bucket",
@@ -236,6 +251,8 @@ _ENTRIES = (
         ),
         "batch",
         lambda w, r: fairshard.LengthBucketBatchSampler(_P_LENGTHS, 4, **_kw(w, r)),
+        reads="lengths",
+        from_input=lambda lengths: fairshard.LengthBucketBatchSampler(lengths, 2, **ONE),
     ),
     Family(
         "token-budget",
@@ -245,6 +262,8 @@ _ENTRIES = (
         ),
         "batch",
         lambda w, r: fairshard.TokenBudgetBatchSampler(_P_LENGTHS, 40, **_kw(w, r)),
+        reads="lengths",
+        from_input=lambda lengths: fairshard.TokenBudgetBatchSampler(lengths, 64, **ONE),
     ),
     Family(
         "batch-shard",
@@ -269,6 +288,8 @@ _ENTRIES = (
         ),
         "rows",
         lambda w, r: fairshard.PackingBatchSampler(_P_LENGTHS, 40, 2, window=16, **_kw(w, r)),
+        reads="lengths",
+        from_input=lambda lengths: fairshard.PackingBatchSampler(lengths, 64, 2, **ONE),
     ),
     Family(
         "stream-item",
@@ -313,6 +334,11 @@ def sampler_families() -> list[Family]:
 def batch_families() -> list[Family]:
     """The families that yield whole batches (passed as ``batch_sampler=``)."""
     return [f for f in CATALOG.values() if f.batched]
+
+
+def input_readers(reads: Reads) -> dict[str, Callable[[Any], Any]]:
+    """``kind -> from_input`` for every family whose first parameter is ``reads``."""
+    return {f.kind: f.from_input for f in CATALOG.values() if f.reads == reads and f.from_input}
 
 
 def pinned_families() -> list[Family]:

@@ -8,6 +8,7 @@ once): the suites that parametrize over the catalog trust them.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections import Counter
 from typing import Any
@@ -81,3 +82,13 @@ def test_every_sampler_family_is_in_the_fault_harness() -> None:
     for family in sampler_families():
         assert family.name in REGISTRY, family.name
         assert REGISTRY[family.name].elastic == family.elastic
+
+
+def test_every_reader_of_a_per_sample_input_declares_it() -> None:
+    """A family whose first parameter is labels, lengths or weights says so (and how to feed it)."""
+    for kind, cls in families().items():
+        first = next(iter(inspect.signature(cls).parameters))
+        if first in ("labels", "lengths", "weights"):
+            entries = [f for f in CATALOG.values() if f.kind == kind and f.reads == first]
+            assert entries and entries[0].from_input, f"{kind} reads {first}: declare it"
+            assert type(entries[0].from_input(np.array([3, 1, 3, 1, 2, 2]))).kind == kind
