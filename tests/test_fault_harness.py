@@ -179,7 +179,7 @@ def _one_per_kind() -> list[str]:
     names: dict[str, str] = {}
     for entry in sampler_families():
         family = REGISTRY[entry.name]
-        if family.expected is None and family.elastic:
+        if family.expected is None and family.elastic and family.equal_steps:
             names.setdefault(entry.kind, entry.name)
     return sorted(names.values())
 

@@ -83,6 +83,8 @@ class Family:
         declared: ``sampler -> {"padded": p, "dropped": d}`` for the segment
             the sampler is about to run.
         elastic: Whether states resume on a different world size.
+        equal_steps: Whether every rank takes the same number of steps (not an
+            ``uneven`` tail): the torchrun jobs run the ranks in lockstep.
     """
 
     name: str
@@ -90,6 +92,7 @@ class Family:
     expected: Callable[[int, int, int], Counter[int]] | None = None
     declared: Callable[[Any], dict[str, int]] = field(default=partition_tail)
     elastic: bool = True
+    equal_steps: bool = True
 
     def expected_epoch(self, dataset_size: int, seed: int, epoch: int) -> Counter[int]:
         """The multiset one epoch must consume, before declared padding/drops."""
@@ -142,7 +145,9 @@ def _from_catalog(entry: CatalogFamily) -> Family:
         return _FlatRows(sampler) if entry.items == "rows" else sampler
 
     expected = _every_index_once if entry.every_index_once else None
-    return Family(entry.name, build, expected, elastic=entry.elastic)
+    return Family(
+        entry.name, build, expected, elastic=entry.elastic, equal_steps=entry.tail != "uneven"
+    )
 
 
 #: ``DistributedSampler`` in each order and tail, under the names of the measured tables
