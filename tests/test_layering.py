@@ -1,7 +1,9 @@
 """The package's folders are its layers: a module imports only its own layer or lower ones.
 
     _errors < _random < _distributed < _core < {_samplers, _batching, _streams}
-            < _evaluation < {_diagnostics, integrations} < _cli < the package top
+            < _evaluation < {_diagnostics, integrations} < _cli
+            < the package top (``__init__`` and the public namespaces ``distributed``
+              and ``diagnostics``)
 
 The three family layers never import each other. Every import counts,
 including the lazy ones inside functions. The demo app beside the library
@@ -33,7 +35,12 @@ RANK = {
     "_cli": 7,
     "__init__": 8,
     "__main__": 8,
+    "distributed": 8,
+    "diagnostics": 8,
 }
+#: The package top is one layer: the top-level module and its public namespaces
+#: (``fairshard.distributed``, ``fairshard.diagnostics``), which it re-exports.
+TOP = ("__init__", "distributed", "diagnostics")
 
 
 def _module_name(path: Path) -> list[str]:
@@ -72,7 +79,7 @@ def _layer(dotted: list[str]) -> str:
     if len(dotted) == 1:
         return "__init__"
     head = dotted[1]
-    return head if head in RANK else "__init__"
+    return head if head in RANK and head not in TOP else "__init__"
 
 
 MODULES = sorted(PKG.rglob("*.py"))

@@ -4,24 +4,20 @@ Every sampler shares one contract: disjoint shares, equal steps on every rank,
 an exact ``len()``, an order that is a pure function of (seed, epoch, config),
 mid-epoch and elastic resume through ``state_dict``, and memory that does not
 grow with the dataset.
+
+The job tools also live in :mod:`fairshard.distributed` and the simulator and
+checks in :mod:`fairshard.diagnostics`; the names here are the same objects.
 """
 
 from ._batching.batch_shard import BatchShardSampler
 from ._batching.class_batch import ClassBatchSampler
-from ._batching.cost_balance import step_imbalance
 from ._batching.costs import AttentionCost
 from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
 from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
 from ._core.partition import Partition
-from ._core.resume import loader_state_dict
-from ._diagnostics.coverage import CoverageSegment, check_coverage
-from ._diagnostics.plot import plot_simulation
-from ._diagnostics.simulate import SimulationReport, simulate
-from ._distributed.checkpoint import save_atomic
-from ._distributed.launch import init_elastic_process_group
-from ._distributed.verify import verify
+from ._core.registry import set_public_path as _set_public_path
 from ._errors import (
     ConfigError,
     ConfigTypeError,
@@ -45,6 +41,15 @@ from ._streams.sharded_iterable import ShardedIterable
 from ._streams.split import split
 from ._streams.stop import StopTogether, stop_together
 from ._version import __version__ as __version__
+from .diagnostics import (
+    CoverageSegment,
+    SimulationReport,
+    check_coverage,
+    plot_simulation,
+    simulate,
+    step_imbalance,
+)
+from .distributed import init_elastic_process_group, loader_state_dict, save_atomic, verify
 
 __all__ = [
     "AttentionCost",
@@ -94,3 +99,11 @@ __all__ = [
     "stop_together",
     "verify",
 ]
+
+# The public path of each public object (reprs, pickles, docs); the two namespaces set
+# their own.
+for _name in __all__:
+    _obj = globals()[_name]
+    if _obj.__module__.startswith("fairshard._"):
+        _set_public_path(_obj, __name__)
+del _name, _obj

@@ -1,15 +1,11 @@
-"""Every batch sampler on 4 real gloo ranks, in one spawned run."""
+"""Every batch family of the catalog (``tests/catalog.py``) on 4 real gloo ranks, in one run."""
 
 from collections import Counter
 from typing import Any
 
-import numpy as np
 import pytest
 
-from fairshard._batching.batch_shard import BatchShardSampler
-from fairshard._batching.class_batch import ClassBatchSampler
-from fairshard._batching.length_bucket import LengthBucketBatchSampler
-from fairshard._batching.token_budget import TokenBudgetBatchSampler
+from tests.catalog import CATALOG, batch_families
 
 from .._dist import run_ranks
 from ..contract import declared_items, flat, plan_multiset
@@ -17,24 +13,12 @@ from ..contract import declared_items, flat, plan_multiset
 pytestmark = pytest.mark.distributed
 
 WORLD = 4
+N = 211  # batch-shard: 24 batches of <= 9, an even split over 4 ranks
+NAMES = sorted(f.name for f in batch_families())
 
 
 def _build(name: str, num_replicas: int | None = None, rank: int | None = None) -> Any:
-    rng = np.random.default_rng(0)
-    kw = {"num_replicas": num_replicas, "rank": rank, "seed": 17}
-    if name == "class":
-        return ClassBatchSampler(rng.integers(0, 7, 500), 3, classes_per_batch=4, **kw)
-    if name == "length":
-        return LengthBucketBatchSampler(rng.integers(1, 300, 1001), 8, **kw)
-    if name == "token":
-        return TokenBudgetBatchSampler(rng.integers(1, 300, 1001), 1200, tail="drop", **kw)
-    from torch.utils.data import BatchSampler, RandomSampler
-
-    inner = BatchSampler(RandomSampler(range(400)), 5, drop_last=False)  # 80 batches, global RNG
-    return BatchShardSampler(inner, **kw)
-
-
-NAMES = ("class", "length", "token", "shard")
+    return CATALOG[name].make(N, rank, num_replicas, seed=17)
 
 
 def _on_rank(rank: int, world_size: int) -> dict[str, Any]:
@@ -68,7 +52,8 @@ def test_batch_samplers_on_four_gloo_ranks() -> None:
                 assert list(v) == shares[r], f"{name}: rank {r} differs from its simulation"
             seen = Counter(i for s in shares for i in flat(s))
             expected = plan_multiset(ref)
-            assert not expected - seen or name == "token"
-            if name == "token":  # drop tail: what is missing is exactly the dropped batches
+            if CATALOG[name].tail == "drop":  # what is missing is exactly the dropped batches
                 assert sum((expected - seen).values()) == declared_items(virtual[0], "drop")
+            else:
+                assert not expected - seen, name
             assert sum((seen - expected).values()) == declared_items(virtual[0], "pad")

@@ -135,3 +135,9 @@ def test_bad_inputs() -> None:
         list(BatchShardSampler([[]], num_replicas=1, rank=0))
     with pytest.warns(DegenerateConfigWarning, match="yielded no batch"):
         assert len(BatchShardSampler([], num_replicas=2, rank=0)) == 0
+
+
+def test_negative_indices_in_an_inner_batch_are_refused() -> None:
+    sampler = BatchShardSampler([[-1, 2]], num_replicas=1, rank=0)
+    with pytest.raises(ConfigError, match="negative index -1 in batch 0"):
+        list(sampler)

@@ -17,23 +17,18 @@ import torch
 import fairshard as fs
 from fairshard import ConfigError, ConfigTypeError
 from fairshard._core.inputs import dataset_length, to_numpy
+from tests.catalog import input_readers
 
 ONE = {"num_replicas": 1, "rank": 0}
 
+#: Every reader of one input: the catalog's families whose first parameter takes it
+#: (tests/catalog.py), plus ``split``'s stratification labels.
 LABEL_FAMILIES: dict[str, Callable[[Any], object]] = {
-    "ClassBalancedSampler": lambda labels: fs.ClassBalancedSampler(labels, **ONE),
-    "ClassBatchSampler": lambda labels: fs.ClassBatchSampler(labels, 1, **ONE),
+    **input_readers("labels"),
     "split(stratify=)": lambda labels: fs.split(len(labels), [0.5, 0.5], stratify=labels),
 }
-
-LENGTH_FAMILIES: dict[str, Callable[[Any], object]] = {
-    "LengthBucketBatchSampler": lambda lengths: fs.LengthBucketBatchSampler(lengths, 2, **ONE),
-    "TokenBudgetBatchSampler": lambda lengths: fs.TokenBudgetBatchSampler(lengths, 64, **ONE),
-}
-
-WEIGHT_FAMILIES: dict[str, Callable[[Any], object]] = {
-    "WeightedSampler": lambda weights: fs.WeightedSampler(weights, **ONE),
-}
+LENGTH_FAMILIES: dict[str, Callable[[Any], object]] = input_readers("lengths")
+WEIGHT_FAMILIES: dict[str, Callable[[Any], object]] = input_readers("weights")
 
 
 @pytest.mark.parametrize("family", LABEL_FAMILIES)
@@ -71,12 +66,23 @@ def test_every_label_reader_accepts_the_same_inputs(family: str) -> None:
         LABEL_FAMILIES[family](labels)
 
 
-@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32, torch.int32])
-def test_tensors_of_any_dtype_work_as_lengths_and_weights(dtype: torch.dtype) -> None:
+def _dtype_cases() -> list[Any]:
+    cases = []
+    for name in (*LENGTH_FAMILIES, *WEIGHT_FAMILIES):
+        for dtype in (torch.bfloat16, torch.float16, torch.float32, torch.int32):
+            marks = []
+            if name == "PackingBatchSampler" and dtype.is_floating_point:
+                reason = "packing refuses float lengths even when they are whole numbers"
+                marks.append(pytest.mark.xfail(strict=True, raises=ConfigError, reason=reason))
+            cases.append(pytest.param(name, dtype, marks=marks, id=f"{name}-{dtype}"))
+    return cases
+
+
+@pytest.mark.parametrize(("family", "dtype"), _dtype_cases())
+def test_tensors_of_any_dtype_work_as_lengths_and_weights(family: str, dtype: torch.dtype) -> None:
     values = torch.tensor([3, 5, 7, 2, 9, 4], dtype=dtype)
-    for make in (*LENGTH_FAMILIES.values(), *WEIGHT_FAMILIES.values()):
-        sampler = make(values)
-        assert len(list(sampler)) == len(sampler)  # type: ignore[arg-type]
+    sampler = {**LENGTH_FAMILIES, **WEIGHT_FAMILIES}[family](values)
+    assert len(list(sampler)) == len(sampler)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("make", [*LENGTH_FAMILIES.values(), *WEIGHT_FAMILIES.values()])

@@ -29,26 +29,18 @@ from fairshard import ConfigError, CoverageSegment, RankMismatchError, check_cov
 from fairshard._distributed.world import all_gather_objects
 
 from .._dist import run_ranks
-from ..contract import FAMILIES
+from ..catalog import CATALOG, sampler_families
 
 pytestmark = [pytest.mark.distributed]
 
 N = 40
-#: Every family: contract.FAMILIES plus the mixture and the packing family.
-ALL: dict[str, Callable[..., Any]] = {
-    **FAMILIES,
-    "mixture": lambda n, r, w, **k: fairshard.MixtureSampler(
-        [n // 2, n // 4, n - n // 2 - n // 4], num_samples=n, num_replicas=w, rank=r, seed=5, **k
-    ),
-    "packing": lambda n, r, w, **k: fairshard.PackingBatchSampler(
-        1 + np.arange(n) % 7, 16, 2, num_replicas=w, rank=r, seed=5, **k
-    ),
-}
+#: Every sampler family of the catalog (the streams are checked on their own below).
+ALL: dict[str, Callable[..., Any]] = {f.name: f.make for f in sampler_families()}
 
 
 def _size(name: str) -> int:
     """Dataset indices the family's items range over."""
-    return N if name != "mixture" else N // 2 + N // 4 + (N - N // 2 - N // 4)
+    return N  # the mixture's sources add up to N too
 
 
 def _build(name: str, group: Any) -> Any:
@@ -142,7 +134,7 @@ def _resume_checks(tmp: str) -> dict[str, Any]:
     targets = {shape: _meshes(shape)[1] for shape in ((4, 1), (1, 4))}
     resumed: list[str] = []
     for name in ALL:
-        if name == "eval":  # the blocked layout resumes on its own world size only
+        if not CATALOG[name].elastic:  # the blocked layout resumes on its own world size only
             continue
         old = _build(name, dp)
         steps = max(1, len(old) // 3)

@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 
 import fairshard
 from fairshard import ConfigError
-from tests.contract import FAMILIES
+from tests.catalog import sampler_families
 
-#: every family, plus P x K 'stop', whose batch count changes from epoch to epoch
+#: every sampler family of the catalog, plus P x K 'stop', whose batch count changes from
+#: epoch to epoch
 BUILD: dict[str, Any] = {
-    **FAMILIES,
+    **{f.name: f.make for f in sampler_families() if f.auto_epoch},
     "class-batch-pk-stop": lambda n, r, w, **k: fairshard.ClassBatchSampler(
         np.arange(n) % 7 * (np.arange(n) % 3 != 0),
         2,
@@ -34,9 +35,7 @@ BUILD: dict[str, Any] = {
         **k,
     ),
 }
-# HardExampleSampler takes no auto_epoch (its scores are synced at set_epoch), nor does
-# the evaluation sampler.
-NAMES = sorted(n for n in BUILD if n not in ("hard-example", "eval"))
+NAMES = sorted(BUILD)
 
 
 def _build(name: str, n: int, rank: int, world: int, **kw: Any) -> Any:
@@ -117,3 +116,19 @@ def test_len_after_loading_a_complete_epoch_under_auto_epoch() -> None:
 def test_drop_with_fewer_draws_than_ranks_fails_at_construction(build: Any) -> None:
     with pytest.raises(ConfigError, match="every rank 0"):
         build()
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: fairshard.LengthBucketBatchSampler(
+            list(range(10)), 4, num_replicas=4, rank=0, tail="drop"
+        ),
+        lambda: fairshard.TokenBudgetBatchSampler([5] * 3, 5, num_replicas=4, rank=0, tail="drop"),
+        lambda: fairshard.ClassBatchSampler([0, 0, 1, 1], 1, num_replicas=4, rank=0, tail="drop"),
+    ],
+    ids=["length-bucket", "token-budget", "class-batch"],
+)
+def test_drop_tail_with_fewer_batches_than_ranks_is_refused(build: Any) -> None:
+    with pytest.raises(ConfigError, match=r"tail='drop' with \d+ plan items .* 0 steps"):
+        len(build())

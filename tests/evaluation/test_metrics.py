@@ -16,6 +16,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_m
 from fairshard import (
     ClassificationMetrics,
     ConfigError,
+    ConfigTypeError,
     DegenerateConfigWarning,
     DistributedEvalSampler,
     DistributedSampler,
@@ -131,3 +132,9 @@ def test_sampler_checks() -> None:
     assert m.compute(sync=False).num_samples == 5
     with pytest.raises(ConfigError, match=r"needs a process group.*num_replicas=2"):
         m.compute()
+
+
+def test_float_targets_are_refused() -> None:
+    metrics = ExactMetrics(2)
+    with pytest.raises(ConfigTypeError, match="targets must hold integer class labels"):
+        metrics.update(torch.tensor([1, 1]), torch.tensor([1.7, 0.2]))

@@ -7,5 +7,6 @@ padding and drops, with the redo window counted separately. ``elastic`` does
 the same on two node agents (``tests/multinode.py``) whose membership
 changes: a whole node lost, the job shrunk to 2 ranks, grown back to 4.
 ``probe`` measures whether a process group rejoins after a restart. Sampler
-families are one entry each in ``families.REGISTRY``.
+families come from the test catalog (``tests/catalog.py``) through
+``families.REGISTRY``.
 """

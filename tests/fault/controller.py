@@ -246,8 +246,13 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER, flush=True)
     jobs: list[JobResult] = []
     for family in resolve(args.families):
+        if not family.equal_steps:  # the job's ranks run in lockstep (an all_reduce a step)
+            print(f"{family.name:<24} uneven tail: no lockstep job", flush=True)
+            continue
+        # A family whose states cannot resume on another world size relaunches on the same one.
+        launches = worlds if family.elastic else (worlds[0],) * len(worlds)
         spec = JobSpec(
-            family, args.kills, args.seed, worlds, args.dataset_size, args.epochs, args.every
+            family, args.kills, args.seed, launches, args.dataset_size, args.epochs, args.every
         )
         jobs.append(run_job(spec, base / family.name))
         print(summary_row(jobs[-1]), flush=True)

@@ -226,6 +226,12 @@ def main(argv: list[str] | None = None) -> int:
     print(HEADER, flush=True)
     jobs: list[ElasticResult] = []
     for family in resolve(args.families):
+        if not family.equal_steps:  # the job's ranks run in lockstep (an all_reduce a step)
+            print(f"{family.name:<24} uneven tail: no lockstep job", flush=True)
+            continue
+        if not family.elastic:  # its states refuse another world size, by design
+            print(f"{family.name:<24} not elastic: left out of membership changes", flush=True)
+            continue
         spec = ElasticSpec(
             family,
             cycles=args.cycles,

@@ -1,11 +1,14 @@
-"""Sampler families the fault harness knows: adding one is one ``REGISTRY`` entry.
+"""Sampler families the fault harness knows: every sampler of the family catalog.
 
-A family says how to build the sampler of one rank from ``(dataset_size,
-world_size, rank, seed)`` and what one epoch must contain -- its expected
-multiset of indices, computed independently of the sampler where the family
-has a closed form (``DistributedSampler``: every index once). The tail a
-segment of the job declares (padding duplicates, dropped positions) is read
-from the sampler's own partition by ``declared``; families whose tail works
+``REGISTRY`` holds one entry per sampler family of ``tests/catalog.py`` (a
+family added there is under the harness too), plus ``VARIANTS``: tail
+variants of ``DistributedSampler`` the harness checks as well. A family says
+how to build the sampler of one rank from ``(dataset_size, world_size, rank,
+seed)`` and what one epoch must contain -- its expected multiset of indices,
+computed independently of the sampler where the family has a closed form
+(the catalog's ``every_index_once``: every index once). The tail a segment of
+the job declares (padding duplicates, dropped positions) is read from the
+sampler's own partition by ``declared``; families whose tail works
 differently override it.
 """
 
@@ -18,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-import fairshard
 from fairshard import DistributedSampler
 from fairshard._core.plans import BatchPlan
+from tests.catalog import Family as CatalogFamily
+from tests.catalog import sampler_families
 
-__all__ = ["REGISTRY", "Family", "plan_multiset", "resolve"]
+__all__ = ["REGISTRY", "VARIANTS", "Family", "plan_multiset", "resolve"]
 
 Build = Callable[[int, int, int, int], Any]
 
@@ -79,6 +83,8 @@ class Family:
         declared: ``sampler -> {"padded": p, "dropped": d}`` for the segment
             the sampler is about to run.
         elastic: Whether states resume on a different world size.
+        equal_steps: Whether every rank takes the same number of steps (not an
+            ``uneven`` tail): the torchrun jobs run the ranks in lockstep.
     """
 
     name: str
@@ -86,6 +92,7 @@ class Family:
     expected: Callable[[int, int, int], Counter[int]] | None = None
     declared: Callable[[Any], dict[str, int]] = field(default=partition_tail)
     elastic: bool = True
+    equal_steps: bool = True
 
     def expected_epoch(self, dataset_size: int, seed: int, epoch: int) -> Counter[int]:
         """The multiset one epoch must consume, before declared padding/drops."""
@@ -105,51 +112,6 @@ def _distributed(order: str, drop_last: bool) -> Build:
         )
 
     return build
-
-
-def _labels(n: int) -> np.ndarray:
-    return np.arange(n) % 7 // 3  # three unequal classes
-
-
-def _lengths(n: int) -> np.ndarray:
-    return 1 + (np.arange(n) * 37) % 29
-
-
-def _weighted(n: int, world: int, rank: int, seed: int) -> Any:
-    weights = np.where(np.arange(n) % 5 == 0, 0.0, 1.0 + np.arange(n) % 3)
-    return fairshard.WeightedSampler(weights, num_replicas=world, rank=rank, seed=seed)
-
-
-def _balanced(n: int, world: int, rank: int, seed: int) -> Any:
-    anneal = fairshard.LinearAnneal(start=1.0, end=0.0, epochs=3)
-    return fairshard.ClassBalancedSampler(
-        _labels(n), alpha=anneal, num_replicas=world, rank=rank, seed=seed
-    )
-
-
-def _hard(n: int, world: int, rank: int, seed: int) -> Any:
-    return fairshard.HardExampleSampler(n, num_replicas=world, rank=rank, seed=seed)
-
-
-def _class_batch(n: int, world: int, rank: int, seed: int) -> Any:
-    return fairshard.ClassBatchSampler(_labels(n), 2, num_replicas=world, rank=rank, seed=seed)
-
-
-def _length_bucket(n: int, world: int, rank: int, seed: int) -> Any:
-    return fairshard.LengthBucketBatchSampler(
-        _lengths(n), 3, num_replicas=world, rank=rank, seed=seed
-    )
-
-
-def _token_budget(n: int, world: int, rank: int, seed: int) -> Any:
-    return fairshard.TokenBudgetBatchSampler(
-        _lengths(n), 48, num_replicas=world, rank=rank, seed=seed
-    )
-
-
-def _mixture(n: int, world: int, rank: int, seed: int) -> Any:
-    sizes = [n // 2, n // 3, n - n // 2 - n // 3]
-    return fairshard.MixtureSampler(sizes, [3, 2, 1], num_replicas=world, rank=rank, seed=seed)
 
 
 class _FlatRows:
@@ -175,30 +137,30 @@ class _FlatRows:
         return BatchPlan(packed.flat, packed.offsets)
 
 
-def _packing(n: int, world: int, rank: int, seed: int) -> Any:
-    return _FlatRows(
-        fairshard.PackingBatchSampler(
-            _lengths(n), 40, 2, window=8, num_replicas=world, rank=rank, seed=seed
-        )
+def _from_catalog(entry: CatalogFamily) -> Family:
+    """The harness family of catalog ``entry`` (packed rows read as flat batches)."""
+
+    def build(n: int, world: int, rank: int, seed: int) -> Any:
+        sampler = entry.make(n, rank, world, seed=seed)
+        return _FlatRows(sampler) if entry.items == "rows" else sampler
+
+    expected = _every_index_once if entry.every_index_once else None
+    return Family(
+        entry.name, build, expected, elastic=entry.elastic, equal_steps=entry.tail != "uneven"
     )
 
+
+#: ``DistributedSampler`` in each order and tail, under the names of the measured tables
+#: of docs/faults.md (the catalog has one padded lazy and one dropping torch entry).
+VARIANTS: tuple[Family, ...] = (
+    Family("distributed-pad-lazy", _distributed("lazy", False), _every_index_once),
+    Family("distributed-drop-lazy", _distributed("lazy", True), _every_index_once),
+    Family("distributed-pad-torch", _distributed("torch", False), _every_index_once),
+    Family("distributed-drop-torch", _distributed("torch", True), _every_index_once),
+)
 
 REGISTRY: dict[str, Family] = {
-    family.name: family
-    for family in (
-        Family("distributed-pad-lazy", _distributed("lazy", False), _every_index_once),
-        Family("distributed-drop-lazy", _distributed("lazy", True), _every_index_once),
-        Family("distributed-pad-torch", _distributed("torch", False), _every_index_once),
-        Family("distributed-drop-torch", _distributed("torch", True), _every_index_once),
-        Family("weighted", _weighted),
-        Family("class-balanced", _balanced),
-        Family("hard-example", _hard),
-        Family("class-batch", _class_batch),
-        Family("length-bucket", _length_bucket),
-        Family("token-budget", _token_budget),
-        Family("mixture", _mixture),
-        Family("packing", _packing),
-    )
+    family.name: family for family in (*VARIANTS, *(_from_catalog(e) for e in sampler_families()))
 }
 
 

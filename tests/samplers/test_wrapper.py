@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from torch.utils.data import RandomSampler, Sampler, WeightedRandomSampler
+from torch.utils.data import BatchSampler, RandomSampler, Sampler, WeightedRandomSampler
 
 import fairshard
 from fairshard import ConfigError, ConfigTypeError, RankMismatchError
@@ -208,3 +208,27 @@ def test_wrapped_order_is_int32_where_it_fits() -> None:
     sampler = fairshard.ShardedSampler(inner, num_replicas=2, rank=0)
     assert sampler.plan().order.dtype == np.int32  # 4 bytes per index
     assert list(sampler) == list(range(0, 1000, 2))
+
+
+def test_a_wrapped_fairshard_sampler_is_recorded_under_its_defining_module() -> None:
+    """States record the inner class by the path they always had, not by its public path.
+
+    Public classes name their public path in ``__module__`` (``fairshard``);
+    a state saved before that named the defining module, and must keep loading.
+    """
+    inner = fairshard.DistributedSampler(20, 1, 0, seed=1)
+    wrapped = ShardedSampler(inner, num_replicas=2, rank=0)
+    assert wrapped.state_dict()["config"]["sampler"] == (
+        "fairshard._samplers.distributed.DistributedSampler"
+    )
+    batches = fairshard.BatchShardSampler(
+        fairshard.ClassBatchSampler(np.arange(20) % 2, 2, num_replicas=1, rank=0),
+        num_replicas=2,
+        rank=0,
+    )
+    assert batches.state_dict()["config"]["batch_sampler"] == (
+        "fairshard._batching.class_batch.ClassBatchSampler"
+    )
+    torch_inner = BatchSampler(range(8), 2, False)
+    user = fairshard.BatchShardSampler(torch_inner, num_replicas=2, rank=0)
+    assert user.state_dict()["config"]["batch_sampler"] == "torch.utils.data.sampler.BatchSampler"

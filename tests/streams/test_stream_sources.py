@@ -94,3 +94,27 @@ def test_policy_is_a_deprecated_alias_of_tail() -> None:
     assert ds.tail == "pad" and ds.policy == "pad"
     assert caught[0].filename == __file__  # points at the caller's line
     assert len(list(ds)) == 3
+
+
+def test_a_negative_shard_size_error_names_the_shard() -> None:
+    expected = r"shard_sizes\[1\] must be >= 0, got shard_sizes\[1\]=-1"
+    with pytest.raises(ConfigError, match=expected):
+        ShardedIterable([[1], [2]], mode="shard", shard_sizes=[1, -1], num_replicas=1, rank=0)
+
+
+@pytest.mark.parametrize(
+    ("tail", "match"), [("pad", "cannot pad ranks"), ("drop", "gives every rank 0 items")]
+)
+def test_shard_mode_with_an_empty_rank_is_refused_at_construction(tail: str, match: str) -> None:
+    # Refused at construction (issue 14.8), so neither len() nor a pass is ever reached.
+    for rank in (0, 1):
+        with pytest.raises(ConfigError, match=match):
+            ShardedIterable(
+                [[1, 2, 3], []],
+                mode="shard",
+                shard_sizes=[3, 0],
+                tail=tail,  # type: ignore[arg-type]
+                num_replicas=2,
+                rank=rank,
+                shuffle_shards=False,
+            )

@@ -1,6 +1,6 @@
 """What every fairshard batch sampler shares: a base class and plan helpers.
 
-A batch sampler's plan is a :class:`~fairshard._plans.BatchPlan`: a
+A batch sampler's plan is a :class:`~fairshard._core.plans.BatchPlan`: a
 deterministic sequence of whole batches. The base ``PlannedSampler``
 partitions *batch positions* over ranks, so every rank takes whole batches,
 ``len()`` counts batches, ``state_dict`` counts batches and elastic resume

@@ -30,9 +30,10 @@ from numpy.typing import NDArray
 from .._core.inputs import to_numpy
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
+from .._core.registry import defined_in
 from .._core.rng import forked_global_rng
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, warn
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .base import BatchPlanSampler
 
 __all__ = ["BatchShardSampler"]
@@ -102,7 +103,7 @@ class BatchShardSampler(BatchPlanSampler):
 
     def _config(self) -> dict[str, Any]:
         inner = type(self.batch_sampler)
-        config: dict[str, Any] = {"batch_sampler": f"{inner.__module__}.{inner.__qualname__}"}
+        config: dict[str, Any] = {"batch_sampler": f"{defined_in(inner)}.{inner.__qualname__}"}
         # The inner sampler's batch count, when it knows it: a changed dataset shows.
         if isinstance(self.batch_sampler, Sized):
             with contextlib.suppress(TypeError):
@@ -114,7 +115,7 @@ class BatchShardSampler(BatchPlanSampler):
         set_epoch = getattr(inner, "set_epoch", None)
         if callable(set_epoch):
             set_epoch(epoch)
-        word = int(stream_words(Stream.WRAPPED, epoch, self.seed, 1, sub_id=1)[0])
+        word = int(stream_words(StreamId.WRAPPED, epoch, self.seed, 1, sub_id=1)[0])
         with forked_global_rng(word, word & 0xFFFFFFFF, word & ((1 << 63) - 1)):
             batches = [self._check_batch(b, i) for i, b in enumerate(inner)]
         sizes = np.fromiter((b.size for b in batches), dtype=np.int64, count=len(batches))

@@ -44,7 +44,7 @@ from .._core.labels import encode_labels
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, check_choice, check_int
-from .._random.seeding import Stream, stream_generator
+from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler
 from .class_draw import choose_recycle, choose_stop, class_stream, group_members
 
@@ -239,7 +239,7 @@ class ClassBatchSampler(BatchPlanSampler):
         return True
 
     def _build_plan(self, epoch: int) -> BatchPlan:
-        rng = stream_generator(Stream.CLASS_BATCH, epoch, self.seed)
+        rng = stream_generator(StreamId.CLASS_BATCH, epoch, self.seed)
         used, k = self._used, self.counts
         if self.classes_per_batch is None:
             if self.policy == "stop":

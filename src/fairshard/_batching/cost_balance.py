@@ -107,6 +107,7 @@ def step_imbalance(
         world_size: Number of ranks ``W``.
 
     Example:
+        >>> import numpy as np
         >>> step_imbalance(np.array([1, 1, 3, 1]), 2)
         1.25
     """

@@ -5,7 +5,7 @@ of ``batch_size * mega_batch_factor`` items, each mega-batch is sorted by
 length and cut into batches of ``batch_size``. Items of one batch therefore
 have similar lengths (little padding) while which items meet in a batch
 changes every epoch. The batch order is then either compute-balanced
-(``balance_run``, see ``fairshard._balance``) or uniformly shuffled.
+(``balance_run``, see ``fairshard._batching.cost_balance``) or uniformly shuffled.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .._core import state as S
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, check_bool, check_int
-from .._random.seeding import Stream, stream_generator
+from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler, check_lengths, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 
@@ -55,7 +55,7 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
             e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
         balance_run: Batches per run of similar cost (compute-balanced steps,
-            see ``fairshard._balance``); ``None`` shuffles the batch order
+            see ``fairshard._batching.cost_balance``); ``None`` shuffles the batch order
             uniformly instead.
 
     Example:
@@ -123,7 +123,7 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         # packed words ``key << bits | position`` (a value sort is several
         # times faster than an index sort, and in place), and a batch's
         # padded cost reads only its last -- longest -- item.
-        rng = stream_generator(Stream.LENGTH_BUCKET, epoch, self.seed)
+        rng = stream_generator(StreamId.LENGTH_BUCKET, epoch, self.seed)
         n, bs = self.lengths.size, self.batch_size
         mega = bs * self.mega_batch_factor
         perm = rng.permutation(np.arange(n, dtype=np.int32 if n < (1 << 31) else np.int64))
@@ -145,7 +145,7 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         costs = (self.lengths[flat[offsets[1:] - 1]] * sizes).astype(np.float64)
         order = balanced_order(
             costs,
-            stream_generator(Stream.LENGTH_BUCKET, epoch, self.seed, sub_id=1),
+            stream_generator(StreamId.LENGTH_BUCKET, epoch, self.seed, sub_id=1),
             self.balance_run,
         )
         return reorder_batches(flat, offsets, order)

@@ -40,7 +40,7 @@ from .._errors import (
     check_int,
     warn,
 )
-from .._random.seeding import Stream, stream_generator
+from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler, check_lengths, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 from .pack_plan import PackedPlan, pack_windows
@@ -172,7 +172,7 @@ class PackingBatchSampler(BatchPlanSampler):
         return True
 
     def _build_plan(self, epoch: int) -> PackedPlan:
-        rng = stream_generator(Stream.PACKING, epoch, self.seed)
+        rng = stream_generator(StreamId.PACKING, epoch, self.seed)
         items = self._kept[rng.permutation(self._kept.size)]  # (m,) shuffled
         members, row_offsets = pack_windows(self.lengths[items], self.capacity, self.window)
         flat = items[members]  # (m,) item indices, row after row
@@ -183,7 +183,7 @@ class PackingBatchSampler(BatchPlanSampler):
         row_costs = self._row_costs(flat, row_offsets)[shuffled]
         costs = np.add.reduceat(row_costs, batch_rows[:-1])  # (batches,)
         order = balanced_order(
-            costs, stream_generator(Stream.PACKING, epoch, self.seed, sub_id=1), self.balance_run
+            costs, stream_generator(StreamId.PACKING, epoch, self.seed, sub_id=1), self.balance_run
         )
         # The rows of batch order[0], then of order[1], ...: one reorder of the items.
         row_seq = reorder_batches(np.arange(num_rows, dtype=np.int64), batch_rows, order)

@@ -31,7 +31,7 @@ from .._core.partition import Tail
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, check_real
 from .._errors import warn as _warn
-from .._random.seeding import Stream, stream_generator
+from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler, check_lengths, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 from .costs import COSTS, AttentionCost, CostFn, batch_cost, cost_fingerprint, item_costs
@@ -64,7 +64,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
             e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
         balance_run: Batches per run of similar cost (see
-            ``fairshard._balance``); ``None`` shuffles batches uniformly.
+            ``fairshard._batching.cost_balance``); ``None`` shuffles batches uniformly.
 
     Raises:
         ConfigError: an item is longer than the budget (the message names its
@@ -179,7 +179,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         return True
 
     def _build_plan(self, epoch: int) -> BatchPlan:
-        rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)
+        rng = stream_generator(StreamId.TOKEN_BUDGET, epoch, self.seed)
         m = self.lengths.size - self.num_skipped
         kept: NDArray[Any] = np.arange(m, dtype=np.int32 if m < (1 << 31) else np.int64)
         rng.shuffle(kept)  # random tie-break, in place: the values of permutation(m)
@@ -206,7 +206,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             )
         order = balanced_order(
             costs,
-            stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
+            stream_generator(StreamId.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
             self.balance_run,
         )
         return reorder_batches(flat, offsets, order)

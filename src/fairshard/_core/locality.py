@@ -9,7 +9,7 @@ NOTE (the order, rank-independent part ``Q``): the ``n`` indices are cut
 into ``n // block_size`` full *blocks* of ``block_size`` neighbouring
 indices (the last ``n % block_size`` indices form a short tail block that
 stays last). The full blocks are permuted (a ``KeyedPermutation`` keyed by
-``Stream.LOCALITY``, sub-stream 0), then taken ``window`` at a time: a
+``StreamId.LOCALITY``, sub-stream 0), then taken ``window`` at a time: a
 *window* is ``window`` consecutive blocks of that order, and the
 ``window * block_size`` indices of a window are permuted among themselves
 (sub-stream ``1 + w`` for window ``w``). So any ``block_size * window``
@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .plans import IndexPlan
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_WINDOW", "LocalityPlan", "locality_windows"]
@@ -75,7 +75,7 @@ class LocalityPlan(IndexPlan):
         self.n, self.seed, self.epoch = n, seed, epoch
         self.block_size, self.window, self.lanes = block_size, window, lanes
         self.num_blocks = n // block_size  # full blocks; the tail block stays last
-        keys = stream_words(Stream.LOCALITY, epoch, seed, ROUNDS, sub_id=0)
+        keys = stream_words(StreamId.LOCALITY, epoch, seed, ROUNDS, sub_id=0)
         self._blocks = KeyedPermutation(self.num_blocks, keys)
         self.span = block_size * window  # C: positions per window
         group = self.span * lanes
@@ -102,7 +102,7 @@ class LocalityPlan(IndexPlan):
         for w in np.unique(window).tolist():
             mask = window == w
             length = min(span, self.n - w * span)
-            keys = stream_words(Stream.LOCALITY, self.epoch, self.seed, ROUNDS, sub_id=1 + w)
+            keys = stream_words(StreamId.LOCALITY, self.epoch, self.seed, ROUNDS, sub_id=1 + w)
             out[mask] = w * span + KeyedPermutation(length, keys).take(inside[mask])
         return out
 

@@ -20,7 +20,7 @@ import torch
 from numpy.typing import NDArray
 
 from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 
 __all__ = [
     "PLAN_TYPES",
@@ -119,7 +119,7 @@ class PermutationPlan(IndexPlan):
     """A lazy uniform-looking permutation of ``[0, n)`` keyed by ``(seed, epoch)``."""
 
     def __init__(self, n: int, seed: int, epoch: int, *, sub_id: int = 0) -> None:
-        keys = stream_words(Stream.PERMUTATION, epoch, seed, ROUNDS, sub_id=sub_id)
+        keys = stream_words(StreamId.PERMUTATION, epoch, seed, ROUNDS, sub_id=sub_id)
         self._perm = KeyedPermutation(n, keys)
 
     def __len__(self) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-__all__ = ["Registered", "families", "is_fairshard", "lookup"]
+__all__ = ["Registered", "defined_in", "families", "is_fairshard", "lookup", "set_public_path"]
 
 _FAMILIES: dict[str, type[Registered]] = {}
 
@@ -46,3 +46,23 @@ def is_fairshard(obj: Any) -> bool:
     """Whether ``obj`` is a fairshard sampler or stream (an instance or a class)."""
     cls = obj if isinstance(obj, type) else type(obj)
     return issubclass(cls, Registered)
+
+
+def set_public_path(obj: Any, module: str) -> None:
+    """Give a public class or function ``module`` as its ``__module__`` (reprs, pickles, docs).
+
+    The defining module is kept for :func:`defined_in`.
+    """
+    if isinstance(obj, type) and "_fairshard_defined_in" not in obj.__dict__:
+        obj._fairshard_defined_in = obj.__module__  # type: ignore[attr-defined]
+    obj.__module__ = module
+
+
+def defined_in(cls: type) -> str:
+    """The module that defines ``cls``: the name the configurations in states record.
+
+    A public class's ``__module__`` is its public path (``fairshard``); states
+    saved before that named the defining module, so a state's configuration
+    keeps naming it (a user's subclass names its own module).
+    """
+    return str(cls.__dict__.get("_fairshard_defined_in", cls.__module__))

@@ -358,7 +358,8 @@ def plot_simulation(
         >>> fig = fairshard.plot_simulation(report)
         >>> [ax.get_title().splitlines()[0] for ax in fig.axes[:2]]
         ['owner of each index, epoch 0', 'missing in epoch 0: none of 103']
-        >>> import_pyplot().close(fig)
+        >>> import matplotlib.pyplot as plt
+        >>> plt.close(fig)
     """
     plt = import_pyplot()
     panels: list[Any] = [lambda ax: _ownership_panel(ax, report, plt)]

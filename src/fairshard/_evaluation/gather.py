@@ -6,7 +6,7 @@ order; a padded ``DistributedSampler`` also scores some samples twice. This
 helper sends the sizes first, pads every rank's rows to the longest, gathers,
 trims, drops padding duplicates and puts each row where its dataset index
 says -- the indices themselves are never sent: every rank recomputes every
-rank's share from the sampler (``fairshard._shares``).
+rank's share from the sampler (``fairshard._evaluation.shares``).
 
 NOTE (safe by construction): the function makes all of its collectives in a
 fixed sequence -- one small metadata exchange, then one payload gather --

@@ -66,7 +66,7 @@ class AliasTable:
 
     Args:
         weights: (n,) float64, finite, non-negative, not all zero (validated
-            by the caller; ``fairshard._weights.check_weights``). Read only,
+            by the caller; ``fairshard._samplers.weights.check_weights``). Read only,
             never copied whole.
 
     Example:

@@ -19,7 +19,7 @@ rounds fail the pair-order test at n=10; six pass every check. The round keys
 come from the library's stream derivation (``_seeding``), so the permutation is a pure function of
 ``(n, seed, epoch)``.
 
-Limits, measured in ``tests/test_permutation_stats.py``: with
+Limits, measured in ``tests/randomness/test_permutation_stats.py``: with
 :data:`ROUNDS` rounds the position of each item and the relative order of
 item pairs are statistically indistinguishable from uniform at the sample
 sizes tested; this is a fast pseudo-random permutation for data order, not a

@@ -9,10 +9,11 @@ putting the root seed last follows numpy's advice for spawning independent
 streams. Plans never use the rank, the world size, the process or any global
 RNG, so every rank derives the same stream without communicating.
 
-NOTE (compatibility policy): for a given fairshard major version the sequence a
-``(config, seed, epoch)`` produces never changes; ``tests/golden`` pins it. A
-change to any derivation, permutation or plan algorithm is a major version
-bump and is listed in the changelog.
+NOTE (compatibility policy): the sequence a ``(config, seed, epoch)`` produces
+changes only as docs/compatibility.md, the one statement of the policy,
+allows (``tests/golden`` pins it): a change to any derivation, permutation or
+plan algorithm is made on purpose, regenerates the golden files in the same
+commit and is listed in the changelog.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .._errors import check_int
 
 __all__ = [
     "DEFAULT_SEED",
-    "Stream",
+    "StreamId",
     "normalize_seed",
     "stream_generator",
     "stream_words",
@@ -37,8 +38,8 @@ _U64 = 1 << 64
 _U32_MASK = (1 << 32) - 1
 
 
-class Stream:
-    """Stream ids. Values are part of the compatibility policy: never reuse one."""
+class StreamId:
+    """Random stream ids. Values are part of the compatibility policy: never reuse one."""
 
     PERMUTATION = 1
     WEIGHTED_REPLACEMENT = 2

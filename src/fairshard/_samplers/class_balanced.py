@@ -45,7 +45,7 @@ from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
 from .._random.alias import AliasTable
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .schedules import class_weights_at, resolve_alpha
 from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
@@ -306,10 +306,10 @@ class ClassBalancedSampler(IndexSampler):
         seed = self.seed  # stream_words reduces it mod 2**64, as every stream does
         if self.replacement:
             table = AliasTable(self._class_mass(epoch))
-            keys = stream_words(Stream.WEIGHTED_REPLACEMENT, epoch, seed, 4, sub_id=_SUB_ID)
+            keys = stream_words(StreamId.WEIGHTED_REPLACEMENT, epoch, seed, 4, sub_id=_SUB_ID)
             assert self._members is not None
             return GroupedAliasPlan(table, self._members, self._offsets, self.num_samples, keys)
         assert self._inverse is not None
         weights = self.class_weights(epoch)[self._inverse]
-        keys = stream_words(Stream.WEIGHTED_NO_REPLACEMENT, epoch, seed, 2, sub_id=_SUB_ID)
+        keys = stream_words(StreamId.WEIGHTED_NO_REPLACEMENT, epoch, seed, 2, sub_id=_SUB_ID)
         return ArrayPlan(exponential_keys_order(weights, self.num_samples, keys))

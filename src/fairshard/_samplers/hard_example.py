@@ -59,7 +59,7 @@ from .._errors import (
     check_real,
     warn,
 )
-from .._random.seeding import Stream
+from .._random.seeding import StreamId
 from .hard_weights import WEIGHTINGS, Weighting, sampling_weights
 from .loss_records import (
     Losses,
@@ -103,8 +103,8 @@ class HardExampleSampler(WeightedSampler):
     """
 
     kind = "HardExampleSampler"
-    _stream_with = Stream.HARD_EXAMPLE
-    _stream_without = Stream.HARD_EXAMPLE
+    _stream_with = StreamId.HARD_EXAMPLE
+    _stream_without = StreamId.HARD_EXAMPLE
 
     def __init__(
         self,

@@ -85,6 +85,7 @@ class MixtureSampler(IndexSampler):
             ``num_samples`` with a strategy that sets the length itself.
 
     Example:
+        >>> import numpy as np
         >>> s = MixtureSampler([100, 50, 10], weights=[0.5, 0.3, 0.2], num_samples=10,
         ...                    num_replicas=1, rank=0)
         >>> [int(v) for v in np.bincount(s.plan().sources(np.arange(10)), minlength=3)]

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from .._core.plans import IndexPlan
 from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .interleave import Interleave
 
 __all__ = ["MixturePlan"]
@@ -64,7 +64,7 @@ class MixturePlan(IndexPlan):
             if len(self._perms) >= 64:  # a chunk touches a few passes; keep memory flat
                 self._perms.clear()
             words = stream_words(
-                Stream.MIXTURE, self.epoch, self.seed, ROUNDS, sub_id=source << _PASS_BITS | pass_
+                StreamId.MIXTURE, self.epoch, self.seed, ROUNDS, sub_id=source << _PASS_BITS | pass_
             )
             perm = self._perms[key] = KeyedPermutation(int(self.sizes[source]), words)
         return perm

@@ -122,6 +122,7 @@ class LinearWeightAnneal:
     Pass it where ``ClassBalancedSampler`` takes ``alpha``.
 
     Example:
+        >>> import numpy as np
         >>> s = LinearWeightAnneal(epochs=2)
         >>> s.class_weights(1, np.array([4.0, 1.0]), np.array([0.5, 0.5])).tolist()
         [0.625, 1.0]

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from .._core import state as S
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
+from .._core.registry import defined_in
 from .._core.rng import forked_global_rng
 from .._distributed.groups import group_of
 from .._distributed.world import (
@@ -37,7 +38,7 @@ from .._distributed.world import (
     talks_to_group,
 )
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_bool
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan
 
@@ -46,7 +47,7 @@ __all__ = ["ShardedSampler"]
 
 def _inner_order(sampler: Any, seed: int, epoch: int) -> NDArray[Any]:
     """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
-    words = stream_words(Stream.WRAPPED, epoch, seed, 3)
+    words = stream_words(StreamId.WRAPPED, epoch, seed, 3)
     chunks: list[NDArray[Any]] = []
     done = 0
     with forked_global_rng(
@@ -195,7 +196,7 @@ class ShardedSampler(IndexSampler):
 
     def _config(self) -> dict[str, Any]:
         inner = type(self.sampler)
-        return {"sampler": f"{inner.__module__}.{inner.__qualname__}", "n": len(self.sampler)}
+        return {"sampler": f"{defined_in(inner)}.{inner.__qualname__}", "n": len(self.sampler)}
 
     def _build_plan(self, epoch: int) -> IndexPlan:
         if hasattr(self.sampler, "set_epoch"):

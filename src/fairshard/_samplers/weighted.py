@@ -33,7 +33,7 @@ from .._core.partition import Tail
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, StateDictError, check_bool, check_int
 from .._random.alias import AliasTable
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .torch_compat import IndexSampler
 from .weighted_plans import AliasPlan, ArrayPlan, exponential_keys_order
 from .weights import as_weights, check_weights, weights_digest
@@ -73,8 +73,8 @@ class WeightedSampler(IndexSampler):
     """
 
     kind = "WeightedSampler"
-    _stream_with = Stream.WEIGHTED_REPLACEMENT
-    _stream_without = Stream.WEIGHTED_NO_REPLACEMENT
+    _stream_with = StreamId.WEIGHTED_REPLACEMENT
+    _stream_without = StreamId.WEIGHTED_NO_REPLACEMENT
 
     def __init__(
         self,

@@ -37,7 +37,7 @@ from numpy.typing import NDArray
 
 from .._core.partition import Tail
 from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 
 __all__ = [
     "Consumer",
@@ -125,7 +125,7 @@ def shard_order(num_shards: int, seed: int, epoch: int, shuffle: bool) -> NDArra
     positions = np.arange(num_shards, dtype=np.int64)
     if not shuffle:
         return positions
-    keys = stream_words(Stream.ITERABLE, epoch, seed, ROUNDS)
+    keys = stream_words(StreamId.ITERABLE, epoch, seed, ROUNDS)
     return KeyedPermutation(num_shards, keys).take(positions)
 
 

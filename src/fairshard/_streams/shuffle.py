@@ -3,7 +3,7 @@
 NOTE (windows, not a sliding buffer): a consumer's stream is cut into
 consecutive windows of ``size`` items; each window is read whole into the
 buffer and yielded in a keyed permutation of its positions
-(``Stream.SHUFFLE_BUFFER``, sub-stream ``(window << 24) + consumer offset``),
+(``StreamId.SHUFFLE_BUFFER``, sub-stream ``(window << 24) + consumer offset``),
 so the order is a pure function of ``(seed, epoch)``, the consumer and the
 data -- never of timing or process randomness. The memory is the same as a
 sliding buffer of ``size``; an item moves at most ``size - 1`` places (a
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, stream_words
+from .._random.seeding import StreamId, stream_words
 from .layout import Consumer
 from .state import ConsumerProgress
 
@@ -45,7 +45,7 @@ def window_order(size: int, seed: int, epoch: int, consumer: Consumer, window: i
         [0, 1, 2, 3, 4]
     """
     keys = stream_words(
-        Stream.SHUFFLE_BUFFER, epoch, seed, ROUNDS, sub_id=(window << 24) + consumer.offset
+        StreamId.SHUFFLE_BUFFER, epoch, seed, ROUNDS, sub_id=(window << 24) + consumer.offset
     )
     order: list[int] = KeyedPermutation(size, keys).take(np.arange(size, dtype=np.int64)).tolist()
     return order

@@ -4,13 +4,13 @@ The parts are a pure function of ``(n, sizes, seed, labels)``: no global RNG,
 no hash seeds, no dependence on the process, rank, machine or Python version.
 
 NOTE (algorithm): indices are shuffled with the library's
-``KeyedPermutation`` keyed by the ``Stream.SPLIT`` stream (sub-stream 0
+``KeyedPermutation`` keyed by the ``StreamId.SPLIT`` stream (sub-stream 0
 unstratified; ``1 + k`` for the ``k``-th class in sorted label order) --
 fairshard's own integer arithmetic, so numpy's choice of shuffling algorithm
 cannot move a split. Part ``i`` takes the next ``sizes[i]`` shuffled indices;
 each part is returned sorted ascending (its contents are the random choice,
 its order is for a sampler to decide). ``tests/golden/split.json`` pins the
-output; changing it is a major version change (see ``_seeding``).
+output; changing it is an order change under docs/compatibility.md.
 
 NOTE (fractions to counts): largest remainder (Hamilton). Part ``i``'s quota
 is ``n * f_i / sum(f)`` in exact rational arithmetic (the floats are taken at
@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from .._core.labels import encode_labels
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, warn
 from .._random.permutation import ROUNDS, KeyedPermutation
-from .._random.seeding import Stream, normalize_seed, stream_words
+from .._random.seeding import StreamId, normalize_seed, stream_words
 
 __all__ = ["apportion", "split"]
 
@@ -116,7 +116,7 @@ def apportion(n: int, sizes: Sequence[Any]) -> list[int]:
 
 
 def _permuted(indices: NDArray[np.int64], seed: int, sub_id: int) -> NDArray[np.int64]:
-    keys = stream_words(Stream.SPLIT, 0, seed, ROUNDS, sub_id=sub_id)
+    keys = stream_words(StreamId.SPLIT, 0, seed, ROUNDS, sub_id=sub_id)
     perm = KeyedPermutation(len(indices), keys)
     return indices[perm.take(np.arange(len(indices), dtype=np.int64))]
 
@@ -212,6 +212,7 @@ def split(
         ConfigTypeError: wrong types.
 
     Example:
+        >>> import numpy as np
         >>> train, val = split(10, [0.8, 0.2], seed=0)
         >>> len(train), len(val), sorted(np.concatenate([train, val]).tolist()) == list(range(10))
         (8, 2, True)
