@@ -14,8 +14,10 @@ from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
 from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
+from ._core.endless import StepIndices, StepSampler
 from ._core.partition import Partition
 from ._core.resume import loader_state_dict
+from ._core.steps import BatchSchedule
 from ._diagnostics.coverage import CoverageSegment, check_coverage
 from ._diagnostics.plot import plot_simulation
 from ._diagnostics.simulate import SimulationReport, simulate
@@ -33,6 +35,7 @@ from ._errors import (
 from ._evaluation.gather import gather_in_order
 from ._evaluation.metrics import ClassificationMetrics, ExactMetrics
 from ._evaluation.shares import padding_mask
+from ._random.seeding import sample_seed
 from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
@@ -47,6 +50,7 @@ from ._version import __version__ as __version__
 
 __all__ = [
     "AttentionCost",
+    "BatchSchedule",
     "BatchShardSampler",
     "ClassBalancedSampler",
     "ClassBatchSampler",
@@ -74,6 +78,8 @@ __all__ = [
     "ShardedSampler",
     "SimulationReport",
     "StateDictError",
+    "StepIndices",
+    "StepSampler",
     "StopTogether",
     "TokenBudgetBatchSampler",
     "WeightedSampler",
@@ -85,6 +91,7 @@ __all__ = [
     "loader_state_dict",
     "padding_mask",
     "plot_simulation",
+    "sample_seed",
     "save_atomic",
     "simulate",
     "split",

@@ -75,6 +75,10 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
 
     kind: ClassVar[str] = "PlannedSampler"
 
+    #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
+    #: so a family must not warn about padding or dropping one.
+    _endless: bool = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Run ``_check_constructed`` once the outermost ``__init__`` has finished."""
         super().__init_subclass__(**kwargs)

@@ -1,0 +1,307 @@
+"""``StepSampler``: any planned sampler as one endless, step-addressed stream.
+
+The epochs of a family's plan are chained into one stream of positions
+(epoch ``e`` holds ``len(plan(e))`` of them); ``SkipRanges`` removes declared
+positions; ``BatchSchedule`` cuts what is left into global steps; ``deal``
+gives each rank and micro-batch its part (see ``steps``). Every map is
+arithmetic, so the state is one number -- the samples consumed -- and any
+step is reached in O(1) (plus a binary search over the schedule), from a
+saved state or from a step count alone.
+
+NOTE (units): a "sample" is one plan item: a dataset index for an index
+family, a whole batch for a batch family (then ``micro_batch_size`` counts
+batches per rank and micro-step, usually 1, and ``global_batch_size``
+batches per step).
+
+NOTE (tails): epochs follow each other without a tail: a step may span the
+end of one epoch and the start of the next, so nothing is padded or dropped
+and the family's own ``tail`` and ``layout`` are not used.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+from torch.utils.data import Sampler
+
+from .._errors import ConfigError, ConfigTypeError, StateDictError, check_int
+from . import state as S
+from .base import PlannedSampler
+from .registry import Registered
+from .resume import find_driver, refuse, unsafe_gap
+from .steps import BatchSchedule, SkipRanges, deal
+
+__all__ = ["StepIndices", "StepSampler"]
+
+
+@dataclass(frozen=True)
+class StepIndices:
+    """What one global step holds: every rank's items, and where they came from.
+
+    Attributes:
+        step: The step.
+        first_sample: Samples consumed before it.
+        global_batch_size: Its size.
+        ranks: ``ranks[r]`` is what rank ``r`` yields in the step, in order.
+        epochs: ``epochs[r][i]`` is the epoch of ``ranks[r][i]``.
+        positions: ``positions[r][i]`` is its position in the endless stream.
+    """
+
+    step: int
+    first_sample: int
+    global_batch_size: int
+    ranks: list[list[Any]]
+    epochs: list[list[int]]
+    positions: list[list[int]]
+
+
+class StepSampler(Registered, Sampler[Any], register=False):
+    """An endless, step-addressed stream over a planned sampler's epochs.
+
+    Args:
+        sampler: A fairshard index or batch sampler; its plans, seed, rank and
+            world size are used (not its tail, layout or epoch).
+        micro_batch_size: Items per rank per micro-batch (``b``).
+        global_batch_size: Items per optimizer step (``G = W * b * A``); or
+        schedule: a ``BatchSchedule`` (ramp-up, steps) instead.
+        skip: Ranges ``[a, b)`` of stream positions no rank takes.
+        start_step: Step to start from (a resume from a step count alone).
+        with_epoch: Yield ``(epoch, item)`` instead of ``item``.
+
+    Example:
+        >>> import fairshard
+        >>> inner = fairshard.DistributedSampler(10, num_replicas=2, rank=0, seed=1)
+        >>> steps = fairshard.StepSampler(inner, micro_batch_size=2, global_batch_size=8)
+        >>> steps.accumulation_steps(0), len(steps.indices_at(3).ranks[0])
+        (2, 4)
+    """
+
+    kind: ClassVar[str] = "StepSampler"
+
+    def __init__(
+        self,
+        sampler: PlannedSampler[Any],
+        *,
+        micro_batch_size: int,
+        global_batch_size: int | None = None,
+        schedule: BatchSchedule | None = None,
+        skip: Iterable[Sequence[int]] = (),
+        start_step: int = 0,
+        with_epoch: bool = False,
+    ) -> None:
+        if not isinstance(sampler, PlannedSampler):
+            raise ConfigTypeError(
+                f"sampler must be a fairshard sampler with a plan, got {type(sampler).__name__}; "
+                "wrap other samplers in fairshard.ShardedSampler first"
+            )
+        if (global_batch_size is None) == (schedule is None):
+            raise ConfigError(
+                "give exactly one of global_batch_size= (a constant size) or schedule= "
+                f"(a BatchSchedule), got global_batch_size={global_batch_size!r}, "
+                f"schedule={schedule!r}"
+            )
+        self.sampler = sampler
+        sampler._endless = True
+        self.micro_batch_size = check_int("micro_batch_size", micro_batch_size, minimum=1)
+        self.schedule = schedule or BatchSchedule.constant(int(global_batch_size or 0))
+        self.num_replicas, self.rank, self.seed = sampler.num_replicas, sampler.rank, sampler.seed
+        self.schedule.check_divides(
+            self.num_replicas * self.micro_batch_size,
+            f"num_replicas * micro_batch_size ({self.num_replicas} * {self.micro_batch_size})",
+        )
+        self.skip = SkipRanges(skip)
+        self.with_epoch = bool(with_epoch)
+        self._known = sampler._known_plan_length()
+        self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e
+        self._consumed = self.schedule.first(check_int("start_step", start_step, minimum=0))
+        self._live: tuple[int, int] | None = None  # (samples before the live step part, handed)
+        self._driver: Any = None
+
+    # --------------------------------------------------------------- addressing
+    def _epoch_length(self, epoch: int) -> int:
+        length = self._known if self._known is not None else len(self.sampler.plan(epoch))
+        if length == 0:
+            raise ConfigError(
+                f"{self.sampler.kind} has an empty plan in epoch {epoch}; an endless stream "
+                "needs items in every epoch"
+            )
+        return length
+
+    def _locate(self, positions: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(epoch, position in that epoch's plan) of stream positions."""
+        if self._known is not None:
+            n = self._epoch_length(0)
+            return positions // n, positions % n
+        last = int(positions.max()) if positions.size else 0
+        while self._ends[-1] <= last:  # walk epochs whose length the config does not fix
+            self._ends.append(self._ends[-1] + self._epoch_length(len(self._ends) - 1))
+        ends = np.asarray(self._ends, dtype=np.int64)
+        epochs = np.searchsorted(ends, positions, side="right") - 1
+        return epochs, positions - ends[epochs]
+
+    def _items(self, numbers: NDArray[np.int64]) -> tuple[list[Any], list[int], list[int]]:
+        """Items, epochs and stream positions of consumed-sample numbers (sorted runs)."""
+        positions = self.skip.position(numbers)
+        epochs, local = self._locate(positions)
+        items: list[Any] = []
+        if epochs.size:
+            cuts = np.flatnonzero(np.diff(epochs)) + 1
+            for part_e, part_p in zip(np.split(epochs, cuts), np.split(local, cuts), strict=True):
+                items.extend(self.sampler.plan(int(part_e[0])).items(part_p))
+        return items, epochs.tolist(), positions.tolist()
+
+    def accumulation_steps(self, step: int) -> int:
+        """Micro-batches per rank in step ``step``: ``size(step) / (W * b)``."""
+        return self.schedule.size(step) // (self.num_replicas * self.micro_batch_size)
+
+    def indices_at(self, step: int, *, num_replicas: int | None = None) -> StepIndices:
+        """What every rank takes in global step ``step`` -- O(1), no replay.
+
+        Args:
+            step: The step.
+            num_replicas: Another world size to deal the step to (default:
+                this sampler's); the union over ranks does not depend on it.
+        """
+        world = self.num_replicas if num_replicas is None else num_replicas
+        world = check_int("num_replicas", world, minimum=1)
+        self.schedule.check_divides(
+            world * self.micro_batch_size, "num_replicas * micro_batch_size"
+        )
+        first, size = self.schedule.first(step), self.schedule.size(step)
+        ranks, epochs, positions = [], [], []
+        for r in range(world):
+            items, eps, pos = self._items(deal(first, size, 0, world, r, self.micro_batch_size))
+            ranks.append(items)
+            epochs.append(eps)
+            positions.append(pos)
+        return StepIndices(step, first, size, ranks, epochs, positions)
+
+    def step_of(self, consumed: int) -> int:
+        """The step that consumed-sample number ``consumed`` belongs to."""
+        return self.schedule.locate(consumed)[0]
+
+    def positions_of_steps(self, begin: int, end: int) -> tuple[int, int]:
+        """The stream positions ``[a, b)`` steps ``[begin, end)`` read: a ``skip`` range."""
+        first, last = self.schedule.first(begin), self.schedule.first(end)
+        a = int(self.skip.position(np.array([first], dtype=np.int64))[0])
+        b = int(self.skip.position(np.array([last - 1], dtype=np.int64))[0]) + 1
+        return a, b
+
+    # ---------------------------------------------------------------- iteration
+    @property
+    def consumed_samples(self) -> int:
+        """Samples (all ranks) consumed, in whole micro-batches of what was handed out."""
+        if self._live is None:
+            return self._consumed
+        before, handed = self._live
+        return (
+            before + (handed // self.micro_batch_size) * self.num_replicas * self.micro_batch_size
+        )
+
+    def __iter__(self) -> Iterator[Any]:
+        self._consumed = self.consumed_samples
+        self._live = None
+        self._driver = find_driver(sys._getframe(1))
+        return self._stream(self._consumed)
+
+    def _stream(self, consumed: int) -> Iterator[Any]:
+        step, offset = self.schedule.locate(consumed)
+        unit = self.num_replicas * self.micro_batch_size
+        if offset % unit:
+            raise StateDictError(
+                f"the resume point is {offset} samples into step {step}, not a whole number "
+                f"of micro-batches of num_replicas * micro_batch_size = {unit}; resume at a "
+                "step boundary (state_dict(step=...))"
+            )
+        while True:
+            first, size = self.schedule.first(step), self.schedule.size(step)
+            numbers = deal(first, size, offset, self.num_replicas, self.rank, self.micro_batch_size)
+            items, epochs, _ = self._items(numbers)
+            self._live = (first + offset, 0)
+            if self.with_epoch:
+                items = list(zip(epochs, items, strict=True))
+            for handed, item in enumerate(items, 1):
+                self._live = (first + offset, handed)
+                yield item
+            step, offset = step + 1, 0
+
+    # -------------------------------------------------------------------- state
+    def full_config(self) -> dict[str, Any]:
+        """What the stream depends on, as plain values (the world layout excluded)."""
+        return {
+            "sampler": self.sampler.kind,
+            "sampler_config": self.sampler._config(),
+            "schedule": self.schedule.to_config(),
+        }
+
+    def state_dict(self, step: int | None = None) -> dict[str, Any]:
+        """Plain, sealed state: the samples consumed and the ranges skipped so far.
+
+        Args:
+            step: Steps the loop completed; exact under any loader. ``None``
+                counts the whole micro-batches this rank handed out, which
+                is what the loop took with ``num_workers=0`` and under a
+                ``StatefulDataLoader``.
+
+        Raises:
+            ConfigError: ``step`` is ``None`` while a multi-worker
+                ``DataLoader`` holds prefetched items.
+        """
+        if step is not None:
+            consumed = self.schedule.first(check_int("step", step, minimum=0))
+        else:
+            gap = unsafe_gap(self._driver, False) if self._live is not None else None
+            if gap is not None:
+                handed = self._live[1] if self._live else 0
+                raise refuse(self.kind, handed, gap, self._driver.num_workers)
+            consumed = self.consumed_samples
+        at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        return S.seal(
+            {
+                S.K_KIND: self.kind,
+                S.K_CONFIG: self.full_config(),
+                S.K_SEED: self.seed,
+                S.K_EPOCH: int(self._locate(np.array([at], dtype=np.int64))[0][0]),
+                S.K_START: 0,
+                S.K_STEPS: consumed,
+                S.K_WORLD: self.num_replicas,
+                S.K_RANK: self.rank,
+                S.K_EXTRA: {
+                    "step": self.step_of(consumed),
+                    "skip": [list(r) for r in self.skip.prefix_until(at)],
+                },
+            }
+        )
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume where ``state_dict`` was saved, on any world size and micro-batch size.
+
+        Raises:
+            StateDictError: the state is foreign or tampered, was saved under
+                another config or seed, or this sampler's ``skip`` ranges
+                differ from the state's before its resume point.
+        """
+        state = S.unseal(state_dict, self.kind)
+        S.check_config(state[S.K_CONFIG], self.full_config())
+        if state[S.K_SEED] != self.seed:
+            raise StateDictError(
+                f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
+                f"seed={self.seed}; build the inner sampler with seed={state[S.K_SEED]}"
+            )
+        consumed = int(state[S.K_STEPS])
+        saved = tuple(tuple(int(v) for v in r) for r in state[S.K_EXTRA].get("skip", []))
+        at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        ours = self.skip.prefix_until(at)
+        if saved != ours:
+            raise StateDictError(
+                f"state_dict skipped the stream ranges {[list(r) for r in saved]} before its "
+                f"resume point, but this sampler's skip= gives {[list(r) for r in ours]} there; "
+                "keep the ranges already passed and add new ones only after the resume point"
+            )
+        self._consumed = consumed
+        self._live = None
