@@ -20,6 +20,7 @@ and the family's own ``tail`` and ``layout`` are not used.
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,8 @@ from .resume import find_driver, refuse, unsafe_gap
 from .steps import BatchSchedule, SkipRanges, deal
 
 __all__ = ["StepIndices", "StepSampler"]
+
+_FIRST_CHUNK, _CHUNK = 64, 8192  # items a rank evaluates at once: first, at most
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         self._known = sampler._known_plan_length()
         self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e
         self._consumed = self.schedule.first(check_int("start_step", start_step, minimum=0))
-        self._live: tuple[int, int] | None = None  # (samples before the live step part, handed)
+        # (samples before the live step's part, its items, their live iterator)
+        self._live: tuple[int, int, Iterator[Any]] | None = None
         self._driver: Any = None
 
     # --------------------------------------------------------------- addressing
@@ -198,7 +202,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         """Samples (all ranks) consumed, in whole micro-batches of what was handed out."""
         if self._live is None:
             return self._consumed
-        before, handed = self._live
+        before, count, live = self._live
+        handed = count - operator.length_hint(live)
         return (
             before + (handed // self.micro_batch_size) * self.num_replicas * self.micro_batch_size
         )
@@ -218,17 +223,29 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 f"of micro-batches of num_replicas * micro_batch_size = {unit}; resume at a "
                 "step boundary (state_dict(step=...))"
             )
+        chunk = _FIRST_CHUNK
         while True:
             first, size = self.schedule.first(step), self.schedule.size(step)
             numbers = deal(first, size, offset, self.num_replicas, self.rank, self.micro_batch_size)
+            # Several steps of one size at once (one vectorized chunk): (k, per-step items).
+            end = self.schedule.segment_end(step)
+            # (Plans of unknown length are walked epoch by epoch: no read-ahead there.)
+            count = max(1, chunk // max(1, numbers.size)) if self._known is not None else 1
+            chunk = min(2 * chunk, _CHUNK)  # start small (a resume reads little), then double
+            if end is not None:
+                count = min(count, end - step)
+            if offset == 0 and count > 1:
+                starts = np.arange(count, dtype=np.int64)[:, None] * size
+                numbers = (numbers[None, :] + starts).reshape(-1)
+            else:
+                count = 1
             items, epochs, _ = self._items(numbers)
-            self._live = (first + offset, 0)
             if self.with_epoch:
                 items = list(zip(epochs, items, strict=True))
-            for handed, item in enumerate(items, 1):
-                self._live = (first + offset, handed)
-                yield item
-            step, offset = step + 1, 0
+            live = iter(items)
+            self._live = (first + offset, len(items), live)
+            yield from live
+            step, offset = step + count, 0
 
     # -------------------------------------------------------------------- state
     def full_config(self) -> dict[str, Any]:
@@ -257,8 +274,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
         else:
             gap = unsafe_gap(self._driver, False) if self._live is not None else None
             if gap is not None:
-                handed = self._live[1] if self._live else 0
-                raise refuse(self.kind, handed, gap, self._driver.num_workers)
+                raise refuse(self.kind, self.consumed_samples, gap, self._driver.num_workers)
             consumed = self.consumed_samples
         at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
         return S.seal(

@@ -146,6 +146,11 @@ class BatchSchedule:
         """Global batch size of step ``step``."""
         return self._segment_of_step(check_int("step", step, minimum=0)).size
 
+    def segment_end(self, step: int) -> int | None:
+        """The first step after ``step`` with another size (``None``: none follows)."""
+        i = bisect.bisect_right(self._steps, step)
+        return self._steps[i] if i < len(self._steps) else None
+
     def first(self, step: int) -> int:
         """Samples consumed before step ``step`` (O(log segments))."""
         seg = self._segment_of_step(check_int("step", step, minimum=0))
