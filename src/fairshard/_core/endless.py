@@ -100,7 +100,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         if not isinstance(sampler, PlannedSampler):
             raise ConfigTypeError(
                 f"sampler must be a fairshard sampler with a plan, got {type(sampler).__name__}; "
-                "wrap other samplers in fairshard.ShardedSampler first"
+                "wrap a torch sampler in fairshard.ShardedSampler first (a ShardedIterable "
+                "stream has no plan over positions and resumes by its own state)"
             )
         if (global_batch_size is None) == (schedule is None):
             raise ConfigError(
