@@ -40,6 +40,7 @@ from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
 from ._samplers.mixture import MixtureSampler
+from ._samplers.mixture_online import OnlineMixtureSampler
 from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
 from ._samplers.sharded import ShardedSampler
 from ._samplers.weighted import WeightedSampler
@@ -70,6 +71,7 @@ __all__ = [
     "LinearAnneal",
     "LinearWeightAnneal",
     "MixtureSampler",
+    "OnlineMixtureSampler",
     "PackedRows",
     "PackingBatchSampler",
     "Partition",

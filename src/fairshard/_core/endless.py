@@ -186,6 +186,17 @@ class StepSampler(Registered, Sampler[Any], register=False):
             positions.append(pos)
         return StepIndices(step, first, size, ranks, epochs, positions)
 
+    def epoch_position(self, step: int) -> tuple[int, int]:
+        """``(epoch, plan position)`` of the first sample of step ``step``.
+
+        Where a plan change that starts at that step goes (for example
+        ``OnlineMixtureSampler.update_weights(w, epoch=..., position=...)``).
+        """
+        consumed = self.schedule.first(step)
+        at = self.skip.position(np.array([consumed], dtype=np.int64))
+        epochs, local = self._locate(at)
+        return int(epochs[0]), int(local[0])
+
     def step_of(self, consumed: int) -> int:
         """The step that consumed-sample number ``consumed`` belongs to."""
         return self.schedule.locate(consumed)[0]
@@ -225,8 +236,12 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "step boundary (state_dict(step=...))"
             )
         chunk = _FIRST_CHUNK
+        version = self.sampler._plan_version
         while True:
             first, size = self.schedule.first(step), self.schedule.size(step)
+            if self.sampler._plan_version != version:  # the plans changed (new weights)
+                self._check_change(first + offset)
+                version = self.sampler._plan_version
             numbers = deal(first, size, offset, self.num_replicas, self.rank, self.micro_batch_size)
             # Several steps of one size at once (one vectorized chunk): (k, per-step items).
             end = self.schedule.segment_end(step)
@@ -243,10 +258,37 @@ class StepSampler(Registered, Sampler[Any], register=False):
             items, epochs, _ = self._items(numbers)
             if self.with_epoch:
                 items = list(zip(epochs, items, strict=True))
-            live = iter(items)
-            self._live = (first + offset, len(items), live)
-            yield from live
-            step, offset = step + count, 0
+            per, done = len(items) // count, 0
+            while done < count and self.sampler._plan_version == version:
+                live = iter(items[done * per : (done + 1) * per])
+                self._live = (first + offset + done * size, per, live)
+                yield from live
+                done += 1
+            step, offset = step + done, 0
+
+    def _stream_position(self, epoch: int, position: int) -> int:
+        if self._known is not None:
+            return epoch * self._epoch_length(0) + position
+        while len(self._ends) <= epoch:
+            self._ends.append(self._ends[-1] + self._epoch_length(len(self._ends) - 1))
+        return self._ends[epoch] + position
+
+    def _check_change(self, consumed: int) -> None:
+        """Refuse a plan change that reaches back into samples already handed out."""
+        changed = self.sampler.changed_from
+        if changed is None:
+            return
+        at = self._stream_position(*changed)
+        next_position = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        if at < next_position:
+            raise ConfigError(
+                f"{self.sampler.kind}'s plan changed from epoch {changed[0]} position "
+                f"{changed[1]} (stream position {at}), but this rank already handed out the "
+                f"samples up to stream position {next_position} under the old plan (a "
+                "DataLoader with workers reads ahead); make the change start at a later "
+                "step (at least prefetch_factor * num_workers micro-batches ahead), or "
+                "use num_workers=0"
+            )
 
     # -------------------------------------------------------------------- state
     def full_config(self) -> dict[str, Any]:
@@ -291,6 +333,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 S.K_EXTRA: {
                     "step": self.step_of(consumed),
                     "skip": [list(r) for r in self.skip.prefix_until(at)],
+                    "sampler": self.sampler._extra_state(),  # learned state: scores, weights
                 },
             }
         )
@@ -320,5 +363,6 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 f"resume point, but this sampler's skip= gives {[list(r) for r in ours]} there; "
                 "keep the ranges already passed and add new ones only after the resume point"
             )
+        self.sampler._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
         self._consumed = consumed
         self._live = None
