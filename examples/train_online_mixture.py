@@ -14,6 +14,7 @@ segment (below one sample).
 """
 
 import argparse
+import itertools
 
 import numpy as np
 import torch
@@ -36,7 +37,7 @@ def worst_segment_error(sampler: fairshard.OnlineMixtureSampler, epochs: int) ->
     for epoch in range(epochs):
         plan = sampler.plan(epoch)
         ends = [*plan.starts.tolist(), len(plan)]
-        for lo, hi in zip(ends[:-1], ends[1:], strict=True):
+        for lo, hi in itertools.pairwise(ends):
             sources = plan.sources(np.arange(lo, hi))
             counts = np.cumsum(np.eye(3, dtype=np.int64)[sources], axis=0)
             target = np.arange(1, hi - lo + 1)[:, None] * sampler.proportions_at(epoch, lo)
