@@ -22,7 +22,22 @@ import fairshard
 from fairshard import BatchSchedule, ConfigError, StateDictError, StepSampler
 from fairshard._core.steps import SkipRanges, deal
 
-from ..contract import FAMILIES, flat
+from ..contract import FAMILIES as CATALOG
+from ..contract import flat
+
+#: The contract catalog plus the families it leaves out: every family with a plan.
+FAMILIES: dict[str, Any] = {
+    **CATALOG,
+    "mixture": lambda n, r, w, **k: fairshard.MixtureSampler(
+        [n, n // 2, 5], [0.5, 0.3, 0.2], num_samples=n, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "online-mixture": lambda n, r, w, **k: fairshard.OnlineMixtureSampler(
+        [n, n // 2, 5], [0.5, 0.3, 0.2], num_samples=n, num_replicas=w, rank=r, seed=5, **k
+    ),
+    "packing": lambda n, r, w, **k: fairshard.PackingBatchSampler(
+        (np.arange(n) * 7) % 19 + 1, 24, 2, num_replicas=w, rank=r, seed=5, **k
+    ),
+}
 
 N = 37  # a prime: steps straddle epoch ends at every offset
 G = 8
