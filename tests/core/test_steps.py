@@ -27,7 +27,7 @@ from ..contract import flat
 
 #: The contract catalog plus the families it leaves out: every family with a plan.
 FAMILIES: dict[str, Any] = {
-    **CATALOG,
+    **{k: v for k, v in CATALOG.items() if k != "hard-example"},  # refused: see below
     "mixture": lambda n, r, w, **k: fairshard.MixtureSampler(
         [n, n // 2, 5], [0.5, 0.3, 0.2], num_samples=n, num_replicas=w, rank=r, seed=5, **k
     ),
@@ -230,3 +230,9 @@ def test_state_under_prefetching_loader_needs_the_step() -> None:
         sampler.state_dict()
     assert sampler.state_dict(step=3)["steps"] == 3 * G
     del it
+
+
+def test_a_family_that_learns_at_set_epoch_is_refused() -> None:
+    inner = CATALOG["hard-example"](N, 0, 1)
+    with pytest.raises(ConfigError, match="set_epoch"):
+        StepSampler(inner, micro_batch_size=1, global_batch_size=G)

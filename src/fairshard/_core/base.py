@@ -80,6 +80,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     _endless: bool = False
     #: Counts ``forget_plans`` calls: a reader that evaluated plans ahead re-reads them.
     _plan_version: int = 0
+    #: The family folds what it learned into its plans at ``set_epoch`` (an
+    #: endless stream, which never calls it, refuses such a family).
+    _learns_at_epoch: bool = False
     #: ``(epoch, position)`` the latest plan change starts at, for a sampler whose
     #: plans change during training (``None``: they never do).
     changed_from: tuple[int, int] | None = None

@@ -103,6 +103,13 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "wrap a torch sampler in fairshard.ShardedSampler first (a ShardedIterable "
                 "stream has no plan over positions and resumes by its own state)"
             )
+        if sampler._learns_at_epoch:
+            raise ConfigError(
+                f"{sampler.kind} folds what it learned into its plan at set_epoch, which an "
+                "endless stream never calls, so its records would be ignored; train it by "
+                "epochs (set_epoch before each), or use OnlineMixtureSampler, whose weights "
+                "change at any step"
+            )
         if (global_batch_size is None) == (schedule is None):
             raise ConfigError(
                 "give exactly one of global_batch_size= (a constant size) or schedule= "

@@ -105,6 +105,7 @@ class HardExampleSampler(WeightedSampler):
     """
 
     kind = "HardExampleSampler"
+    _learns_at_epoch = True  # loss records are folded into the scores by set_epoch
     _stream_with = Stream.HARD_EXAMPLE
     _stream_without = Stream.HARD_EXAMPLE
 
