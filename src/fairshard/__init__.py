@@ -14,10 +14,10 @@ from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
 from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
-from ._core.endless import StepIndices, StepSampler
+from ._core.endless import StepSampler
 from ._core.partition import Partition
 from ._core.resume import loader_state_dict
-from ._core.steps import BatchSchedule
+from ._core.steps import BatchSchedule, StepIndices
 from ._diagnostics.coverage import CoverageSegment, check_coverage
 from ._diagnostics.plot import plot_simulation
 from ._diagnostics.simulate import SimulationReport, simulate

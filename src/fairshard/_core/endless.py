@@ -23,7 +23,6 @@ from __future__ import annotations
 import operator
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,34 +32,14 @@ from torch.utils.data import Sampler
 from .._errors import ConfigError, ConfigTypeError, StateDictError, check_int
 from . import state as S
 from .base import PlannedSampler
+from .chain import EpochChain
 from .registry import Registered
 from .resume import find_driver, refuse, unsafe_gap
-from .steps import BatchSchedule, SkipRanges, deal
+from .steps import BatchSchedule, SkipRanges, StepIndices, deal
 
-__all__ = ["StepIndices", "StepSampler"]
+__all__ = ["StepSampler"]
 
 _FIRST_CHUNK, _CHUNK = 64, 8192  # items a rank evaluates at once: first, at most
-
-
-@dataclass(frozen=True)
-class StepIndices:
-    """What one global step holds: every rank's items, and where they came from.
-
-    Attributes:
-        step: The step.
-        first_sample: Samples consumed before it.
-        global_batch_size: Its size.
-        ranks: ``ranks[r]`` is what rank ``r`` yields in the step, in order.
-        epochs: ``epochs[r][i]`` is the epoch of ``ranks[r][i]``.
-        positions: ``positions[r][i]`` is its position in the endless stream.
-    """
-
-    step: int
-    first_sample: int
-    global_batch_size: int
-    ranks: list[list[Any]]
-    epochs: list[list[int]]
-    positions: list[list[int]]
 
 
 class StepSampler(Registered, Sampler[Any], register=False):
@@ -127,44 +106,17 @@ class StepSampler(Registered, Sampler[Any], register=False):
         )
         self.skip = SkipRanges(skip)
         self.with_epoch = bool(with_epoch)
-        self._known = sampler._known_plan_length()
-        self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e
+        self._chain = EpochChain(sampler)
         self._consumed = self.schedule.first(check_int("start_step", start_step, minimum=0))
         # (samples before the live step's part, its items, their live iterator)
         self._live: tuple[int, int, Iterator[Any]] | None = None
         self._driver: Any = None
 
     # --------------------------------------------------------------- addressing
-    def _epoch_length(self, epoch: int) -> int:
-        length = self._known if self._known is not None else len(self.sampler.plan(epoch))
-        if length == 0:
-            raise ConfigError(
-                f"{self.sampler.kind} has an empty plan in epoch {epoch}; an endless stream "
-                "needs items in every epoch"
-            )
-        return length
-
-    def _locate(self, positions: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-        """(epoch, position in that epoch's plan) of stream positions."""
-        if self._known is not None:
-            n = self._epoch_length(0)
-            return positions // n, positions % n
-        last = int(positions.max()) if positions.size else 0
-        while self._ends[-1] <= last:  # walk epochs whose length the config does not fix
-            self._ends.append(self._ends[-1] + self._epoch_length(len(self._ends) - 1))
-        ends = np.asarray(self._ends, dtype=np.int64)
-        epochs = np.searchsorted(ends, positions, side="right") - 1
-        return epochs, positions - ends[epochs]
-
     def _items(self, numbers: NDArray[np.int64]) -> tuple[list[Any], list[int], list[int]]:
         """Items, epochs and stream positions of consumed-sample numbers (sorted runs)."""
         positions = self.skip.position(numbers)
-        epochs, local = self._locate(positions)
-        items: list[Any] = []
-        if epochs.size:
-            cuts = np.flatnonzero(np.diff(epochs)) + 1
-            for part_e, part_p in zip(np.split(epochs, cuts), np.split(local, cuts), strict=True):
-                items.extend(self.sampler.plan(int(part_e[0])).items(part_p))
+        items, epochs = self._chain.items(positions)
         return items, epochs.tolist(), positions.tolist()
 
     def accumulation_steps(self, step: int) -> int:
@@ -201,7 +153,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
         """
         consumed = self.schedule.first(step)
         at = self.skip.position(np.array([consumed], dtype=np.int64))
-        epochs, local = self._locate(at)
+        epochs, local = self._chain.locate(at)
         return int(epochs[0]), int(local[0])
 
     def step_of(self, consumed: int) -> int:
@@ -253,7 +205,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
             # Several steps of one size at once (one vectorized chunk): (k, per-step items).
             end = self.schedule.segment_end(step)
             # (Plans of unknown length are walked epoch by epoch: no read-ahead there.)
-            count = max(1, chunk // max(1, numbers.size)) if self._known is not None else 1
+            count = max(1, chunk // max(1, numbers.size)) if self._chain.known is not None else 1
             chunk = min(2 * chunk, _CHUNK)  # start small (a resume reads little), then double
             if end is not None:
                 count = min(count, end - step)
@@ -273,19 +225,12 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 done += 1
             step, offset = step + done, 0
 
-    def _stream_position(self, epoch: int, position: int) -> int:
-        if self._known is not None:
-            return epoch * self._epoch_length(0) + position
-        while len(self._ends) <= epoch:
-            self._ends.append(self._ends[-1] + self._epoch_length(len(self._ends) - 1))
-        return self._ends[epoch] + position
-
     def _check_change(self, consumed: int) -> None:
         """Refuse a plan change that reaches back into samples already handed out."""
         changed = self.sampler.changed_from
         if changed is None:
             return
-        at = self._stream_position(*changed)
+        at = self._chain.stream_position(*changed)
         next_position = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
         if at < next_position:
             raise ConfigError(
@@ -332,7 +277,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 S.K_KIND: self.kind,
                 S.K_CONFIG: self.full_config(),
                 S.K_SEED: self.seed,
-                S.K_EPOCH: int(self._locate(np.array([at], dtype=np.int64))[0][0]),
+                S.K_EPOCH: int(self._chain.locate(np.array([at], dtype=np.int64))[0][0]),
                 S.K_START: 0,
                 S.K_STEPS: consumed,
                 S.K_WORLD: self.num_replicas,

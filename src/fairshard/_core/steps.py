@@ -32,13 +32,14 @@ import bisect
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._errors import ConfigError, check_int
 
-__all__ = ["BatchSchedule", "SkipRanges", "deal"]
+__all__ = ["BatchSchedule", "SkipRanges", "StepIndices", "deal"]
 
 
 @dataclass(frozen=True)
@@ -253,3 +254,24 @@ def deal(
     j = np.arange(micro_batch_size, dtype=np.int64)[None, :]  # (1, b)
     out: NDArray[np.int64] = (first + offset + m * unit + j * world_size + rank).reshape(-1)
     return out
+
+
+@dataclass(frozen=True)
+class StepIndices:
+    """What one global step holds: every rank's items, and where they came from.
+
+    Attributes:
+        step: The step.
+        first_sample: Samples consumed before it.
+        global_batch_size: Its size.
+        ranks: ``ranks[r]`` is what rank ``r`` yields in the step, in order.
+        epochs: ``epochs[r][i]`` is the epoch of ``ranks[r][i]``.
+        positions: ``positions[r][i]`` is its position in the endless stream.
+    """
+
+    step: int
+    first_sample: int
+    global_batch_size: int
+    ranks: list[list[Any]]
+    epochs: list[list[int]]
+    positions: list[list[int]]

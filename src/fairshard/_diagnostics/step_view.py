@@ -13,8 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core.base import PlannedSampler
-from .._core.endless import StepIndices, StepSampler
-from .._core.steps import BatchSchedule
+from .._core.endless import StepSampler
+from .._core.steps import BatchSchedule, StepIndices
 from .._errors import ConfigTypeError
 from .spec import SamplerSpec
 
