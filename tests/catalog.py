@@ -245,6 +245,17 @@ _ENTRIES = (
         ),
     ),
     Family(
+        "online-mixture",
+        "OnlineMixtureSampler",
+        lambda n, r, w, seed=5, **k: fairshard.OnlineMixtureSampler(
+            _mixture_sizes(n), [3, 2, 1], num_replicas=w, rank=r, seed=seed, **k
+        ),
+        "index",
+        lambda w, r: fairshard.OnlineMixtureSampler(
+            [30, 20, 10], [0.5, 0.3, 0.2], num_samples=90, **_kw(w, r)
+        ),
+    ),
+    Family(
         "class-batch",
         "ClassBatchSampler",
         lambda n, r, w, seed=5, **k: fairshard.ClassBatchSampler(

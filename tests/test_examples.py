@@ -35,6 +35,11 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
         [],
         "epoch 1: draws per source [100, 60, 40] (target [100.0, 60.0, 40.0])",
     ),
+    "train_online_mixture.py": (
+        ("OnlineMixtureSampler", "StepSampler"),
+        [],
+        "weights identical on 2 ranks: True",
+    ),
     "train_packed.py": (
         ("PackingBatchSampler", "PackedRows", "collate_packed_padded"),
         [],

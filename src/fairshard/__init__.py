@@ -16,8 +16,10 @@ from ._batching.length_bucket import LengthBucketBatchSampler
 from ._batching.pack_collate import PackedRows, collate_packed, collate_packed_padded
 from ._batching.packing import PackingBatchSampler
 from ._batching.token_budget import TokenBudgetBatchSampler
+from ._core.endless import StepSampler
 from ._core.partition import Partition
 from ._core.registry import set_public_path as _set_public_path
+from ._core.steps import BatchSchedule, StepIndices
 from ._errors import (
     ConfigError,
     ConfigTypeError,
@@ -29,10 +31,12 @@ from ._errors import (
 from ._evaluation.gather import gather_in_order
 from ._evaluation.metrics import ClassificationMetrics, ExactMetrics
 from ._evaluation.shares import padding_mask
+from ._random.seeding import sample_seed
 from ._samplers.class_balanced import ClassBalancedSampler
 from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
 from ._samplers.hard_example import HardExampleSampler, IndexedDataset
 from ._samplers.mixture import MixtureSampler
+from ._samplers.mixture_online import OnlineMixtureSampler
 from ._samplers.readahead import Readahead
 from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
 from ._samplers.sharded import ShardedSampler
@@ -53,6 +57,7 @@ from .distributed import init_elastic_process_group, loader_state_dict, save_ato
 
 __all__ = [
     "AttentionCost",
+    "BatchSchedule",
     "BatchShardSampler",
     "ClassBalancedSampler",
     "ClassBatchSampler",
@@ -72,6 +77,7 @@ __all__ = [
     "LinearAnneal",
     "LinearWeightAnneal",
     "MixtureSampler",
+    "OnlineMixtureSampler",
     "PackedRows",
     "PackingBatchSampler",
     "Partition",
@@ -81,6 +87,8 @@ __all__ = [
     "ShardedSampler",
     "SimulationReport",
     "StateDictError",
+    "StepIndices",
+    "StepSampler",
     "StopTogether",
     "TokenBudgetBatchSampler",
     "WeightedSampler",
@@ -92,6 +100,7 @@ __all__ = [
     "loader_state_dict",
     "padding_mask",
     "plot_simulation",
+    "sample_seed",
     "save_atomic",
     "simulate",
     "split",

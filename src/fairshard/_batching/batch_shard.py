@@ -166,7 +166,7 @@ class BatchShardSampler(BatchPlanSampler):
                 DegenerateConfigWarning,
             )
             return
-        if self._warned_tail or total % w == 0 or self.tail == "uneven":
+        if self._warned_tail or self._endless or total % w == 0 or self.tail == "uneven":
             return
         self._warned_tail = True
         if self.tail == "pad":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -31,6 +32,7 @@ examples:
   fairshard simulate -n 1000 -w 4 --kwarg 'seed={rank}' --check   # a rank-dependent seed
   fairshard simulate -n 1000 --mesh dp=2,tp=2 --check   # 2 data-parallel ranks x 2 tp peers
   fairshard simulate -n 1000 --mesh dp=2,tp=2 --group world --check   # exit 1: tp peers differ
+  fairshard simulate -n 1000 -w 4 --step 300 --global-batch-size 64 --micro-batch-size 8
 
 --kwarg values may hold {rank}, replaced by each virtual rank (seed={rank},
 seed=42+{rank}), to reproduce per-rank mistakes. With --mesh, {rank} is the
@@ -194,6 +196,29 @@ def register(sub: Any) -> None:
         "missing samples beyond declared drops, len() mismatch, unequal "
         "steps, identical order between epochs",
     )
+    p.add_argument(
+        "--step",
+        type=_count,
+        default=None,
+        help="show only which samples global step N of the endless stream holds, per rank "
+        "(O(1); needs --global-batch-size)",
+    )
+    p.add_argument(
+        "--global-batch-size", type=_count, default=None, help="samples per step (with --step)"
+    )
+    p.add_argument(
+        "--micro-batch-size",
+        type=_count,
+        default=1,
+        help="samples per rank per micro-batch (with --step; default 1)",
+    )
+    p.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="A:B",
+        help="skip the stream positions [A, B) (with --step); repeatable",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -265,8 +290,54 @@ def _build_report(args: argparse.Namespace) -> Any:
     return report
 
 
+def _skip_ranges(texts: list[str]) -> list[tuple[int, int]]:
+    ranges = []
+    for text in texts:
+        a, sep, b = text.partition(":")
+        if not sep:
+            raise ConfigError(f"--skip {text!r}: give a range A:B of stream positions")
+        ranges.append((_count(a), _count(b)))
+    return ranges
+
+
+def _run_step(args: argparse.Namespace) -> int:
+    from .._diagnostics.step_view import step_report, step_text
+
+    if args.global_batch_size is None:
+        return _usage_error("--step needs --global-batch-size (samples per step)")
+    if args.batch_size is not None:
+        return _usage_error("--step deals micro-batches itself: use --micro-batch-size")
+    try:
+        labels = None if args.labels is None else load_labels(args.labels, args.dataset_size)
+        kwargs = kwargs_from(args.kwarg)
+        if args.seed is not None:
+            kwargs["seed"] = args.seed
+        view = step_report(
+            args.sampler,
+            args.world_size,
+            args.step,
+            global_batch_size=args.global_batch_size,
+            micro_batch_size=args.micro_batch_size,
+            skip=_skip_ranges(args.skip),
+            kwargs=kwargs,
+            dataset_size=args.dataset_size,
+            labels=labels,
+            weights=None if args.weights is None else load_weights(args.weights, args.dataset_size),
+            lengths=None if args.lengths is None else load_lengths(args.lengths, args.dataset_size),
+        )
+    except (ConfigError, ConfigTypeError, argparse.ArgumentTypeError) as exc:
+        return _usage_error(str(exc))
+    if args.json:
+        print(json.dumps(dataclasses.asdict(view), indent=2))
+    else:
+        print(step_text(view, args.first))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the simulation described by ``args``; print it; return the exit code."""
+    if args.step is not None:
+        return _run_step(args)
     try:
         report = _build_report(args)
         mesh = None

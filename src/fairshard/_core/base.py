@@ -75,6 +75,18 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
 
     kind: ClassVar[str] = "PlannedSampler"
 
+    #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
+    #: so a family must not warn about padding or dropping one.
+    _endless: bool = False
+    #: Counts ``forget_plans`` calls: a reader that evaluated plans ahead re-reads them.
+    _plan_version: int = 0
+    #: The family folds what it learned into its plans at ``set_epoch`` (an
+    #: endless stream, which never calls it, refuses such a family).
+    _learns_at_epoch: bool = False
+    #: ``(epoch, position)`` the latest plan change starts at, for a sampler whose
+    #: plans change during training (``None``: they never do).
+    changed_from: tuple[int, int] | None = None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Run ``_check_constructed`` once the outermost ``__init__`` has finished."""
         super().__init_subclass__(**kwargs)
@@ -186,6 +198,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     def forget_plans(self) -> None:
         """Drop the cached plan: a subclass calls it when its plan inputs change (new weights)."""
         self._plan_cache = None
+        self._plan_version += 1
 
     def pass_epoch(self) -> int:
         """The epoch the live (or next) pass iterates: the cursor's while a pass runs."""

@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_SEED",
     "StreamId",
     "normalize_seed",
+    "sample_seed",
     "stream_generator",
     "stream_words",
 ]
@@ -56,6 +57,7 @@ class StreamId:
     PACKING = 13
     LOCALITY = 14
     SHUFFLE_BUFFER = 15
+    SAMPLE = 16
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:
@@ -139,3 +141,22 @@ def stream_generator(
     """Return a PCG64 generator over the stream ``(stream_id, sub_id, epoch, seed)``."""
     seq = np.random.SeedSequence(_entropy(stream_id, sub_id, epoch, seed))
     return np.random.Generator(np.random.PCG64(seq))
+
+
+def sample_seed(seed: int, epoch: int, index: int) -> int:
+    """A 64-bit seed of its own for dataset item ``index`` in ``epoch``.
+
+    The word of the stream ``(StreamId.SAMPLE, sub_id=index, epoch, seed)``: a
+    function of those three values alone -- not of the worker, rank, world
+    size or resume point that serves the item -- so an augmentation drawn
+    from it is the same however the item is reached. One derivation, no
+    ``seed + index`` (whose seeds collide across epochs and items).
+
+    Example:
+        >>> sample_seed(0, 0, 7) == sample_seed(0, 0, 7) != sample_seed(0, 1, 7)
+        True
+    """
+    root = normalize_seed(seed)
+    epoch = check_int("epoch", epoch, minimum=0)
+    index = check_int("index", index, minimum=0)
+    return int(stream_words(StreamId.SAMPLE, epoch, root, 1, sub_id=index)[0])

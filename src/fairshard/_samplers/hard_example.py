@@ -43,9 +43,11 @@ same plan. Records made since the last ``set_epoch`` are not in the state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import numpy as np
+import torch
 from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
@@ -59,7 +61,7 @@ from .._errors import (
     check_real,
     warn,
 )
-from .._random.seeding import StreamId
+from .._random.seeding import StreamId, normalize_seed, sample_seed
 from .hard_weights import WEIGHTINGS, Weighting, sampling_weights
 from .loss_records import (
     Losses,
@@ -103,6 +105,7 @@ class HardExampleSampler(WeightedSampler):
     """
 
     kind = "HardExampleSampler"
+    _learns_at_epoch = True  # loss records are folded into the scores by set_epoch
     _stream_with = StreamId.HARD_EXAMPLE
     _stream_without = StreamId.HARD_EXAMPLE
 
@@ -367,16 +370,57 @@ class IndexedDataset(Dataset[tuple[int, Any]]):
 
     The index lets the training loop call ``sampler.record(indices, losses)``.
 
+    Args:
+        dataset: The map-style dataset.
+        transform: ``transform(sample, generator)``, given a
+            ``torch.Generator`` of the item's own, seeded
+            ``fairshard.sample_seed(seed, epoch, index)``; the item is then
+            ``(index, transform(sample, generator))``. An augmentation drawn
+            only from that generator is the same whichever worker, rank,
+            world size or resume serves the item.
+        seed: The root seed of the per-item generators (with ``transform``).
+
+    The epoch of an item is the key's when the sampler yields
+    ``(epoch, index)`` keys (``StepSampler(..., with_epoch=True)``), else the
+    one set by ``set_epoch`` (0 by default).
+
     Example:
         >>> IndexedDataset(["a", "b"])[1]
         (1, 'b')
+        >>> jitter = lambda x, g: x + float(torch.rand(1, generator=g))
+        >>> noisy = IndexedDataset([0.0], transform=jitter)
+        >>> noisy[(3, 0)] == noisy[(3, 0)] != noisy[(4, 0)]
+        True
     """
 
-    def __init__(self, dataset: Any) -> None:
+    def __init__(
+        self,
+        dataset: Any,
+        *,
+        transform: Callable[[Any, torch.Generator], Any] | None = None,
+        seed: int = 0,
+    ) -> None:
+        if transform is not None and not callable(transform):
+            raise ConfigTypeError(
+                f"transform must be callable as transform(sample, generator), got {transform!r}"
+            )
         self.dataset = dataset
+        self.transform = transform
+        self.seed = normalize_seed(seed)
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """The epoch of plain int keys (a key ``(epoch, index)`` carries its own)."""
+        self.epoch = check_int("epoch", epoch, minimum=0)
 
     def __len__(self) -> int:
         return len(self.dataset)
 
-    def __getitem__(self, index: int) -> tuple[int, Any]:
-        return index, self.dataset[index]
+    def __getitem__(self, key: int | tuple[int, int]) -> tuple[int, Any]:
+        epoch, index = key if isinstance(key, tuple) else (self.epoch, key)
+        sample = self.dataset[index]
+        if self.transform is None:
+            return index, sample
+        generator = torch.Generator()
+        generator.manual_seed(sample_seed(self.seed, epoch, index))
+        return index, self.transform(sample, generator)

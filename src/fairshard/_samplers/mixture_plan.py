@@ -75,9 +75,13 @@ class MixturePlan(IndexPlan):
 
     def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
         source, draw = self.interleave.take(positions)  # (m,), (m,)
+        return self.items_of(source, draw)
+
+    def items_of(self, source: NDArray[np.int64], draw: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Global indices of draw ``draw[i]`` of source ``source[i]``: (m,), (m,) -> (m,)."""
         size = self.sizes[source]
         pass_, local = np.divmod(draw, size)
-        if self.shuffle and positions.size:
+        if self.shuffle and source.size:
             # One permutation per (source, pass) present in the chunk: a handful.
             key = source * (int(pass_.max()) + 1) + pass_
             for k in np.unique(key).tolist():

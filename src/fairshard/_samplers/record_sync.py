@@ -32,7 +32,15 @@ from .._errors import ConfigError, RankMismatchError
 __all__ = ["sync_records"]
 
 
-def sync_records(sampler: Any, epoch: int, payload: Any, has_data: bool) -> list[Any]:
+def sync_records(
+    sampler: Any,
+    epoch: int,
+    payload: Any,
+    has_data: bool,
+    *,
+    action: str = "set_epoch",
+    identity: dict[str, Any] | None = None,
+) -> list[Any]:
     """Every rank's ``payload`` in rank order, after checking that the ranks agree.
 
     Args:
@@ -42,6 +50,10 @@ def sync_records(sampler: Any, epoch: int, payload: Any, has_data: bool) -> list
         payload: This rank's loss records (any picklable value).
         has_data: Whether ``payload`` holds any record (a sampler without a
             group to exchange with may keep empty records to itself).
+        action: The call that exchanges, named in errors.
+        identity: More fields every rank must agree on (besides config,
+            seed and epoch), such as the position a new mixture weight
+            starts at.
 
     Returns:
         One payload per rank, in rank order; ``[payload]`` when there is no
@@ -67,14 +79,14 @@ def sync_records(sampler: Any, epoch: int, payload: Any, has_data: bool) -> list
             "would diverge; build it for the whole group (num_replicas=None) or for one "
             "process (num_replicas=1)"
         )
-    identity = {**sampler.full_config(), "seed": sampler.seed, "epoch": epoch}
-    gathered = all_gather_objects((identity, payload), timeout=sampler.sync_timeout, group=group)
+    ident = {**sampler.full_config(), "seed": sampler.seed, "epoch": epoch, **(identity or {})}
+    gathered = all_gather_objects((ident, payload), timeout=sampler.sync_timeout, group=group)
     detail = disagreement([g[0] for g in gathered])
     if detail is not None:
         raise RankMismatchError(
-            f"{sampler.kind}.set_epoch: ranks disagree on the sampler's {detail[0]}: "
+            f"{sampler.kind}.{action}: ranks disagree on the sampler's {detail[0]}: "
             f"{detail[1]}; build the sampler with "
-            "the same arguments (the same dataset) on every rank and call set_epoch with the "
-            "same epoch; no scores were changed"
+            f"the same arguments (the same dataset) on every rank and call {action} with the "
+            "same arguments; nothing was changed"
         )
     return [g[1] for g in gathered]

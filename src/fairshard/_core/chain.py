@@ -1,0 +1,70 @@
+"""The epochs of a sampler's plan chained into one stream of positions.
+
+Epoch ``e`` holds ``len(plan(e))`` positions, so stream position ``q`` is
+position ``q - ends[e]`` of the epoch ``e`` with ``ends[e] <= q < ends[e+1]``.
+When the config fixes the plan length ``n`` (``_known_plan_length``) that is
+``divmod(q, n)``; otherwise the epochs before ``q`` are walked once, building
+their plans for their lengths, and remembered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._errors import ConfigError
+from .base import PlannedSampler
+
+__all__ = ["EpochChain"]
+
+
+class EpochChain:
+    """Stream positions <-> ``(epoch, plan position)`` of one sampler, and the items there."""
+
+    def __init__(self, sampler: PlannedSampler[Any]) -> None:
+        self.sampler = sampler
+        self.known = sampler._known_plan_length()
+        self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e
+
+    def epoch_length(self, epoch: int) -> int:
+        """Positions in ``epoch`` (refused when empty: an endless stream would stall)."""
+        length = self.known if self.known is not None else len(self.sampler.plan(epoch))
+        if length == 0:
+            raise ConfigError(
+                f"{self.sampler.kind} has an empty plan in epoch {epoch}; an endless stream "
+                "needs items in every epoch"
+            )
+        return length
+
+    def _extend(self, epochs: int, position: int) -> None:
+        while len(self._ends) <= epochs or self._ends[-1] <= position:
+            self._ends.append(self._ends[-1] + self.epoch_length(len(self._ends) - 1))
+
+    def locate(self, positions: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(epoch, position in that epoch's plan) of stream positions: (m,) -> (m,), (m,)."""
+        if self.known is not None:
+            n = self.epoch_length(0)
+            return positions // n, positions % n
+        self._extend(0, int(positions.max()) if positions.size else 0)
+        ends = np.asarray(self._ends, dtype=np.int64)
+        epochs = np.searchsorted(ends, positions, side="right") - 1
+        return epochs, positions - ends[epochs]
+
+    def stream_position(self, epoch: int, position: int) -> int:
+        """The stream position of ``position`` in ``epoch``."""
+        if self.known is not None:
+            return epoch * self.epoch_length(0) + position
+        self._extend(epoch, 0)
+        return self._ends[epoch] + position
+
+    def items(self, positions: NDArray[np.int64]) -> tuple[list[Any], NDArray[np.int64]]:
+        """The plan items at sorted stream positions, and their epochs."""
+        epochs, local = self.locate(positions)
+        items: list[Any] = []
+        if epochs.size:
+            cuts = np.flatnonzero(np.diff(epochs)) + 1
+            for part_e, part_p in zip(np.split(epochs, cuts), np.split(local, cuts), strict=True):
+                items.extend(self.sampler.plan(int(part_e[0])).items(part_p))
+        return items, epochs

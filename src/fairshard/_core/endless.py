@@ -1,0 +1,320 @@
+"""``StepSampler``: any planned sampler as one endless, step-addressed stream.
+
+The epochs of a family's plan are chained into one stream of positions
+(epoch ``e`` holds ``len(plan(e))`` of them); ``SkipRanges`` removes declared
+positions; ``BatchSchedule`` cuts what is left into global steps; ``deal``
+gives each rank and micro-batch its part (see ``steps``). Every map is
+arithmetic, so the state is one number -- the samples consumed -- and any
+step is reached in O(1) (plus a binary search over the schedule), from a
+saved state or from a step count alone.
+
+NOTE (units): a "sample" is one plan item: a dataset index for an index
+family, a whole batch for a batch family (then ``micro_batch_size`` counts
+batches per rank and micro-step, usually 1, and ``global_batch_size``
+batches per step).
+
+NOTE (tails): epochs follow each other without a tail: a step may span the
+end of one epoch and the start of the next, so nothing is padded or dropped
+and the family's own ``tail`` and ``layout`` are not used.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+from torch.utils.data import Sampler
+
+from .._errors import ConfigError, ConfigTypeError, StateDictError, check_int
+from . import state as S
+from .base import PlannedSampler
+from .chain import EpochChain
+from .registry import Registered
+from .resume import find_driver, refuse, unsafe_gap
+from .steps import BatchSchedule, SkipRanges, StepIndices, deal
+
+__all__ = ["StepSampler"]
+
+_FIRST_CHUNK, _CHUNK = 64, 8192  # items a rank evaluates at once: first, at most
+
+
+class StepSampler(Registered, Sampler[Any], register=False):
+    """An endless, step-addressed stream over a planned sampler's epochs.
+
+    Args:
+        sampler: A fairshard index or batch sampler; its plans, seed, rank and
+            world size are used (not its tail, layout or epoch).
+        micro_batch_size: Items per rank per micro-batch (``b``).
+        global_batch_size: Items per optimizer step (``G = W * b * A``); or
+        schedule: a ``BatchSchedule`` (ramp-up, steps) instead.
+        skip: Ranges ``[a, b)`` of stream positions no rank takes.
+        start_step: Step to start from (a resume from a step count alone).
+        with_epoch: Yield ``(epoch, item)`` instead of ``item``.
+
+    Example:
+        >>> import fairshard
+        >>> inner = fairshard.DistributedSampler(10, num_replicas=2, rank=0, seed=1)
+        >>> steps = fairshard.StepSampler(inner, micro_batch_size=2, global_batch_size=8)
+        >>> steps.accumulation_steps(0), len(steps.indices_at(3).ranks[0])
+        (2, 4)
+    """
+
+    kind: ClassVar[str] = "StepSampler"
+
+    def __init__(
+        self,
+        sampler: PlannedSampler[Any],
+        *,
+        micro_batch_size: int,
+        global_batch_size: int | None = None,
+        schedule: BatchSchedule | None = None,
+        skip: Iterable[Sequence[int]] = (),
+        start_step: int = 0,
+        with_epoch: bool = False,
+    ) -> None:
+        if not isinstance(sampler, PlannedSampler):
+            raise ConfigTypeError(
+                f"sampler must be a fairshard sampler with a plan, got {type(sampler).__name__}; "
+                "wrap a torch sampler in fairshard.ShardedSampler first (a ShardedIterable "
+                "stream has no plan over positions and resumes by its own state)"
+            )
+        if sampler._learns_at_epoch:
+            raise ConfigError(
+                f"{sampler.kind} folds what it learned into its plan at set_epoch, which an "
+                "endless stream never calls, so its records would be ignored; train it by "
+                "epochs (set_epoch before each), or use OnlineMixtureSampler, whose weights "
+                "change at any step"
+            )
+        if (global_batch_size is None) == (schedule is None):
+            raise ConfigError(
+                "give exactly one of global_batch_size= (a constant size) or schedule= "
+                f"(a BatchSchedule), got global_batch_size={global_batch_size!r}, "
+                f"schedule={schedule!r}"
+            )
+        self.sampler = sampler
+        sampler._endless = True
+        self.micro_batch_size = check_int("micro_batch_size", micro_batch_size, minimum=1)
+        self.schedule = schedule or BatchSchedule.constant(int(global_batch_size or 0))
+        self.num_replicas, self.rank, self.seed = sampler.num_replicas, sampler.rank, sampler.seed
+        self.schedule.check_divides(
+            self.num_replicas * self.micro_batch_size,
+            f"num_replicas * micro_batch_size ({self.num_replicas} * {self.micro_batch_size})",
+        )
+        self.skip = SkipRanges(skip)
+        self.with_epoch = bool(with_epoch)
+        self._chain = EpochChain(sampler)
+        self._consumed = self.schedule.first(check_int("start_step", start_step, minimum=0))
+        # (samples before the live step's part, its items, their live iterator)
+        self._live: tuple[int, int, Iterator[Any]] | None = None
+        self._driver: Any = None
+
+    # --------------------------------------------------------------- addressing
+    def _items(self, numbers: NDArray[np.int64]) -> tuple[list[Any], list[int], list[int]]:
+        """Items, epochs and stream positions of consumed-sample numbers (sorted runs)."""
+        positions = self.skip.position(numbers)
+        items, epochs = self._chain.items(positions)
+        return items, epochs.tolist(), positions.tolist()
+
+    def accumulation_steps(self, step: int) -> int:
+        """Micro-batches per rank in step ``step``: ``size(step) / (W * b)``."""
+        return self.schedule.size(step) // (self.num_replicas * self.micro_batch_size)
+
+    def indices_at(self, step: int, *, num_replicas: int | None = None) -> StepIndices:
+        """What every rank takes in global step ``step`` -- O(1), no replay.
+
+        Args:
+            step: The step.
+            num_replicas: Another world size to deal the step to (default:
+                this sampler's); the union over ranks does not depend on it.
+        """
+        world = self.num_replicas if num_replicas is None else num_replicas
+        world = check_int("num_replicas", world, minimum=1)
+        self.schedule.check_divides(
+            world * self.micro_batch_size, "num_replicas * micro_batch_size"
+        )
+        first, size = self.schedule.first(step), self.schedule.size(step)
+        ranks, epochs, positions = [], [], []
+        for r in range(world):
+            items, eps, pos = self._items(deal(first, size, 0, world, r, self.micro_batch_size))
+            ranks.append(items)
+            epochs.append(eps)
+            positions.append(pos)
+        return StepIndices(step, first, size, ranks, epochs, positions)
+
+    def epoch_position(self, step: int) -> tuple[int, int]:
+        """``(epoch, plan position)`` of the first sample of step ``step``.
+
+        Where a plan change that starts at that step goes (for example
+        ``OnlineMixtureSampler.update_weights(w, epoch=..., position=...)``).
+        """
+        consumed = self.schedule.first(step)
+        at = self.skip.position(np.array([consumed], dtype=np.int64))
+        epochs, local = self._chain.locate(at)
+        return int(epochs[0]), int(local[0])
+
+    def step_of(self, consumed: int) -> int:
+        """The step that consumed-sample number ``consumed`` belongs to."""
+        return self.schedule.locate(consumed)[0]
+
+    def positions_of_steps(self, begin: int, end: int) -> tuple[int, int]:
+        """The stream positions ``[a, b)`` steps ``[begin, end)`` read: a ``skip`` range."""
+        first, last = self.schedule.first(begin), self.schedule.first(end)
+        a = int(self.skip.position(np.array([first], dtype=np.int64))[0])
+        b = int(self.skip.position(np.array([last - 1], dtype=np.int64))[0]) + 1
+        return a, b
+
+    # ---------------------------------------------------------------- iteration
+    @property
+    def consumed_samples(self) -> int:
+        """Samples (all ranks) consumed, in whole micro-batches of what was handed out."""
+        if self._live is None:
+            return self._consumed
+        before, count, live = self._live
+        handed = count - operator.length_hint(live)
+        return (
+            before + (handed // self.micro_batch_size) * self.num_replicas * self.micro_batch_size
+        )
+
+    def __iter__(self) -> Iterator[Any]:
+        self._consumed = self.consumed_samples
+        self._live = None
+        self._driver = find_driver(sys._getframe(1))
+        return self._stream(self._consumed)
+
+    def _stream(self, consumed: int) -> Iterator[Any]:
+        step, offset = self.schedule.locate(consumed)
+        unit = self.num_replicas * self.micro_batch_size
+        if offset % unit:
+            raise StateDictError(
+                f"the resume point is {offset} samples into step {step}, not a whole number "
+                f"of micro-batches of num_replicas * micro_batch_size = {unit}; resume at a "
+                "step boundary (state_dict(step=...))"
+            )
+        chunk = _FIRST_CHUNK
+        version = self.sampler._plan_version
+        while True:
+            first, size = self.schedule.first(step), self.schedule.size(step)
+            if self.sampler._plan_version != version:  # the plans changed (new weights)
+                self._check_change(first + offset)
+                version = self.sampler._plan_version
+            numbers = deal(first, size, offset, self.num_replicas, self.rank, self.micro_batch_size)
+            # Several steps of one size at once (one vectorized chunk): (k, per-step items).
+            end = self.schedule.segment_end(step)
+            # (Plans of unknown length are walked epoch by epoch: no read-ahead there.)
+            count = max(1, chunk // max(1, numbers.size)) if self._chain.known is not None else 1
+            chunk = min(2 * chunk, _CHUNK)  # start small (a resume reads little), then double
+            if end is not None:
+                count = min(count, end - step)
+            if offset == 0 and count > 1:
+                starts = np.arange(count, dtype=np.int64)[:, None] * size
+                numbers = (numbers[None, :] + starts).reshape(-1)
+            else:
+                count = 1
+            items, epochs, _ = self._items(numbers)
+            if self.with_epoch:
+                items = list(zip(epochs, items, strict=True))
+            per, done = len(items) // count, 0
+            while done < count and self.sampler._plan_version == version:
+                live = iter(items[done * per : (done + 1) * per])
+                self._live = (first + offset + done * size, per, live)
+                yield from live
+                done += 1
+            step, offset = step + done, 0
+
+    def _check_change(self, consumed: int) -> None:
+        """Refuse a plan change that reaches back into samples already handed out."""
+        changed = self.sampler.changed_from
+        if changed is None:
+            return
+        at = self._chain.stream_position(*changed)
+        next_position = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        if at < next_position:
+            raise ConfigError(
+                f"{self.sampler.kind}'s plan changed from epoch {changed[0]} position "
+                f"{changed[1]} (stream position {at}), but this rank already handed out the "
+                f"samples up to stream position {next_position} under the old plan (a "
+                "DataLoader with workers reads ahead); make the change start at a later "
+                "step (at least prefetch_factor * num_workers micro-batches ahead), or "
+                "use num_workers=0"
+            )
+
+    # -------------------------------------------------------------------- state
+    def full_config(self) -> dict[str, Any]:
+        """What the stream depends on, as plain values (the world layout excluded)."""
+        return {
+            "sampler": self.sampler.kind,
+            "sampler_config": self.sampler._config(),
+            "schedule": self.schedule.to_config(),
+        }
+
+    def state_dict(self, step: int | None = None) -> dict[str, Any]:
+        """Plain, sealed state: the samples consumed and the ranges skipped so far.
+
+        Args:
+            step: Steps the loop completed; exact under any loader. ``None``
+                counts the whole micro-batches this rank handed out, which
+                is what the loop took with ``num_workers=0`` and under a
+                ``StatefulDataLoader``.
+
+        Raises:
+            ConfigError: ``step`` is ``None`` while a multi-worker
+                ``DataLoader`` holds prefetched items.
+        """
+        if step is not None:
+            consumed = self.schedule.first(check_int("step", step, minimum=0))
+        else:
+            gap = unsafe_gap(self._driver, False) if self._live is not None else None
+            if gap is not None:
+                raise refuse(self.kind, self.consumed_samples, gap, self._driver.num_workers)
+            consumed = self.consumed_samples
+        at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        return S.seal(
+            {
+                S.K_KIND: self.kind,
+                S.K_CONFIG: self.full_config(),
+                S.K_SEED: self.seed,
+                S.K_EPOCH: int(self._chain.locate(np.array([at], dtype=np.int64))[0][0]),
+                S.K_START: 0,
+                S.K_STEPS: consumed,
+                S.K_WORLD: self.num_replicas,
+                S.K_RANK: self.rank,
+                S.K_EXTRA: {
+                    "step": self.step_of(consumed),
+                    "skip": [list(r) for r in self.skip.prefix_until(at)],
+                    "sampler": self.sampler._extra_state(),  # learned state: scores, weights
+                },
+            }
+        )
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume where ``state_dict`` was saved, on any world size and micro-batch size.
+
+        Raises:
+            StateDictError: the state is foreign or tampered, was saved under
+                another config or seed, or this sampler's ``skip`` ranges
+                differ from the state's before its resume point.
+        """
+        state = S.unseal(state_dict, self.kind)
+        S.check_config(state[S.K_CONFIG], self.full_config())
+        if state[S.K_SEED] != self.seed:
+            raise StateDictError(
+                f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
+                f"seed={self.seed}; build the inner sampler with seed={state[S.K_SEED]}"
+            )
+        consumed = int(state[S.K_STEPS])
+        saved = tuple(tuple(int(v) for v in r) for r in state[S.K_EXTRA].get("skip", []))
+        at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        ours = self.skip.prefix_until(at)
+        if saved != ours:
+            raise StateDictError(
+                f"state_dict skipped the stream ranges {[list(r) for r in saved]} before its "
+                f"resume point, but this sampler's skip= gives {[list(r) for r in ours]} there; "
+                "keep the ranges already passed and add new ones only after the resume point"
+            )
+        self.sampler._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
+        self._consumed = consumed
+        self._live = None
