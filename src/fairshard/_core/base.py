@@ -83,6 +83,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     #: The family folds what it learned into its plans at ``set_epoch`` (an
     #: endless stream, which never calls it, refuses such a family).
     _learns_at_epoch: bool = False
+    #: The plan is laid out for the world size (``order="locality"``'s lanes):
+    #: StepSampler, which deals one plan to any world, refuses it.
+    _plan_knows_world: bool = False
     #: ``(epoch, position)`` the latest plan change starts at, for a sampler whose
     #: plans change during training (``None``: they never do).
     changed_from: tuple[int, int] | None = None

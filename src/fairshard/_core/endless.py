@@ -89,6 +89,12 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "epochs (set_epoch before each), or use OnlineMixtureSampler, whose weights "
                 "change at any step"
             )
+        if sampler._plan_knows_world:
+            raise ConfigError(
+                f"{sampler.kind}'s plan is laid out for its world size (order='locality' gives "
+                "each rank whole windows), and a StepSampler deals one plan to any world size; "
+                "use order='lazy' under a StepSampler"
+            )
         if (global_batch_size is None) == (schedule is None):
             raise ConfigError(
                 "give exactly one of global_batch_size= (a constant size) or schedule= "

@@ -133,6 +133,7 @@ class DistributedSampler(IndexSampler):
                 "into several samplers"
             )
         self.shuffle = shuffle
+        self._plan_knows_world = shuffle and order == "locality"
         self.order: Order = order
         if order != "locality" and (block_size is not None or window is not None):
             raise ConfigError(
