@@ -206,7 +206,11 @@ class SamplerContract:
                 next(it)
             fresh = self.make(1, self.world_size)
             fresh.load_state_dict(json.loads(json.dumps(s.state_dict())))
-            list(fresh)
+            if k == full:  # the loaded state ended the epoch: the empty pass says why
+                with pytest.warns(DegenerateConfigWarning, match="yields nothing"):
+                    assert list(fresh) == []
+            else:
+                list(fresh)
             fresh.set_epoch(1)
             assert list(fresh) == expected, f"the epoch after a resume at {k} of {full}"
 

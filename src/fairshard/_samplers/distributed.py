@@ -48,7 +48,7 @@ Order = Literal["lazy", "torch"]
 ORDERS: tuple[Order, ...] = ("lazy", "torch")
 
 
-class DistributedSampler(IndexSampler):
+class DistributedSampler(IndexSampler[IndexPlan]):
     """Shard a map-style dataset across ranks, every index once per epoch.
 
     A subclass of ``torch.utils.data.DistributedSampler`` (see

@@ -25,7 +25,6 @@ import torch
 
 from .._core import state as S
 from .._core.partition import Layout, Tail
-from .._core.plans import IndexPlan
 from .._core.rng import forked_global_rng
 from .._distributed.world import (
     all_gather_objects,
@@ -116,7 +115,7 @@ def _fail_range(position: int, item: Any) -> NoReturn:
     )
 
 
-class ShardedSampler(IndexSampler):
+class ShardedSampler(IndexSampler[ArrayPlan]):
     """Partition the order of any sampler across ranks.
 
     Args:
@@ -174,7 +173,7 @@ class ShardedSampler(IndexSampler):
         inner = type(self.sampler)
         return {"sampler": f"{inner.__module__}.{inner.__qualname__}", "n": len(self.sampler)}
 
-    def _build_plan(self, epoch: int) -> IndexPlan:
+    def _build_plan(self, epoch: int) -> ArrayPlan:
         if hasattr(self.sampler, "set_epoch"):
             self.sampler.set_epoch(epoch)
         order = _inner_order(self.sampler, self.seed, epoch)
@@ -198,7 +197,6 @@ class ShardedSampler(IndexSampler):
         items = super().__iter__()
         if checking:
             plan = self.plan(self.pass_epoch())
-            assert isinstance(plan, ArrayPlan)
             self._check_ranks(S.digest(plan.order))
         return items
 

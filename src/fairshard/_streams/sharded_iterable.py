@@ -27,15 +27,15 @@ import numpy as np
 import torch.utils.data as tud
 from numpy.typing import NDArray
 
+from .._core.epochs import EpochRules
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
+from .._core.resume import LoaderView, refuse_out_of_order
 from .._distributed.world import resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
     ConfigTypeError,
-    DegenerateConfigWarning,
     check_choice,
-    check_int,
     warn,
 )
 from .layout import (
@@ -56,9 +56,10 @@ __all__ = ["ShardedIterable"]
 
 T = TypeVar("T")
 Mode = Literal["item", "shard"]
+MODES: tuple[Mode, ...] = ("item", "shard")
 
 
-class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
+class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]):
     """Split a stream over ranks x DataLoader workers: no duplicates, no gaps.
 
     Args:
@@ -97,6 +98,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     """
 
     kind = "ShardedIterable"
+    _repeats = "the shard order"
+    _role = "dataset"
 
     def __init__(
         self,
@@ -117,7 +120,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
         self.seed: int = resolve_seed(seed, world)
-        self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
+        self.mode: Mode = check_choice("mode", mode, MODES)
         if policy is not None:
             warn(
                 f"ShardedIterable(policy={policy!r}) is deprecated; write tail={policy!r} "
@@ -125,20 +128,19 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
                 DeprecationWarning,
             )
             tail = policy
-        self.tail: Tail = check_choice("tail", tail, TAILS)  # type: ignore[assignment]
+        self.tail: Tail = check_choice("tail", tail, TAILS)
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
         self.source = source
         self.open_shard = open_shard
-        self.epoch = 0
+        self._init_epochs()
         self._progress: ConsumerProgress | None = None
         self._resume: Position | None = None
         # A whole rank's state (plain DataLoader): (epoch, one position per worker)
         self._resume_workers: tuple[int, list[Position]] | None = None
         # (epoch, consumer) of the last complete pass in this process
         self._completed: tuple[int, Consumer] | None = None
-        self._warned_repeat = False
         check_source(source)
         self.sizes: NDArray[np.int64] | None = None
         self.total: int | None = None
@@ -241,25 +243,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         return count
 
     # ---------------------------------------------------------------- epochs
-    def set_epoch(self, epoch: int) -> None:
-        """Use ``epoch`` for the next pass (the shard order); call it before ``iter()``."""
-        self.epoch = check_int("epoch", epoch, minimum=0)
-        self._completed = None
-
+    # set_epoch and the repeat warning: EpochRules (one implementation with the samplers)
     def _epoch_for_pass(self, consumer: Consumer) -> int:
-        if (
-            self._completed == (self.epoch, consumer)
-            and self.mode == "shard"
-            and self.shuffle_shards
-            and not self._warned_repeat
-        ):
-            self._warned_repeat = True
-            warn(
-                f"ShardedIterable: starting another pass over epoch {self.epoch}, which was "
-                "already completed, so the shard order repeats. Call dataset.set_epoch(epoch) "
-                "before each epoch.",
-                DegenerateConfigWarning,
-            )
+        repeat = not self._fresh and self._completed == (self.epoch, consumer)
+        if repeat and self.mode == "shard" and self.shuffle_shards:  # item mode: same order
+            self._warn_repeat(self.epoch)
+        self._fresh = False
         return self.epoch
 
     # ------------------------------------------------------------- iteration
@@ -341,12 +330,18 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         """
         consumer = self._consumer()
         at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
+        epoch = at.epoch if isinstance(at, Position) else at[0]
+        progress = self._progress
+        started = (
+            progress is not None
+            and progress.epoch == self.epoch
+            and progress.consumed > progress.first
+        )
+        keep = self.keeps_later_epoch(epoch, complete(self, at, consumer), started)
         self._progress = None
         self._completed = None
-        epoch = at.epoch if isinstance(at, Position) else at[0]
-        if self.epoch > epoch and complete(self, at, consumer):
-            # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
-            # restores lazily, after the user's set_epoch): keep the later epoch.
+        self._fresh = True
+        if keep:  # see _core.epochs: a lazy restore after set_epoch(e + 1)
             self._resume = self._resume_workers = None
         elif isinstance(at, Position):
             self.epoch, self._resume, self._resume_workers = at.epoch, at, None
@@ -357,13 +352,19 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         assert self._resume_workers is not None
         return worker_position(self._resume_workers[1], consumer)
 
-    def _loader_state(
-        self, batches: int, *, batch_size: int | None, drop_last: bool, num_workers: int
-    ) -> dict[str, Any]:
+    def loader_state(self, batches: int, loader: LoaderView) -> dict[str, Any]:
         """The rank's state after the loop took ``batches`` batches of the current pass.
 
-        Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
+        The resume protocol of ``fairshard.loader_state_dict`` (``_core.resume``);
+        the arithmetic is ``_streams.resume``'s.
+
+        Raises:
+            ConfigError: the loader yields out of order (``in_order=False``)
+                with workers and the loop took part of the pass.
         """
+        batch_size, drop_last, num_workers = loader.batch_size, loader.drop_last, loader.num_workers
+        if num_workers and not loader.in_order and batches > 0:
+            raise refuse_out_of_order(self.kind, batches, "batches, mid-pass", num_workers)
         base: list[int] | None = None
         if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
             base = [p.consumed for p in self._resume_workers[1]]
