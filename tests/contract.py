@@ -17,8 +17,9 @@ Checked for every sampler:
 - a second pass over a completed epoch warns; ``auto_epoch`` advances;
 - foreign, tampered and mismatched states are rejected.
 
-``FAMILIES`` (at the end) builds one sampler of every family, for tests
-that run the same scenario over all of them.
+``tests/families/test_contract_catalog.py`` runs it for every family of
+the catalog (``tests/catalog.py``), which the tests that run one scenario
+over every family parametrize over as well.
 """
 
 from __future__ import annotations
@@ -30,9 +31,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from torch.utils.data import BatchSampler, RandomSampler
 
-import fairshard
 from fairshard import CoverageSegment, DegenerateConfigWarning, StateDictError, check_coverage
 from fairshard._core.plans import flatten_items
 
@@ -246,82 +245,3 @@ class SamplerContract:
         assert second == list(ref)
         if self.epochs_differ:
             assert first != second
-
-
-# ------------------------------------------------------------------ families
-def _labels(n: int) -> Any:
-    return np.arange(n) % 7 // 3  # three unequal classes
-
-
-def _lengths(n: int) -> Any:
-    return 1 + (np.arange(n) * 37) % 29
-
-
-#: ``name -> factory(n, rank, world_size, **kwargs)``, one entry per sampler family, for
-#: tests that must cover every family the same way (resume through a DataLoader, len()
-#: under auto_epoch...). Batch families yield lists. ``eval`` is the one family with the
-#: blocked layout (no elastic resume) and without ``auto_epoch``.
-FAMILIES: dict[str, Any] = {
-    "distributed": lambda n, r, w, **k: fairshard.DistributedSampler(n, w, r, seed=5, **k),
-    "eval": lambda n, r, w, **k: fairshard.DistributedEvalSampler(n, w, r, **k),
-    "distributed-torch-drop": lambda n, r, w, **k: fairshard.DistributedSampler(
-        n, w, r, seed=5, order="torch", drop_last=True, **k
-    ),
-    "weighted": lambda n, r, w, **k: fairshard.WeightedSampler(
-        np.where(np.arange(n) % 5 == 0, 0.0, 1.0 + np.arange(n) % 3),
-        num_replicas=w,
-        rank=r,
-        seed=5,
-        **k,
-    ),
-    "weighted-no-replacement": lambda n, r, w, **k: fairshard.WeightedSampler(
-        1.0 + np.arange(n) % 3, n // 2, replacement=False, num_replicas=w, rank=r, seed=5, **k
-    ),
-    "class-balanced": lambda n, r, w, **k: fairshard.ClassBalancedSampler(
-        _labels(n), num_replicas=w, rank=r, seed=5, **k
-    ),
-    "hard-example": lambda n, r, w, **k: fairshard.HardExampleSampler(
-        n, num_replicas=w, rank=r, seed=5, **k
-    ),
-    "wrapped": lambda n, r, w, **k: fairshard.ShardedSampler(
-        RandomSampler(range(n)), num_replicas=w, rank=r, seed=5, **k
-    ),
-    "class-batch": lambda n, r, w, **k: fairshard.ClassBatchSampler(
-        _labels(n), 2, num_replicas=w, rank=r, seed=5, **k
-    ),
-    "length-bucket": lambda n, r, w, **k: fairshard.LengthBucketBatchSampler(
-        _lengths(n), 4, num_replicas=w, rank=r, seed=5, **k
-    ),
-    "token-budget": lambda n, r, w, **k: fairshard.TokenBudgetBatchSampler(
-        _lengths(n), 64, num_replicas=w, rank=r, seed=5, **k
-    ),
-    "batch-shard": lambda n, r, w, **k: fairshard.BatchShardSampler(
-        BatchSampler(RandomSampler(range(n)), 9, False),
-        num_replicas=w,
-        rank=r,
-        seed=5,
-        **k,
-    ),
-}
-
-
-def assert_checkpoint_cuts_resume_exactly(make: Any, workers: int, ids: Any) -> list[list[int]]:
-    """Cut a loader's epoch after the first, middle and last-but-one batch; resume each.
-
-    ``make(workers)`` returns ``(sampler, StatefulDataLoader)`` built fresh;
-    ``ids(batch)`` the batch's sample ids. Every resumed run must finish the
-    uninterrupted epoch exactly. Returns that epoch's batches.
-    """
-    _, loader = make(workers)
-    full = [ids(b) for b in loader]
-    for cut in (1, len(full) // 2, len(full) - 1):
-        _, first = make(workers)
-        it = iter(first)
-        before = [ids(next(it)) for _ in range(cut)]
-        state = first.state_dict()
-        del it, first
-        _, second = make(workers)
-        second.load_state_dict(state)
-        after = [ids(b) for b in second]
-        assert before + after == full, f"cut after {cut} batches"
-    return full

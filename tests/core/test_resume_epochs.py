@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 
 import fairshard
 from fairshard import ConfigError
-from tests.contract import FAMILIES
+from tests.catalog import sampler_families
 
-#: every family, plus P x K 'stop', whose batch count changes from epoch to epoch
+#: every sampler family of the catalog, plus P x K 'stop', whose batch count changes from
+#: epoch to epoch
 BUILD: dict[str, Any] = {
-    **FAMILIES,
+    **{f.name: f.make for f in sampler_families() if f.auto_epoch},
     "class-batch-pk-stop": lambda n, r, w, **k: fairshard.ClassBatchSampler(
         np.arange(n) % 7 * (np.arange(n) % 3 != 0),
         2,
@@ -34,9 +35,7 @@ BUILD: dict[str, Any] = {
         **k,
     ),
 }
-# HardExampleSampler takes no auto_epoch (its scores are synced at set_epoch), nor does
-# the evaluation sampler.
-NAMES = sorted(n for n in BUILD if n not in ("hard-example", "eval"))
+NAMES = sorted(BUILD)
 
 
 def _build(name: str, n: int, rank: int, world: int, **kw: Any) -> Any:

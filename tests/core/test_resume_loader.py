@@ -5,8 +5,8 @@ ahead of the loop, so the sampler has handed out more than the loop took
 when a checkpoint is written. ``fairshard.loader_state_dict(loader, k)``
 (and ``sampler.state_dict(consumed=...)``) count what the loop took; a bare
 ``state_dict()`` there raises instead of silently skipping the prefetched
-items. Every sampler family (``tests.contract.FAMILIES``) resumes exactly,
-on the same world size and on another one.
+items. Every sampler family of the catalog (``tests/catalog.py``) resumes
+exactly, on the same world size and on another one.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from torch.utils.data import BatchSampler, DataLoader
 
 import fairshard
 from fairshard import ConfigError, ConfigTypeError, StateDictError
-from tests.contract import FAMILIES, flat, plan_multiset
+from tests.catalog import CATALOG, make_loader, sampler_families
+from tests.contract import flat, plan_multiset
 
 N = 103
 BATCH = 4  # loader batch size for index samplers
-NAMES = sorted(FAMILIES)
+NAMES = sorted(f.name for f in sampler_families())
 
 
 class Indices:
@@ -47,33 +48,48 @@ def loader(sampler: Any, workers: int = 2, **kwargs: Any) -> DataLoader[Any]:
     return DataLoader(Indices(), batch_size=BATCH, sampler=sampler, **common)
 
 
+def family_loader(name: str, sampler: Any, workers: int = 2) -> DataLoader[Any]:
+    """Catalog family ``name``'s loader over ``sampler``, prefetching when it has workers."""
+    extra = {"prefetch_factor": 2} if workers else {}
+    dl: DataLoader[Any] = make_loader(
+        CATALOG[name], sampler, N, workers=workers, batch_size=BATCH, **extra
+    )
+    return dl
+
+
+def _ids(batch: Any) -> list[int]:
+    if isinstance(batch, dict):  # packed rows, collated: the documents in order
+        batch = batch["input_ids"]
+    return [int(i) for i in batch.tolist()]
+
+
 def take(dl: DataLoader[Any], k: int) -> list[list[int]]:
     """The first ``k`` batches of a pass (the loop stops there, as a job that checkpoints)."""
     out: list[list[int]] = []
     if k == 0:
         return out
     for batch in dl:
-        out.append(batch.tolist())
+        out.append(_ids(batch))
         if len(out) == k:
             break
     return out
 
 
 def all_batches(dl: DataLoader[Any]) -> list[list[int]]:
-    return [b.tolist() for b in dl]
+    return [_ids(b) for b in dl]
 
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("name", NAMES)
 def test_plain_loader_with_workers_resumes_exactly_on_the_same_world(name: str) -> None:
-    make = FAMILIES[name]
-    full = all_batches(loader(make(N, 1, 2)))
+    make = CATALOG[name].make
+    full = all_batches(family_loader(name, make(N, 1, 2)))
     for k in sorted({1, len(full) // 2, len(full) - 1}):
         sampler = make(N, 1, 2)
-        dl = loader(sampler)
+        dl = family_loader(name, sampler)
         before = []
         for batch in dl:
-            before.append(batch.tolist())
+            before.append(_ids(batch))
             if len(before) == k:
                 # The workers have prefetched more than the loop took: refused, loudly.
                 with pytest.raises(ConfigError, match="loader_state_dict"):
@@ -83,7 +99,7 @@ def test_plain_loader_with_workers_resumes_exactly_on_the_same_world(name: str) 
         del dl
         fresh = make(N, 1, 2)
         fresh.load_state_dict(state)
-        after = all_batches(loader(fresh))
+        after = all_batches(family_loader(name, fresh))
         assert before + after == full, f"{name}: cut after {k} of {len(full)} batches"
 
 
@@ -91,19 +107,19 @@ def test_plain_loader_with_workers_resumes_exactly_on_the_same_world(name: str) 
 @pytest.mark.parametrize("name", NAMES)
 def test_plain_loader_with_workers_resumes_exactly_on_another_world(name: str) -> None:
     """Save after k steps on 2 ranks, resume on 3: the epoch is covered exactly once."""
-    make = FAMILIES[name]
+    make = CATALOG[name].make
     old = [make(N, r, 2) for r in range(2)]
-    k = max(1, len(all_batches(loader(make(N, 0, 2), workers=0))) // 3)
+    k = max(1, len(all_batches(family_loader(name, make(N, 0, 2), workers=0))) // 3)
     seen: Counter[int] = Counter()
     states = []
     for sampler in old:
-        dl = loader(sampler)
+        dl = family_loader(name, sampler)
         seen.update(flat(take(dl, k)))
         states.append(fairshard.loader_state_dict(dl, batches=k))
         del dl
     assert states[0]["steps"] == states[1]["steps"]
     new = [make(N, r, 3) for r in range(3)]
-    if new[0].layout != "strided":  # the blocked layout says it cannot
+    if not CATALOG[name].elastic:  # the blocked layout says it cannot
         with pytest.raises(StateDictError, match="layout='strided' for elastic resume"):
             new[0].load_state_dict(states[0])
         return
@@ -111,7 +127,7 @@ def test_plain_loader_with_workers_resumes_exactly_on_another_world(name: str) -
         sampler.load_state_dict(states[0])
     dropped = _declared_drops(new[0])
     for sampler in new:
-        seen.update(flat(all_batches(loader(sampler))))
+        seen.update(flat(all_batches(family_loader(name, sampler))))
     expected = plan_multiset(old[0])
     assert sum((expected - seen).values()) <= dropped, f"{name}: a sample was lost"
     extra = sum((seen - expected).values())

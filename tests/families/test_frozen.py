@@ -1,6 +1,7 @@
 """Longer golden prefixes on several ranks, and frozen version-1 states (compatibility policy).
 
-Two promises of docs/randomness.md's compatibility policy, pinned per family:
+Two promises of the compatibility policy (docs/compatibility.md), pinned for
+the pinned configuration of every catalog family (``tests/catalog.py``):
 
 * the order a ``(config, seed, epoch)`` produces: the first 40 items of every
   rank of 3 in epochs 0 and 1 (``tests/golden/prefixes.json``), including
@@ -11,7 +12,8 @@ Two promises of docs/randomness.md's compatibility policy, pinned per family:
   numpy keeps old-version pickles loadable.
 
 Regenerate only with a deliberate, documented change:
-``python -m tests.families.test_frozen``.
+``python -m tests.families.test_frozen``; a new family adds its own entries
+and leaves the others as they are: ``python -m tests.families.test_frozen --add``.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ import numpy as np
 import pytest
 
 import fairshard
+from tests.catalog import CATALOG, N_PINNED
 
-from .test_golden_families import FAMILIES, N
+from .test_golden_families import plain as _plain
 
+N = N_PINNED
 GOLDEN = Path(__file__).parents[1] / "golden"
 PREFIXES = GOLDEN / "prefixes.json"
 STATES = GOLDEN / "states_v1"
@@ -43,31 +47,12 @@ def _hard_example_after_records(w: int, r: int) -> Any:
     return sampler
 
 
-def _stream_items(w: int, r: int) -> Any:
-    return fairshard.ShardedIterable(list(range(N)), num_replicas=w, rank=r, seed=7)
-
-
-def _stream_shards(w: int, r: int) -> Any:
-    shards = [list(range(s * 6, s * 6 + 6)) for s in range(N // 6)]
-    return fairshard.ShardedIterable(
-        shards, mode="shard", shard_sizes=[6] * len(shards), num_replicas=w, rank=r, seed=7
-    )
-
-
+#: every catalog family's pinned configuration, plus one scenario (scores after records)
 ALL: dict[str, Callable[[int, int], Any]] = {
-    **FAMILIES,
+    **{name: family.pinned for name, family in CATALOG.items()},
     "hard-example-records": _hard_example_after_records,
-    "stream-item": _stream_items,
-    "stream-shard": _stream_shards,
 }
 WORLD, PREFIX = 3, 40
-
-
-def _plain(items: Any) -> Any:
-    """Items as plain JSON values (ints, or nested lists of ints for batches and rows)."""
-    if isinstance(items, list | tuple | np.ndarray):
-        return [_plain(i) for i in items]
-    return int(items)
 
 
 def prefixes(name: str) -> dict[str, list[Any]]:
@@ -121,9 +106,18 @@ def test_every_family_is_frozen() -> None:
     assert sorted(p.stem for p in STATES.glob("*.json")) == sorted(ALL)
 
 
-if __name__ == "__main__":  # regenerate (a deliberate, documented change only)
-    PREFIXES.write_text(json.dumps({n: prefixes(n) for n in sorted(ALL)}, indent=0) + "\n")
+def write(add_only: bool) -> None:
+    """Rewrite the files; ``add_only`` keeps every existing entry as it is."""
+    old = json.loads(PREFIXES.read_text()) if add_only and PREFIXES.exists() else {}
+    rows = {n: old[n] if n in old else prefixes(n) for n in sorted(ALL)}
+    PREFIXES.write_text(json.dumps(rows, indent=0) + "\n")
     STATES.mkdir(exist_ok=True)
     for n in sorted(ALL):
-        (STATES / f"{n}.json").write_text(json.dumps(frozen(n), indent=0) + "\n")
+        path = STATES / f"{n}.json"
+        if not (add_only and path.exists()):
+            path.write_text(json.dumps(frozen(n), indent=0) + "\n")
+
+
+if __name__ == "__main__":  # regenerate (a deliberate, documented change only) or --add
+    write(add_only="--add" in sys.argv[1:])
     sys.exit(0)

@@ -10,7 +10,7 @@ the end of an epoch followed by ``set_epoch(e + 1)`` starts epoch ``e + 1``
 (the loader restores its sampler lazily, at the next ``iter()``, after that
 ``set_epoch``; the restore must not drag the sampler back to epoch ``e``).
 
-Every sampler family is one entry of ``tests.contract.FAMILIES``.
+Every sampler family of the catalog (``tests/catalog.py``) is checked.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from fairshard import DegenerateConfigWarning
-from tests.contract import FAMILIES
+from tests.catalog import CATALOG, make_loader, sampler_families
 
 torchdata = pytest.importorskip("torchdata.stateful_dataloader")
 StatefulDataLoader = torchdata.StatefulDataLoader
@@ -31,36 +31,28 @@ pytestmark = pytest.mark.filterwarnings("ignore:'set_vital' is deprecated:UserWa
 
 N = 103
 BATCH = 8  # loader batch size for index samplers: 7 batches per rank and epoch
-NAMES = sorted(FAMILIES)
+NAMES = sorted(f.name for f in sampler_families())
 
 
 def make(name: str) -> Any:
-    return FAMILIES[name](N, 1, 2)
+    return CATALOG[name].make(N, 1, 2)
 
 
-class Indices:
-    """A map-style dataset whose sample ``i`` is ``i`` (so batches show the order)."""
-
-    def __len__(self) -> int:
-        return N
-
-    def __getitem__(self, i: int) -> int:
-        return i
-
-
-def _loader(sampler: Any, workers: int) -> Any:
-    context = "fork" if workers else None
-    if hasattr(sampler, "num_batches"):  # a batch sampler: it decides the batches
-        return StatefulDataLoader(
-            Indices(), batch_sampler=sampler, num_workers=workers, multiprocessing_context=context
-        )
-    return StatefulDataLoader(
-        Indices(),
+def _loader(sampler: Any, workers: int, name: str = "distributed") -> Any:
+    return make_loader(
+        CATALOG[name],
+        sampler,
+        N,
+        loader_class=StatefulDataLoader,
+        workers=workers,
         batch_size=BATCH,
-        sampler=sampler,
-        num_workers=workers,
-        multiprocessing_context=context,
     )
+
+
+def _ids(batch: Any) -> list[int]:
+    if isinstance(batch, dict):  # packed rows, collated: the documents in order
+        batch = batch["input_ids"]
+    return [int(i) for i in batch.tolist()]
 
 
 def _batches(loader: Any, limit: int | None = None) -> list[list[int]]:
@@ -68,7 +60,7 @@ def _batches(loader: Any, limit: int | None = None) -> list[list[int]]:
     if limit == 0:
         return out
     for batch in loader:
-        out.append(batch.tolist())
+        out.append(_ids(batch))
         if limit is not None and len(out) == limit:
             break
     return out
@@ -77,7 +69,7 @@ def _batches(loader: Any, limit: int | None = None) -> list[list[int]]:
 def _epochs(name: str) -> tuple[list[list[int]], list[list[int]]]:
     """Epochs 1 and 2 uninterrupted (the batch order does not depend on workers)."""
     sampler = make(name)
-    loader = _loader(sampler, 0)
+    loader = _loader(sampler, 0, name)
     sampler.set_epoch(1)
     one = _batches(loader)
     sampler.set_epoch(2)
@@ -92,7 +84,7 @@ def _saved(name: str, workers: int, cut: int | None) -> dict[str, Any]:
     """
     sampler = make(name)
     sampler.set_epoch(1)
-    loader = _loader(sampler, workers)
+    loader = _loader(sampler, workers, name)
     _batches(loader, cut)
     state: dict[str, Any] = loader.state_dict()
     return state
@@ -109,14 +101,14 @@ def test_checkpoint_at_every_batch_boundary(name: str, workers: int) -> None:
         state = _saved(name, workers, cut)
         # Without a set_epoch: the rest of the epoch, then epoch 2 as usual.
         sampler = make(name)
-        loader = _loader(sampler, workers)
+        loader = _loader(sampler, workers, name)
         loader.load_state_dict(state)
         assert _batches(loader) == one[done:], f"{name}: cut after {cut} batches"
         sampler.set_epoch(2)
         assert _batches(loader) == two, f"{name}: epoch 2 after a cut at {cut}"
         # With the set_epoch a resume loop makes: the epoch it is in, or the next one.
         sampler = make(name)
-        loader = _loader(sampler, workers)
+        loader = _loader(sampler, workers, name)
         loader.load_state_dict(state)
         complete = done == len(one)
         sampler.set_epoch(2 if complete else 1)
@@ -129,14 +121,14 @@ def test_checkpoint_at_every_batch_boundary(name: str, workers: int) -> None:
 @pytest.mark.timeout(60)
 def test_next_epoch_after_a_restored_one_is_the_next_epoch() -> None:
     """After finishing a restored epoch, set_epoch(e + 1) gives the normal next epoch."""
-    ref = FAMILIES["distributed"](N, 0, 2)
+    ref = CATALOG["distributed"].make(N, 0, 2)
     ref.set_epoch(3)
     expected = list(ref)
-    first = FAMILIES["distributed"](N, 0, 2)
+    first = CATALOG["distributed"].make(N, 0, 2)
     first.set_epoch(2)
     loader = _loader(first, 0)
     _batches(loader, 3)
-    second = FAMILIES["distributed"](N, 0, 2)
+    second = CATALOG["distributed"].make(N, 0, 2)
     resumed = _loader(second, 0)
     resumed.load_state_dict(loader.state_dict())
     _batches(resumed)
