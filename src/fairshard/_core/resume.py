@@ -208,8 +208,6 @@ def finished(driver: Driver | None, complete: bool) -> bool:
     """
     if not complete or discarded(driver):
         return False
-    if driver is None or driver.num_workers == 0 or driver.stateful:
-        return True
     return unsafe_gap(driver, complete) is None
 
 
