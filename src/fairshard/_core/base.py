@@ -79,6 +79,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
 
     kind: ClassVar[str] = "PlannedSampler"
     _repeat_fix = ", or build the sampler with auto_epoch=True"
+    _empty_fix = ", or build the sampler with auto_epoch=True, which moves on by itself"
 
     #: The hooks every family writes (abstract here).
     REQUIRED_HOOKS: ClassVar[tuple[str, ...]] = ("_config", "_build_plan")
@@ -125,7 +126,6 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         self._init_epochs()
         self._cursor: Cursor | None = None
         self._resume: ResumePoint | None = None
-        self._warned_empty = False
         self._plan_cache: tuple[int, P] | None = None
 
     # ------------------------------------------------- hooks a family writes
@@ -232,11 +232,13 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         """Where the next pass of the current epoch starts, when not at its beginning.
 
         A loaded state's point, or -- once a resumed pass was abandoned
-        before its end (a probe ``next(iter(loader))``, a loop that left
-        early, a loader that calls ``iter()`` twice) -- that pass's own
-        starting point again: a new pass over the epoch starts where the
-        resumed epoch did, as a new pass over an epoch not resumed starts at
-        its beginning. The resume point is not lost to an abandoned pass.
+        before it ran out (a probe ``next(iter(loader))``, a loop that left
+        early, a loader that calls ``iter()`` twice or discards a restored
+        iterator) -- that pass's own starting point again: a new pass over
+        the epoch starts where the resumed epoch did, as a new pass over an
+        epoch not resumed starts at its beginning. The resume point is not
+        lost to an abandoned pass. A pass that ran out (the consumer saw its
+        end) finished the epoch: the next pass over it is a repeat (it warns).
         """
         resume = self._resume
         if resume is not None:
@@ -246,9 +248,9 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
             return None
         if cursor.first == 0 and cursor.partition.start == 0:
             return None  # not a resumed pass: the next one starts at the beginning anyway
-        if cursor.steps == cursor.first or not finished(cursor.driver, cursor.complete):
-            return ResumePoint(cursor.epoch, cursor.partition.start, cursor.first)
-        return None
+        if finished(cursor.driver, cursor.exhausted):
+            return None  # the resumed pass ran out: the epoch is done
+        return ResumePoint(cursor.epoch, cursor.partition.start, cursor.first)
 
     def _resumed_steps(self, epoch: int) -> int:
         resume = self._pending_resume()
@@ -309,24 +311,12 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         self._resume = None
         caller = sys._getframe(1)
         at_end = partition.start == partition.total > 0  # a loaded state ended the epoch
-        if at_end and not self._warned_empty and not loaded_by_torchdata(caller):
+        if at_end and not loaded_by_torchdata(caller):
             self._warn_empty(epoch)
         cursor = Cursor(epoch, partition, begin, num_items)
         cursor.driver = find_driver(caller)
         self._cursor = cursor
         return itertools.chain.from_iterable(self._chunks(plan, cursor))
-
-    def _warn_empty(self, epoch: int) -> None:
-        """A pass that starts at the end of a loaded epoch: say why it is empty."""
-        self._warned_empty = True
-        warn(
-            f"{self.kind}: this pass over epoch {epoch} yields nothing (len(sampler) == 0): "
-            f"the state loaded was saved at the end of epoch {epoch}. A checkpoint taken "
-            f"after epoch {epoch} resumes at epoch {epoch + 1}: start the epoch loop there "
-            f"(sampler.set_epoch({epoch + 1}) before iterating), or build the sampler with "
-            "auto_epoch=True, which moves on by itself.",
-            DegenerateConfigWarning,
-        )
 
     def _chunks(self, plan: Plan, cursor: Cursor) -> Iterator[Iterator[T]]:
         max_chunk = plan.max_chunk
@@ -339,6 +329,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
             cursor.chunk_begin, cursor.chunk_len, cursor.live = begin, len(values), live
             yield live
             begin, size = end, min(size * 2, max_chunk)
+        cursor.exhausted = True
 
     # ------------------------------------------------------------------ state
     def _pass_items(self) -> int:

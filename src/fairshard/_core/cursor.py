@@ -36,6 +36,7 @@ class Cursor:
         "chunk_len",
         "driver",
         "epoch",
+        "exhausted",
         "first",
         "live",
         "num_items",
@@ -51,6 +52,9 @@ class Cursor:
         self.chunk_len = 0
         self.live: Iterator[Any] | None = None
         self.driver: Driver | None = None
+        # The consumer asked past the last item (it saw StopIteration): the pass ran out,
+        # rather than stopping at its last item (a probe, a loop that broke there).
+        self.exhausted = False
 
     @property
     def steps(self) -> int:

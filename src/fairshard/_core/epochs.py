@@ -10,7 +10,13 @@ the rules are:
   ``set_epoch`` or ``load_state_dict`` since, repeats its order: it warns
   once (``_warn_repeat``), naming the fix;
 * a loaded state that ends its epoch ``e`` while the object already sits in
-  a later epoch (``keeps_later_epoch``): see the NOTE.
+  a later epoch (``keeps_later_epoch``): see the NOTE;
+* a pass that starts at the end of a loaded epoch yields nothing and says
+  why (``_warn_empty``; not under torchdata's loaders, which restore such
+  states themselves and move on);
+* a resumed pass left before it ran out (a probe ``next(iter(loader))``)
+  leaves the resume point for the next pass; one that ran out finished the
+  epoch.
 
 NOTE (the later epoch, or a rollback): two loaders load a finished epoch's
 state into an object that is already past it, and mean opposite things.
@@ -54,11 +60,14 @@ class EpochRules:
     _repeat_fix: ClassVar[str] = ""
     #: How the warning names the object (``sampler``, ``dataset``).
     _role: ClassVar[str] = "sampler"
+    #: The fix the empty-pass warning names besides ``set_epoch``.
+    _empty_fix: ClassVar[str] = ""
 
     def _init_epochs(self) -> None:
         self.epoch = 0
         self._fresh = True  # set_epoch / load_state_dict since the last pass began
         self._warned_repeat = False
+        self._warned_empty = False  # reset by every load_state_dict
 
     def set_epoch(self, epoch: int) -> None:
         """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``."""
@@ -78,6 +87,19 @@ class EpochRules:
             f"{self.kind}: starting another pass over epoch {epoch}, which was already "
             f"completed, so this pass repeats {self._repeats}. Call "
             f"{self._role}.set_epoch(epoch) before each epoch{self._repeat_fix}.",
+            DegenerateConfigWarning,
+        )
+
+    def _warn_empty(self, epoch: int) -> None:
+        """Say why a pass that starts at the end of a loaded epoch yields nothing (once a load)."""
+        if self._warned_empty:
+            return
+        self._warned_empty = True
+        warn(
+            f"{self.kind}: this pass over epoch {epoch} yields nothing (len({self._role}) == 0): "
+            f"the state loaded was saved at the end of epoch {epoch}. A checkpoint taken "
+            f"after epoch {epoch} resumes at epoch {epoch + 1}: start the epoch loop there "
+            f"({self._role}.set_epoch({epoch + 1}) before iterating){self._empty_fix}.",
             DegenerateConfigWarning,
         )
 

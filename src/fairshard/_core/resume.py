@@ -199,16 +199,17 @@ def discarded(driver: Driver | None) -> bool:
     return iterator is not None and getattr(iterator, "_rcvd_idx", None) == 0
 
 
-def finished(driver: Driver | None, complete: bool) -> bool:
+def finished(driver: Driver | None, ran_out: bool) -> bool:
     """Whether the loop took a pass to its end (as far as can be told).
 
-    The sampler handed out everything (``complete``), and the loader that
-    drove it, while it lives, gave the loop every batch it drew (a probe
-    ``next(iter(loader))`` or a ``break`` leaves prefetched batches behind).
+    The sampler's pass ran out (``ran_out``: everything handed out, or its
+    end seen), and the loader that drove it, while it lives, gave the loop
+    every batch it drew (a probe ``next(iter(loader))`` or a ``break``
+    leaves prefetched batches behind) and did not throw the pass away.
     """
-    if not complete or discarded(driver):
+    if not ran_out or discarded(driver):
         return False
-    return unsafe_gap(driver, complete) is None
+    return unsafe_gap(driver, True) is None
 
 
 def refuse(kind: str, handed_out: int, gap: int, num_workers: int) -> ConfigError:

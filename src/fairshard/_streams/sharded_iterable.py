@@ -20,6 +20,7 @@ never see a later ``set_epoch`` (shard mode would repeat its order).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, Literal, TypeVar
 
@@ -30,7 +31,7 @@ from numpy.typing import NDArray
 from .._core.epochs import EpochRules
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
-from .._core.resume import LoaderView, refuse_out_of_order
+from .._core.resume import LoaderView, loaded_by_torchdata, refuse_out_of_order
 from .._distributed.world import resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
@@ -141,6 +142,8 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
         self._resume_workers: tuple[int, list[Position]] | None = None
         # (epoch, consumer) of the last complete pass in this process
         self._completed: tuple[int, Consumer] | None = None
+        # Where the current pass started, when that was a resume point (see _abandoned)
+        self._origin: Position | None = None
         check_source(source)
         self.sizes: NDArray[np.int64] | None = None
         self.total: int | None = None
@@ -244,8 +247,8 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
 
     # ---------------------------------------------------------------- epochs
     # set_epoch and the repeat warning: EpochRules (one implementation with the samplers)
-    def _epoch_for_pass(self, consumer: Consumer) -> int:
-        repeat = not self._fresh and self._completed == (self.epoch, consumer)
+    def _epoch_for_pass(self, consumer: Consumer, resumed: bool = False) -> int:
+        repeat = not self._fresh and not resumed and self._completed == (self.epoch, consumer)
         if repeat and self.mode == "shard" and self.shuffle_shards:  # item mode: same order
             self._warn_repeat(self.epoch)
         self._fresh = False
@@ -254,22 +257,46 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
     # ------------------------------------------------------------- iteration
     def __iter__(self) -> Iterator[T]:
         consumer = self._consumer()
-        epoch = self._epoch_for_pass(consumer)
+        resume = self._resume if self._resume is not None else self._abandoned(consumer)
+        epoch = self._epoch_for_pass(consumer, resumed=resume is not None)
         consumed = segment = offset = 0
-        if self._resume is not None and self._resume[0] == epoch:
-            _, consumed, segment, offset = self._resume
+        if resume is not None and resume.epoch == epoch:
+            _, consumed, segment, offset = resume
         elif self._resume_workers is not None and self._resume_workers[0] == epoch:
             _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
+        self._origin = Position(epoch, consumed, segment, offset) if consumed else None
+        if self._origin is not None and not loaded_by_torchdata(sys._getframe(1)):
+            if complete(self, self._origin, consumer):  # a loaded state ended the epoch
+                self._warn_empty(epoch)
         progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
         if self.mode == "shard":
             return self._shards(progress)
         # Item mode returns the reader's iterator itself (C speed, no wrapper):
-        # completion is tracked only for shard mode's repeated-epoch warning.
+        # completion is tracked for shard mode's repeated-epoch warning, and for a
+        # resumed pass (whether it ran out decides what the next pass resumes).
         if self.total is not None and random_access(self.source):
-            return read_indexed(self.source, self.total, self.tail, progress)
-        return read_streamed(self.source, self.total, self.tail, progress)
+            items = read_indexed(self.source, self.total, self.tail, progress)
+        else:
+            items = read_streamed(self.source, self.total, self.tail, progress)
+        return items if self._origin is None else self._finished(items, progress)
+
+    def _abandoned(self, consumer: Consumer) -> Position | None:
+        """The start of this consumer's resumed pass, when it was left before its end.
+
+        As for samplers (``PlannedSampler._pending_resume``): a probe
+        ``next(iter(loader))`` after ``load_state_dict`` must not cost the
+        resume point; the next pass starts where the resumed one did.
+        """
+        origin, progress = self._origin, self._progress
+        if origin is None or progress is None or origin.epoch != self.epoch:
+            return None
+        if progress.epoch != origin.epoch or progress.consumer != consumer:
+            return None
+        if self._completed == (progress.epoch, consumer):
+            return None  # the resumed pass ran out: the epoch is done
+        return origin
 
     def _finished(self, items: Iterator[T], progress: ConsumerProgress) -> Iterator[T]:
         """Yield ``items``; once they are exhausted, record the pass as complete."""
@@ -340,7 +367,9 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
         keep = self.keeps_later_epoch(epoch, complete(self, at, consumer), started)
         self._progress = None
         self._completed = None
+        self._origin = None
         self._fresh = True
+        self._warned_empty = False
         if keep:  # see _core.epochs: a lazy restore after set_epoch(e + 1)
             self._resume = self._resume_workers = None
         elif isinstance(at, Position):
