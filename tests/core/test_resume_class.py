@@ -134,10 +134,7 @@ def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool) -> 
     # unless a probe already ran that empty pass out, when the loop repeats the epoch
     # (loudly: the repeat warning).
     repeat = complete and probe and not follow
-    if complete:
-        expected = two if follow else one if probe else []
-    else:
-        expected = one[k:]
+    expected = (two if follow else one if probe else []) if complete else one[k:]
     where = f"{family.name} {how}: cut={cut} set_epoch={follow} probe={probe}"
     if how == "dl2-unordered" or family.items == "stream":  # batches in another order
         assert Counter(map(tuple, rest)) == Counter(map(tuple, expected)), where

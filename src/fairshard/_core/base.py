@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from torch.utils.data import Sampler
 
 from .._distributed.world import resolve_seed, resolve_world
-from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
+from .._errors import ConfigError, StateDictError, check_int
 from . import state as S
 from .cursor import Cursor, checked_init
 from .epochs import EpochRules, ResumePoint

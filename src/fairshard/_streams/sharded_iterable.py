@@ -266,9 +266,8 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
             _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
         self._origin = Position(epoch, consumed, segment, offset) if consumed else None
-        if self._origin is not None and not loaded_by_torchdata(sys._getframe(1)):
-            if complete(self, self._origin, consumer):  # a loaded state ended the epoch
-                self._warn_empty(epoch)
+        if self._ends_epoch(self._origin, consumer) and not loaded_by_torchdata(sys._getframe(1)):
+            self._warn_empty(epoch)
         progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
         if self.mode == "shard":
@@ -281,6 +280,10 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
         else:
             items = read_streamed(self.source, self.total, self.tail, progress)
         return items if self._origin is None else self._finished(items, progress)
+
+    def _ends_epoch(self, origin: Position | None, consumer: Consumer) -> bool:
+        """Whether a pass resumed from ``origin`` starts at the end of its epoch."""
+        return origin is not None and complete(self, origin, consumer)
 
     def _abandoned(self, consumer: Consumer) -> Position | None:
         """The start of this consumer's resumed pass, when it was left before its end.
