@@ -38,6 +38,10 @@ pytestmark = pytest.mark.filterwarnings("ignore:'set_vital' is deprecated:UserWa
 sdl = pytest.importorskip("torchdata.stateful_dataloader")
 
 N = 48
+#: Larger for the worker loaders: a probe must not draw the whole rest of the pass into
+#: the prefetch (then, once the probe's loader is gone, the pass looks finished: the one
+#: case docs/resume.md says cannot be told apart).
+N_WORKERS = 320
 WORLD, RANK = 2, 1
 BATCH = 4
 NAMES = sorted(CATALOG)
@@ -47,18 +51,19 @@ WORKER_LOADERS = ("dl2", "dl2-unordered", "sdl2")
 HAS_IN_ORDER = hasattr(DataLoader(range(1)), "in_order")
 
 
-def _build(family: Family, sampler: Any, how: str) -> Any:
+def _build(family: Family, sampler: Any, how: str, n: int = N) -> Any:
     """The loader ``how`` over ``sampler`` (a sampler, or a ``ShardedIterable``)."""
     workers = 2 if how.startswith(("dl2", "sdl2")) else 0
     kwargs: dict[str, Any] = {"num_workers": workers}
     if workers:
         kwargs["multiprocessing_context"] = "fork"
+        kwargs["prefetch_factor"] = 1
     if how == "dl2-unordered":
         kwargs["in_order"] = False
     cls = sdl.StatefulDataLoader if how.startswith("sdl") else DataLoader
     if family.items == "stream":
         return cls(sampler, batch_size=BATCH, **kwargs)
-    dataset, common, _ = loader_parts(family, N, BATCH)
+    dataset, common, _ = loader_parts(family, n, BATCH)
     keyword = "batch_sampler" if family.batched else "sampler"
     return cls(dataset, **{keyword: sampler}, **common, **kwargs)
 
@@ -80,30 +85,30 @@ def _take(loader: Any, ids: Any, k: int | None) -> list[list[int]]:
     return out
 
 
-_REFERENCE: dict[str, tuple[list[list[int]], list[list[int]]]] = {}
+_REFERENCE: dict[tuple[str, int], tuple[list[list[int]], list[list[int]]]] = {}
 
 
-def _reference(family: Family) -> tuple[list[list[int]], list[list[int]]]:
+def _reference(family: Family, n: int) -> tuple[list[list[int]], list[list[int]]]:
     """Epochs 1 and 2 of rank ``RANK``, uninterrupted, in batches."""
-    if family.name not in _REFERENCE:
-        sampler = family.make(N, RANK, WORLD)
-        loader = _build(family, sampler, "dl0")
+    if (family.name, n) not in _REFERENCE:
+        sampler = family.make(n, RANK, WORLD)
+        loader = _build(family, sampler, "dl0", n)
         epochs = []
         for epoch in (1, 2):
             sampler.set_epoch(epoch)
             epochs.append(_take(loader, _ids(family), None))
-        _REFERENCE[family.name] = (epochs[0], epochs[1])
-    return _REFERENCE[family.name]
+        _REFERENCE[family.name, n] = (epochs[0], epochs[1])
+    return _REFERENCE[family.name, n]
 
 
-def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool) -> None:
-    one, two = _reference(family)
+def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool, n: int = N) -> None:
+    one, two = _reference(family, n)
     ids = _ids(family)
     k = {"start": 0, "mid": len(one) // 2, "end": len(one)}[cut]
     complete = k == len(one)
-    sampler = family.make(N, RANK, WORLD)
+    sampler = family.make(n, RANK, WORLD)
     sampler.set_epoch(1)
-    loader = _build(family, sampler, how)
+    loader = _build(family, sampler, how, n)
     taken = _take(loader, ids, None if complete else k)
     assert len(taken) == k
     if how.startswith("sdl"):
@@ -116,8 +121,13 @@ def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool) -> 
         state = fairshard.loader_state_dict(loader, batches=k)
     del loader
 
-    fresh = family.make(N, RANK, WORLD)
-    loader = _build(family, fresh, how)
+    fresh = family.make(n, RANK, WORLD)
+    loader = _build(family, fresh, how, n)
+    where = f"{family.name} {how}: cut={cut} set_epoch={follow} probe={probe}"
+    workers = how.startswith(("dl2", "sdl2"))
+    # Batch by batch, in the uninterrupted order -- but not when the loader hands batches
+    # over as they finish, nor for a stream over workers (the workers batch the items).
+    exact = how != "dl2-unordered" and not (family.items == "stream" and workers)
     if how.startswith("sdl"):
         loader.load_state_dict(state)
     else:
@@ -126,7 +136,8 @@ def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool) -> 
         warnings.simplefilter("always")
         if probe:
             probe_batches = _take(loader, ids, 1)
-            assert probe_batches == (one[k : k + 1] if how != "dl2-unordered" else probe_batches)
+            if exact:
+                assert probe_batches == one[k : k + 1], where
         if follow:
             fresh.set_epoch(2 if complete else 1)
         rest = _take(loader, ids, None)
@@ -135,11 +146,12 @@ def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool) -> 
     # (loudly: the repeat warning).
     repeat = complete and probe and not follow
     expected = (two if follow else one if probe else []) if complete else one[k:]
-    where = f"{family.name} {how}: cut={cut} set_epoch={follow} probe={probe}"
-    if how == "dl2-unordered" or family.items == "stream":  # batches in another order
-        assert Counter(map(tuple, rest)) == Counter(map(tuple, expected)), where
-    else:
+    if exact:
         assert rest == expected, where
+    elif family.items == "stream":  # each worker batches its own items
+        assert Counter(i for b in rest for i in b) == Counter(i for b in expected for i in b), where
+    else:  # the same batches, as they finished
+        assert Counter(map(tuple, rest)) == Counter(map(tuple, expected)), where
     for w in caught:
         if issubclass(w.category, DegenerateConfigWarning):
             message = str(w.message)
@@ -182,12 +194,13 @@ def test_one_cell_per_family_with_workers(
 ) -> None:
     if how == "dl2-unordered" and not HAS_IN_ORDER:
         pytest.skip("DataLoader(in_order=...) needs torch >= 2.6")
-    if CATALOG[name].items == "stream" and how == "sdl2" and cut == "end":
-        # Known, not fixed here: StatefulDataLoader replaces a finished iterator by a
-        # fresh one whose workers copy the main process's stream, which never saw the
-        # per-worker states -- the probe gets a batch of the main copy's epoch.
-        pytest.xfail("StatefulDataLoader with workers restarts a finished stream fresh")
-    _scenario(CATALOG[name], how, cut, follow, probe)
+    if CATALOG[name].items == "stream" and how == "sdl2" and (cut == "end" or probe):
+        # Known, not fixed here: StatefulDataLoader restores a stream inside its workers
+        # only, for the first iterator after load_state_dict; a second iterator (after a
+        # probe, or the fresh one that replaces a finished iterator) copies the main
+        # process's stream, which never saw the state, and reads its epoch from the start.
+        pytest.xfail("StatefulDataLoader with workers restores a stream for one iterator")
+    _scenario(CATALOG[name], how, cut, follow, probe, N_WORKERS)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -178,7 +178,11 @@ def unsafe_gap(driver: Driver | None, complete: bool, snapshot: bool = False) ->
     if iterator is None:
         return None if complete else -1
     sent = getattr(iterator, "_send_idx", None)
-    yielded = getattr(iterator, "_num_yielded", None)
+    # The batches this iterator returned, in order: its own count, which a restored
+    # StatefulDataLoader iterator does not offset by the saved step (_num_yielded is).
+    yielded = getattr(iterator, "_rcvd_idx", None)
+    if not isinstance(yielded, int):
+        yielded = getattr(iterator, "_num_yielded", None)
     if not isinstance(sent, int) or not isinstance(yielded, int):
         return None if complete else -1
     gap = sent - yielded

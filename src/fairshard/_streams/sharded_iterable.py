@@ -20,7 +20,6 @@ never see a later ``set_epoch`` (shard mode would repeat its order).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, Literal, TypeVar
 
@@ -31,7 +30,7 @@ from numpy.typing import NDArray
 from .._core.epochs import EpochRules
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
-from .._core.resume import LoaderView, loaded_by_torchdata, refuse_out_of_order
+from .._core.resume import LoaderView, refuse_out_of_order
 from .._distributed.world import resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
@@ -266,8 +265,6 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
             _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
         self._origin = Position(epoch, consumed, segment, offset) if consumed else None
-        if self._ends_epoch(self._origin, consumer) and not loaded_by_torchdata(sys._getframe(1)):
-            self._warn_empty(epoch)
         progress = ConsumerProgress(epoch, consumer, consumed, segment, offset)
         self._progress = progress
         if self.mode == "shard":
@@ -280,10 +277,6 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
         else:
             items = read_streamed(self.source, self.total, self.tail, progress)
         return items if self._origin is None else self._finished(items, progress)
-
-    def _ends_epoch(self, origin: Position | None, consumer: Consumer) -> bool:
-        """Whether a pass resumed from ``origin`` starts at the end of its epoch."""
-        return origin is not None and complete(self, origin, consumer)
 
     def _abandoned(self, consumer: Consumer) -> Position | None:
         """The start of this consumer's resumed pass, when it was left before its end.
@@ -372,7 +365,6 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
         self._completed = None
         self._origin = None
         self._fresh = True
-        self._warned_empty = False
         if keep:  # see _core.epochs: a lazy restore after set_epoch(e + 1)
             self._resume = self._resume_workers = None
         elif isinstance(at, Position):
