@@ -177,8 +177,12 @@ class SamplerContract:
             s.load_state_dict(state)
         new_part = new[0].partition()  # the remainder of the epoch, re-partitioned over 3
         assert new_part.world_size == 3 and new_part.start > 0
-        for s in new:
-            observed.update(flat(s))
+        with warnings.catch_warnings():
+            # A tiny plan can be over after a third of it: the new ranks' empty pass
+            # then says why (pinned in tests/core/test_resume_defects.py).
+            warnings.filterwarnings("ignore", ".*yields nothing", DegenerateConfigWarning)
+            for s in new:
+                observed.update(flat(s))
         old_positions = np.concatenate([old_part.positions(r, 0, steps) for r in range(4)])
         new_positions = np.concatenate(
             [new_part.positions(r, 0, new_part.num_items(r)) for r in range(3)]
@@ -205,7 +209,11 @@ class SamplerContract:
                 next(it)
             fresh = self.make(1, self.world_size)
             fresh.load_state_dict(json.loads(json.dumps(s.state_dict())))
-            list(fresh)
+            if k == full:  # the loaded state ended the epoch: the empty pass says why
+                with pytest.warns(DegenerateConfigWarning, match="yields nothing"):
+                    assert list(fresh) == []
+            else:
+                list(fresh)
             fresh.set_epoch(1)
             assert list(fresh) == expected, f"the epoch after a resume at {k} of {full}"
 

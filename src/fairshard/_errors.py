@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 __all__ = [
     "ConfigError",
@@ -30,6 +30,9 @@ __all__ = [
     "user_stacklevel",
     "warn",
 ]
+
+#: The type of one choice of ``check_choice`` (a ``Literal`` of strings, typically).
+C = TypeVar("C", bound=str)
 
 
 class ConfigError(ValueError):
@@ -167,8 +170,11 @@ def check_real(
     return result
 
 
-def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices``.
+def check_choice(name: str, value: Any, choices: Sequence[C]) -> C:
+    """Return ``value`` if it is one of ``choices``, typed as the choices are.
+
+    Pass the choices as a tuple of a ``Literal`` type (``TAILS: tuple[Tail,
+    ...]``): the result is then that ``Literal``, with no cast at the caller.
 
     Raises:
         ConfigError: ``value`` is not one of ``choices``.
@@ -176,7 +182,7 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in choices:
         options = ", ".join(repr(c) for c in choices)
         raise ConfigError(f"{name} must be one of {options}, got {name}={value!r}")
-    return value
+    return next(choice for choice in choices if choice == value)  # typed as the choices
 
 
 def _is_numpy_bool(value: Any) -> bool:

@@ -228,7 +228,7 @@ def test_bad_dst_and_timeout() -> None:
         gather_in_order([1, 2], sampler, timeout=0)
 
 
-class VariableBatches(PlannedSampler[list[int]]):
+class VariableBatches(PlannedSampler[list[int], BatchPlan], register=False):
     """A batch sampler over ``n`` indices in batches of 1, 2, 3, 1, 2, 3, ... (for the tests)."""
 
     kind = "VariableBatches"

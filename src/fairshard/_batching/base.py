@@ -32,7 +32,7 @@ import numbers
 import sys
 from collections.abc import Iterator
 from types import FrameType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -44,11 +44,16 @@ from .._errors import ConfigError, ConfigTypeError
 
 __all__ = ["BatchPlanSampler", "check_lengths", "refuse_index_sampler_use", "reorder_batches"]
 
+BP = TypeVar("BP", bound=BatchPlan)
+
 _REORDER_CHUNK = 1 << 16
 
 
-class BatchPlanSampler(PlannedSampler[list[int]], register=False):
-    """Base of samplers whose items are batches (lists of dataset indices)."""
+class BatchPlanSampler(PlannedSampler[list[int], BP], Generic[BP], register=False):
+    """Base of samplers whose items are batches (lists of dataset indices).
+
+    Generic over the family's plan class (a ``BatchPlan``).
+    """
 
     kind = "BatchPlanSampler"
 

@@ -42,7 +42,7 @@ __all__ = ["BatchShardSampler"]
 _INT64_MAX = int(np.iinfo(np.int64).max)
 
 
-class BatchShardSampler(BatchPlanSampler):
+class BatchShardSampler(BatchPlanSampler[BatchPlan]):
     """Shard any batch sampler: whole batches per rank, the same steps on every rank.
 
     Args:

@@ -54,7 +54,7 @@ ClassPolicy = Literal["stop", "recycle"]
 POLICIES: tuple[ClassPolicy, ...] = ("stop", "recycle")
 
 
-class ClassBatchSampler(BatchPlanSampler):
+class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
     """Batches with an exact class composition; whole batches per rank.
 
     Args:
@@ -118,7 +118,7 @@ class ClassBatchSampler(BatchPlanSampler):
             group=group,
         )
         self.classes, self.codes = encode_labels(labels)
-        self.policy: ClassPolicy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
+        self.policy: ClassPolicy = check_choice("policy", policy, POLICIES)
         self.counts = self._parse_counts(samples_per_class)  # (C,) k_c, 0 = unused
         self.samples_per_class = samples_per_class
         self._members = group_members(self.codes, len(self.classes))

@@ -35,7 +35,7 @@ def sort_key(lengths: NDArray[Any]) -> NDArray[Any]:
     return lengths
 
 
-class LengthBucketBatchSampler(BatchPlanSampler):
+class LengthBucketBatchSampler(BatchPlanSampler[BatchPlan]):
     """Batches of ``batch_size`` items of similar length; whole batches per rank.
 
     Args:
@@ -153,7 +153,6 @@ class LengthBucketBatchSampler(BatchPlanSampler):
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(num_batches,) padded cost (``max length * batch size``) in plan order."""
         plan = self.plan(epoch)
-        assert isinstance(plan, BatchPlan)
         return _padded_costs(self.lengths, plan.flat, plan.offsets)
 
 

@@ -49,12 +49,14 @@ __all__ = ["PackingBatchSampler"]
 
 Oversized = Literal["error", "skip"]
 Cost = Literal["tokens", "attention"]
+OVERSIZED: tuple[Oversized, ...] = ("error", "skip")
+COSTS: tuple[Cost, ...] = ("tokens", "attention")
 
 #: Default items per packing window (see ``pack_plan``).
 DEFAULT_WINDOW = 1024
 
 
-class PackingBatchSampler(BatchPlanSampler):
+class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
     """Pack whole documents into rows of ``capacity`` tokens; batches of rows per rank.
 
     Args:
@@ -129,8 +131,8 @@ class PackingBatchSampler(BatchPlanSampler):
             "rows_per_batch", rows_per_batch, minimum=1, fix="at least one row per batch"
         )
         self.window = check_int("window", window, minimum=1, fix="e.g. 1024 (the default)")
-        self.oversized: Oversized = check_choice("oversized", oversized, ("error", "skip"))  # type: ignore[assignment]
-        self.cost: Cost = check_choice("cost", cost, ("tokens", "attention"))  # type: ignore[assignment]
+        self.oversized: Oversized = check_choice("oversized", oversized, OVERSIZED)
+        self.cost: Cost = check_choice("cost", cost, COSTS)
         self.balance_run = check_balance_run(balance_run)
         self._kept = self._find_kept()
         self.num_skipped = int(self.lengths.size - self._kept.size)
@@ -212,18 +214,15 @@ class PackingBatchSampler(BatchPlanSampler):
     def num_rows(self) -> int:
         """Rows in the current epoch's plan (all ranks, before padding)."""
         plan = self.plan()
-        assert isinstance(plan, PackedPlan)
         return int(plan.row_offsets.size - 1)
 
     def efficiency(self, epoch: int | None = None) -> float:
         """Real tokens / (rows * capacity) of ``epoch``'s plan (1.0: no padding at all)."""
         plan = self.plan(epoch)
-        assert isinstance(plan, PackedPlan)
         rows = plan.row_offsets.size - 1
         return float(self.lengths[self._kept].sum()) / (rows * self.capacity)
 
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
         plan = self.plan(epoch)
-        assert isinstance(plan, PackedPlan)
         return self._batch_costs(plan.flat, plan.row_offsets, plan.batch_rows)

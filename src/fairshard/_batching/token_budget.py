@@ -40,7 +40,7 @@ from .length_bucket import sort_key
 __all__ = ["COSTS", "TokenBudgetBatchSampler", "batch_cost"]
 
 
-class TokenBudgetBatchSampler(BatchPlanSampler):
+class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
     """Batches whose cost stays within ``max_tokens``; whole batches per rank.
 
     Args:
@@ -285,7 +285,6 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
         plan = self.plan(epoch)
-        assert isinstance(plan, BatchPlan)
         return np.array(
             [batch_cost(self.lengths[plan.batch(b)], self.cost) for b in range(len(plan))],
             dtype=np.float64,

@@ -1,10 +1,13 @@
 """The base every fairshard sampler derives from: plan, partition, cursor.
 
-Subclasses supply three things -- ``_config()`` (what the plan depends on),
-``_build_plan(epoch)`` and, optionally, ``_extra_state()`` /
-``_load_extra_state()`` for learned state. The base owns everything else:
-rank and world size, seeds, epochs, iteration in vectorized chunks, exact
-``len()``, ``state_dict``/``load_state_dict`` and elastic resume.
+A family writes the two hooks of ``REQUIRED_HOOKS`` -- ``_config()`` (what
+the plan depends on) and ``_build_plan(epoch)`` -- and may write those of
+``OPTIONAL_HOOKS`` (learned state, a source check, a fixed plan length, the
+epoch change, the config a loaded state must match); docs/architecture.md
+lists them. The base owns everything else: rank and world size, seeds,
+epochs (``EpochRules``, shared with the streams), iteration in vectorized
+chunks, exact ``len()``, ``state_dict``/``load_state_dict``, elastic resume
+and the loader protocol of ``fairshard.loader_state_dict``.
 
 NOTE (iteration speed): ``__iter__`` returns an ``itertools.chain`` over
 list iterators of chunk results, so each item costs what iterating a Python
@@ -38,18 +41,20 @@ from typing import Any, ClassVar, Generic, TypeVar
 from torch.utils.data import Sampler
 
 from .._distributed.world import resolve_seed, resolve_world
-from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
+from .._errors import ConfigError, StateDictError, check_int
 from . import state as S
 from .cursor import Cursor, checked_init
+from .epochs import EpochRules, ResumePoint
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plan_share import shared_plan
 from .plans import Plan
 from .registry import Registered
-from .resume import check_consumed, discarded, find_driver
+from .resume import LoaderView, check_consumed, find_driver, finished, loaded_by_torchdata
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
 
 T = TypeVar("T")
+P = TypeVar("P", bound=Plan)
 
 #: Environment variable that turns on ``fairshard.verify`` at every epoch start.
 VERIFY_ENV = "FAIRSHARD_VERIFY"
@@ -57,8 +62,11 @@ VERIFY_ENV = "FAIRSHARD_VERIFY"
 _FIRST_CHUNK = 256
 
 
-class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
+class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register=False):
     """Base class of fairshard samplers (see the module docstring).
+
+    Generic over its items ``T`` and its plan type ``P``: ``plan()`` returns
+    the family's own plan class, with no narrowing at the caller.
 
     Args:
         num_replicas: World size; detected when ``None``.
@@ -74,6 +82,21 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     """
 
     kind: ClassVar[str] = "PlannedSampler"
+    _repeat_fix = ", or build the sampler with auto_epoch=True"
+    _empty_fix = ", or build the sampler with auto_epoch=True, which moves on by itself"
+
+    #: The hooks every family writes (abstract here).
+    REQUIRED_HOOKS: ClassVar[tuple[str, ...]] = ("_config", "_build_plan")
+    #: The hooks a family may write; each has a default here.
+    OPTIONAL_HOOKS: ClassVar[tuple[str, ...]] = (
+        "_extra_state",
+        "_load_extra_state",
+        "_check_source",
+        "_known_plan_length",
+        "_on_epoch_change",
+        "_load_config",
+        "_shares_plan",
+    )
 
     #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
     #: so a family must not warn about padding or dropping one.
@@ -122,22 +145,21 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         self.layout: Layout = layout
         self.tail: Tail = tail
         self.auto_epoch = auto_epoch
-        self.epoch = 0
+        self._init_epochs()
         self._cursor: Cursor | None = None
-        self._resume: tuple[int, int, int] | None = None  # (epoch, start, steps)
-        self._fresh = True  # set_epoch / load_state_dict since the last pass
-        self._warned_repeat = False
-        self._plan_cache: tuple[int, Plan] | None = None
+        self._resume: ResumePoint | None = None
+        self._plan_cache: tuple[int, P] | None = None
 
-    # ----------------------------------------------------------- subclass API
+    # ------------------------------------------------- hooks a family writes
     @abstractmethod
     def _config(self) -> dict[str, Any]:
         """Plain values the plan depends on (besides seed and epoch)."""
 
     @abstractmethod
-    def _build_plan(self, epoch: int) -> Plan:
+    def _build_plan(self, epoch: int) -> P:
         """The global plan for ``epoch``."""
 
+    # ------------------------------------------------ hooks a family may write
     def _extra_state(self) -> dict[str, Any]:
         """Learned state to save beside the cursor (default: none)."""
         return {}
@@ -169,6 +191,23 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         """
         return None
 
+    def _on_epoch_change(self) -> None:
+        """Hook: the epoch of the next pass was set (apply staged plan inputs here).
+
+        Called by ``set_epoch``, by ``auto_epoch`` after a complete pass, and
+        by a ``load_state_dict`` that succeeded; a family that changes its
+        plan inputs here calls ``forget_plans``.
+        """
+
+    def _load_config(self) -> dict[str, Any]:
+        """Hook: the config a loaded state must match (default: ``full_config()``).
+
+        The config the sampler will have once the load succeeded -- a family
+        whose ``_on_epoch_change`` applies staged inputs reports them here.
+        """
+        return self.full_config()
+
+    # --------------------------------------------------------- construction
     def _check_constructed(self) -> None:
         total = self._known_plan_length()
         if total is not None:
@@ -184,7 +223,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             )
 
     # ------------------------------------------------------------------ plans
-    def plan(self, epoch: int | None = None) -> Plan:
+    def plan(self, epoch: int | None = None) -> P:
         """The global plan of ``epoch`` (default: the current epoch), cached per epoch."""
         epoch = self.epoch if epoch is None else check_int("epoch", epoch, minimum=0)
         cached = self._plan_cache
@@ -212,8 +251,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         """This epoch's partition (honouring a pending resume)."""
         epoch = self.epoch if epoch is None else epoch
         start = 0
-        if self._resume is not None and self._resume[0] == epoch:
-            start = self._resume[1]
+        resume = self._pending_resume()
+        if resume is not None and resume.epoch == epoch:
+            start = resume.start
         total = len(self.plan(epoch))
         if start == 0:
             self._check_drop(total, epoch)
@@ -224,14 +264,33 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         return {**self._config(), "layout": self.layout, "tail": self.tail}
 
     # ----------------------------------------------------------------- epochs
-    def set_epoch(self, epoch: int) -> None:
-        """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``."""
-        self.epoch = check_int("epoch", epoch, minimum=0)
-        self._fresh = True
+    def _pending_resume(self) -> ResumePoint | None:
+        """Where the next pass of the current epoch starts, when not at its beginning.
+
+        A loaded state's point, or -- once a resumed pass was abandoned
+        before it ran out (a probe ``next(iter(loader))``, a loop that left
+        early, a loader that calls ``iter()`` twice or discards a restored
+        iterator) -- that pass's own starting point again: a new pass over
+        the epoch starts where the resumed epoch did, as a new pass over an
+        epoch not resumed starts at its beginning. The resume point is not
+        lost to an abandoned pass. A pass that ran out (the consumer saw its
+        end) finished the epoch: the next pass over it is a repeat (it warns).
+        """
+        resume = self._resume
+        if resume is not None:
+            return resume if resume.epoch == self.epoch else None
+        cursor = self._cursor
+        if cursor is None or cursor.epoch != self.epoch:
+            return None
+        if cursor.first == 0 and cursor.partition.start == 0:
+            return None  # not a resumed pass: the next one starts at the beginning anyway
+        if finished(cursor.driver, cursor.exhausted):
+            return None  # the resumed pass ran out: the epoch is done
+        return ResumePoint(cursor.epoch, cursor.partition.start, cursor.first)
 
     def _resumed_steps(self, epoch: int) -> int:
-        resume = self._resume
-        return resume[2] if resume is not None and resume[0] == epoch else 0
+        resume = self._pending_resume()
+        return resume.steps if resume is not None and resume.epoch == epoch else 0
 
     def _next_pass(self) -> tuple[int, bool]:
         """``(epoch, repeat)`` of the next ``iter()``, without changing anything.
@@ -242,11 +301,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         """
         epoch = self.epoch
         cursor = self._cursor
-        if self._resume is not None and self._resume[0] == epoch:
-            left = self.partition(epoch).num_items(self.rank) - self._resume[2]
+        resume = self._pending_resume()
+        if resume is not None:
+            left = self.partition(epoch).num_items(self.rank) - resume.steps
             return (epoch + 1, False) if self.auto_epoch and left <= 0 else (epoch, False)
         repeat = not self._fresh and cursor is not None and cursor.epoch == epoch
-        repeat = repeat and cursor is not None and cursor.complete and not discarded(cursor.driver)
+        repeat = repeat and cursor is not None and finished(cursor.driver, cursor.complete)
         return (epoch + 1, False) if repeat and self.auto_epoch else (epoch, repeat)
 
     def _epoch_for_pass(self) -> int:
@@ -254,15 +314,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         if epoch != self.epoch:  # auto_epoch moves on, as after a full pass
             self._resume = None
             self.epoch = epoch
-        elif repeat and not self._warned_repeat:
-            self._warned_repeat = True
-            warn(
-                f"{self.kind}: starting another pass over epoch {self.epoch}, which was "
-                "already completed, so this pass repeats the same order. Call "
-                "sampler.set_epoch(epoch) before each epoch, or build the sampler with "
-                "auto_epoch=True.",
-                DegenerateConfigWarning,
-            )
+            self._on_epoch_change()
+        elif repeat:
+            self._warn_repeat(self.epoch)
         self._fresh = False
         return self.epoch
 
@@ -278,18 +332,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
 
     def __iter__(self) -> Iterator[T]:
         self._check_source()
-        cursor = self._cursor
-        if (
-            self._resume is None
-            and cursor is not None
-            and cursor.epoch == self.epoch
-            and cursor.steps == cursor.first
-            and (cursor.first > 0 or cursor.partition.start > 0)
-        ):
-            # A resumed pass that handed out nothing is replaced by this one, which
-            # starts at the same point: a DataLoader with workers calls iter() on its
-            # batch sampler twice before drawing (in __init__ and in _reset).
-            self._resume = (cursor.epoch, cursor.partition.start, cursor.first)
+        self._resume = self._pending_resume()
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
             from .._distributed.verify import verify_epoch
@@ -299,11 +342,15 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         partition = self.partition(epoch)
         num_items = partition.num_items(self.rank)
         begin = 0
-        if self._resume is not None and self._resume[0] == epoch:
-            begin = min(self._resume[2], num_items)
+        if self._resume is not None and self._resume.epoch == epoch:
+            begin = min(self._resume.steps, num_items)
         self._resume = None
+        caller = sys._getframe(1)
+        at_end = partition.start == partition.total > 0  # a loaded state ended the epoch
+        if at_end and not loaded_by_torchdata(caller):
+            self._warn_empty(epoch)
         cursor = Cursor(epoch, partition, begin, num_items)
-        cursor.driver = find_driver(sys._getframe(1))
+        cursor.driver = find_driver(caller)
         self._cursor = cursor
         return itertools.chain.from_iterable(self._chunks(plan, cursor))
 
@@ -318,6 +365,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             cursor.chunk_begin, cursor.chunk_len, cursor.live = begin, len(values), live
             yield live
             begin, size = end, min(size * 2, max_chunk)
+        cursor.exhausted = True
 
     # ------------------------------------------------------------------ state
     def _pass_items(self) -> int:
@@ -337,26 +385,30 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         Args:
             consumed: Items (batches, for a batch sampler) the training loop
                 took from the current pass, counted since its ``iter()``.
-                Needed mid-epoch under a plain ``DataLoader`` with
+                Needed mid-epoch under a ``DataLoader`` with
                 ``num_workers > 0``, whose workers prefetch ahead of the
                 loop; ``None`` counts what the sampler handed out, which is
-                exact with ``num_workers=0`` and under ``StatefulDataLoader``.
+                exact with ``num_workers=0``, and is what
+                ``StatefulDataLoader`` records when it snapshots the sampler.
 
         Raises:
             ConfigError: ``consumed`` is more than the pass handed out; or
                 ``consumed`` is ``None`` while a multi-worker ``DataLoader``
-                holds prefetched items of this pass the loop has not taken.
+                (``StatefulDataLoader`` included, when the call is not its
+                own snapshot) holds prefetched items of this pass the loop
+                has not taken; or the loader yields batches out of order
+                (``in_order=False``) mid-pass.
         """
+        return self._state(consumed, sys._getframe(1), in_order=True)
+
+    def _state(self, consumed: int | None, caller: Any, in_order: bool) -> dict[str, Any]:
         cursor = self._cursor
-        if self._resume is not None and self._resume[0] == self.epoch:
+        if self._resume is not None and self._resume.epoch == self.epoch:
             epoch, start, steps = self._resume
             check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
-            epoch, start, steps = (
-                cursor.epoch,
-                cursor.partition.start,
-                cursor.taken(consumed, self.kind),
-            )
+            epoch, start = cursor.epoch, cursor.partition.start
+            steps = cursor.taken(consumed, self.kind, caller, in_order)
         else:
             epoch, start, steps = self.epoch, 0, 0
             check_consumed(consumed, 0)
@@ -374,6 +426,28 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             }
         )
 
+    def loader_state(self, batches: int, loader: LoaderView) -> dict[str, Any]:
+        """The state after the loop took ``batches`` batches of ``loader`` this pass.
+
+        The resume protocol of ``fairshard.loader_state_dict`` (``_core.resume``).
+
+        Raises:
+            ConfigError: ``batches`` is more than the pass holds, or the
+                loader yields out of order mid-pass.
+        """
+        items = self._pass_items()
+        size = loader.items_per_batch
+        most = -(-items // size)
+        if batches > most:
+            raise ConfigError(
+                f"batches={batches} but the current pass holds {items} item(s), at most {most} "
+                f"batch(es) of {size}; count the batches the loop took since the `for` over "
+                "this pass started"
+            )
+        consumed = min(batches * size, items)
+        in_order = loader.in_order or loader.num_workers == 0
+        return self._state(consumed, None, in_order)
+
     def _saved_plan_length(self, epoch: int) -> int:
         """Plan length of a saved epoch; built only when the config does not fix it."""
         known = self._known_plan_length()
@@ -384,8 +458,20 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         except ConfigError as exc:
             raise StateDictError(f"state_dict['epoch']={epoch} cannot be planned: {exc}") from None
 
+    def _started(self) -> bool:
+        """Whether the current epoch has handed out items (``EpochRules.keeps_later_epoch``)."""
+        cursor = self._cursor
+        return cursor is not None and cursor.epoch == self.epoch and cursor.steps > cursor.first
+
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume from ``state_dict``: the next ``iter()`` continues that epoch.
+
+        A state of a finished epoch ``e`` loaded while the sampler is already
+        set to a later epoch it has not started (``StatefulDataLoader``
+        restores lazily, after the user's ``set_epoch(e + 1)``) keeps that
+        epoch; loaded into a sampler that has iterated a later epoch
+        (``torchdata.nodes``' ``Loader.load_state_dict``, a rollback) it
+        restores the saved point. See ``_core.epochs``.
 
         Raises:
             StateDictError: the state is foreign, tampered, from another
@@ -393,13 +479,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
                 names the field).
         """
         state = S.unseal(state_dict, self.kind)
-        S.check_config(state[S.K_CONFIG], self.full_config())
+        S.check_config(state[S.K_CONFIG], self._load_config())
         if state[S.K_SEED] != self.seed:
             raise StateDictError(
                 f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
                 f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
             )
-        self._load_extra_state(dict(state[S.K_EXTRA]))
         epoch = state[S.K_EPOCH]
         start, steps, complete = S.resume_point(
             state,
@@ -409,15 +494,15 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
             self.num_replicas,
             self.rank,
         )
-        if complete and self.epoch > epoch:
-            # The epoch is complete and set_epoch already moved past it: keep that
-            # epoch. StatefulDataLoader loads its sampler lazily, at the iter() after
-            # the user's set_epoch(epoch + 1); replaying the saved epoch would be wrong.
-            self._resume = None
-            self._cursor = None
-            self._fresh = True
-            return
-        self.epoch = epoch
-        self._resume = (epoch, start, steps)
+        # Everything is checked; the extra state checks its own part and commits first.
+        self._load_extra_state(dict(state[S.K_EXTRA]))
+        keep = self.keeps_later_epoch(epoch, complete, self._started())
         self._cursor = None
         self._fresh = True
+        self._warned_empty = False
+        if keep:
+            self._resume = None
+        else:
+            self.epoch = epoch
+            self._resume = ResumePoint(epoch, start, steps)
+        self._on_epoch_change()

@@ -23,7 +23,7 @@ __all__ = ["EpochChain"]
 class EpochChain:
     """Stream positions <-> ``(epoch, plan position)`` of one sampler, and the items there."""
 
-    def __init__(self, sampler: PlannedSampler[Any]) -> None:
+    def __init__(self, sampler: PlannedSampler[Any, Any]) -> None:
         self.sampler = sampler
         self.known = sampler._known_plan_length()
         self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e

@@ -12,10 +12,18 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any
 
 from .partition import Partition
-from .resume import Driver, check_consumed, refuse, unsafe_gap
+from .resume import (
+    Driver,
+    check_consumed,
+    loaded_by_torchdata,
+    refuse,
+    refuse_out_of_order,
+    unsafe_gap,
+)
 
 __all__ = ["Cursor", "checked_init"]
 
@@ -28,6 +36,7 @@ class Cursor:
         "chunk_len",
         "driver",
         "epoch",
+        "exhausted",
         "first",
         "live",
         "num_items",
@@ -43,6 +52,9 @@ class Cursor:
         self.chunk_len = 0
         self.live: Iterator[Any] | None = None
         self.driver: Driver | None = None
+        # The consumer asked past the last item (it saw StopIteration): the pass ran out,
+        # rather than stopping at its last item (a probe, a loop that broke there).
+        self.exhausted = False
 
     @property
     def steps(self) -> int:
@@ -55,22 +67,33 @@ class Cursor:
     def complete(self) -> bool:
         return self.steps >= self.num_items
 
-    def taken(self, consumed: int | None, kind: str) -> int:
+    def taken(
+        self, consumed: int | None, kind: str, caller: FrameType | None, in_order: bool = True
+    ) -> int:
         """Local steps the loop has taken: the resume point plus ``consumed``.
 
         ``None``: what the pass handed out -- refused while a multi-worker
-        ``DataLoader`` holds some of it back from the loop.
+        ``DataLoader`` holds some of it back from the loop, unless the call
+        is a stateful loader's own snapshot (``caller`` is torchdata's code).
+        In the middle of a pass under a loader that yields out of order
+        (``in_order=False`` here or on the driving loader), refused: the
+        loop's batches are not the first ones.
 
         Raises:
             ConfigError: ``consumed`` is out of range, or ``None`` is unsafe.
         """
         handed_out = self.steps - self.first
+        driver = self.driver
+        workers = driver.num_workers if driver else 0
         if consumed is None:
-            gap = unsafe_gap(self.driver, self.complete)
+            gap = unsafe_gap(driver, self.complete, snapshot=loaded_by_torchdata(caller))
             if gap is not None:
-                workers = self.driver.num_workers if self.driver else 0
                 raise refuse(kind, handed_out, gap, workers)
-        return self.first + check_consumed(consumed, handed_out)
+        took = check_consumed(consumed, handed_out)
+        out_of_order = not in_order or (driver is not None and workers and not driver.in_order)
+        if out_of_order and 0 < took < handed_out:
+            raise refuse_out_of_order(kind, took, f"of {handed_out} the loader drew", workers)
+        return self.first + took
 
 
 def checked_init(init: Any) -> Any:

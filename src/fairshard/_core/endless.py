@@ -67,7 +67,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
 
     def __init__(
         self,
-        sampler: PlannedSampler[Any],
+        sampler: PlannedSampler[Any, Any],
         *,
         micro_batch_size: int,
         global_batch_size: int | None = None,

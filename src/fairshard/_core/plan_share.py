@@ -37,7 +37,7 @@ import os
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from .._distributed.digest import digest
 from .._distributed.node_arrays import SharingUnavailable, share_arrays
@@ -52,6 +52,7 @@ ENV_CACHE = "FAIRSHARD_PLAN_CACHE"
 ENV_DIR = "FAIRSHARD_SHARE_DIR"
 _MODES = {"auto": "auto", "1": "on", "on": "on", "0": "off", "off": "off"}
 _warned: set[str] = set()
+P = TypeVar("P", bound=Plan)
 
 
 def _local_ranks() -> int:
@@ -89,7 +90,7 @@ def plan_sharing() -> tuple[Path, int, bool] | None:
     return base / f"fairshard-{os.geteuid()}", local, False
 
 
-def shared_plan(key_material: Mapping[str, Any], build: Callable[[], Plan]) -> Plan:
+def shared_plan(key_material: Mapping[str, Any], build: Callable[[], P]) -> P:
     """``build()``'s plan, built once per node and mapped read-only where sharing is on.
 
     Args:
@@ -124,4 +125,6 @@ def shared_plan(key_material: Mapping[str, Any], build: Callable[[], Plan]) -> P
                 f"builds its own. Set {ENV_SHARE}=0 to build per rank without this warning"
             )
         return build()
-    return PLAN_TYPES[str(shared.meta["type"])](shared.arrays, shared.meta)
+    # The nearest registered type of what ``build`` returns: the same class, or the
+    # base a subclass publishes as (TorchPermutationPlan -> ArrayPlan, an IndexPlan).
+    return cast(P, PLAN_TYPES[str(shared.meta["type"])](shared.arrays, shared.meta))

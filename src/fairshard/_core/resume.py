@@ -14,11 +14,22 @@ ways stay exact:
   batch samplers and ``ShardedIterable``;
 * the loader does not prefetch (``num_workers=0``);
 * the loader snapshots the sampler when it draws a batch (torchdata's
-  ``StatefulDataLoader``, which calls ``state_dict()`` itself).
+  ``StatefulDataLoader``, which calls ``state_dict()`` itself: a call from
+  torchdata's own code is its snapshot).
 
-Everything else is refused loudly: when a pass is driven by a plain
-multi-worker ``DataLoader`` that holds batches the loop has not consumed
-yet, ``state_dict()`` without ``consumed`` raises, naming the fix.
+Everything else is refused loudly: when a pass is driven by a multi-worker
+``DataLoader`` (torchdata's included, for a call that is not its own
+snapshot) that holds batches the loop has not consumed yet,
+``state_dict()`` without ``consumed`` raises, naming the fix; and a loader
+that yields batches as they finish (``in_order=False``) has taken batches
+that are not the pass's first ``k``, which no ``(epoch, steps)`` state can
+say, so a state in the middle of such a pass is refused too.
+
+NOTE (one protocol): ``loader_state_dict`` reads the loader into a
+``LoaderView`` and hands it to the object behind it through the
+``LoaderResumable`` protocol (``loader_state(batches, view)``), which the
+samplers (``PlannedSampler``) and the streams (``ShardedIterable``) both
+implement; this module names neither.
 
 NOTE (how the driver is found): ``PlannedSampler.__iter__`` looks up the
 call stack, once per pass, for the ``DataLoader`` iterator that asked for
@@ -38,21 +49,48 @@ import sys
 import weakref
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 from .._errors import ConfigError, ConfigTypeError
 
 __all__ = [
     "Driver",
+    "LoaderResumable",
+    "LoaderView",
     "check_consumed",
     "discarded",
     "find_driver",
+    "finished",
+    "loaded_by_torchdata",
     "loader_state_dict",
+    "refuse_out_of_order",
     "unsafe_gap",
 ]
 
 _MAX_FRAMES = 12
 _LOADER_MODULES = ("torch.utils.data", "torchdata")
+
+
+class LoaderView(NamedTuple):
+    """What ``loader_state_dict`` reads off a ``DataLoader`` for the object behind it."""
+
+    #: Items of the fairshard object that make one loader batch (1 for a batch sampler).
+    items_per_batch: int
+    #: The loader's own ``batch_size`` (``None``: ``batch_size=None`` or ``batch_sampler=``).
+    batch_size: int | None
+    drop_last: bool
+    num_workers: int
+    #: ``False``: the workers' batches are handed over as they finish.
+    in_order: bool
+
+
+@runtime_checkable
+class LoaderResumable(Protocol):
+    """An object whose state ``loader_state_dict`` can compute from the batches taken."""
+
+    def loader_state(self, batches: int, loader: LoaderView) -> dict[str, Any]:
+        """The state after the loop took ``batches`` batches of the current pass."""
+        ...
 
 
 class Driver:
@@ -62,24 +100,28 @@ class Driver:
     the loader: the reference comes back dead.
     """
 
-    __slots__ = ("num_workers", "ref", "stateful")
+    __slots__ = ("in_order", "num_workers", "ref", "stateful")
 
-    def __init__(self, ref: Callable[[], Any], num_workers: int, stateful: bool) -> None:
+    def __init__(
+        self, ref: Callable[[], Any], num_workers: int, stateful: bool, in_order: bool = True
+    ) -> None:
         self.ref = ref
         self.num_workers = num_workers
         self.stateful = stateful
+        self.in_order = in_order
 
     @classmethod
     def of(cls, iterator: Any) -> Driver:
         """The driver record of a live loader iterator."""
         # A loader iterator with its own state_dict snapshots the sampler as it
-        # draws each batch (StatefulDataLoader): the sampler's cursor is exact there.
+        # draws each batch (StatefulDataLoader): its own snapshots are exact.
         stateful = callable(getattr(iterator, "state_dict", None))
         workers = int(getattr(iterator, "_num_workers", 0) or 0)
-        return cls(weakref.ref(iterator), workers, stateful)
+        in_order = bool(getattr(iterator, "_in_order", True))
+        return cls(weakref.ref(iterator), workers, stateful, in_order)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Driver, (_gone, self.num_workers, self.stateful))
+        return (Driver, (_gone, self.num_workers, self.stateful, self.in_order))
 
 
 def _gone() -> None:
@@ -91,35 +133,56 @@ def _is_loader_iterator(obj: Any) -> bool:
     return any(c.__name__ == "_BaseDataLoaderIter" for c in type(obj).__mro__)
 
 
-def find_driver(frame: FrameType | None = None) -> Driver | None:
-    """The DataLoader iterator on the call stack above ``frame``, if any."""
-    frame = sys._getframe(2) if frame is None else frame
+def _frames(frame: FrameType | None) -> list[FrameType]:
+    out = []
     for _ in range(_MAX_FRAMES):
         if frame is None:
-            return None
-        if str(frame.f_globals.get("__name__", "")).startswith(_LOADER_MODULES):
-            candidate = frame.f_locals.get("self")
+            break
+        out.append(frame)
+        frame = frame.f_back
+    return out
+
+
+def find_driver(frame: FrameType | None = None) -> Driver | None:
+    """The DataLoader iterator on the call stack above ``frame``, if any."""
+    for f in _frames(sys._getframe(2) if frame is None else frame):
+        if str(f.f_globals.get("__name__", "")).startswith(_LOADER_MODULES):
+            candidate = f.f_locals.get("self")
             if candidate is not None and _is_loader_iterator(candidate):
                 return Driver.of(candidate)
-        frame = frame.f_back
     return None
 
 
-def unsafe_gap(driver: Driver | None, complete: bool) -> int | None:
-    """Batches a plain multi-worker DataLoader fetched that the loop has not consumed.
+def loaded_by_torchdata(frame: FrameType | None) -> bool:
+    """Whether torchdata's own code made this call (a snapshot, or a restore it drives).
+
+    ``StatefulDataLoader`` and ``torchdata.nodes`` call ``state_dict()`` when
+    they snapshot a sampler, and ``iter()`` when they restore one; their
+    calls are exact by construction, a user's call under them is checked.
+    """
+    return any(str(f.f_globals.get("__name__", "")).startswith("torchdata") for f in _frames(frame))
+
+
+def unsafe_gap(driver: Driver | None, complete: bool, snapshot: bool = False) -> int | None:
+    """Batches a multi-worker DataLoader fetched that the loop has not consumed.
 
     ``None`` when the sampler's cursor is what the loop consumed: no loader,
-    no workers, a stateful loader, or a finished pass whose loader is gone.
-    ``-1`` when the pass is unfinished, its loader is gone and the gap is
-    unknown (the loop left early; prefetched items were never consumed).
+    no workers, a stateful loader's own snapshot (``snapshot``), or a
+    finished pass whose loader is gone. ``-1`` when the pass is unfinished,
+    its loader is gone and the gap is unknown (the loop left early;
+    prefetched items were never consumed).
     """
-    if driver is None or driver.num_workers == 0 or driver.stateful:
+    if driver is None or driver.num_workers == 0 or (driver.stateful and snapshot):
         return None
     iterator = driver.ref()
     if iterator is None:
         return None if complete else -1
     sent = getattr(iterator, "_send_idx", None)
-    yielded = getattr(iterator, "_num_yielded", None)
+    # The batches this iterator returned, in order: its own count, which a restored
+    # StatefulDataLoader iterator does not offset by the saved step (_num_yielded is).
+    yielded = getattr(iterator, "_rcvd_idx", None)
+    if not isinstance(yielded, int):
+        yielded = getattr(iterator, "_num_yielded", None)
     if not isinstance(sent, int) or not isinstance(yielded, int):
         return None if complete else -1
     gap = sent - yielded
@@ -140,6 +203,19 @@ def discarded(driver: Driver | None) -> bool:
     return iterator is not None and getattr(iterator, "_rcvd_idx", None) == 0
 
 
+def finished(driver: Driver | None, ran_out: bool) -> bool:
+    """Whether the loop took a pass to its end (as far as can be told).
+
+    The sampler's pass ran out (``ran_out``: everything handed out, or its
+    end seen), and the loader that drove it, while it lives, gave the loop
+    every batch it drew (a probe ``next(iter(loader))`` or a ``break``
+    leaves prefetched batches behind) and did not throw the pass away.
+    """
+    if not ran_out or discarded(driver):
+        return False
+    return unsafe_gap(driver, True) is None
+
+
 def refuse(kind: str, handed_out: int, gap: int, num_workers: int) -> ConfigError:
     """The error for a state that would mark prefetched items as consumed."""
     what = f"{gap} batch(es)" if gap > 0 else "batches"
@@ -149,8 +225,21 @@ def refuse(kind: str, handed_out: int, gap: int, num_workers: int) -> ConfigErro
         f"loader still holds {what} the training loop has not consumed, so this state "
         "would skip them on resume. Say what the loop took: "
         "fairshard.loader_state_dict(loader, batches=<batches consumed this pass>) or "
-        "sampler.state_dict(consumed=<items consumed this pass>); or use torchdata's "
-        "StatefulDataLoader, or num_workers=0"
+        "sampler.state_dict(consumed=<items consumed this pass>); under torchdata's "
+        "StatefulDataLoader save loader.state_dict(), which holds the sampler's state at "
+        "the batch the loop took; or num_workers=0"
+    )
+
+
+def refuse_out_of_order(kind: str, taken: int, of: str, num_workers: int) -> ConfigError:
+    """The error for a state mid-pass under a loader that yields batches as they finish."""
+    return ConfigError(
+        f"{kind}: a state after the loop took {taken} ({of}) under a DataLoader with "
+        f"num_workers={num_workers} and in_order=False: that loader hands batches over "
+        "as the workers finish them, so what the loop took is not the pass's first "
+        f"{taken} and a resume would lose some and repeat others. Build the DataLoader "
+        "with in_order=True (the default) to checkpoint mid-epoch, or checkpoint at the "
+        "end of the epoch"
     )
 
 
@@ -196,7 +285,9 @@ def loader_state_dict(loader: Any, batches: int) -> dict[str, Any]:
     Raises:
         ConfigTypeError: no fairshard sampler or stream behind ``loader``, or
             ``batches`` is not an int.
-        ConfigError: ``batches`` is negative or more than the pass holds.
+        ConfigError: ``batches`` is negative or more than the pass holds; or
+            the loader has workers and ``in_order=False`` and the loop is in
+            the middle of the pass.
     """
     if isinstance(batches, bool) or not isinstance(batches, int):
         raise ConfigTypeError(
@@ -205,48 +296,40 @@ def loader_state_dict(loader: Any, batches: int) -> dict[str, Any]:
         )
     if batches < 0:
         raise ConfigError(f"batches must be >= 0, got batches={batches}")
+    target, size = _resumable_behind(loader)
+    view = LoaderView(
+        items_per_batch=size,
+        batch_size=getattr(loader, "batch_size", None),
+        drop_last=bool(getattr(loader, "drop_last", False)),
+        num_workers=int(getattr(loader, "num_workers", 0) or 0),
+        in_order=bool(getattr(loader, "in_order", True)),
+    )
+    return target.loader_state(batches, view)
+
+
+def _resumable_behind(loader: Any) -> tuple[LoaderResumable, int]:
+    """The fairshard object behind ``loader`` and how many of its items make a batch."""
     dataset = getattr(loader, "dataset", None)
-    if callable(getattr(dataset, "_loader_state", None)):
-        stream_state: dict[str, Any] = dataset._loader_state(  # type: ignore[union-attr]
-            batches,
-            batch_size=getattr(loader, "batch_size", None),
-            drop_last=bool(getattr(loader, "drop_last", False)),
-            num_workers=int(getattr(loader, "num_workers", 0)),
-        )
-        return stream_state
-    sampler, size = _sampler_and_batch_size(loader)
-    items = sampler._pass_items()
-    most = -(-items // size)
-    if batches > most:
-        raise ConfigError(
-            f"batches={batches} but the current pass holds {items} item(s), at most {most} "
-            f"batch(es) of {size}; count the batches the loop took since the `for` over this "
-            "pass started"
-        )
-    state: dict[str, Any] = sampler.state_dict(consumed=min(batches * size, items))
-    return state
-
-
-def _sampler_and_batch_size(loader: Any) -> tuple[Any, int]:
-    """The fairshard sampler behind ``loader`` and how many of its items make a batch."""
+    if _fairshard(dataset):  # an IterableDataset: a ShardedIterable
+        return dataset, 1
     batch_sampler = getattr(loader, "batch_sampler", None)
-    if _fairshard_sampler(batch_sampler):  # batch_sampler=<a fairshard batch sampler>
+    if _fairshard(batch_sampler):  # batch_sampler=<a fairshard batch sampler>
         return batch_sampler, 1
     inner = getattr(batch_sampler, "sampler", None)
-    if _fairshard_sampler(inner):  # sampler= and batch_size=, or a torch BatchSampler
+    if _fairshard(inner):  # sampler= and batch_size=, or a torch BatchSampler
         return inner, int(getattr(batch_sampler, "batch_size", 1))
     sampler = getattr(loader, "sampler", None)
-    if batch_sampler is None and _fairshard_sampler(sampler):  # batch_size=None
+    if batch_sampler is None and _fairshard(sampler):  # batch_size=None
         return sampler, 1
     raise ConfigTypeError(
         "loader_state_dict needs a DataLoader over a fairshard sampler (sampler=, "
         "batch_sampler=, or a BatchSampler around one) or a ShardedIterable dataset; got "
         f"sampler={type(sampler).__name__}, batch_sampler={type(batch_sampler).__name__}, "
-        f"dataset={type(getattr(loader, 'dataset', None)).__name__}"
+        f"dataset={type(dataset).__name__}"
     )
 
 
-def _fairshard_sampler(obj: Any) -> bool:
+def _fairshard(obj: Any) -> TypeGuard[LoaderResumable]:
     from .registry import is_fairshard
 
-    return obj is not None and is_fairshard(obj) and callable(getattr(obj, "_pass_items", None))
+    return obj is not None and is_fairshard(obj) and isinstance(obj, LoaderResumable)

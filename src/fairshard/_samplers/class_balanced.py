@@ -55,7 +55,7 @@ __all__ = ["ClassBalancedSampler"]
 _SUB_ID = 1  # separates these streams from WeightedSampler's
 
 
-class ClassBalancedSampler(IndexSampler):
+class ClassBalancedSampler(IndexSampler[IndexPlan]):
     """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
 
     Args:

@@ -51,7 +51,7 @@ Order = Literal["lazy", "torch", "locality"]
 ORDERS: tuple[Order, ...] = ("lazy", "torch", "locality")
 
 
-class DistributedSampler(IndexSampler):
+class DistributedSampler(IndexSampler[IndexPlan]):
     """Shard a map-style dataset across ranks, every index once per epoch.
 
     A subclass of ``torch.utils.data.DistributedSampler`` (see

@@ -129,9 +129,7 @@ class HardExampleSampler(WeightedSampler):
         group: Any = None,
     ) -> None:
         n = _dataset_size(dataset, num_samples_total)
-        self.weighting: Weighting = check_choice(  # type: ignore[assignment]
-            "weighting", weighting, WEIGHTINGS
-        )
+        self.weighting: Weighting = check_choice("weighting", weighting, WEIGHTINGS)
         self.momentum = check_real("momentum", momentum, minimum=0.0)
         if self.momentum >= 1.0:
             raise ConfigError(f"momentum must be < 1, got momentum={momentum!r}; try 0.9")

@@ -49,7 +49,7 @@ STOPPING: tuple[Stopping, ...] = ("upsample", "first_exhausted", "all_exhausted"
 WeightsSchedule = Callable[[int], Any]
 
 
-class MixtureSampler(IndexSampler):
+class MixtureSampler(IndexSampler[MixturePlan]):
     """Draw from several datasets in exact proportions, sharded across ranks.
 
     Indices are global, as in ``ConcatDataset(datasets)``: pass that dataset
@@ -125,7 +125,7 @@ class MixtureSampler(IndexSampler):
             (i, src) for i, src in enumerate(sources) if not isinstance(src, numbers.Integral)
         ]
         self.offsets = np.concatenate(([0], np.cumsum(self.sizes)[:-1])).astype(np.int64)
-        self.stopping: Stopping = check_choice("stopping", stopping, STOPPING)  # type: ignore[assignment]
+        self.stopping: Stopping = check_choice("stopping", stopping, STOPPING)
         self.shuffle = check_bool("shuffle", shuffle)
         self.max_period = check_int(
             "max_period", max_period, minimum=2, maximum=1 << 24, fix="e.g. 65536 (the default)"
@@ -271,7 +271,6 @@ class MixtureSampler(IndexSampler):
     def draws(self, epoch: int | None = None) -> NDArray[np.int64]:
         """(S,) draws from each source over the whole epoch (all ranks, before padding)."""
         plan = self.plan(epoch)
-        assert isinstance(plan, MixturePlan)
         return plan.interleave.draws_before(len(plan))
 
     def passes(self, epoch: int | None = None) -> NDArray[np.int64]:

@@ -27,7 +27,6 @@ from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.partition import Layout, Tail
-from .._core.plans import IndexPlan
 from .._core.registry import defined_in
 from .._core.rng import forked_global_rng
 from .._distributed.groups import group_of
@@ -138,7 +137,7 @@ def _fail_range(position: int, item: Any) -> NoReturn:
     )
 
 
-class ShardedSampler(IndexSampler):
+class ShardedSampler(IndexSampler[ArrayPlan]):
     """Partition the order of any sampler across ranks.
 
     Args:
@@ -198,7 +197,7 @@ class ShardedSampler(IndexSampler):
         inner = type(self.sampler)
         return {"sampler": f"{defined_in(inner)}.{inner.__qualname__}", "n": len(self.sampler)}
 
-    def _build_plan(self, epoch: int) -> IndexPlan:
+    def _build_plan(self, epoch: int) -> ArrayPlan:
         if hasattr(self.sampler, "set_epoch"):
             self.sampler.set_epoch(epoch)
         order = _inner_order(self.sampler, self.seed, epoch)
@@ -222,7 +221,6 @@ class ShardedSampler(IndexSampler):
         items = super().__iter__()
         if checking:
             plan = self.plan(self.pass_epoch())
-            assert isinstance(plan, ArrayPlan)
             self._check_ranks(S.digest(plan.order))
         return items
 

@@ -33,16 +33,19 @@ MRO: the fairshard base comes first, so its ``__iter__``, ``__len__`` and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import torch.utils.data as tud
 
 from .._core.base import PlannedSampler
 from .._core.partition import Partition
+from .._core.plans import IndexPlan
 from .reshard_guard import refuse_resharding
 
 __all__ = ["IndexSampler"]
+
+IP = TypeVar("IP", bound=IndexPlan)
 
 _HEAD = 256  # plan positions compared to tell whether the order changes with the epoch
 
@@ -54,14 +57,18 @@ class _PerRankCount:
     weighted families' draw count) takes precedence over it.
     """
 
-    def __get__(self, sampler: IndexSampler | None, owner: type) -> Any:
+    def __get__(self, sampler: IndexSampler[Any] | None, owner: type) -> Any:
         if sampler is None:
             return self
         return sampler.full_partition().num_items(sampler.rank)
 
 
-class IndexSampler(PlannedSampler[int], tud.DistributedSampler[int], register=False):
+class IndexSampler(
+    PlannedSampler[int, IP], tud.DistributedSampler[int], Generic[IP], register=False
+):
     """Base of the index samplers: a ``PlannedSampler`` that is a PyTorch ``DistributedSampler``.
+
+    Generic over the family's plan class (an ``IndexPlan``).
 
     See the module docstring for what it promises and why.
     """

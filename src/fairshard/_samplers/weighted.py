@@ -41,7 +41,7 @@ from .weights import as_weights, check_weights, weights_digest
 __all__ = ["WeightedSampler"]
 
 
-class WeightedSampler(IndexSampler):
+class WeightedSampler(IndexSampler[IndexPlan]):
     """Draw indices in proportion to per-sample weights, one plan for all ranks.
 
     Args:
@@ -155,24 +155,25 @@ class WeightedSampler(IndexSampler):
             self._pending = None
             self._apply(array, positive)
 
-    def set_epoch(self, epoch: int) -> None:
-        """Use ``epoch`` for the next pass; staged weights take effect now."""
-        super().set_epoch(epoch)
+    def _on_epoch_change(self) -> None:
+        """Staged weights take effect with the epoch (``set_epoch``, ``auto_epoch``, a load)."""
         self._apply_pending()
 
-    def _epoch_for_pass(self) -> int:
-        before = self.epoch
-        epoch = super()._epoch_for_pass()
-        if epoch != before:
-            self._apply_pending()
-        return epoch
+    def _load_config(self) -> dict[str, Any]:
+        """A state must match the weights the load puts in effect: the staged ones, if any."""
+        config = self.full_config()
+        if self._pending is not None:
+            config["weights"] = weights_digest(self._pending[0])
+        return config
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume from ``state_dict``; staged weights take effect only if it loads.
 
         The state is checked against the weights it will run with: the staged
         ones (``set_weights``) if any, else those in effect. A rejected state
-        leaves the sampler as it was, staged weights still staged.
+        leaves the sampler as it was, staged weights still staged (the base
+        checks everything before it changes anything, and applies the staged
+        weights in ``_on_epoch_change`` once the load succeeded).
 
         Raises:
             StateDictError: as ``PlannedSampler.load_state_dict``; a state saved
@@ -180,24 +181,14 @@ class WeightedSampler(IndexSampler):
         """
         state = S.unseal(state_dict, self.kind)
         saved = state[S.K_CONFIG].get("weights")
-        ours = self.weights_digest if self._pending is None else weights_digest(self._pending[0])
-        if saved is not None and saved != ours:
+        ours = self._load_config().get("weights")
+        if saved is not None and ours is not None and saved != ours:
             raise StateDictError(
                 f"state_dict was saved with weights digest {saved} but this sampler's weights "
                 f"have digest {ours}; build the sampler with the weights in effect when the "
                 "state was saved (or set_weights them before load_state_dict)"
             )
-        # NOTE (atomic load): the staged weights must be in effect for the base
-        # class to check the config and plan the epoch, so apply them, and put
-        # every attribute back if the load still fails.
-        before = self.__dict__.copy()
-        try:
-            self._apply_pending()
-            super().load_state_dict(state_dict)
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(before)
-            raise
+        super().load_state_dict(state_dict)
 
     # ------------------------------------------------------------------ plans
     def _known_plan_length(self) -> int:

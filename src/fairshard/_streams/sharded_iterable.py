@@ -27,13 +27,14 @@ import numpy as np
 import torch.utils.data as tud
 from numpy.typing import NDArray
 
+from .._core.epochs import EpochRules
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
+from .._core.resume import LoaderView, refuse_out_of_order
 from .._distributed.world import resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
     ConfigTypeError,
-    DegenerateConfigWarning,
     check_choice,
     check_int,
     warn,
@@ -58,9 +59,10 @@ __all__ = ["ShardedIterable"]
 
 T = TypeVar("T")
 Mode = Literal["item", "shard"]
+MODES: tuple[Mode, ...] = ("item", "shard")
 
 
-class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
+class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]):
     """Split a stream over ranks x DataLoader workers: no duplicates, no gaps.
 
     Args:
@@ -106,6 +108,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
     """
 
     kind = "ShardedIterable"
+    _repeats = "the shard order"
+    _role = "dataset"
 
     def __init__(
         self,
@@ -129,7 +133,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         self.rank: int = world.rank
         self._group = world.group  # the data-parallel group; never in the state
         self.seed: int = resolve_seed(seed, world)
-        self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
+        self.mode: Mode = check_choice("mode", mode, MODES)
         if policy is not None:
             warn(
                 f"ShardedIterable(policy={policy!r}) is deprecated; write tail={policy!r} "
@@ -137,14 +141,14 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
                 DeprecationWarning,
             )
             tail = policy
-        self.tail: Tail = check_choice("tail", tail, TAILS)  # type: ignore[assignment]
+        self.tail: Tail = check_choice("tail", tail, TAILS)
         if not isinstance(shuffle_shards, bool):
             raise ConfigTypeError(f"shuffle_shards must be a bool, got {shuffle_shards!r}")
         self.shuffle_shards = shuffle_shards
         self.shuffle_buffer = check_int("shuffle_buffer", shuffle_buffer, minimum=0)
         self.source = source
         self.open_shard = open_shard
-        self.epoch = 0
+        self._init_epochs()
         self._progress: ConsumerProgress | None = None
         self._resume: Position | None = None
         # A whole rank's state (plain DataLoader): (epoch, one position per worker)
@@ -155,6 +159,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         # An epoch resumed on another world size or num_workers (see _streams.elastic)
         self._elastic: E.Elastic | None = None
         self._resume_by: Consumer | None = None  # who saved ``_resume`` (its consumer)
+        # Where the current pass started, when that was a resume point (see _abandoned)
+        self._origin: Position | None = None
         check_source(source)
         self.sizes: NDArray[np.int64] | None = None
         self.total: int | None = None
@@ -260,38 +266,27 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         return count
 
     # ---------------------------------------------------------------- epochs
-    def set_epoch(self, epoch: int) -> None:
-        """Use ``epoch`` for the next pass (the shard order); call it before ``iter()``."""
-        self.epoch = check_int("epoch", epoch, minimum=0)
-        self._completed = None
-
-    def _epoch_for_pass(self, consumer: Consumer) -> int:
-        if (
-            self._completed == (self.epoch, consumer)
-            and self.mode == "shard"
-            and self.shuffle_shards
-            and not self._warned_repeat
-        ):
-            self._warned_repeat = True
-            warn(
-                f"ShardedIterable: starting another pass over epoch {self.epoch}, which was "
-                "already completed, so the shard order repeats. Call dataset.set_epoch(epoch) "
-                "before each epoch.",
-                DegenerateConfigWarning,
-            )
+    # set_epoch and the repeat warning: EpochRules (one implementation with the samplers)
+    def _epoch_for_pass(self, consumer: Consumer, resumed: bool = False) -> int:
+        repeat = not self._fresh and not resumed and self._completed == (self.epoch, consumer)
+        if repeat and self.mode == "shard" and self.shuffle_shards:  # item mode: same order
+            self._warn_repeat(self.epoch)
+        self._fresh = False
         return self.epoch
 
     # ------------------------------------------------------------- iteration
     def __iter__(self) -> Iterator[T]:
         consumer = self._consumer()
-        epoch = self._epoch_for_pass(consumer)
+        resume = self._resume if self._resume is not None else self._abandoned(consumer)
+        epoch = self._epoch_for_pass(consumer, resumed=resume is not None)
         consumed = segment = offset = 0
         self._other_num_workers(consumer.num_workers)
-        if self._resume is not None and self._resume[0] == epoch:
-            _, consumed, segment, offset = self._resume
+        if resume is not None and resume.epoch == epoch:
+            _, consumed, segment, offset = resume
         elif self._resume_workers is not None and self._resume_workers[0] == epoch:
             _, consumed, segment, offset = self._worker_position(consumer)
         self._resume = None
+        self._origin = Position(epoch, consumed, segment, offset) if consumed else None
         elastic = self._elastic
         if elastic is not None and elastic.epoch == epoch:
             at = elastic.start(consumer)
@@ -309,10 +304,29 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         if self.mode == "shard":
             return self._shards(progress)
         # Item mode returns the reader's iterator itself (C speed, no wrapper):
-        # completion is tracked only for shard mode's repeated-epoch warning.
+        # completion is tracked for shard mode's repeated-epoch warning, and for a
+        # resumed pass (whether it ran out decides what the next pass resumes).
         if self.total is not None and random_access(self.source):
-            return read_indexed(self.source, self.total, self.tail, progress)
-        return read_streamed(self.source, self.total, self.tail, progress)
+            items = read_indexed(self.source, self.total, self.tail, progress)
+        else:
+            items = read_streamed(self.source, self.total, self.tail, progress)
+        return items if self._origin is None else self._finished(items, progress)
+
+    def _abandoned(self, consumer: Consumer) -> Position | None:
+        """The start of this consumer's resumed pass, when it was left before its end.
+
+        As for samplers (``PlannedSampler._pending_resume``): a probe
+        ``next(iter(loader))`` after ``load_state_dict`` must not cost the
+        resume point; the next pass starts where the resumed one did.
+        """
+        origin, progress = self._origin, self._progress
+        if origin is None or progress is None or origin.epoch != self.epoch:
+            return None
+        if progress.epoch != origin.epoch or progress.consumer != consumer:
+            return None
+        if self._completed == (progress.epoch, consumer):
+            return None  # the resumed pass ran out: the epoch is done
+        return origin
 
     def _finished(self, items: Iterator[T], progress: ConsumerProgress) -> Iterator[T]:
         """Yield ``items``; once they are exhausted, record the pass as complete."""
@@ -383,23 +397,30 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
                 stream cannot resume exactly (the message names the fix).
         """
         consumer = self._consumer()
+        progress = self._progress
+        started = (
+            progress is not None
+            and progress.epoch == self.epoch
+            and progress.consumed > progress.first
+        )
         elastic = E.elastic_resume(self, state_dict, consumer)
         self._progress = None
         self._completed = None
         self._elastic = None
+        self._origin = None
+        self._fresh = True
         if isinstance(elastic, tuple):  # another rank's state of the same world size
             self.epoch, self._resume, self._resume_workers = elastic[0], None, elastic
             return
         if elastic is not None:  # another world size, rank or num_workers
             self._resume = self._resume_workers = None
-            if not (self.epoch > elastic.epoch and E.complete(self, elastic)):
+            if not self.keeps_later_epoch(elastic.epoch, E.complete(self, elastic), started):
                 self.epoch, self._elastic = elastic.epoch, elastic
             return
         at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
         epoch = at.epoch if isinstance(at, Position) else at[0]
-        if self.epoch > epoch and complete(self, at, consumer):
-            # A finished epoch, and set_epoch already moved past it (StatefulDataLoader
-            # restores lazily, after the user's set_epoch): keep the later epoch.
+        keep = self.keeps_later_epoch(epoch, complete(self, at, consumer), started)
+        if keep:  # see _core.epochs: a lazy restore after set_epoch(e + 1)
             self._resume = self._resume_workers = None
         elif isinstance(at, Position):
             self.epoch, self._resume, self._resume_workers = at.epoch, at, None
@@ -448,13 +469,19 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         assert self._resume_workers is not None
         return worker_position(self._resume_workers[1], consumer)
 
-    def _loader_state(
-        self, batches: int, *, batch_size: int | None, drop_last: bool, num_workers: int
-    ) -> dict[str, Any]:
+    def loader_state(self, batches: int, loader: LoaderView) -> dict[str, Any]:
         """The rank's state after the loop took ``batches`` batches of the current pass.
 
-        Called by ``fairshard.loader_state_dict``; see ``_streams.resume``.
+        The resume protocol of ``fairshard.loader_state_dict`` (``_core.resume``);
+        the arithmetic is ``_streams.resume``'s.
+
+        Raises:
+            ConfigError: the loader yields out of order (``in_order=False``)
+                with workers and the loop took part of the pass.
         """
+        batch_size, drop_last, num_workers = loader.batch_size, loader.drop_last, loader.num_workers
+        if num_workers and not loader.in_order and batches > 0:
+            raise refuse_out_of_order(self.kind, batches, "batches, mid-pass", num_workers)
         size = 1 if batch_size is None else batch_size
         self._other_num_workers(max(1, num_workers))
         elastic = self._elastic

@@ -33,7 +33,7 @@ __all__ = ["check_accelerate"]
 _SHARDING = ("BatchSamplerShard", "DataLoaderDispatcher", "DataLoaderShard")
 
 
-def _fairshard_inside(obj: Any, depth: int = 0) -> PlannedSampler[Any] | None:
+def _fairshard_inside(obj: Any, depth: int = 0) -> PlannedSampler[Any, Any] | None:
     if isinstance(obj, PlannedSampler):
         return obj
     if obj is None or depth > 4:
