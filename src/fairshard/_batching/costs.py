@@ -24,7 +24,6 @@ model, which is compared exactly.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._distributed.digest import values_digest
 from .._errors import ConfigError, ConfigTypeError
 
 __all__ = ["COSTS", "AttentionCost", "CostFn", "batch_cost", "cost_fingerprint", "item_costs"]
@@ -164,5 +164,4 @@ def cost_fingerprint(cost: str | CostFn, lengths: NDArray[Any]) -> str:
     picks = unique[np.linspace(0, unique.size - 1, min(_PROBE_LENGTHS, unique.size)).astype(int)]
     probes = [np.full(k, v, dtype=lengths.dtype) for v in picks for k in _PROBE_SIZES]
     probes += [unique[: k + 1] for k in _PROBE_SIZES] + [picks]
-    values = np.array([batch_cost(p, cost) for p in probes], dtype="<f8")
-    return "callable:" + hashlib.sha256(values.tobytes()).hexdigest()[:16]
+    return "callable:" + values_digest(lambda p: batch_cost(p, cost), probes)
