@@ -37,7 +37,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from torch.utils.data import Sampler
 
-from .._distributed.world import resolve_seed, resolve_world
+from .._distributed.world import check_not_local_rank, resolve_seed, resolve_world
 from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, check_int, warn
 from . import state as S
 from .cursor import Cursor, checked_init
@@ -243,6 +243,7 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
 
     def __iter__(self) -> Iterator[T]:
         self._check_source()
+        check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
         cursor = self._cursor
         if (
             self._resume is None

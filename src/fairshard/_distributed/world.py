@@ -40,7 +40,7 @@ from .collectives import (
     process_group_active,
     talks_to_group,
 )
-from .local_rank import check_not_local_rank
+from .local_rank import check_not_local_rank, note_rank
 
 __all__ = [
     "MAX_WORLD",
@@ -173,8 +173,7 @@ def resolve_world(num_replicas: Any = None, rank: Any = None) -> World:
             "training processes"
         )
     _check_rank(world)
-    if explicit_rank is not None:
-        check_not_local_rank(explicit_rank, world.world_size)
+    note_rank(world.rank, world.world_size)  # the LOCAL_RANK check runs at the first pass
     return world
 
 

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
-from .._distributed.world import resolve_seed, resolve_world
+from .._distributed.world import check_not_local_rank, resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
     ConfigTypeError,
@@ -264,6 +264,7 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
 
     # ------------------------------------------------------------- iteration
     def __iter__(self) -> Iterator[T]:
+        check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
         consumer = self._consumer()
         epoch = self._epoch_for_pass(consumer)
         consumed = segment = offset = 0
