@@ -22,6 +22,9 @@ from fairshard import (
     collate_packed_padded,
     step_imbalance,
 )
+from fairshard._batching.cost_balance import (
+    step_ratios,
+)
 from fairshard._batching.pack_plan import pack_windows
 
 from ..contract import SamplerContract, flat
@@ -230,3 +233,28 @@ def test_simulator_checks_packed_batches() -> None:
         epochs=2,
     )
     assert report.ok, report
+
+
+@pytest.mark.parametrize("tail", ["pad", "uneven", "drop"])
+def test_step_imbalance_counts_the_final_step_as_the_ranks_run_it(tail: str) -> None:
+    """Per-step ratios from what 8 ranks really yield; the worst step beside the mean."""
+    lengths = np.minimum(np.random.default_rng(3).lognormal(5, 0.8, 1200).astype(np.int64) + 1, 512)
+    ranks = [
+        PackingBatchSampler(lengths, 512, 4, num_replicas=8, rank=r, seed=2, tail=tail)  # type: ignore[arg-type]
+        for r in range(8)
+    ]
+    costs = ranks[0].batch_costs()
+    assert costs.size % 8, "the case of interest: a final partial step"
+    yielded = [[int(lengths[flat([b])].sum()) for b in s] for s in ranks]
+    steps = max(len(y) for y in yielded)
+    by_step = np.array([[y[k] if k < len(y) else 0 for y in yielded] for k in range(steps)])
+    truth = by_step.max(axis=1) / by_step.mean(axis=1)
+    ratios = step_ratios(costs, 8, tail=tail)
+    np.testing.assert_allclose(ratios, truth)
+    mean, worst = (
+        step_imbalance(costs, 8, tail=tail),
+        step_imbalance(costs, 8, tail=tail, worst=True),
+    )
+    assert mean == pytest.approx(truth.mean()) and worst == pytest.approx(truth.max())
+    if tail != "drop":
+        assert int(np.argmax(truth)) == steps - 1 and worst > mean  # the final step is the worst
