@@ -45,7 +45,15 @@ SCRIPTS: dict[str, tuple[tuple[str, ...], list[str], str]] = {
         [],
         "epoch 1: 200 distinct of 200 on 2 ranks, 200 consumed",
     ),
+    "train_mesh.py": (
+        ("DistributedSampler", "verify", "save_atomic"),
+        ["--checkpoint", "CKPT"],
+        "epoch 1: 2 data-parallel ranks x 100 samples, 200 distinct of 200; tp peers identical: "
+        "True",
+    ),
 }
+#: Scripts that need more than 2 ranks (a 2 x 2 mesh).
+NPROC = {"train_mesh.py": 4}
 
 
 @pytest.mark.distributed
@@ -63,7 +71,7 @@ def test_example_runs_under_torchrun(script: str, tmp_path: Path) -> None:
         "-m",
         "torch.distributed.run",
         "--standalone",
-        "--nproc-per-node=2",
+        f"--nproc-per-node={NPROC.get(script, 2)}",
         str(EXAMPLES / script),
         "--epochs",
         "2",
@@ -78,6 +86,7 @@ def test_example_runs_under_torchrun(script: str, tmp_path: Path) -> None:
     assert expected in proc.stdout, proc.stdout
     if "CKPT" in extra:
         state = torch.load(ckpt, weights_only=True)["sampler"]
-        resumed = fairshard.DistributedSampler(200, 3, 0, seed=0)
-        resumed.load_state_dict(state)  # the mid-epoch state resumes on another world size
-        assert 0 < len(resumed) < 200 // 3 + 1
+        for world in (3, 4, 1):  # another world size; for the mesh: dp=4 x tp=1, dp=1 x tp=4
+            resumed = fairshard.DistributedSampler(200, world, 0, seed=0)
+            resumed.load_state_dict(state)  # the mid-epoch state resumes there
+            assert 0 < len(resumed) < 200 // world + 1

@@ -9,6 +9,7 @@ import pytest
 import torch
 from torch.utils.data import RandomSampler, Sampler, WeightedRandomSampler
 
+import fairshard
 from fairshard import ConfigError, ConfigTypeError, RankMismatchError
 from fairshard._samplers.sharded import ShardedSampler
 
@@ -190,3 +191,24 @@ def test_four_gloo_ranks_disjoint_covering_and_check() -> None:
     assert results[0]["shares"][0] != results[0]["shares"][1]
     for r in results:
         assert "ranks [0, 1]" in r["error"] and "ranks [2, 3]" in r["error"]
+
+
+def test_bad_item_past_the_first_chunk_is_named_at_its_position() -> None:
+    class Inner(torch.utils.data.Sampler[int]):
+        def __len__(self) -> int:
+            return 70_003
+
+        def __iter__(self) -> Iterator[int]:
+            yield from range(70_001)
+            yield 1.5  # type: ignore[misc]
+            yield 3
+
+    with pytest.raises(fairshard.ConfigTypeError, match="at position 70001"):
+        list(fairshard.ShardedSampler(Inner(), num_replicas=2, rank=0))
+
+
+def test_wrapped_order_is_int32_where_it_fits() -> None:
+    inner = torch.utils.data.SequentialSampler(range(1000))
+    sampler = fairshard.ShardedSampler(inner, num_replicas=2, rank=0)
+    assert sampler.plan().order.dtype == np.int32  # 4 bytes per index
+    assert list(sampler) == list(range(0, 1000, 2))

@@ -55,6 +55,8 @@ class BatchShardSampler(BatchPlanSampler):
         tail: ``"pad"`` (recycle whole batches from the head), ``"drop"`` or,
             for evaluation, ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
 
     Example:
         >>> from torch.utils.data import BatchSampler, SequentialSampler
@@ -75,9 +77,15 @@ class BatchShardSampler(BatchPlanSampler):
         seed: int | None = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         if not isinstance(batch_sampler, Iterable) or isinstance(batch_sampler, str | bytes):
             raise ConfigTypeError(

@@ -76,6 +76,8 @@ class ClassBatchSampler(BatchPlanSampler):
         tail: ``"pad"`` (recycle whole batches from the head), ``"drop"`` or,
             for evaluation, ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
 
     Raises:
         ConfigError: a class cannot fill one batch (the message names the
@@ -107,11 +109,17 @@ class ClassBatchSampler(BatchPlanSampler):
         seed: int | None = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         if positional:
             raise _positional_error(positional, samples_per_class)
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         self.classes, self.codes = encode_labels(labels)
         self.policy: ClassPolicy = check_choice("policy", policy, POLICIES)  # type: ignore[assignment]
@@ -230,6 +238,9 @@ class ClassBatchSampler(BatchPlanSampler):
             "policy": self.policy,
             "num_batches": self._recycle_length,
         }
+
+    def _shares_plan(self) -> bool:
+        return True
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(Stream.CLASS_BATCH, epoch, self.seed)

@@ -52,6 +52,8 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         tail: ``"pad"`` (recycle whole batches from the head so every rank
             takes equal steps), ``"drop"`` or, for evaluation, ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
         balance_run: Batches per run of similar cost (compute-balanced steps,
             see ``fairshard._balance``); ``None`` shuffles the batch order
             uniformly instead.
@@ -77,9 +79,15 @@ class LengthBucketBatchSampler(BatchPlanSampler):
         tail: Tail = "pad",
         auto_epoch: bool = False,
         balance_run: int | None = DEFAULT_BALANCE_RUN,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         self.lengths = check_lengths(lengths)
         self.batch_size = check_int("batch_size", batch_size, minimum=1)
@@ -104,6 +112,9 @@ class LengthBucketBatchSampler(BatchPlanSampler):
             "drop_last": self.drop_last,
             "balance_run": self.balance_run,
         }
+
+    def _shares_plan(self) -> bool:
+        return True
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         # NOTE (speed and memory): the same batches as "argsort each mega-batch

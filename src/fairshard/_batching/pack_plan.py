@@ -27,12 +27,13 @@ from one window do not stay together.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._core.plans import BatchPlan
+from .._core.plans import BatchPlan, shareable
 
 __all__ = ["PackedPlan", "pack_windows"]
 
@@ -161,6 +162,7 @@ def _untaken_at_or_left(
     return np.where(slot >= 0, slot, -1)
 
 
+@shareable
 class PackedPlan(BatchPlan):
     """Batches of rows of item indices: ``items()`` gives ``list[list[list[int]]]``.
 
@@ -189,6 +191,18 @@ class PackedPlan(BatchPlan):
         super().__init__(flat, row_offsets[batch_rows])
         self.row_offsets = np.asarray(row_offsets, dtype=np.int64)
         self.batch_rows = np.asarray(batch_rows, dtype=np.int64)
+
+    def plan_arrays(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        """The item indices and the row and batch boundaries."""
+        arrays = {"flat": self.flat, "row_offsets": self.row_offsets}
+        return {**arrays, "batch_rows": self.batch_rows}, {}
+
+    @classmethod
+    def from_plan_arrays(
+        cls, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]
+    ) -> PackedPlan:
+        """The plan over published arrays (read-only, not copied)."""
+        return cls(arrays["flat"], arrays["row_offsets"], arrays["batch_rows"])
 
     def rows_per_batch(self) -> NDArray[np.int64]:
         """(batches,) number of rows in each batch."""

@@ -73,6 +73,8 @@ class PackingBatchSampler(BatchPlanSampler):
         seed: Root seed, identical on every rank.
         tail: ``"pad"`` (recycle whole batches), ``"drop"`` or ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
 
     Raises:
         ConfigError: bad lengths, capacity, rows per batch or window; an item
@@ -105,9 +107,15 @@ class PackingBatchSampler(BatchPlanSampler):
         seed: int | None = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         checked = check_lengths(lengths, positive=True)
         if checked.dtype.kind != "i":
@@ -159,6 +167,9 @@ class PackingBatchSampler(BatchPlanSampler):
             "cost": self.cost,
             "balance_run": self.balance_run,
         }
+
+    def _shares_plan(self) -> bool:
+        return True
 
     def _build_plan(self, epoch: int) -> PackedPlan:
         rng = stream_generator(Stream.PACKING, epoch, self.seed)

@@ -61,6 +61,8 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         tail: ``"pad"`` (recycle whole batches from the head), ``"drop"`` or,
             for evaluation, ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
         balance_run: Batches per run of similar cost (see
             ``fairshard._balance``); ``None`` shuffles batches uniformly.
 
@@ -91,9 +93,15 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
         tail: Tail = "pad",
         auto_epoch: bool = False,
         balance_run: int | None = DEFAULT_BALANCE_RUN,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         self.lengths = check_lengths(lengths, positive=True)
         self.max_tokens = check_real("max_tokens", max_tokens, minimum=0, strict_minimum=True)
@@ -166,6 +174,9 @@ class TokenBudgetBatchSampler(BatchPlanSampler):
             "skip_oversized": self.skip_oversized,
             "balance_run": self.balance_run,
         }
+
+    def _shares_plan(self) -> bool:
+        return True
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(Stream.TOKEN_BUDGET, epoch, self.seed)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from .._diagnostics.label_files import load_labels, load_lengths, load_weights
+from .._diagnostics.mesh import check_mesh, parse_mesh, sampler_world
 from .._diagnostics.simulate import MAX_ITEMS, MAX_WORLD_SIZE, simulate
 from .._diagnostics.spec import kwargs_from
 from .._errors import ConfigError, ConfigTypeError
@@ -27,9 +29,12 @@ examples:
   fairshard simulate LengthBucketBatchSampler -w 2 --lengths lengths.csv:tokens \\
       --kwarg batch_size=32
   fairshard simulate -n 1000 -w 4 --kwarg 'seed={rank}' --check   # a rank-dependent seed
+  fairshard simulate -n 1000 --mesh dp=2,tp=2 --check   # 2 data-parallel ranks x 2 tp peers
+  fairshard simulate -n 1000 --mesh dp=2,tp=2 --group world --check   # exit 1: tp peers differ
 
 --kwarg values may hold {rank}, replaced by each virtual rank (seed={rank},
-seed=42+{rank}), to reproduce per-rank mistakes.
+seed=42+{rank}), to reproduce per-rank mistakes. With --mesh, {rank} is the
+rank in the sampler's world (--group).
 """ + (
     f"limits: at most {MAX_WORLD_SIZE} ranks and {MAX_ITEMS:,} items (dataset x epochs), "
     "refused up front.\nexit codes: 0 ok, 1 --check found a problem, 2 usage error.\n"
@@ -80,7 +85,29 @@ def register(sub: Any) -> None:
         default=None,
         help="number of samples (fills the sampler's dataset argument)",
     )
-    p.add_argument("--world-size", "-w", type=_count, default=4, help="number of ranks (default 4)")
+    p.add_argument(
+        "--world-size",
+        "-w",
+        type=_count,
+        default=None,
+        help="number of ranks (default 4; with --mesh: the size of --group)",
+    )
+    p.add_argument(
+        "--mesh",
+        default=None,
+        metavar="DIMS",
+        help="a device mesh, e.g. dp=2,tp=2 or dp_replicate=2,dp_shard=2,tp=2: show each "
+        "global rank's share; --check also fails when model-parallel peers (tp, cp, pp, ...) "
+        "differ or data-parallel ranks share data",
+    )
+    p.add_argument(
+        "--group",
+        default=None,
+        metavar="DIMS",
+        help="with --mesh: the dims the sampler's world spans, e.g. dp_replicate,dp_shard "
+        "(default: every dim not named like a model-parallel one), or 'world' for a sampler "
+        "built for the whole job",
+    )
     p.add_argument("--epochs", "-e", type=_count, default=1, help="epochs to run (default 1)")
     p.add_argument(
         "--kwarg",
@@ -191,12 +218,24 @@ def _build_report(args: argparse.Namespace) -> Any:
         kwargs["shuffle"] = False
     if args.drop_last:
         kwargs["drop_last"] = True
+    world_size = 4 if args.world_size is None else args.world_size
+    if args.mesh is not None:
+        mesh = parse_mesh(args.mesh)
+        dims = sampler_world(mesh, args.group)
+        world_size = math.prod(mesh[d] for d in dims)
+        if args.world_size is not None and args.world_size != world_size:
+            raise ConfigError(
+                f"--world-size {args.world_size} conflicts with --mesh {args.mesh!r}, whose "
+                f"sampler world ({', '.join(dims)}) has {world_size} ranks; drop --world-size"
+            )
+    elif args.group is not None:
+        raise ConfigError("--group needs --mesh (it names dims of the mesh)")
     labels = None if args.labels is None else load_labels(args.labels, args.dataset_size)
     weights = None if args.weights is None else load_weights(args.weights, args.dataset_size)
     lengths = None if args.lengths is None else load_lengths(args.lengths, args.dataset_size)
     report = simulate(
         args.sampler,
-        args.world_size,
+        world_size,
         epochs=args.epochs,
         dataset_size=args.dataset_size,
         first=args.first,
@@ -216,6 +255,10 @@ def run(args: argparse.Namespace) -> int:
     """Run the simulation described by ``args``; print it; return the exit code."""
     try:
         report = _build_report(args)
+        mesh = None
+        if args.mesh is not None:
+            dims = parse_mesh(args.mesh)
+            mesh = check_mesh(dims, sampler_world(dims, args.group), report.shares[0], args.first)
         if args.plot is not None:
             from .._diagnostics.plot import plot_simulation
 
@@ -230,5 +273,12 @@ def run(args: argparse.Namespace) -> int:
         # NOTE: the sampler is the user's code (any module:Class with any --kwarg), so its
         # own exceptions are a usage problem to report, not a crash of the CLI.
         return _usage_error(f"the sampler failed: {type(exc).__name__}: {exc}")
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.to_text())
-    return 1 if args.check and report.problems else 0
+    if args.json:
+        data = report.to_dict()
+        if mesh is not None:
+            data["mesh"] = mesh.to_dict()
+        print(json.dumps(data, indent=2))
+    else:
+        print(report.to_text() if mesh is None else f"{report.to_text()}\n\n{mesh.to_text()}")
+    failed = report.problems or (mesh is not None and mesh.problems)
+    return 1 if args.check and failed else 0

@@ -42,6 +42,7 @@ from .._errors import ConfigError, DegenerateConfigWarning, StateDictError, chec
 from . import state as S
 from .cursor import Cursor, checked_init
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
+from .plan_share import shared_plan
 from .plans import Plan
 from .registry import Registered
 from .resume import check_consumed, discarded, find_driver
@@ -67,6 +68,9 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         layout: ``"strided"`` or ``"blocked"`` (see ``Partition``).
         tail: ``"pad"``, ``"drop"`` or ``"uneven"`` (see ``Partition``).
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (a ``ProcessGroup`` or ``DeviceMesh``,
+            e.g. ``mesh["dp"]``): the world is its size and this process's rank
+            in it, and fairshard's collectives run in it (docs/parallelism.md).
     """
 
     kind: ClassVar[str] = "PlannedSampler"
@@ -87,10 +91,12 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         layout: Layout = "strided",
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
-        world = resolve_world(num_replicas, rank)
+        world = resolve_world(num_replicas, rank, group)
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
+        self._group = world.group  # the data-parallel group; never in the state or config
         self.seed: int = resolve_seed(seed, world)
         if layout not in LAYOUTS:
             raise ConfigError(f"layout must be one of {LAYOUTS}, got layout={layout!r}")
@@ -131,6 +137,15 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
     def _check_source(self) -> None:
         """Hook: raise if the data source changed since construction."""
 
+    def _shares_plan(self) -> bool:
+        """Hook: whether the plan is materialized and named by ``_config()`` (default: no).
+
+        Such a plan is built once per node and mapped by its ranks
+        (``_core/plan_share.py``); the plan ``_build_plan`` returns must then
+        be a registered :class:`~fairshard._core.plans.SharedPlan` type.
+        """
+        return False
+
     def _known_plan_length(self) -> int | None:
         """Hook: the plan length of every epoch when the config fixes it (else ``None``).
 
@@ -160,7 +175,11 @@ class PlannedSampler(Registered, Sampler[T], Generic[T], register=False):
         cached = self._plan_cache
         if cached is not None and cached[0] == epoch:
             return cached[1]
-        plan = self._build_plan(epoch)
+        if self._shares_plan():
+            key = {"kind": self.kind, "config": self._config(), "seed": self.seed, "epoch": epoch}
+            plan = shared_plan(key, lambda: self._build_plan(epoch))
+        else:
+            plan = self._build_plan(epoch)
         self._plan_cache = (epoch, plan)
         return plan
 

@@ -12,8 +12,8 @@ plans) for an int64 array of plan positions.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import torch
@@ -23,8 +23,12 @@ from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import Stream, stream_words
 
 __all__ = [
+    "PLAN_TYPES",
+    "ArrayPlan",
     "BatchPlan",
+    "SharedPlan",
     "flatten_items",
+    "shareable",
     "IndexPlan",
     "PermutationPlan",
     "Plan",
@@ -48,6 +52,34 @@ class Plan(Protocol):
     def items(self, positions: NDArray[np.int64]) -> list[Any]:
         """Python objects at ``positions`` (each in ``[0, len(self))``)."""
         ...
+
+
+@runtime_checkable
+class SharedPlan(Protocol):
+    """A materialized plan that can be published as arrays and rebuilt from them.
+
+    Node-shared plans (``_core/plan_share.py``) publish ``plan_arrays()`` once
+    per node; every rank rebuilds the plan from the read-only mapped arrays
+    with the type's ``from_plan_arrays``, found by name in :data:`PLAN_TYPES`.
+    """
+
+    def plan_arrays(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        """The plan's arrays, and plain JSON values that complete it."""
+        ...
+
+
+#: Rebuilds a plan from its published arrays and values.
+PlanFactory = Callable[[Mapping[str, NDArray[Any]], Mapping[str, Any]], Plan]
+#: Every :class:`SharedPlan` type by name (the name is published with the arrays).
+PLAN_TYPES: dict[str, PlanFactory] = {}
+
+_T = TypeVar("_T")
+
+
+def shareable(cls: type[_T]) -> type[_T]:
+    """Class decorator: register a plan type's ``from_plan_arrays`` under its name."""
+    PLAN_TYPES[cls.__qualname__] = cls.from_plan_arrays  # type: ignore[attr-defined]
+    return cls
 
 
 class IndexPlan(ABC):
@@ -102,25 +134,50 @@ def torch_epoch_seed(seed: int, epoch: int) -> int:
     return seed + epoch
 
 
-class TorchPermutationPlan(IndexPlan):
+@shareable
+class ArrayPlan(IndexPlan):
+    """A plan over a materialized (n,) order: int64, or int32 kept as is (half the memory)."""
+
+    def __init__(self, order: NDArray[np.int64] | NDArray[np.int32]) -> None:
+        dtype = np.int32 if order.dtype == np.int32 else np.int64
+        self.order = np.ascontiguousarray(order, dtype=dtype)
+
+    def __len__(self) -> int:
+        return int(self.order.shape[0])
+
+    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
+        return self.order[positions].astype(np.int64, copy=False)
+
+    def plan_arrays(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        """The order."""
+        return {"order": self.order}, {}
+
+    @classmethod
+    def from_plan_arrays(
+        cls, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]
+    ) -> ArrayPlan:
+        """The plan over a published order (read-only, not copied)."""
+        plan = cls.__new__(cls)
+        plan.order = arrays["order"]
+        return plan
+
+
+class TorchPermutationPlan(ArrayPlan):
     """PyTorch's ``DistributedSampler`` order: ``torch.randperm`` seeded ``seed + epoch``.
 
     Materializes the permutation (8 bytes per index), so memory grows with the
     dataset. Exists so that old experiments can be reproduced index for index.
+    Shared across a node's ranks, it is rebuilt as the :class:`ArrayPlan` of
+    its order (the same items at every position).
     """
 
     def __init__(self, n: int, seed: int, epoch: int) -> None:
         generator = torch.Generator()
         generator.manual_seed(torch_epoch_seed(seed, epoch))
-        self._order = torch.randperm(n, generator=generator).numpy()
-
-    def __len__(self) -> int:
-        return int(self._order.shape[0])
-
-    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
-        return self._order[positions]
+        super().__init__(torch.randperm(n, generator=generator).numpy())
 
 
+@shareable
 class BatchPlan:
     """A plan whose items are batches: lists of dataset indices.
 
@@ -152,6 +209,19 @@ class BatchPlan:
 
     def __len__(self) -> int:
         return int(self.offsets.size - 1)
+
+    def plan_arrays(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        """The CSR arrays."""
+        return {"flat": self.flat, "offsets": self.offsets}, {}
+
+    @classmethod
+    def from_plan_arrays(
+        cls, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]
+    ) -> BatchPlan:
+        """The plan over published CSR arrays (read-only, not copied, not re-checked)."""
+        plan = cls.__new__(cls)
+        plan.flat, plan.offsets = arrays["flat"], arrays["offsets"]
+        return plan
 
     def sizes(self) -> NDArray[np.int64]:
         """(num_batches,) number of indices in each batch."""

@@ -19,6 +19,14 @@ learned state, such as hard-example scores)::
 
 Keys are the constants below; subclasses never touch them, they only supply
 ``extra``.
+
+NOTE (one state per job): the checksum covers every field but ``rank``,
+the one field in which the states of a job's ranks differ at a step
+boundary (where it was saved; informational). ``torch.distributed.checkpoint``
+deduplicates a state dict leaf by leaf across ranks, so it may store one
+rank's ``rank`` beside another rank's other fields: that is still the job's
+state, and it loads. States sealed over ``rank`` as well (fairshard before
+this rule) keep loading.
 """
 
 from __future__ import annotations
@@ -73,10 +81,15 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
 }
 
 
+def _checked(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields the checksum covers: all but the checksum and ``rank`` (see the NOTE)."""
+    return {k: v for k, v in body.items() if k not in (K_CHECKSUM, K_RANK)}
+
+
 def seal(state: dict[str, Any]) -> dict[str, Any]:
     """Add the format marker, version and checksum to ``state``."""
     body = {K_FORMAT: FORMAT, K_VERSION: STATE_VERSION, **state}
-    body[K_CHECKSUM] = digest(body)
+    body[K_CHECKSUM] = digest(_checked(body))
     return body
 
 
@@ -134,7 +147,10 @@ def unseal(state: Any, kind: str) -> dict[str, Any]:
         )
     body = {k: v for k, v in state.items() if k != K_CHECKSUM}
     try:
-        actual = digest(body)
+        # This rule's checksum, or the one over ``rank`` too that older states carry.
+        actual = digest(_checked(body))
+        if actual != state[K_CHECKSUM]:
+            actual = digest(body)
     except (TypeError, ValueError) as exc:  # json.dumps of a set, bytes, object, ...
         raise StateDictError(
             f"state_dict holds a value that is not plain data ({exc}); it was modified or "

@@ -1,6 +1,8 @@
 """Layer 2, the job: the process world a sampler lives in and the tools that run a job.
 
-``world`` (rank and world size resolution, seed agreement), ``collectives``
+``world`` (rank and world size resolution, seed agreement), ``groups`` (the
+data-parallel group of ``group=``: a process group or a device mesh, and the
+model-parallel groups a process belongs to), ``collectives``
 (the few collectives fairshard makes, and the rule for when it may),
 ``local_rank`` (the multi-node ``rank=LOCAL_RANK`` check), ``launch``
 (elastic process groups), ``checkpoint`` (atomic saves), ``verify`` (ranks

@@ -23,6 +23,16 @@ of every fairshard sampler whose world is the process group. PyTorch's
 ``DistributedSampler`` (anything with ``num_replicas``, ``rank``, ``seed``
 and ``epoch``) can be verified too, on the fields it exposes.
 
+NOTE (replicas): on a device mesh the ranks of one model-parallel group
+(``tp``, ``cp``, ``pp``) hold *replicas*: the identical share of the same
+data-parallel rank. ``verify(sampler, replicas=mesh["tp"])`` all-gathers the
+whole fingerprint in that group first and requires it equal, then checks the
+data-parallel group as above; the replica verdict travels with the second
+gather, so every rank of a data-parallel group raises the same error and
+none waits for a peer that already raised. ``FAIRSHARD_VERIFY=1`` does both
+for a sampler built from a mesh (the replicas are the mesh dims its group
+does not span).
+
 NOTE (which samplers communicate): ``verify`` all-gathers only when the
 sampler's ``num_replicas`` is the size of the group it checks against (the
 default group, or ``group=``), the rule of ``world.talks_to_group``. A
@@ -42,6 +52,7 @@ import numpy as np
 
 from .._errors import ConfigTypeError, RankMismatchError, check_real
 from .digest import digest
+from .groups import describe_group, group_of, replica_group, resolve_group
 from .world import all_gather_objects, group_size, process_group_active, talks_to_group
 
 __all__ = [
@@ -74,12 +85,23 @@ def _plan_positions(length: int) -> np.ndarray[Any, np.dtype[np.int64]]:
     return np.unique(np.concatenate([head, spread, [length - 1]]))
 
 
+def _plain(item: Any) -> Any:
+    """An index, a batch of indices or a batch of rows of indices, as nested lists of ints.
+
+    Packed batches hold rows of different lengths, which no rectangular
+    array can: each level is converted on its own.
+    """
+    if isinstance(item, list | tuple) or (isinstance(item, np.ndarray) and item.ndim > 0):
+        return [_plain(i) for i in item]
+    return int(item)
+
+
 def _first_items(sampler: Any, rank: int) -> str:
     """Digest of the first items ``rank`` takes under this sampler's plan and partition."""
     partition = sampler.partition()
     count = min(FIRST_ITEMS, partition.num_items(rank))
     items = sampler.plan().items(partition.positions(rank, 0, count))
-    return digest([np.asarray(i, dtype=np.int64).tolist() for i in items])
+    return digest([_plain(i) for i in items])
 
 
 def fingerprint(sampler: Any) -> dict[str, Any]:
@@ -99,7 +121,7 @@ def fingerprint(sampler: Any) -> dict[str, Any]:
             "seed": sampler.seed,
             "epoch": sampler.epoch,
             "plan_length": len(plan),
-            "plan": digest([np.asarray(i).tolist() for i in plan.items(positions)]),
+            "plan": digest([_plain(i) for i in plan.items(positions)]),
             "rank": sampler.rank,
             "len": len(sampler),
             "uneven": sampler.tail == "uneven",
@@ -203,7 +225,35 @@ def _compare(local: dict[str, Any], gathered: list[dict[str, Any]], sampler: Any
             )
 
 
-def verify(sampler: Any, *, timeout: float | None = 60.0, group: Any = None) -> dict[str, Any]:
+def _replica_verdict(local: dict[str, Any], replicas: Any, timeout: float | None) -> str | None:
+    """All-gather ``local`` in ``replicas``; the error message if the replicas differ."""
+    import torch
+
+    pg = resolve_group(replicas, "replicas").pg
+    gathered = all_gather_objects(local, timeout=timeout, group=pg)
+    ranks = torch.distributed.get_process_group_ranks(pg)
+    for field in (*SHARED_FIELDS, "rank", "len", "first"):
+        values = [fp.get(field) for fp in gathered]
+        if len({repr(v) for v in values}) > 1:
+            who = "; ".join(
+                f"global rank {g} has {field}={v!r}" for g, v in zip(ranks, values, strict=True)
+            )
+            hint = (
+                "The sampler was built for a world that splits the replicas (the whole job?): "
+                "pass group= the data-parallel group (e.g. group=mesh['dp'])"
+                if field == "rank"
+                else _FIX
+            )
+            return (
+                f"the replicas in {describe_group(replicas)} (global ranks {ranks}) must hold "
+                f"the identical share, but they disagree on {field}: {who}. {hint}"
+            )
+    return None
+
+
+def verify(
+    sampler: Any, *, timeout: float | None = 60.0, group: Any = None, replicas: Any = None
+) -> dict[str, Any]:
     """All-gather the sampler's fingerprint and fail loudly if ranks disagree.
 
     Call it on every rank (it is a collective). Without an initialized
@@ -215,9 +265,12 @@ def verify(sampler: Any, *, timeout: float | None = 60.0, group: Any = None) -> 
             ``seed`` and ``epoch`` attributes (PyTorch's ``DistributedSampler``).
         timeout: Seconds to wait for the other ranks (``None``: the process
             group's timeout). A missing rank raises instead of hanging.
-        group: The process group the sampler shards for (default: the
-            default group), e.g. the data-parallel group of a job that also
-            shards its model.
+        group: The process group the sampler shards for (default: the group
+            it was built with, else the default group), e.g. the
+            data-parallel group of a job that also shards its model.
+        replicas: The ranks that must hold this rank's identical share: a
+            process group or device mesh, e.g. ``mesh["tp"]`` (or
+            ``mesh["cp", "tp"]``). Checked first, by the whole fingerprint.
 
     Returns:
         This rank's fingerprint.
@@ -225,9 +278,11 @@ def verify(sampler: Any, *, timeout: float | None = 60.0, group: Any = None) -> 
     Raises:
         RankMismatchError: ranks disagree; the message names the field, the
             ranks on each side and their values, or a rank never arrived.
-            Also (locally, with no collective) when the sampler was built for
-            more than one rank but not for as many as ``group`` has.
-        ConfigTypeError: ``sampler`` exposes nothing to compare.
+            Replicas that differ are named by global rank. Also (locally, with
+            no collective) when the sampler was built for more than one rank
+            but not for as many as ``group`` has.
+        ConfigTypeError: ``sampler`` exposes nothing to compare, or
+            ``replicas`` is neither a process group nor a device mesh.
 
     Example:
         >>> from fairshard import DistributedSampler
@@ -244,7 +299,12 @@ def verify(sampler: Any, *, timeout: float | None = 60.0, group: Any = None) -> 
             fix="pass seconds to wait, or None for the process group's timeout",
         )
     local = fingerprint(sampler)
+    if group is None:
+        group = group_of(sampler)
+    verdict = None if replicas is None else _replica_verdict(local, replicas, timeout)
     if not process_group_active() or local["world_size"] == 1:
+        if verdict is not None:
+            raise RankMismatchError(verdict)
         return local
     if not talks_to_group(local["world_size"], group):
         raise RankMismatchError(
@@ -253,18 +313,26 @@ def verify(sampler: Any, *, timeout: float | None = 60.0, group: Any = None) -> 
             "(it makes no collective for a sampler of another world). Pass group= the "
             f"process group the sampler shards for, or build it for that group. {_FIX}"
         )
-    gathered: list[dict[str, Any]] = all_gather_objects(local, timeout=timeout, group=group)
-    _compare(local, gathered, sampler)
+    exchanged = all_gather_objects((local, verdict), timeout=timeout, group=group)
+    verdicts = [v for _, v in exchanged if v is not None]
+    if verdicts:  # this rank's own replicas first, else the first group that failed
+        raise RankMismatchError(verdict or verdicts[0])
+    _compare(local, [fp for fp, _ in exchanged], sampler)
     return local
 
 
 def verify_epoch(sampler: Any) -> None:
     """The per-epoch check of ``FAIRSHARD_VERIFY=1``: ``verify`` where the rule allows it.
 
-    Only a sampler whose world is the default process group is checked;
-    samplers of one process or of another world are left alone (see the
-    module's NOTE), so turning the check on never adds a collective that the
-    other ranks do not make.
+    Only a sampler whose world is its group (the default process group, or
+    the ``group=`` it was built with) is checked; samplers of one process or
+    of another world are left alone (see the module's NOTE), so turning the
+    check on never adds a collective that the other ranks do not make. A
+    sampler built from a device mesh is also checked against its replicas.
     """
-    if talks_to_group(int(sampler.num_replicas)) and sampler.num_replicas > 1:
-        verify(sampler)
+    group = group_of(sampler)
+    if not talks_to_group(int(sampler.num_replicas), group):
+        return
+    replicas = replica_group(sampler)
+    if sampler.num_replicas > 1 or replicas is not None:
+        verify(sampler, group=group, replicas=replicas)

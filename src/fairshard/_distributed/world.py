@@ -18,6 +18,12 @@ rule; every collective fairshard makes (seed agreement, ``verify``, the
 hard-example sync, ``ShardedSampler(check=True)``, the evaluation gathers)
 asks it first. The collectives themselves live in ``collectives.py`` and are
 re-exported here for the modules that import them from this one.
+
+NOTE (the data-parallel group): ``group=`` (a process group or a device mesh,
+see ``groups.py``) makes that group the sampler's world; every family
+forwards it here, so :func:`resolve_world` is the one place that reads it.
+A sampler that would take the whole job's world while this process belongs
+to a model-parallel mesh dim (``tp``, ``cp``, ``pp``) is refused here too.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from .collectives import (
     process_group_active,
     talks_to_group,
 )
+from .groups import Group, check_not_model_parallel, describe_group, resolve_group
 from .local_rank import check_not_local_rank, note_rank
 
 __all__ = [
@@ -68,6 +75,13 @@ class World:
     rank: int
     world_size: int
     source: str
+    #: The data-parallel group given as ``group=`` (``None``: the default group).
+    group: Group | None = None
+
+    @property
+    def pg(self) -> Any:
+        """The process group to make collectives in (``None``: the default group)."""
+        return None if self.group is None else self.group.pg
 
 
 def _env_int(name: str) -> int | None:
@@ -131,18 +145,26 @@ def _check_env_pair(
         )
 
 
-def resolve_world(num_replicas: Any = None, rank: Any = None) -> World:
+def resolve_world(num_replicas: Any = None, rank: Any = None, group: Any = None) -> World:
     """Return this process's rank and world size.
 
     Args:
         num_replicas: Explicit world size, or ``None`` to detect it.
         rank: Explicit rank, or ``None`` to detect it.
+        group: The data-parallel group (a ``ProcessGroup`` or ``DeviceMesh``):
+            the world is its size and this process's rank in it.
 
     Raises:
-        ConfigTypeError: a value is not an int.
-        ConfigError: a value is out of range, two sources disagree, or the
-            environment names only one of ``RANK`` and ``WORLD_SIZE``.
+        ConfigTypeError: a value is not an int, or ``group`` is neither a
+            process group nor a device mesh.
+        ConfigError: a value is out of range, two sources disagree (also
+            ``num_replicas``/``rank`` and ``group``), the environment names
+            only one of ``RANK`` and ``WORLD_SIZE``, or the world would be
+            the whole job while this process belongs to a model-parallel
+            group (pass the data-parallel ``group=``).
     """
+    if group is not None:
+        return _group_world(num_replicas, rank, group)
     explicit_world = (
         None
         if num_replicas is None
@@ -174,7 +196,25 @@ def resolve_world(num_replicas: Any = None, rank: Any = None) -> World:
         )
     _check_rank(world)
     note_rank(world.rank, world.world_size)  # the LOCAL_RANK check runs at the first pass
+    check_not_model_parallel(world.world_size, world.rank, world.source)
     return world
+
+
+def _group_world(num_replicas: Any, rank: Any, group: Any) -> World:
+    """The world of ``group=``; an explicit ``num_replicas``/``rank`` must agree with it."""
+    ref = resolve_group(group)
+    for name, value, actual in (("num_replicas", num_replicas, ref.size), ("rank", rank, ref.rank)):
+        if value is None:
+            continue
+        given = check_int(name, value, minimum=0, fix="or leave it None: group= sets it")
+        if given != actual:
+            what = "has" if name == "num_replicas" else "gives this process"
+            noun = "ranks" if name == "num_replicas" else "as its rank"
+            raise ConfigError(
+                f"{name}={given} conflicts with group={describe_group(group)}, which {what} "
+                f"{actual} {noun}; pass one of them (group= alone sets both)"
+            )
+    return World(ref.rank, ref.size, f"group {describe_group(group)}", ref)
 
 
 def _check_rank(world: World) -> None:
@@ -207,10 +247,20 @@ def resolve_seed(seed: object, world: World) -> int:
     draws a random seed and broadcasts it; otherwise :data:`DEFAULT_SEED` (0)
     is used, which every process agrees on without communicating -- also a
     sampler built for one process inside a larger job, which must not block
-    on a broadcast its peers never make.
+    on a broadcast its peers never make. With ``group=`` the broadcast runs
+    in that group when it is the whole job; a smaller data-parallel group
+    needs an explicit seed (its model-parallel peers would draw another).
     """
     if seed is not None:
         return check_int("seed", seed, minimum=-(1 << 63), maximum=(1 << 64) - 1)
-    if talks_to_group(world.world_size):
-        return broadcast_int(secrets.randbits(63))
+    if world.group is not None and world.world_size < torch.distributed.get_world_size():
+        raise ConfigError(
+            f"seed=None with group={describe_group(world.group.mesh or world.pg)} of "
+            f"{world.world_size} ranks in a job of {torch.distributed.get_world_size()}: the "
+            "model-parallel peers of a data-parallel rank must draw the same plan, and "
+            "agreeing on a random seed would take a collective over the whole job; pass "
+            "seed= an int, the same on every rank"
+        )
+    if talks_to_group(world.world_size, world.pg):
+        return broadcast_int(secrets.randbits(63), group=world.pg)
     return DEFAULT_SEED

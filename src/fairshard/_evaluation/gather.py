@@ -30,6 +30,7 @@ import torch
 import torch.distributed as dist
 from numpy.typing import NDArray
 
+from .._distributed.groups import group_of, resolve_group
 from .._distributed.world import (
     _collective_device,
     all_gather_objects,
@@ -59,11 +60,21 @@ class _Report:
 
 @overload
 def gather_in_order(
-    outputs: torch.Tensor, sampler: Any, *, dst: int | None = None, timeout: float | None = None
+    outputs: torch.Tensor,
+    sampler: Any,
+    *,
+    dst: int | None = None,
+    timeout: float | None = None,
+    group: Any = None,
 ) -> torch.Tensor | None: ...
 @overload
 def gather_in_order(
-    outputs: NDArray[A], sampler: Any, *, dst: int | None = None, timeout: float | None = None
+    outputs: NDArray[A],
+    sampler: Any,
+    *,
+    dst: int | None = None,
+    timeout: float | None = None,
+    group: Any = None,
 ) -> NDArray[A] | None: ...
 @overload
 def gather_in_order(
@@ -72,9 +83,15 @@ def gather_in_order(
     *,
     dst: int | None = None,
     timeout: float | None = None,
+    group: Any = None,
 ) -> list[Any] | None: ...
 def gather_in_order(
-    outputs: Any, sampler: Any, *, dst: int | None = None, timeout: float | None = None
+    outputs: Any,
+    sampler: Any,
+    *,
+    dst: int | None = None,
+    timeout: float | None = None,
+    group: Any = None,
 ) -> Any:
     """Gather every rank's outputs into one result in dataset order.
 
@@ -98,6 +115,9 @@ def gather_in_order(
             keep no copy); ``None`` returns it on every rank.
         timeout: Seconds to wait for the other ranks; ``None`` uses the
             process group's timeout.
+        group: The data-parallel group to gather in (a ``ProcessGroup`` or
+            ``DeviceMesh``); default: the group the sampler was built with,
+            else the default group. ``dst`` is a rank of this group.
 
     Returns:
         Every sample's row, sorted by dataset index (ties -- samplers that
@@ -122,9 +142,10 @@ def gather_in_order(
         >>> gather_in_order(torch.tensor(order) * 10, sampler).tolist()
         [0, 10, 20, 30, 40]
     """
-    if not _talks(sampler):
-        return _gather_single(outputs, sampler, dst, timeout)
-    rank, world = dist.get_rank(), dist.get_world_size()
+    group = group_of(sampler) if group is None else resolve_group(group).pg
+    if not _talks(sampler, group):
+        return _gather_single(outputs, sampler, dst, timeout, group)
+    rank, world = dist.get_rank(group), dist.get_world_size(group)
     local: Encoded | None = None
     shares: ShareMap | None = None
     failure: BaseException | None = None
@@ -138,19 +159,19 @@ def gather_in_order(
     except Exception as exc:  # every rank must still reach the exchange
         failure = exc
         report = _Report(f"{type(exc).__name__}: {exc}")
-    reports: list[_Report] = all_gather_objects(report, timeout=timeout)
+    reports: list[_Report] = all_gather_objects(report, timeout=timeout, group=group)
     if failure is not None:
         raise failure
     assert local is not None and shares is not None
     _check_reports(reports, rank)
     metas = [r.meta for r in reports]
-    gathered = _exchange(local, metas, rank, world, dst, timeout)  # type: ignore[arg-type]
+    gathered = _exchange(local, metas, rank, world, dst, timeout, group)  # type: ignore[arg-type]
     if gathered is None:
         return None
     return _assemble(gathered, metas, shares, local)  # type: ignore[arg-type]
 
 
-def _talks(sampler: Any) -> bool:
+def _talks(sampler: Any, group: Any) -> bool:
     """Whether to gather over the process group (``world.talks_to_group``).
 
     A sampler whose ``num_replicas`` is not the group's size (one process
@@ -161,16 +182,18 @@ def _talks(sampler: Any) -> bool:
     if not process_group_active():
         return False
     world = getattr(sampler, "num_replicas", None)
-    return not isinstance(world, int) or talks_to_group(world)
+    return not isinstance(world, int) or talks_to_group(world, group)
 
 
-def _gather_single(outputs: Any, sampler: Any, dst: int | None, timeout: float | None) -> Any:
+def _gather_single(
+    outputs: Any, sampler: Any, dst: int | None, timeout: float | None, group: Any
+) -> Any:
     _check_args(dst, timeout, 1)
     shares = describe(sampler)
     shares.check_complete("gather_in_order")
     if shares.world_size != 1:
         where = (
-            f"in a process group of {group_size()} ranks (fairshard talks only to the group "
+            f"in a process group of {group_size(group)} ranks (fairshard talks only to the group "
             "a sampler's world is)"
             if process_group_active()
             else "without a process group"
@@ -254,9 +277,10 @@ def _exchange(
     world: int,
     dst: int | None,
     timeout: float | None,
+    group: Any = None,
 ) -> list[torch.Tensor] | None:
     """Pad this rank's byte rows to the longest rank's and gather them (to ``dst`` or all)."""
-    device = _collective_device(dist.get_backend())
+    device = _collective_device(dist.get_backend(group))
     ref = next((m for m in metas if m.rows > 0), None)
     receives = dst is None or dst == rank
     if ref is None:  # nothing anywhere: no payload collective at all
@@ -267,9 +291,10 @@ def _exchange(
         buffer[: local.meta.length] = local.data.to(device)
     slots = [torch.empty_like(buffer) for _ in range(world)] if receives else None
     if dst is None:
-        work = dist.all_gather(slots, buffer, async_op=True)
+        work = dist.all_gather(slots, buffer, group=group, async_op=True)
     else:
-        work = dist.gather(buffer, slots, dst=dst, async_op=True)
+        to = dst if group is None else dist.get_global_rank(group, dst)
+        work = dist.gather(buffer, slots, dst=to, group=group, async_op=True)
     complete(work, timeout, "gather_in_order's payload gather")
     return slots
 

@@ -20,6 +20,7 @@ import torch
 import torch.distributed as dist
 from numpy.typing import NDArray
 
+from .._distributed.groups import group_of, resolve_group
 from .._distributed.world import (
     _collective_device,
     all_gather_objects,
@@ -138,15 +139,19 @@ class ExactMetrics:
             counted and ``compute`` checks that every rank counted its whole
             share. Build the metrics after ``set_epoch`` (or ``reset()`` them).
             ``None`` counts everything passed to ``update``.
+        group: The data-parallel group to sum over (``ProcessGroup`` or
+            ``DeviceMesh``); default: the group the sampler was built with,
+            else the default group.
 
     Raises:
         ConfigError: the sampler drops samples (``tail="drop"``), so no rank
             would count them.
     """
 
-    def __init__(self, num_classes: int, sampler: Any = None) -> None:
+    def __init__(self, num_classes: int, sampler: Any = None, *, group: Any = None) -> None:
         self.num_classes = check_int("num_classes", num_classes, minimum=1)
         self.sampler = sampler
+        self._group = group_of(sampler) if group is None else resolve_group(group).pg
         self.reset()
 
     def reset(self) -> None:
@@ -258,12 +263,17 @@ class ExactMetrics:
         size = None if shares is None else shares.size(shares.rank)
         identity = None if shares is None else shares.identity
         # A sampler of one process or of another world never syncs (world.talks_to_group).
-        talks = process_group_active() and (shares is None or talks_to_group(shares.world_size))
+        group = self._group
+        talks = process_group_active() and (
+            shares is None or talks_to_group(shares.world_size, group)
+        )
         if sync and talks:
-            rank = dist.get_rank()
-            reports = all_gather_objects((k, self.seen, size, identity, rank), timeout=timeout)
+            rank = dist.get_rank(group)
+            reports = all_gather_objects(
+                (k, self.seen, size, identity, rank), timeout=timeout, group=group
+            )
             _check_reports(reports)
-            counts = _all_reduce(counts, timeout)
+            counts = _all_reduce(counts, timeout, group)
         else:
             if sync and shares is not None and shares.world_size > 1:
                 raise ConfigError(
@@ -297,9 +307,9 @@ def _check_reports(reports: list[tuple[Any, ...]]) -> None:
         )
 
 
-def _all_reduce(counts: torch.Tensor, timeout: float | None) -> torch.Tensor:
-    device = _collective_device(dist.get_backend())
+def _all_reduce(counts: torch.Tensor, timeout: float | None, group: Any = None) -> torch.Tensor:
+    device = _collective_device(dist.get_backend(group))
     total = counts.to(device, copy=True)
-    work = dist.all_reduce(total, op=dist.ReduceOp.SUM, async_op=True)
+    work = dist.all_reduce(total, op=dist.ReduceOp.SUM, group=group, async_op=True)
     complete(work, timeout, "ExactMetrics.compute's all_reduce")
     return total

@@ -73,7 +73,7 @@ class ClassBalancedSampler(IndexSampler):
             once per epoch.
         num_samples: Draws per epoch over all ranks; default ``len(labels)``
             with replacement, else the samples of classes with a positive target.
-        num_replicas, rank, seed, tail, auto_epoch: As ``WeightedSampler``.
+        num_replicas, rank, seed, tail, auto_epoch, group: As ``WeightedSampler``.
 
     Example:
         >>> s = ClassBalancedSampler([0, 0, 0, 1], num_replicas=1, rank=0)
@@ -96,20 +96,38 @@ class ClassBalancedSampler(IndexSampler):
         seed: int = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         check_bool("replacement", replacement)
         self.replacement = replacement
         self.alpha, self._alpha_description = resolve_alpha(alpha)
         self.classes: list[Any]
-        self.classes, self._inverse = encode_labels(labels)  # (n,) class position of each sample
-        counts = np.bincount(self._inverse, minlength=len(self.classes))
-        self.n = int(self._inverse.shape[0])
+        self.classes, inverse = encode_labels(labels)  # (n,) class position of each sample
+        counts = np.bincount(inverse, minlength=len(self.classes))
+        self.n = int(inverse.shape[0])
         self.counts = counts.astype(np.float64)  # (C,)
-        self._members = np.argsort(self._inverse, kind="stable")  # (n,) ids grouped by class
         self._offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)  # (C + 1,)
+        self._labels_digest = S.digest(inverse)
+        # NOTE (memory per item): each mode keeps only what its plan reads, in
+        # int32 where the values fit: with replacement the items grouped by
+        # class (4 bytes per item; draws go class -> member), without it each
+        # item's class (4 bytes; the exponential keys need per-item weights).
+        small = np.int32 if self.n < (1 << 31) else np.int64
+        self._members: NDArray[Any] | None = None
+        self._inverse: NDArray[Any] | None = None
+        if replacement:
+            self._members = np.argsort(inverse, kind="stable").astype(small)  # (n,) by class
+        else:
+            self._inverse = inverse.astype(np.int32)
+        del inverse
         self.targets = self._resolve_targets(targets)  # (C,)
         positive = int(self.counts[self.targets > 0].sum())
         if num_samples is None:
@@ -121,7 +139,6 @@ class ClassBalancedSampler(IndexSampler):
                 "with a positive target, and replacement=False draws each at most once; "
                 "lower num_samples or use replacement=True"
             )
-        self._labels_digest = S.digest(self._inverse)
 
     def _resolve_targets(self, targets: Mapping[Any, float] | None) -> NDArray[np.float64]:
         size = len(self.classes)
@@ -282,12 +299,17 @@ class ClassBalancedSampler(IndexSampler):
     def _targets_given(self) -> bool:
         return not np.all(self.targets == 1.0 / len(self.classes))
 
+    def _shares_plan(self) -> bool:
+        return not self.replacement  # with replacement the plan is lazy (alias draws)
+
     def _build_plan(self, epoch: int) -> IndexPlan:
         seed = self.seed  # stream_words reduces it mod 2**64, as every stream does
         if self.replacement:
             table = AliasTable(self._class_mass(epoch))
             keys = stream_words(Stream.WEIGHTED_REPLACEMENT, epoch, seed, 4, sub_id=_SUB_ID)
+            assert self._members is not None
             return GroupedAliasPlan(table, self._members, self._offsets, self.num_samples, keys)
+        assert self._inverse is not None
         weights = self.class_weights(epoch)[self._inverse]
         keys = stream_words(Stream.WEIGHTED_NO_REPLACEMENT, epoch, seed, 2, sub_id=_SUB_ID)
         return ArrayPlan(exponential_keys_order(weights, self.num_samples, keys))

@@ -71,6 +71,8 @@ class DistributedSampler(IndexSampler):
         layout: ``"strided"`` (PyTorch's) or ``"blocked"`` (contiguous shards).
         tail: ``"pad"``, ``"drop"`` or ``"uneven"``; overrides ``drop_last``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
 
     Raises:
         ConfigError / ConfigTypeError: bad arguments (the message names them).
@@ -96,6 +98,7 @@ class DistributedSampler(IndexSampler):
         layout: Layout = "strided",
         tail: Tail | None = None,
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         shuffle = check_flag("shuffle", shuffle)
         drop_last = check_flag("drop_last", drop_last)
@@ -108,6 +111,7 @@ class DistributedSampler(IndexSampler):
             layout=layout,
             tail=resolved_tail,
             auto_epoch=auto_epoch,
+            group=group,
         )
         self.n = dataset_length(dataset)
         # PyTorch's attribute is a sized dataset: an int size stands for range(size).
@@ -156,6 +160,9 @@ class DistributedSampler(IndexSampler):
                 f"{length} now; build a new sampler after changing the dataset"
             )
 
+    def _shares_plan(self) -> bool:
+        return self.shuffle and self.order == "torch"  # the lazy order holds no plan
+
     def _build_plan(self, epoch: int) -> IndexPlan:
         if not self.shuffle:
             return RangePlan(self.n)
@@ -192,6 +199,7 @@ class DistributedEvalSampler(DistributedSampler):
         *,
         shuffle: bool = False,
         seed: int | None = 0,
+        group: Any = None,
     ) -> None:
         super().__init__(
             dataset,
@@ -201,4 +209,5 @@ class DistributedEvalSampler(DistributedSampler):
             seed=seed,
             layout="blocked",
             tail="uneven",
+            group=group,
         )

@@ -90,7 +90,7 @@ class HardExampleSampler(WeightedSampler):
         floor: Uniform share ``f`` in ``[0, 1]``.
         prior: Score of unseen samples; ``None``: mean of seen scores (1.0 if none).
         replacement: Draw with replacement (default).
-        num_replicas, rank, seed, tail: As ``WeightedSampler``.
+        num_replicas, rank, seed, tail, group: As ``WeightedSampler``.
         sync_timeout: Seconds ``set_epoch`` waits for the other ranks' records.
         num_samples_total: Deprecated alias of ``dataset`` (an int size).
 
@@ -123,6 +123,7 @@ class HardExampleSampler(WeightedSampler):
         tail: Tail = "pad",
         sync_timeout: float = 300.0,
         num_samples_total: int | None = None,
+        group: Any = None,
     ) -> None:
         n = _dataset_size(dataset, num_samples_total)
         self.weighting: Weighting = check_choice(  # type: ignore[assignment]
@@ -164,6 +165,7 @@ class HardExampleSampler(WeightedSampler):
             rank=rank,
             seed=seed,
             tail=tail,
+            group=group,
         )
 
     # ---------------------------------------------------------------- records

@@ -79,6 +79,8 @@ class MixtureSampler(IndexSampler):
         seed: Root seed, identical on every rank.
         tail: ``"pad"``, ``"drop"`` or ``"uneven"``.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
 
     Raises:
         ConfigError: no sources, an empty source with a positive weight, bad
@@ -111,9 +113,15 @@ class MixtureSampler(IndexSampler):
         seed: int | None = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         self.sizes = _sizes(sources)
         # Datasets (not plain sizes) are kept to notice a source changing length.

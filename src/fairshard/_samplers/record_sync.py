@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._distributed.groups import group_of
 from .._distributed.verify import disagreement
 from .._distributed.world import (
     all_gather_objects,
@@ -53,21 +54,21 @@ def sync_records(sampler: Any, epoch: int, payload: Any, has_data: bool) -> list
         ConfigError: the sampler has records but belongs to a world that is
             not the process group.
     """
-    world = int(sampler.num_replicas)
+    world, group = int(sampler.num_replicas), group_of(sampler)
     if world == 1 or not process_group_active():
         return [payload]
-    if not talks_to_group(world):
+    if not talks_to_group(world, group):
         if not has_data:
             return [payload]
         raise ConfigError(
             f"{sampler.kind} was built for num_replicas={world} but the process group has "
-            f"{group_size()} ranks, so its ranks cannot share their loss records (fairshard "
+            f"{group_size(group)} ranks, so its ranks cannot share their loss records (fairshard "
             "makes collectives only on the group a sampler's world is) and their scores "
             "would diverge; build it for the whole group (num_replicas=None) or for one "
             "process (num_replicas=1)"
         )
     identity = {**sampler.full_config(), "seed": sampler.seed, "epoch": epoch}
-    gathered = all_gather_objects((identity, payload), timeout=sampler.sync_timeout)
+    gathered = all_gather_objects((identity, payload), timeout=sampler.sync_timeout, group=group)
     detail = disagreement([g[0] for g in gathered])
     if detail is not None:
         raise RankMismatchError(

@@ -16,17 +16,20 @@ diverges -- ``check=True`` all-gathers a digest of the inner order at each
 
 from __future__ import annotations
 
+import itertools
 import numbers
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.partition import Layout, Tail
 from .._core.plans import IndexPlan
 from .._core.rng import forked_global_rng
+from .._distributed.groups import group_of
 from .._distributed.world import (
     all_gather_objects,
     group_size,
@@ -41,14 +44,30 @@ from .weighted_plans import ArrayPlan
 __all__ = ["ShardedSampler"]
 
 
-def _inner_order(sampler: Any, seed: int, epoch: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+def _inner_order(sampler: Any, seed: int, epoch: int) -> NDArray[Any]:
     """Run ``sampler`` once with global RNGs seeded from ``(seed, epoch)``; restore them."""
     words = stream_words(Stream.WRAPPED, epoch, seed, 3)
+    chunks: list[NDArray[Any]] = []
+    done = 0
     with forked_global_rng(
         int(words[0]), int(words[1] >> np.uint64(32)), int(words[2] >> np.uint64(1))
     ):
-        items = list(iter(sampler))
-    return _as_order(items)
+        # NOTE (memory per item): read in chunks, each checked and kept as int32
+        # when its values fit, so the order costs 4 bytes per index (8 past
+        # 2**31) instead of a Python list's ~36 bytes while it is read.
+        iterator = iter(sampler)
+        while chunk := list(itertools.islice(iterator, _CHUNK)):
+            order = _as_order(chunk, done)
+            done += len(chunk)
+            fits = order.size == 0 or int(order.max()) < (1 << 31)
+            chunks.append(order.astype(np.int32) if fits else order)
+    if not chunks:
+        return np.empty(0, dtype=np.int64)
+    wide = any(c.dtype == np.int64 for c in chunks)
+    return np.concatenate(chunks).astype(np.int64 if wide else np.int32, copy=False)
+
+
+_CHUNK = 1 << 16
 
 
 _MAX_INDEX = (1 << 63) - 1
@@ -62,8 +81,10 @@ def _is_int_type(kind: type) -> bool:
     return issubclass(kind, numbers.Integral) and not issubclass(kind, bool | np.bool_)
 
 
-def _as_order(items: list[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
+def _as_order(items: list[Any], offset: int = 0) -> np.ndarray[Any, np.dtype[np.int64]]:
     """The inner sampler's items as (n,) int64, each checked to be an int in ``[0, 2**63)``.
+
+    ``offset`` is the position of ``items[0]`` in the inner sampler's order (for messages).
 
     Vectorized: one pass over the item types and one array conversion; a
     per-item scan runs only to name the first offending item.
@@ -83,8 +104,8 @@ def _as_order(items: list[Any]) -> np.ndarray[Any, np.dtype[np.int64]]:
             negative = np.flatnonzero(order < 0)
             if negative.size == 0:
                 return order
-            _fail_range(int(negative[0]), items[int(negative[0])])
-    for position, item in enumerate(items):  # name the first offender
+            _fail_range(offset + int(negative[0]), items[int(negative[0])])
+    for position, item in enumerate(items, start=offset):  # name the first offender
         if not _is_int(item):
             sized = isinstance(item, np.ndarray | torch.Tensor) and item.ndim > 0
             if sized or isinstance(item, list | tuple):
@@ -122,7 +143,7 @@ class ShardedSampler(IndexSampler):
     Args:
         sampler: A ``torch.utils.data.Sampler`` or any iterable of ints with
             ``__len__``; if it has ``set_epoch`` it is forwarded.
-        num_replicas, rank, seed, layout, tail, auto_epoch: As
+        num_replicas, rank, seed, layout, tail, auto_epoch, group: As
             ``DistributedSampler``.
         check: At every ``iter()``, all-gather a digest of the inner order and
             raise ``RankMismatchError`` naming the ranks that differ (a
@@ -153,6 +174,7 @@ class ShardedSampler(IndexSampler):
         layout: Layout = "strided",
         check: bool = False,
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
             num_replicas=num_replicas,
@@ -161,6 +183,7 @@ class ShardedSampler(IndexSampler):
             layout=layout,
             tail=tail,
             auto_epoch=auto_epoch,
+            group=group,
         )
         if not hasattr(sampler, "__iter__") or not hasattr(sampler, "__len__"):
             raise ConfigTypeError(
@@ -188,12 +211,12 @@ class ShardedSampler(IndexSampler):
 
     def __iter__(self) -> Iterator[int]:
         checking = self.check and self.num_replicas > 1 and process_group_active()
-        if checking and not talks_to_group(self.num_replicas):  # no collective outside it
+        if checking and not talks_to_group(self.num_replicas, group_of(self)):  # not outside it
             raise ConfigError(
                 f"ShardedSampler(check=True) compares the inner order across the "
                 f"num_replicas={self.num_replicas} ranks, but the process group has "
-                f"{group_size()} ranks and fairshard talks only to the group a sampler's "
-                "world is; build it for the whole group, or pass check=False"
+                f"{group_size(group_of(self))} ranks and fairshard talks only to the group a "
+                "sampler's world is; build it for the whole group, or pass check=False"
             )
         items = super().__iter__()
         if checking:
@@ -203,7 +226,7 @@ class ShardedSampler(IndexSampler):
         return items
 
     def _check_ranks(self, local: str) -> None:
-        digests = all_gather_objects(local, timeout=60.0)
+        digests = all_gather_objects(local, timeout=60.0, group=group_of(self))
         if len(set(digests)) > 1:
             groups: dict[str, list[int]] = {}
             for r, value in enumerate(digests):

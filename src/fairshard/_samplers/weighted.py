@@ -57,6 +57,8 @@ class WeightedSampler(IndexSampler):
         tail: ``"pad"``, ``"drop"`` or ``"uneven"`` for the last
             ``num_samples % num_replicas`` draws.
         auto_epoch: Advance the epoch by itself after each complete pass.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``),
+            e.g. ``mesh["dp"]``: the world and its collectives (docs/parallelism.md).
 
     Raises:
         ConfigError: weights negative, NaN, infinite (the message names the
@@ -85,9 +87,15 @@ class WeightedSampler(IndexSampler):
         seed: int = 0,
         tail: Tail = "pad",
         auto_epoch: bool = False,
+        group: Any = None,
     ) -> None:
         super().__init__(
-            num_replicas=num_replicas, rank=rank, seed=seed, tail=tail, auto_epoch=auto_epoch
+            num_replicas=num_replicas,
+            rank=rank,
+            seed=seed,
+            tail=tail,
+            auto_epoch=auto_epoch,
+            group=group,
         )
         check_bool("replacement", replacement)
         self.replacement = replacement
@@ -202,6 +210,9 @@ class WeightedSampler(IndexSampler):
             "replacement": self.replacement,
             "weights": self.weights_digest,
         }
+
+    def _shares_plan(self) -> bool:
+        return not self.replacement  # with replacement the plan is lazy (alias draws)
 
     def _build_plan(self, epoch: int) -> IndexPlan:
         seed = self.seed  # stream_words reduces it mod 2**64, as every stream does

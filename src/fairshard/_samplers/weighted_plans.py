@@ -9,7 +9,8 @@
   per epoch instead of O(n).
 * ``exponential_keys_order`` -- without replacement (Efraimidis-Spirakis),
   in ``exponential_keys``: the order of the keys ``log E_i - log w_i``.
-* ``ArrayPlan`` -- any materialized order (int64, or int32 to halve it).
+* ``ArrayPlan`` -- any materialized order (int64, or int32 to halve it); it lives
+  in the core, which shares materialized plans across a node's ranks.
 """
 
 from __future__ import annotations
@@ -17,26 +18,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .._core.plans import IndexPlan
+from .._core.plans import ArrayPlan, IndexPlan
 from .._random.alias import AliasTable
 from .._random.counter import counter_hash, scale
 from .exponential_keys import exponential_keys_order
 
 __all__ = ["AliasPlan", "ArrayPlan", "GroupedAliasPlan", "exponential_keys_order"]
-
-
-class ArrayPlan(IndexPlan):
-    """A plan over a materialized (n,) order: int64, or int32 kept as is (half the memory)."""
-
-    def __init__(self, order: NDArray[np.int64] | NDArray[np.int32]) -> None:
-        dtype = np.int32 if order.dtype == np.int32 else np.int64
-        self.order = np.ascontiguousarray(order, dtype=dtype)
-
-    def __len__(self) -> int:
-        return int(self.order.shape[0])
-
-    def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
-        return self.order[positions].astype(np.int64, copy=False)
 
 
 class AliasPlan(IndexPlan):
@@ -66,7 +53,7 @@ class GroupedAliasPlan(IndexPlan):
 
     Args:
         table: Alias table over the groups.
-        members: (n,) int64 item ids sorted by group (stable).
+        members: (n,) int32 or int64 item ids sorted by group (stable).
         offsets: (groups + 1,) int64; group ``g`` is ``members[offsets[g]:offsets[g+1]]``.
         num_samples: Plan length.
         keys: (4,) uint64: two words for the group draw, two for the member.
@@ -75,7 +62,7 @@ class GroupedAliasPlan(IndexPlan):
     def __init__(
         self,
         table: AliasTable,
-        members: NDArray[np.int64],
+        members: NDArray[np.int64] | NDArray[np.int32],
         offsets: NDArray[np.int64],
         num_samples: int,
         keys: NDArray[np.uint64],
@@ -93,4 +80,5 @@ class GroupedAliasPlan(IndexPlan):
     def take(self, positions: NDArray[np.int64]) -> NDArray[np.int64]:
         groups = self.table.draw(counter_hash(self.keys[:2], positions))
         within, _ = scale(counter_hash(self.keys[2:], positions), self.sizes[groups])
-        return self.members[self.offsets[groups] + within.astype(np.int64)]
+        picked = self.members[self.offsets[groups] + within.astype(np.int64)]
+        return picked.astype(np.int64, copy=False)

@@ -90,6 +90,8 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         seed: Root seed of the shard order; ``None`` agrees on one.
         num_replicas: World size; detected when ``None``.
         rank: This process's rank; detected when ``None``.
+        group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``):
+            the world is its size and this process's rank in it.
 
     Raises:
         ConfigError: invalid values (the message names the fix).
@@ -112,10 +114,12 @@ class ShardedIterable(Registered, tud.IterableDataset[T], Generic[T]):
         seed: int | None = 0,
         num_replicas: int | None = None,
         rank: int | None = None,
+        group: Any = None,
     ) -> None:
-        world = resolve_world(num_replicas, rank)
+        world = resolve_world(num_replicas, rank, group)
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
+        self._group = world.group  # the data-parallel group; never in the state
         self.seed: int = resolve_seed(seed, world)
         self.mode: Mode = check_choice("mode", mode, ("item", "shard"))  # type: ignore[assignment]
         if policy is not None:

@@ -1,0 +1,321 @@
+"""Arrays built once per node and mapped read-only by every process that needs them.
+
+A materialized plan (a permutation, a CSR table of batches) is the same on
+every rank of a job: it is a pure function of (config, seed, epoch). Holding
+one copy per rank costs ``ranks_per_node`` times the memory of one, and
+building it costs as many builds. :func:`share_arrays` builds it once per node
+instead: the first process to ask builds the arrays and publishes them as one
+file in a node-local folder (``/dev/shm`` by default, so the file is memory);
+every process, the builder included, maps that file read-only.
+
+NOTE (publication and crashes): a folder lock (``flock``, released by the
+kernel when its holder dies, even by SIGKILL) makes exactly one process build
+while the others wait; if the builder dies, the next waiter finds no file and
+builds. The builder writes under a temporary name and renames the file only
+once it is complete, so nobody ever maps half a plan; a temporary file seen
+by the next lock holder is a dead builder's and is removed. (An unnamed
+``O_TMPFILE`` linked in at the end would leave nothing at all, but linking
+it needs ``/proc`` semantics that sandboxed kernels do not all give.) Each process that
+maps the file counts itself in the file's header; the one that brings the
+count to the number of local ranks (``LOCAL_WORLD_SIZE``) removes the name.
+From then on the memory lives only in the mappings, and the kernel frees it
+when the last process exits, however it exits. A name left behind (a rank
+died before mapping, or ranks disagree on the count) is removed by the next
+process that takes the folder lock: a file no process holds a shared
+``flock`` on is in nobody's use.
+
+NOTE (trust): files and the folder are created owner-only (``0o600`` and
+``0o700``). Before a file is mapped its owner must be this user, its mode
+owner-only, its header must name the requested key and its contents must
+match the header's SHA-256. A file that fails any check is never read as
+data: it is removed when it is this user's, and the arrays are built again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import mmap
+import os
+import stat
+import struct
+import weakref
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["NodeArrays", "SharingUnavailable", "share_arrays", "sweep"]
+
+MAGIC = b"FSNODE01"
+#: Bytes before the JSON header: magic, header length, attach count.
+_PREFIX = struct.Struct("<8sQQ")
+_ALIGN = 64
+SUFFIX = ".plan"
+TMP_SUFFIX = ".tmp"
+
+
+class SharingUnavailable(OSError):
+    """Arrays cannot be shared here (no writable owner-only folder, no space, ...)."""
+
+
+@dataclass(frozen=True)
+class NodeArrays:
+    """The arrays of one key, read-only, and how this process got them.
+
+    Attributes:
+        arrays: name -> read-only array, views into the mapped file.
+        meta: the plain values published with them.
+        built: whether this process built them (``False``: it mapped another's).
+        path: the file they were mapped from.
+    """
+
+    arrays: Mapping[str, NDArray[Any]]
+    meta: Mapping[str, Any]
+    built: bool
+    path: Path
+
+
+def _check_folder(folder: Path) -> None:
+    info = folder.lstat()
+    if not stat.S_ISDIR(info.st_mode):
+        raise SharingUnavailable(f"{folder} is not a folder")
+    if info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        raise SharingUnavailable(
+            f"{folder} is owned by uid {info.st_uid} with mode {oct(info.st_mode & 0o777)}; "
+            "shared plans need a folder owned by this user with mode 0o700"
+        )
+
+
+def _ensure_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(mode=0o700, parents=True)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise SharingUnavailable(f"cannot create {folder}: {exc}") from exc
+    _check_folder(folder)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _in_use(fd: int) -> bool:
+    """Whether another open file description holds a shared lock on ``fd``'s file."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
+
+
+def sweep(folder: Path) -> list[str]:
+    """Remove the files in ``folder`` that no process maps; returns their names.
+
+    The caller holds the folder lock. Every half-written file is then stale:
+    only the lock's holder writes one, so its writer died mid-build.
+    """
+    removed = []
+    for path in folder.glob(f".*{TMP_SUFFIX}"):
+        path.unlink(missing_ok=True)
+        removed.append(path.name)
+    for path in folder.glob(f"*{SUFFIX}"):
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            if not _in_use(fd):
+                path.unlink(missing_ok=True)
+                removed.append(path.name)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _layout(
+    arrays: Mapping[str, NDArray[Any]], key: str, meta: Mapping[str, Any]
+) -> tuple[bytes, list[Any], int]:
+    entries = []
+    offset = 0
+    for name, array in arrays.items():
+        offset = -(-offset // _ALIGN) * _ALIGN
+        entries.append([name, array.dtype.str, list(array.shape), offset, int(array.nbytes)])
+        offset += int(array.nbytes)
+    header = json.dumps({"key": key, "meta": dict(meta), "arrays": entries}).encode()
+    return header, entries, offset
+
+
+def _data_digest(view: memoryview) -> str:
+    return hashlib.sha256(view).hexdigest()
+
+
+def _publish(
+    folder: Path,
+    path: Path,
+    key: str,
+    arrays: Mapping[str, NDArray[Any]],
+    meta: Mapping[str, Any],
+) -> None:
+    """Write ``arrays`` under a temporary name in ``folder``; rename it ``path`` when complete."""
+    body, entries, data_size = _layout(arrays, key, meta)
+
+    def with_digest(digest: str) -> bytes:  # the same length for every 64-digit digest
+        return body[:-1] + b', "sha256": "' + digest.encode() + b'"}'
+
+    header = with_digest("0" * 64)
+    start = -(-(_PREFIX.size + len(header)) // _ALIGN) * _ALIGN
+    size = start + max(data_size, 1)
+    tmp = folder / f".{key}.{os.getpid()}{TMP_SUFFIX}"
+    fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+    try:
+        os.posix_fallocate(fd, 0, size)  # ENOSPC here, not SIGBUS on a full tmpfs later
+        with mmap.mmap(fd, size) as out:
+            for (_name, _dtype, _shape, offset, nbytes), array in zip(
+                entries, arrays.values(), strict=True
+            ):
+                flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+                out[start + offset : start + offset + nbytes] = flat.data
+            digest = _data_digest(memoryview(out)[start:size])
+            header = with_digest(digest)
+            out[: _PREFIX.size] = _PREFIX.pack(MAGIC, len(header), 0)
+            out[_PREFIX.size : _PREFIX.size + len(header)] = header
+        os.rename(tmp, path)  # the name appears only when the contents are complete
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _attach(
+    path: Path, key: str
+) -> tuple[int, mmap.mmap, dict[str, NDArray[Any]], dict[str, Any]] | None:
+    """Map ``path`` read-only after checking it; ``None`` when absent or refused (and removed)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    try:
+        info = os.fstat(fd)
+        mine = info.st_uid == os.geteuid()
+        if not (stat.S_ISREG(info.st_mode) and mine and not info.st_mode & 0o077):
+            raise SharingUnavailable(
+                f"{path} is not an owner-only file of this user (uid {info.st_uid}, mode "
+                f"{oct(info.st_mode & 0o777)}); remove it or use another folder"
+            )
+        fcntl.flock(fd, fcntl.LOCK_SH)  # held while mapped: marks the file as in use
+        view = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        found = _read(view, key)
+        if found is None:
+            view.close()
+            os.close(fd)
+            path.unlink(missing_ok=True)
+            return None
+        return fd, view, *found
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        raise
+
+
+def _read(view: mmap.mmap, key: str) -> tuple[dict[str, NDArray[Any]], dict[str, Any]] | None:
+    """The arrays in ``view`` when its header names ``key`` and its digest holds, else ``None``."""
+    if len(view) < _PREFIX.size:
+        return None
+    magic, length, _count = _PREFIX.unpack_from(view, 0)
+    if magic != MAGIC or _PREFIX.size + length > len(view):
+        return None
+    try:
+        header = json.loads(bytes(view[_PREFIX.size : _PREFIX.size + length]))
+        start = -(-(_PREFIX.size + length) // _ALIGN) * _ALIGN
+        if header["key"] != key:
+            return None
+        end = start
+        arrays: dict[str, NDArray[Any]] = {}
+        for name, dtype, shape, offset, nbytes in header["arrays"]:
+            end = max(end, start + offset + nbytes)
+            count = int(np.prod(shape, dtype=np.int64))
+            array = np.frombuffer(view, dtype=np.dtype(dtype), count=count, offset=start + offset)
+            arrays[name] = array.reshape(shape)
+        if end > len(view) or header["sha256"] != _data_digest(memoryview(view)[start:end]):
+            return None
+        meta = dict(header["meta"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return arrays, meta
+
+
+def _count_attach(fd: int) -> int:
+    raw = os.pread(fd, 8, 16)
+    count = struct.unpack("<Q", raw)[0] + 1
+    os.pwrite(fd, struct.pack("<Q", count), 16)
+    return int(count)
+
+
+def share_arrays(
+    key: str,
+    build: Callable[[], tuple[Mapping[str, NDArray[Any]], Mapping[str, Any]]],
+    *,
+    folder: Path,
+    local_ranks: int,
+    persist: bool = False,
+) -> NodeArrays:
+    """The arrays of ``key``: mapped from ``folder`` if published, else built and published.
+
+    Args:
+        key: Names the arrays completely (a digest of everything they depend on);
+            also the file's name, so it must be a plain token.
+        build: Builds them, with plain JSON values to publish beside them (called
+            by one process of the node, under the folder lock).
+        folder: Node-local folder for the files (created owner-only).
+        local_ranks: How many processes of this node will ask for ``key``;
+            the last of them to map the file removes its name.
+        persist: Keep the name (a plan cache across restarts) instead.
+
+    Returns:
+        The mapped, read-only arrays. The file stays marked in use (a shared
+        ``flock``) until the mapping is garbage-collected.
+
+    Raises:
+        SharingUnavailable: the folder cannot be used; build per process instead.
+    """
+    _ensure_folder(folder)
+    path = folder / f"{key}{SUFFIX}"
+    try:
+        with _folder_lock(folder):
+            built = False
+            attached = _attach(path, key)
+            if attached is None:
+                if not persist:
+                    sweep(folder)
+                arrays, meta = build()
+                _publish(folder, path, key, arrays, meta)
+                del arrays
+                attached = _attach(path, key)
+                if attached is None:  # pragma: no cover - the file vanished under the lock
+                    raise SharingUnavailable(f"{path} disappeared after it was published")
+                built = True
+            fd, view, mapped, published = attached
+            if not persist and _count_attach(fd) >= local_ranks:
+                path.unlink(missing_ok=True)
+    except SharingUnavailable:
+        raise
+    except OSError as exc:
+        raise SharingUnavailable(f"cannot share through {folder}: {exc}") from exc
+    # The lock-holding descriptor lives exactly as long as the mapping.
+    weakref.finalize(view, os.close, fd)
+    return NodeArrays(mapped, published, built, path)

@@ -1,0 +1,76 @@
+"""The one stable hash is byte for byte the canonical JSON encoding it always was.
+
+Saved states carry checksums made with it, so its fast paths for plain
+scalars must write exactly what ``json.dumps`` writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairshard._distributed.digest import digest
+
+
+def _reference(h: Any, value: Any) -> None:
+    if isinstance(value, np.ndarray):
+        h.update(f"nd:{value.dtype.str}:{value.shape}:".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, Mapping):
+        h.update(b"{")
+        for key in sorted(value, key=str):
+            h.update(json.dumps(str(key)).encode())
+            _reference(h, value[key])
+        h.update(b"}")
+    elif isinstance(value, list | tuple):
+        h.update(b"[")
+        for item in value:
+            _reference(h, item)
+            h.update(b",")
+        h.update(b"]")
+    else:
+        h.update(json.dumps(value, sort_keys=True).encode())
+
+
+def reference_digest(value: Any) -> str:
+    h = hashlib.sha256()
+    _reference(h, value)
+    return h.hexdigest()[:16]
+
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text()
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=5) | st.integers(), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_digest_equals_the_canonical_json_encoding(value: Any) -> None:
+    assert digest(value) == reference_digest(value)
+
+
+def test_arrays_and_refusals_unchanged() -> None:
+    value = {"a": np.arange(6, dtype=np.int32).reshape(2, 3), "b": [np.float64(0.5).item()]}
+    assert digest(value) == reference_digest(value)
+    with pytest.raises(TypeError):
+        digest({1, 2})  # not JSON: refused as json.dumps refuses it
