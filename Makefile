@@ -9,7 +9,7 @@ BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-hook
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -75,13 +75,24 @@ FLOORS_PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.10*/bin/python
 FLOORS_SPEC ?= torch==2.1.2 numpy==1.24.4
 FLOORS_VENV ?= .venv-floors
 
-test-floors:
+FLOORS_STAMP := $(FLOORS_VENV)/.fairshard-floors
+# The fast check: the per-family contract suites, the goldens and frozen states.
+FLOORS_FAST_TESTS ?= tests/samplers tests/batching tests/randomness \
+	tests/families/test_golden_families.py tests/families/test_frozen.py
+
+$(FLOORS_STAMP): pyproject.toml
 	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(FLOORS_VENV)/bin/python -m pip install --quiet $(FLOORS_SPEC)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
 	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
+	touch $(FLOORS_STAMP)
+
+test-floors: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
+
+test-floors-fast: $(FLOORS_STAMP)
+	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) $(FLOORS_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

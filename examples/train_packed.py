@@ -70,7 +70,11 @@ def main() -> None:
     lengths = np.clip(rng.lognormal(3.0, 0.8, args.samples), 1, args.capacity).astype(np.int64)
     dataset = Documents(lengths)
     sampler = fairshard.PackingBatchSampler(lengths, args.capacity, args.rows, seed=0)
-    collate = functools.partial(fairshard.collate_packed_padded, capacity=args.capacity)
+    # The labels are aligned with the inputs (the model does not shift them):
+    # no first position of a document to mask.
+    collate = functools.partial(
+        fairshard.collate_packed_padded, capacity=args.capacity, mask_first_label=False
+    )
 
     def with_indices(rows):
         batch = collate(rows)

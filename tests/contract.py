@@ -13,6 +13,8 @@ Checked for every sampler:
 - same (seed, epoch) gives the same order; ``set_epoch`` changes it;
 - ``state_dict`` round trips at several midpoints: the resumed iteration is
   exactly the rest of the interrupted one, also through JSON;
+- a sampler pickles mid-pass (what a spawn-started process receives) and
+  the copy knows where the pass stands;
 - elastic resume (4 ranks -> 3) loses and repeats nothing beyond padding;
 - a second pass over a completed epoch warns; ``auto_epoch`` advances;
 - foreign, tampered and mismatched states are rejected.
@@ -25,6 +27,7 @@ over every family parametrize over as well.
 from __future__ import annotations
 
 import json
+import pickle
 import warnings
 from collections import Counter
 from typing import Any
@@ -152,6 +155,19 @@ class SamplerContract:
             assert head + rest == full, f"resume at {k} of {len(full)}"
             if k < len(full):
                 assert len(rest) == len(full) - k
+
+    def test_pickles_mid_pass(self) -> None:
+        """A copy sent to a spawn-started process: same state, same rest of the pass."""
+        full = list(self.make(1, self.world_size))
+        for k in sorted({0, len(full) // 2}):
+            s = self.make(1, self.world_size)
+            it = iter(s)
+            head = [next(it) for _ in range(k)]
+            twin = pickle.loads(pickle.dumps(s))
+            assert twin.state_dict() == s.state_dict()
+            fresh = pickle.loads(pickle.dumps(self.make(1, self.world_size)))
+            fresh.load_state_dict(twin.state_dict())
+            assert head + list(fresh) == full, f"pickled at {k} of {len(full)}"
 
     def test_elastic_resume_four_to_three(self) -> None:
         """4 ranks consume a third of the epoch, 3 ranks finish it: exact accounting.

@@ -262,3 +262,17 @@ def test_batch_size_that_does_not_add_up_is_an_error(
 ) -> None:
     with pytest.raises((ConfigError, ConfigTypeError), match=match):
         ClassBatchSampler(TAIL, spc, num_replicas=1, rank=0, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("counts", "match"),
+    [
+        ({0: 12, 1: 2, 2: 2}, r"ClassBatchSampler\(labels, \{0: 12, 1: 2, 2: 2\}, batch_size=16\)"),
+        (4, r"batch_size=16\) .* or ClassBatchSampler\(labels, 4, classes_per_batch=16\)"),
+    ],
+)
+def test_a_third_positional_argument_shows_the_call_with_names(counts: Any, match: str) -> None:
+    labels = np.arange(300) % 3
+    with pytest.raises(ConfigTypeError, match=match):
+        ClassBatchSampler(labels, counts, 16)  # type: ignore[misc]  # what a recipe reader types
+    assert len(list(ClassBatchSampler(labels, {0: 12, 1: 2, 2: 2}, batch_size=16))) > 0

@@ -22,6 +22,9 @@ from fairshard import (
     collate_packed_padded,
     step_imbalance,
 )
+from fairshard._batching.cost_balance import (
+    step_ratios,
+)
 from fairshard._batching.pack_plan import pack_windows
 
 from ..contract import SamplerContract, flat
@@ -165,8 +168,10 @@ def test_dataloader_with_packed_rows_and_varlen_collate(workers: int) -> None:
         seen.extend(docs)
         expected = torch.cat([Docs(n)[i]["input_ids"] for i in docs])
         assert torch.equal(out["input_ids"], expected)
-        assert torch.equal(out["labels"], expected + 1)
         cu = out["cu_seqlens"]
+        labels = expected + 1
+        labels[cu[:-1].long()] = -100  # each document's first label position
+        assert torch.equal(out["labels"], labels)
         assert cu.dtype == torch.int32 and cu[0] == 0 and cu[-1] == expected.numel()
         assert out["max_seqlen"] == max(i % 7 + 1 for i in docs)
         for k, i in enumerate(docs):
@@ -182,7 +187,7 @@ def test_padded_mask_attention_equals_per_document_attention() -> None:
     out = collate_packed_padded(batch, 6)
     assert out["input_ids"].tolist() == [[1, 2, 3, 4, 5, 0], [6, 7, 8, 9, 0, 0]]
     assert out["position_ids"].tolist() == [[0, 1, 2, 0, 1, 0], [0, 1, 2, 3, 0, 0]]
-    assert out["labels"][0, 5] == -100 and out["labels"][1].tolist()[:4] == [6, 7, 8, 9]
+    assert out["labels"].tolist() == [[-100, 2, 3, -100, 5, -100], [-100, 7, 8, 9, -100, -100]]
     q, k, v = (torch.randn(2, 1, 6, 4) for _ in range(3))
     packed = torch.nn.functional.scaled_dot_product_attention(
         q, k, v, attn_mask=out["attention_mask"]
@@ -228,3 +233,28 @@ def test_simulator_checks_packed_batches() -> None:
         epochs=2,
     )
     assert report.ok, report
+
+
+@pytest.mark.parametrize("tail", ["pad", "uneven", "drop"])
+def test_step_imbalance_counts_the_final_step_as_the_ranks_run_it(tail: str) -> None:
+    """Per-step ratios from what 8 ranks really yield; the worst step beside the mean."""
+    lengths = np.minimum(np.random.default_rng(3).lognormal(5, 0.8, 1200).astype(np.int64) + 1, 512)
+    ranks = [
+        PackingBatchSampler(lengths, 512, 4, num_replicas=8, rank=r, seed=2, tail=tail)  # type: ignore[arg-type]
+        for r in range(8)
+    ]
+    costs = ranks[0].batch_costs()
+    assert costs.size % 8, "the case of interest: a final partial step"
+    yielded = [[int(lengths[flat([b])].sum()) for b in s] for s in ranks]
+    steps = max(len(y) for y in yielded)
+    by_step = np.array([[y[k] if k < len(y) else 0 for y in yielded] for k in range(steps)])
+    truth = by_step.max(axis=1) / by_step.mean(axis=1)
+    ratios = step_ratios(costs, 8, tail=tail)
+    np.testing.assert_allclose(ratios, truth)
+    mean, worst = (
+        step_imbalance(costs, 8, tail=tail),
+        step_imbalance(costs, 8, tail=tail, worst=True),
+    )
+    assert mean == pytest.approx(truth.mean()) and worst == pytest.approx(truth.max())
+    if tail != "drop":
+        assert int(np.argmax(truth)) == steps - 1 and worst > mean  # the final step is the worst

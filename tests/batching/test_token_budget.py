@@ -251,6 +251,23 @@ def test_attention_cost_fit_recovers_the_coefficient() -> None:
 
 
 @pytest.mark.parametrize(
+    ("batches", "packed"),
+    [
+        ([[512] * 4, [512] * 8, [512] * 16], False),  # one length, several batch sizes
+        ([[512, 3], [512, 100, 7], [512] * 9], False),  # padded: only the longest counts
+        ([[256] * 2, [256] * 5], True),
+        ([[1, 3], [1, 3, 1, 3], [3, 1] * 4], True),  # packed: the same length mix
+    ],
+)
+def test_attention_cost_fit_on_a_single_length_is_refused(
+    batches: list[list[int]], packed: bool
+) -> None:
+    times = [1e-6 * sum(b) * (1 + 0.01 * k) for k, b in enumerate(batches)]  # any times
+    with pytest.raises(ConfigError, match="proportional .* several clearly different lengths"):
+        AttentionCost.fit(batches, times, packed=packed)
+
+
+@pytest.mark.parametrize(
     ("make", "error", "match"),
     [
         (lambda: AttentionCost(-1.0), ConfigError, r"coef must be finite and >= 0, got coef=-1.0"),

@@ -33,7 +33,7 @@ def _flat(items: list[Any]) -> list[int]:
 def check_local_rank_mistake(rank: int, local: int, local_world: int) -> str:
     """``rank=LOCAL_RANK`` fails on node 1, a node-local sub-group works everywhere."""
     try:
-        fairshard.DistributedSampler(100, rank=local)
+        iter(fairshard.DistributedSampler(100, rank=local))  # refused at its first pass
         refused = False
     except fairshard.ConfigError as error:
         assert "LOCAL_RANK" in str(error), error

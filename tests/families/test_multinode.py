@@ -3,7 +3,7 @@
 LOCAL_RANK and RANK differ on node 1, as on a cluster. Every sampler family
 runs an epoch checked exactly-once from all-gathered ledgers, with
 ``verify()``, ``gather_in_order`` and ``ExactMetrics``; ``rank=LOCAL_RANK``
-is refused at construction on node 1 and a node-local sub-group is not.
+is refused at its first pass on node 1 and a node-local sub-group is not.
 On torchrun's default shared store with restarts, ``init_elastic_process_group``
 refuses the two-agent job at once and names the launcher fix.
 """

@@ -43,7 +43,7 @@ from .._core import state as S
 from .._core.labels import encode_labels
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
-from .._errors import ConfigError, check_choice, check_int
+from .._errors import ConfigError, ConfigTypeError, check_choice, check_int
 from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler
 from .class_draw import choose_recycle, choose_stop, class_stream, group_members
@@ -82,7 +82,9 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
     Raises:
         ConfigError: a class cannot fill one batch (the message names the
             class, its count and the request), an unknown class, bad sizes.
-        ConfigTypeError: labels or counts of the wrong type.
+        ConfigTypeError: labels or counts of the wrong type, or more than two
+            positional arguments (every other argument is named: the message
+            shows the call written out).
 
     Example:
         >>> labels = ["cat", "dog", "cat", "dog", "cat", "bird"]
@@ -97,7 +99,7 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         self,
         labels: Any,
         samples_per_class: int | Mapping[Any, int],
-        *,
+        *positional: Any,
         classes_per_batch: int | None = None,
         batch_size: int | None = None,
         policy: ClassPolicy = "stop",
@@ -109,6 +111,8 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         auto_epoch: bool = False,
         group: Any = None,
     ) -> None:
+        if positional:
+            raise _positional_error(positional, samples_per_class)
         super().__init__(
             num_replicas=num_replicas,
             rank=rank,
@@ -284,3 +288,19 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         per_batch = chosen.shape[1] if chosen.ndim == 2 else 0
         offsets = entry_offsets[::per_batch] if per_batch else np.zeros(1, dtype=np.int64)
         return BatchPlan(pool[gather], offsets)
+
+
+def _positional_error(extra: tuple[Any, ...], samples_per_class: Any) -> ConfigTypeError:
+    """The error for ``ClassBatchSampler(labels, counts, 16)``: show the call with names."""
+    value, head = extra[0], f"ClassBatchSampler(labels, {samples_per_class!r}, "
+    how = f"{head}batch_size={value!r}) (the size the counts must add up to)"
+    if not isinstance(samples_per_class, Mapping):
+        how += (
+            f" or {head}classes_per_batch={value!r}) ({value!r} classes of "
+            f"{samples_per_class!r} samples per batch)"
+        )
+    given = ", ".join(repr(v) for v in extra)
+    return ConfigTypeError(
+        "ClassBatchSampler takes every argument after samples_per_class by name, got "
+        f"{given} by position; write {how}"
+    )

@@ -33,9 +33,15 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .._errors import check_int
+from .._errors import ConfigError, check_int
 
-__all__ = ["DEFAULT_BALANCE_RUN", "balanced_order", "check_balance_run", "step_imbalance"]
+__all__ = [
+    "DEFAULT_BALANCE_RUN",
+    "balanced_order",
+    "check_balance_run",
+    "step_imbalance",
+    "step_ratios",
+]
 
 #: Default number of consecutive batches of similar cost (``2**7 * 3``).
 DEFAULT_BALANCE_RUN = 384
@@ -93,29 +99,80 @@ def balanced_order(
     return np.concatenate([full.reshape(-1), head]).astype(np.int64)
 
 
-def step_imbalance(
-    costs_in_order: NDArray[np.float64] | NDArray[np.int64], world_size: int
-) -> float:
-    """Mean over steps of (max cost over ranks) / (mean cost over ranks).
+def step_ratios(
+    costs_in_order: NDArray[np.float64] | NDArray[np.int64],
+    world_size: int,
+    *,
+    tail: str | None = None,
+) -> NDArray[np.float64]:
+    """(steps,) (max cost over ranks) / (mean cost over ranks) of every step.
 
-    Step ``s`` is the strided window ``[s*W, s*W + W)`` of the plan; a final
-    partial step is ignored (under ``pad`` it is completed from the head).
-    1.0 means every rank of every step gets the same cost.
+    Step ``s`` is the strided window ``[s*W, s*W + W)`` of the plan. The
+    final partial step, when ``W`` does not divide the batch count, is what
+    the sampler's ``tail`` makes of it: ``None`` or ``"drop"`` leave it out;
+    ``"pad"`` completes it with batches from the head of the plan, as the
+    sampler recycles them; ``"uneven"`` keeps it with the ranks that have a
+    batch (the others wait for the slowest: their cost counts as 0).
 
     Args:
         costs_in_order: (num_batches,) batch costs in plan order.
         world_size: Number of ranks ``W``.
+        tail: ``None``, ``"pad"``, ``"drop"`` or ``"uneven"``.
+
+    Example:
+        >>> step_ratios(np.array([1, 1, 3, 1, 9]), 2, tail="pad").tolist()
+        [1.0, 1.5, 1.8]
+    """
+    w = check_int("world_size", world_size, minimum=1)
+    if tail not in (None, "pad", "drop", "uneven"):
+        raise ConfigError(
+            f"tail must be None, 'pad', 'drop' or 'uneven' (the sampler's tail), got tail={tail!r}"
+        )
+    costs = np.asarray(costs_in_order, dtype=np.float64)
+    n = costs.shape[0]
+    full = n // w
+    if n % w and tail == "pad" and n:
+        costs = np.concatenate([costs, costs[np.arange(w - n % w) % n]])  # recycled head
+    elif n % w and tail == "uneven":
+        costs = np.concatenate([costs, np.zeros(w - n % w)])
+    steps = costs.shape[0] // w if tail in ("pad", "uneven") else full
+    windows = costs[: steps * w].reshape(steps, w)
+    mean = windows.mean(axis=1)
+    ratios: NDArray[np.float64] = np.divide(
+        windows.max(axis=1), mean, out=np.ones(steps), where=mean > 0
+    )
+    return ratios
+
+
+def step_imbalance(
+    costs_in_order: NDArray[np.float64] | NDArray[np.int64],
+    world_size: int,
+    *,
+    tail: str | None = None,
+    worst: bool = False,
+) -> float:
+    """Mean (or, with ``worst=True``, max) over steps of (max cost over ranks) / (mean cost).
+
+    1.0 means every rank of every step gets the same cost. By default a
+    final partial step is left out; pass the sampler's ``tail`` to count it
+    as the sampler runs it (``step_ratios``). The mean can hide one slow
+    step -- on 8 ranks the final step, completed with recycled batches, is
+    the usual one -- so report the worst beside it.
+
+    Args:
+        costs_in_order: (num_batches,) batch costs in plan order.
+        world_size: Number of ranks ``W``.
+        tail: ``None``, ``"pad"``, ``"drop"`` or ``"uneven"`` (see ``step_ratios``).
+        worst: The worst step instead of the mean.
 
     Example:
         >>> import numpy as np
         >>> step_imbalance(np.array([1, 1, 3, 1]), 2)
         1.25
+        >>> step_imbalance(np.array([1, 1, 3, 1, 9]), 2, tail="pad", worst=True)
+        1.8
     """
-    w = check_int("world_size", world_size, minimum=1)
-    steps = costs_in_order.shape[0] // w
-    if steps == 0:
+    ratios = step_ratios(costs_in_order, world_size, tail=tail)
+    if ratios.size == 0:
         return 1.0
-    windows = np.asarray(costs_in_order[: steps * w], dtype=np.float64).reshape(steps, w)
-    mean = windows.mean(axis=1)
-    ratio = np.divide(windows.max(axis=1), mean, out=np.ones(steps), where=mean > 0)
-    return float(ratio.mean())
+    return float(ratios.max() if worst else ratios.mean())

@@ -24,7 +24,6 @@ model, which is compared exactly.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._distributed.digest import values_digest
 from .._errors import ConfigError, ConfigTypeError
 
 __all__ = ["COSTS", "AttentionCost", "CostFn", "batch_cost", "cost_fingerprint", "item_costs"]
@@ -105,8 +105,9 @@ class AttentionCost:
             packed: Fit the packed model instead of the padded one.
 
         Raises:
-            ConfigError: fewer than two batches, mismatched counts, or times
-                that do not grow with the token count (nothing to calibrate).
+            ConfigError: fewer than two batches, mismatched counts, batches of
+                a single length (the two terms are collinear), or times that
+                do not grow with the token count (nothing to calibrate).
         """
         if len(batches) != len(seconds) or len(batches) < 2:
             raise ConfigError(
@@ -117,6 +118,17 @@ class AttentionCost:
         tokens = np.array([linear(np.asarray(b)) for b in batches])
         squares = np.array([square(np.asarray(b)) for b in batches]) - tokens
         y = np.asarray(seconds, dtype=np.float64)
+        # squares / tokens is the (token-weighted) length of a batch: when every batch
+        # has the same, the two terms are proportional and no coefficient is determined.
+        spread = squares / np.maximum(tokens, 1.0)
+        if tokens.min() > 0 and np.ptp(spread) <= 1e-9 * float(spread.max(initial=0.0)):
+            raise ConfigError(
+                f"fit: every batch has the same {'lengths' if packed else 'longest length'} "
+                f"(about {float(spread.max()):g} tokens), so the linear and the squared "
+                "term are proportional and coef cannot be told from the linear cost; time "
+                "batches of several clearly different lengths (e.g. 128, 512 and 2048 "
+                "tokens)"
+            )
         (a, b), *_ = np.linalg.lstsq(np.stack([tokens, squares], axis=1), y, rcond=None)
         if b < 0:  # no quadratic term visible: the best fit with b = 0
             a, b = float(y @ tokens / (tokens @ tokens)), 0.0
@@ -164,5 +176,4 @@ def cost_fingerprint(cost: str | CostFn, lengths: NDArray[Any]) -> str:
     picks = unique[np.linspace(0, unique.size - 1, min(_PROBE_LENGTHS, unique.size)).astype(int)]
     probes = [np.full(k, v, dtype=lengths.dtype) for v in picks for k in _PROBE_SIZES]
     probes += [unique[: k + 1] for k in _PROBE_SIZES] + [picks]
-    values = np.array([batch_cost(p, cost) for p in probes], dtype="<f8")
-    return "callable:" + hashlib.sha256(values.tobytes()).hexdigest()[:16]
+    return "callable:" + values_digest(lambda p: batch_cost(p, cost), probes)

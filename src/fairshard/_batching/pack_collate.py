@@ -15,8 +15,21 @@ are rows of samples. The collate functions then build either
   within each document by default) for kernels that take a dense mask, such
   as ``torch.nn.functional.scaled_dot_product_attention``.
 
-A sample is a 1-D tensor or sequence of token ids, or a mapping with
-``"input_ids"`` (and optionally ``"labels"``, concatenated the same way).
+A sample is a tensor or sequence of token ids -- 1-D, or ``(1, n)`` as a
+tokenizer's ``return_tensors="pt"`` gives -- or a mapping with
+``"input_ids"`` (and optionally ``"labels"`` of the same length). Both
+collates read a document through one reader (``read_document``), so they
+accept and refuse the same samples.
+
+NOTE (labels at document boundaries): a causal LM that shifts labels
+internally (Hugging Face's models: the logits at position ``t`` are scored
+against ``labels[t + 1]``) would, on a concatenation, train the last token of
+each document to predict the first token of the next. Both collates
+therefore put ``IGNORE_INDEX`` at each document's first label position, as
+Hugging Face's ``DataCollatorWithFlattening`` does; nothing is lost, since
+no token of the document predicts its own first token. Pass
+``mask_first_label=False`` for labels already aligned with the inputs (a
+model that does not shift).
 """
 
 from __future__ import annotations
@@ -25,6 +38,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import torch
 from torch.utils.data import Dataset
 
@@ -62,56 +76,110 @@ class PackedRows(Dataset[list[Any]]):
         return [self.dataset[int(i)] for i in row]
 
 
-def _tokens(sample: Any) -> tuple[Any, Any]:
-    """The token ids of a sample (a tensor or a list) and its labels (or ``None``)."""
+def _token_tensor(value: Any, what: str) -> torch.Tensor:
+    """``value`` as a (n,) int64 tensor: 1-D, or (1, n) squeezed; anything else refused.
+
+    A tensor is used as it is; anything else is read once by numpy (a list of
+    ints costs about as much as ``torch.tensor`` on it, and a ragged list fails
+    there), then handed over without a second conversion.
+    """
+    if isinstance(value, torch.Tensor):
+        shape, integral = (
+            tuple(value.shape),
+            not (value.dtype == torch.bool or value.is_floating_point() or value.is_complex()),
+        )
+        dtype: Any = value.dtype
+    else:
+        try:
+            value = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise ConfigTypeError(f"{what} is not a sequence of token ids: {exc}") from None
+        shape, integral, dtype = value.shape, value.dtype.kind in "iu", value.dtype
+    if 0 in shape:  # before the dtype: an empty list reads as float
+        raise ConfigError(f"{what} has no tokens; drop empty documents")
+    if not integral:
+        raise ConfigTypeError(
+            f"{what} has dtype {dtype}; token ids and labels are integers (cast them, or "
+            "check that the right field is passed)"
+        )
+    if len(shape) == 2 and shape[0] == 1:
+        value = value[0]  # a tokenizer's return_tensors="pt": one sequence as (1, n)
+    elif len(shape) != 1:
+        raise ConfigError(
+            f"{what} has shape {shape}; a packed document is one sequence: pass 1-D token ids "
+            "(or (1, n), as a tokenizer's return_tensors='pt' gives), one document per sample"
+        )
+    if isinstance(value, torch.Tensor):
+        return value.long()
+    return torch.from_numpy(value.astype(np.int64))
+
+
+def read_document(sample: Any, index: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The (n,) int64 token ids of the batch's document ``index`` and its (n,) labels or ``None``.
+
+    The one reader of both collates (module docstring): a tensor or sequence
+    of ids, or a mapping with ``"input_ids"`` and optionally ``"labels"``.
+
+    Raises:
+        ConfigError: no ``"input_ids"``, an empty document, a shape that is not
+            one sequence, or labels of another length than the ids.
+        ConfigTypeError: ids or labels that are not integers.
+    """
+    what = f"document {index} of the batch"
     if isinstance(sample, Mapping):
         if "input_ids" not in sample:
+            raise ConfigError(f"{what} is a mapping without 'input_ids' (keys {sorted(sample)})")
+        ids = _token_tensor(sample["input_ids"], f"{what}: input_ids")
+        raw = sample.get("labels")
+        if raw is None:
+            return ids, None
+        labels = _token_tensor(raw, f"{what}: labels")
+        if labels.numel() != ids.numel():
             raise ConfigError(
-                f"a packed sample is a mapping without 'input_ids' (keys {sorted(sample)})"
+                f"{what} has {ids.numel()} input_ids but {labels.numel()} labels; labels align "
+                f"with input_ids one to one (put {IGNORE_INDEX} where a position has no label)"
             )
-        return sample["input_ids"], sample.get("labels")
-    return sample, None
+        return ids, labels
+    return _token_tensor(sample, what), None
 
 
-def _cat(parts: list[Any]) -> torch.Tensor:
-    """Concatenate 1-D token sequences: one tensor copy, or one conversion of Python lists."""
-    if all(isinstance(p, torch.Tensor) for p in parts):
-        return torch.cat([p.reshape(-1).long() for p in parts])
-    flat: list[int] = []
-    for p in parts:
-        flat.extend(p.reshape(-1).tolist() if isinstance(p, torch.Tensor) else p)
-    return torch.tensor(flat, dtype=torch.long)
-
-
-def _flatten(batch: Sequence[Sequence[Any]]) -> tuple[list[Any], list[Any], list[int]]:
-    """Documents of all rows in order, their labels, and the number of documents per row."""
-    docs: list[Any] = []
-    labels: list[Any] = []
-    per_row: list[int] = []
+def _documents(batch: Sequence[Sequence[Any]]) -> list[list[tuple[torch.Tensor, Any]]]:
+    """Every row's documents, read by ``read_document`` (numbered across the batch)."""
+    rows: list[list[tuple[torch.Tensor, Any]]] = []
+    count = 0
     for row in batch:
-        per_row.append(len(row))
+        read = []
         for sample in row:
-            ids, lab = _tokens(sample)
-            docs.append(ids)
-            labels.append(lab)
-    if not docs:
-        raise ConfigError("collate got a batch without documents")
-    return docs, labels, per_row
+            read.append(read_document(sample, count))
+            count += 1
+        rows.append(read)
+    return rows
 
 
-def _labels(labels: list[Any]) -> torch.Tensor | None:
-    if all(lab is None for lab in labels):
+def _labels_of(docs: list[tuple[torch.Tensor, Any]]) -> list[torch.Tensor] | None:
+    """Each document's labels; ``None`` when no sample has labels."""
+    given = [lab is not None for _, lab in docs]
+    if not any(given):
         return None
-    if any(lab is None for lab in labels):
-        raise ConfigError("some samples have 'labels' and some do not")
-    return _cat(labels)
+    if not all(given):
+        missing = given.index(False)
+        raise ConfigError(
+            f"some samples have 'labels' and some do not (document {missing} of the batch has "
+            "none); give every sample labels, or none"
+        )
+    return [lab for _, lab in docs]
 
 
-def collate_packed(batch: Sequence[Sequence[Any]]) -> dict[str, Any]:
+def collate_packed(
+    batch: Sequence[Sequence[Any]], *, mask_first_label: bool = True
+) -> dict[str, Any]:
     """Concatenate a batch of rows for variable-length attention.
 
     Args:
         batch: Rows of samples (what ``PackedRows`` gives a ``DataLoader``).
+        mask_first_label: Put ``IGNORE_INDEX`` at each document's first label
+            position (module NOTE), so a model that shifts labels never
+            trains across a document boundary.
 
     Returns:
         ``input_ids`` (total,) int64; ``position_ids`` (total,) int64,
@@ -127,11 +195,11 @@ def collate_packed(batch: Sequence[Sequence[Any]]) -> dict[str, Any]:
         >>> out["cu_seqlens"].tolist(), out["max_seqlen"], out["row_offsets"].tolist()
         ([0, 3, 4, 6], 3, [0, 2, 3])
     """
-    docs, labels, per_row = _flatten(batch)
-    lengths = torch.tensor([len(d) for d in docs], dtype=torch.int32)
-    if bool((lengths == 0).any()):
-        empty = int(torch.nonzero(lengths == 0)[0])
-        raise ConfigError(f"document {empty} of the batch has no tokens; drop empty documents")
+    rows = _documents(batch)
+    docs = [doc for row in rows for doc in row]
+    if not docs:
+        raise ConfigError("collate got a batch without documents")
+    lengths = torch.tensor([ids.numel() for ids, _ in docs], dtype=torch.int32)
     cu = torch.zeros(len(docs) + 1, dtype=torch.int32)
     torch.cumsum(lengths, 0, out=cu[1:])
     total = int(cu[-1])
@@ -141,15 +209,19 @@ def collate_packed(batch: Sequence[Sequence[Any]]) -> dict[str, Any]:
     steps[cu[1:-1].long()] = 1 - lengths[:-1].long()
     steps[0] = 0
     out: dict[str, Any] = {
-        "input_ids": _cat(docs),
+        "input_ids": torch.cat([ids for ids, _ in docs]),
         "position_ids": torch.cumsum(steps, 0),
         "cu_seqlens": cu,
         "max_seqlen": int(lengths.max()),
-        "row_offsets": torch.tensor([0, *itertools.accumulate(per_row)], dtype=torch.int32),
+        "row_offsets": torch.tensor(
+            [0, *itertools.accumulate(len(row) for row in rows)], dtype=torch.int32
+        ),
     }
-    lab = _labels(labels)
-    if lab is not None:
-        out["labels"] = lab
+    labels = _labels_of(docs)
+    if labels is not None:
+        out["labels"] = torch.cat(labels)
+        if mask_first_label:
+            out["labels"][cu[:-1].long()] = IGNORE_INDEX
     return out
 
 
@@ -159,6 +231,7 @@ def collate_packed_padded(
     *,
     pad_id: int = 0,
     causal: bool = True,
+    mask_first_label: bool = True,
 ) -> dict[str, torch.Tensor]:
     """Fixed-shape rows plus a block-diagonal attention mask.
 
@@ -167,11 +240,14 @@ def collate_packed_padded(
         capacity: Row length; every row's documents must fit in it.
         pad_id: Token id for the padding at the end of each row.
         causal: Mask future tokens within each document too.
+        mask_first_label: Put ``IGNORE_INDEX`` at each document's first label
+            position (module NOTE).
 
     Returns:
         ``input_ids``, ``position_ids``, ``document_ids`` (-1 on padding)
-        and ``labels`` (``IGNORE_INDEX`` on padding; the samples' labels, or
-        the input ids, otherwise) of shape (rows, capacity); and
+        and ``labels`` (``IGNORE_INDEX`` on padding and, by default, at each
+        document's first position; the samples' labels, or the input ids,
+        otherwise) of shape (rows, capacity); and
         ``attention_mask`` (rows, 1, capacity, capacity) bool, True where a
         query may attend to a key. A padding position attends to itself only,
         so no softmax row is empty.
@@ -189,11 +265,11 @@ def collate_packed_padded(
     positions = torch.zeros((rows, capacity), dtype=torch.long)
     documents = torch.full((rows, capacity), -1, dtype=torch.long)
     labels = torch.full((rows, capacity), IGNORE_INDEX, dtype=torch.long)
-    for r, row in enumerate(batch):
+    read = _documents(batch)
+    _labels_of([doc for row in read for doc in row])  # all samples have labels, or none
+    for r, row in enumerate(read):
         at = 0
-        for d, sample in enumerate(row):
-            raw, lab = _tokens(sample)
-            tokens = torch.as_tensor(raw, dtype=torch.long).reshape(-1)
+        for d, (tokens, lab) in enumerate(row):
             n = tokens.numel()
             if at + n > capacity:
                 raise ConfigError(
@@ -203,7 +279,9 @@ def collate_packed_padded(
             ids[r, at : at + n] = tokens
             positions[r, at : at + n] = torch.arange(n)
             documents[r, at : at + n] = d
-            labels[r, at : at + n] = tokens if lab is None else torch.as_tensor(lab).reshape(-1)
+            labels[r, at : at + n] = tokens if lab is None else lab
+            if mask_first_label:
+                labels[r, at] = IGNORE_INDEX
             at += n
     same = documents[:, :, None] == documents[:, None, :]  # (rows, capacity, capacity)
     mask = same & (documents[:, :, None] >= 0)

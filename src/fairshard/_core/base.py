@@ -40,7 +40,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from torch.utils.data import Sampler
 
-from .._distributed.world import resolve_seed, resolve_world
+from .._distributed.world import check_not_local_rank, resolve_seed, resolve_world
 from .._errors import ConfigError, StateDictError, check_int
 from . import state as S
 from .cursor import Cursor, checked_init
@@ -332,6 +332,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
 
     def __iter__(self) -> Iterator[T]:
         self._check_source()
+        check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
         self._resume = self._pending_resume()
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):

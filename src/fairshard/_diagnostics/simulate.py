@@ -16,22 +16,27 @@ The same report backs ``fairshard simulate``, ``fairshard demo`` and the tests.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from .._distributed.local_rank import virtual_ranks
 from .._errors import ConfigError, ConfigTypeError, check_int
 from .checks import declared_for, find_problems
 from .progress import ProgressBar
 from .quality import adjacent_correlation, batch_entropy, block_spread
 from .report import Declared, EpochReport, RankReport, SimulationReport
 from .spec import SamplerSpec
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 __all__ = [
     "MAX_ITEMS",
@@ -195,6 +200,18 @@ def _factory(
     return batched, f"BatchSampler(factory, batch_size={size})", dataset_size
 
 
+def _virtual(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run ``fn`` with its samplers as virtual ranks (never taken for ``rank=LOCAL_RANK``)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with virtual_ranks():
+            return fn(*args, **kwargs)
+
+    return wrapper
+
+
+@_virtual
 def simulate(
     make: SamplerFactory | str | type,
     world_size: int,

@@ -2,6 +2,9 @@
 
 It lives with the job tools, below the sampler core, because both sides hash:
 the core seals states with it and ``verify`` compares ranks' fingerprints by it.
+``values_digest`` fingerprints a user's callable by what it computes on fixed
+probes (a token-budget cost on probe batches, a curriculum on probe epochs):
+the one mechanism for every callable that a resumed sampler must match.
 Tensors are hashed by their values as numpy holds them (floating point as
 float64, the way every family reads its inputs), so a weight given as a tensor
 and the same weight as a list of floats digest alike.
@@ -12,14 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from json.encoder import encode_basestring_ascii as _encode_str
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["digest"]
+__all__ = ["digest", "values_digest"]
 
 
 def _scalar(value: Any) -> bytes:
@@ -78,3 +81,17 @@ def digest(value: Any) -> str:
     out: list[bytes] = []
     _feed(out, value)
     return hashlib.sha256(b"".join(out)).hexdigest()[:16]
+
+
+def values_digest(fn: Callable[[Any], Any], probes: Iterable[Any]) -> str:
+    """16 hex digits of ``fn``'s values on ``probes``: a callable compared by what it computes.
+
+    Each value is read as float64 (a number or an array of numbers) and the
+    values are hashed in probe order, so two callables agree exactly when
+    they give the same numbers on every probe. Callables that agree on every
+    probe and differ elsewhere cannot be told apart: choose probes that cover
+    what the caller uses (several batch sizes and lengths, several epochs).
+    """
+    values = [np.asarray(fn(p), dtype="<f8").reshape(-1) for p in probes]
+    data = np.concatenate(values).tobytes() if values else b""
+    return hashlib.sha256(data).hexdigest()[:16]

@@ -47,7 +47,7 @@ from .collectives import (
     talks_to_group,
 )
 from .groups import Group, check_not_model_parallel, describe_group, resolve_group
-from .local_rank import check_not_local_rank
+from .local_rank import check_not_local_rank, note_rank
 
 __all__ = [
     "MAX_WORLD",
@@ -195,8 +195,7 @@ def resolve_world(num_replicas: Any = None, rank: Any = None, group: Any = None)
             "training processes"
         )
     _check_rank(world)
-    if explicit_rank is not None:
-        check_not_local_rank(explicit_rank, world.world_size)
+    note_rank(world.rank, world.world_size)  # the LOCAL_RANK check runs at the first pass
     check_not_model_parallel(world.world_size, world.rank, world.source)
     return world
 

@@ -30,9 +30,16 @@ number of draws.
 NOTE (proportions as integers): weights that are integers (dataset sizes) or
 simple decimals (``[0.7, 0.2, 0.1]``) are represented exactly when their
 period fits ``max_period``; other weights are rounded to quotas of
-``max_period`` by largest remainder (every positive weight keeps at least
-one slot). The realized proportions are what the bound refers to and what
-the sampler reports.
+``M = max_period`` by largest remainder. Every positive weight keeps at least
+one slot, so every source with a positive weight is drawn. The rounding
+error of each realized proportion ``n_s / M`` against its target ``p_s`` is
+then below ``1 / M``, except when ``m`` positive weights are below ``1 / M``
+of the total: each of those still gets its one slot (error below
+``1 / M``), and the ``m`` slots come from the largest quotas, whose error is
+below ``(1 + m) / M`` (``[1] + [1e-9] * 999``: ``1000 / 65536`` for the
+first source). Raise ``max_period`` to shrink both. More positive weights
+than ``max_period`` slots cannot all be drawn and are refused. The realized
+proportions are what the prefix bound refers to and what the sampler reports.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from .._errors import ConfigError
 
 __all__ = ["DEFAULT_MAX_PERIOD", "Interleave", "quotas_from_weights"]
 
-#: Default largest period: proportions are exact to ``1 / 2**16`` or better.
+#: Default largest period: proportions are within ``1 / 2**16`` of the weights (module notes).
 DEFAULT_MAX_PERIOD = 1 << 16
 
 
@@ -58,7 +65,11 @@ def quotas_from_weights(weights: NDArray[np.float64], max_period: int) -> NDArra
     Exact when the weights are integers or fractions whose common denominator
     keeps the period within ``max_period``; otherwise the largest-remainder
     rounding of ``weights / sum(weights) * max_period``, with every positive
-    weight given at least one slot.
+    weight given at least one slot (error bound in the module notes).
+
+    Raises:
+        ConfigError: more positive weights than ``max_period`` (some could never
+            be drawn).
 
     Example:
         >>> quotas_from_weights(np.array([0.7, 0.2, 0.1]), 1 << 16).tolist()
@@ -66,8 +77,21 @@ def quotas_from_weights(weights: NDArray[np.float64], max_period: int) -> NDArra
         >>> quotas_from_weights(np.array([300.0, 100.0, 0.0]), 1 << 16).tolist()
         [3, 1, 0]
     """
-    total = float(weights.sum())
     positive = weights > 0
+    count = int(np.count_nonzero(positive))
+    if count > max_period:
+        raise ConfigError(
+            f"{count} sources have a positive weight but max_period={max_period} gives only "
+            f"{max_period} slots per period, so some would never be drawn; pass "
+            f"max_period={_at_least(count)} or more (at most {1 << 24}), or give fewer "
+            "sources a positive weight"
+        )
+    with np.errstate(over="ignore"):
+        total = float(weights.sum())
+    if not math.isfinite(total):  # huge weights: the ratios, without overflow
+        scaled = weights / float(weights.max())
+        weights = np.where(positive & (scaled == 0), np.nextafter(0.0, 1.0), scaled)  # stay > 0
+        total = float(weights.sum())
     if np.all(weights == np.round(weights)) and total <= 2**53:
         ints = [int(w) for w in weights.tolist()]
         g = 0
@@ -77,7 +101,8 @@ def quotas_from_weights(weights: NDArray[np.float64], max_period: int) -> NDArra
             return np.asarray([v // g for v in ints], dtype=np.int64)
     fractions = [Fraction(w / total).limit_denominator(max_period) for w in weights.tolist()]
     if sum(fractions) == 1 and all(
-        abs(float(f) - w / total) <= 1e-12 for f, w in zip(fractions, weights.tolist(), strict=True)
+        abs(float(f) - w / total) <= 1e-12 and (f > 0) == (w > 0)
+        for f, w in zip(fractions, weights.tolist(), strict=True)
     ):
         period = 1
         for f in fractions:
@@ -89,12 +114,19 @@ def quotas_from_weights(weights: NDArray[np.float64], max_period: int) -> NDArra
     quotas[positive & (quotas == 0)] = 1
     missing = max_period - int(quotas.sum())
     if missing > 0:
-        order = np.argsort(-(share - np.floor(share)), kind="stable")
+        # Remainders after the minimum slot: a weight already raised to one slot
+        # has a negative remainder and never takes a second one.
+        order = np.argsort(-(share - quotas), kind="stable")
         quotas[order[:missing]] += 1
-    while missing < 0:  # the minimum slot pushed the total over: take from the largest
+    while missing < 0:  # the minimum slots pushed the total over: take from the largest
         quotas[int(np.argmax(quotas))] -= 1
         missing += 1
     return quotas
+
+
+def _at_least(count: int) -> int:
+    """The smallest power of two >= ``count`` (a round period to suggest)."""
+    return 1 << max(1, (count - 1).bit_length())
 
 
 class Interleave:

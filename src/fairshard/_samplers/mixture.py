@@ -26,7 +26,7 @@ been seen once in full, re-shuffling the ones that run out earlier.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -38,15 +38,13 @@ from .._core.partition import Tail
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_choice, check_int
 from .interleave import DEFAULT_MAX_PERIOD, Interleave, quotas_from_weights
 from .mixture_plan import MixturePlan
-from .schedules import LinearWeightAnneal, alpha_at, resolve_alpha
+from .mixture_weights import EqualWeights, FixedWeights, resolve_weights
 from .torch_compat import IndexSampler
-from .weights import as_weights, check_weights
 
 __all__ = ["STOPPING", "MixtureSampler"]
 
 Stopping = Literal["upsample", "first_exhausted", "all_exhausted"]
 STOPPING: tuple[Stopping, ...] = ("upsample", "first_exhausted", "all_exhausted")
-WeightsSchedule = Callable[[int], Any]
 
 
 class MixtureSampler(IndexSampler[MixturePlan]):
@@ -58,19 +56,24 @@ class MixtureSampler(IndexSampler[MixturePlan]):
     Args:
         sources: The datasets (anything with ``len()``) or their sizes.
         weights: Target proportions (any non-negative numbers, normalized), or
-            a callable ``epoch -> weights`` (a curriculum). Default: equal.
+            a callable ``epoch -> weights`` (a curriculum, fingerprinted in
+            states by its values at probe epochs). Default: equal.
         alpha: Instead of ``weights``: proportions ``size ** alpha`` (``1``:
             by size, ``0``: equal, ``0.3``: the "temperature" mixing of
             multilingual models), a number or a schedule (``Constant``,
             ``LinearAnneal``) over epochs.
         stopping: ``"upsample"`` (default), ``"first_exhausted"`` or
             ``"all_exhausted"`` (see the module notes).
-        num_samples: Draws per epoch with ``"upsample"`` (default: the total
-            size of the sources); not allowed with the other strategies.
+        num_samples: Draws per epoch over all ranks with ``"upsample"``
+            (default: the total size of the sources); not allowed with the
+            other strategies. The attribute of that name is the epoch's draws
+            over all ranks under every strategy (as in the weighted families,
+            not PyTorch's per-rank count, which is ``len(sampler)``).
         shuffle: Walk each source in a fresh random order per pass (default)
             or in index order.
         max_period: Largest period of the interleave (see ``interleave``):
-            weights that need a longer one are rounded to ``1 / max_period``.
+            weights that need a longer one are rounded to ``1 / max_period``,
+            every positive weight keeping one slot (error bound there).
         num_replicas: World size; detected when ``None``.
         rank: This rank; detected when ``None``.
         seed: Root seed, identical on every rank.
@@ -81,8 +84,10 @@ class MixtureSampler(IndexSampler[MixturePlan]):
 
     Raises:
         ConfigError: no sources, an empty source with a positive weight, bad
-            weights (negative, NaN, all zero, wrong count), or
-            ``num_samples`` with a strategy that sets the length itself.
+            weights (negative, NaN, all zero, wrong count), more positive
+            weights than ``max_period``, ``num_samples`` with a strategy that
+            sets the length itself, or ``tail="drop"`` with fewer draws than
+            ranks (checked for epoch 0 when the weights change by epoch).
 
     Example:
         >>> import numpy as np
@@ -146,72 +151,42 @@ class MixtureSampler(IndexSampler[MixturePlan]):
             raise ConfigError(
                 f"every source is empty (sizes {self.sizes.tolist()}); nothing to draw"
             )
-        self.num_samples = check_int(
+        self._num_samples = check_int(
             "num_samples",
             total if num_samples is None else num_samples,
             minimum=1,
             fix="draw at least one sample per epoch",
         )
-        self._weights_of, self._weights_description = self._resolve(weights, alpha)
+        self._weights = resolve_weights(weights, alpha, self.sizes)
         self._interleaves: dict[tuple[int, ...], Interleave] = {}
         self.quotas(0)  # check the epoch-0 weights now, not at the first iter()
+        if self._known_plan_length() is None:  # weights that change: check epoch 0 at least
+            self._check_drop(len(self.plan(0)), 0)
+
+    @property
+    def num_samples(self) -> int:  # type: ignore[override]  # draws over all ranks
+        """Draws per epoch over all ranks (the current epoch's, before padding or dropping).
+
+        The argument under ``stopping="upsample"``; under the other strategies
+        the length the sources set (``first_exhausted`` ends when the first
+        source runs out). Not PyTorch's per-rank count: ``len(sampler)`` is that.
+        """
+        if self.stopping == "upsample":
+            return self._num_samples
+        return len(self.plan())
+
+    def _known_plan_length(self) -> int | None:
+        if self.stopping == "upsample":
+            return self._num_samples
+        if isinstance(self._weights, FixedWeights | EqualWeights):
+            return len(self.plan(0))
+        return None
 
     # ---------------------------------------------------------------- weights
-    def _resolve(
-        self, weights: Any, alpha: Any
-    ) -> tuple[Callable[[int], NDArray[np.float64]], Any]:
-        if weights is not None and alpha is not None:
-            raise ConfigError(
-                "pass weights or alpha, not both (alpha sets weights = size ** alpha)"
-            )
-        if alpha is not None:
-            resolved, description = resolve_alpha(alpha)
-            if isinstance(resolved, LinearWeightAnneal):
-                raise ConfigTypeError(
-                    "alpha=LinearWeightAnneal(...) anneals class weights (1/count to 1) and has "
-                    "no meaning for source sizes; pass a float or an alpha schedule such as "
-                    "LinearAnneal(1.0, 0.0, epochs) (weights = size ** alpha)"
-                )
-            schedule = resolved
-            sizes = self.sizes.astype(np.float64)
-
-            def by_size(epoch: int) -> NDArray[np.float64]:
-                a = alpha_at(schedule, epoch)
-                return np.where(sizes > 0, sizes**a, 0.0)
-
-            return by_size, {"alpha": description}
-        if weights is None:
-            return (lambda epoch: (self.sizes > 0).astype(np.float64)), {"weights": "equal"}
-        if callable(weights) and not hasattr(weights, "__len__"):
-            name = getattr(weights, "__qualname__", type(weights).__qualname__)
-            return (lambda epoch: self._check_weights(weights(epoch), epoch)), {
-                "weights": {"schedule": "callable", "name": name}
-            }
-        fixed = self._check_weights(weights, None)
-        return (lambda epoch: fixed), {"weights": [float(w) for w in fixed.tolist()]}
-
-    def _check_weights(self, weights: Any, epoch: int | None) -> NDArray[np.float64]:
-        name = "weights" if epoch is None else f"weights(epoch={epoch})"
-        array = as_weights(weights, name)
-        if array.shape[0] != self.sizes.size:
-            raise ConfigError(
-                f"{name} has {array.shape[0]} entries for {self.sizes.size} sources; pass one "
-                "weight per source"
-            )
-        check_weights(array, name)
-        empty = np.flatnonzero((array > 0) & (self.sizes == 0))
-        if empty.size:
-            s = int(empty[0])
-            raise ConfigError(
-                f"source {s} is empty but {name}[{s}]={array[s]!r} > 0; give it weight 0 or "
-                "leave it out"
-            )
-        return array
-
     def quotas(self, epoch: int | None = None) -> NDArray[np.int64]:
         """(S,) integer quotas per period: the realized proportions are ``quotas / sum``."""
         epoch = self.epoch if epoch is None else check_int("epoch", epoch, minimum=0)
-        return quotas_from_weights(self._weights_of(epoch), self.max_period)
+        return quotas_from_weights(self._weights(epoch), self.max_period)
 
     def proportions(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(S,) realized target proportions of ``epoch`` (default: the current one)."""
@@ -241,16 +216,16 @@ class MixtureSampler(IndexSampler[MixturePlan]):
     def _config(self) -> dict[str, Any]:
         return {
             "sizes": S.digest(self.sizes) if self.sizes.size > 64 else self.sizes.tolist(),
-            **self._weights_description,
+            **self._weights.describe(),
             "stopping": self.stopping,
-            "num_samples": self.num_samples if self.stopping == "upsample" else None,
+            "num_samples": self._num_samples if self.stopping == "upsample" else None,
             "shuffle": self.shuffle,
             "max_period": self.max_period,
         }
 
     def _length(self, interleave: Interleave) -> int:
         if self.stopping == "upsample":
-            return int(self.num_samples)
+            return self._num_samples
         drawn = np.flatnonzero(interleave.quotas > 0).tolist()
         if self.stopping == "first_exhausted":
             return min(interleave.position_of(s, int(self.sizes[s])) for s in drawn)

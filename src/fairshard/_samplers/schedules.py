@@ -34,9 +34,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._distributed.digest import values_digest
 from .._errors import ConfigError, ConfigTypeError, check_int, check_real
 
 __all__ = [
+    "PROBE_EPOCHS",
     "AlphaSchedule",
     "Constant",
     "LinearAnneal",
@@ -46,6 +48,14 @@ __all__ = [
 ]
 
 AlphaSchedule = Callable[[int], float]
+
+#: Epochs at which a plain callable schedule is evaluated to fingerprint it
+#: (``_distributed.digest.values_digest``): every epoch up to 64, then the
+#: round numbers and powers of two where curricula usually change.
+PROBE_EPOCHS: tuple[int, ...] = (
+    *range(65),
+    *(80, 100, 128, 150, 200, 256, 300, 500, 512, 1000, 1024, 2048, 5000, 10_000),
+)
 
 
 class Constant:
@@ -154,8 +164,9 @@ Schedule = AlphaSchedule | LinearWeightAnneal
 def resolve_alpha(alpha: object) -> tuple[Schedule, Any]:
     """Return ``(schedule, description)`` for a number, a schedule or a callable.
 
-    A plain callable is described by its qualified name only: a resumed
-    sampler must be given the same function (its values are not checked).
+    A plain callable is described by its values on ``PROBE_EPOCHS`` (a
+    resumed sampler given a schedule with other values there is refused;
+    its name does not matter).
 
     Raises:
         ConfigTypeError: ``alpha`` is neither a number nor callable.
@@ -169,12 +180,20 @@ def resolve_alpha(alpha: object) -> tuple[Schedule, Any]:
     if isinstance(alpha, Constant | LinearAnneal | LinearWeightAnneal):
         return alpha, alpha.describe()
     if callable(alpha):
-        name = getattr(alpha, "__qualname__", type(alpha).__qualname__)
-        return alpha, {"schedule": "callable", "name": name}
+        values = values_digest(lambda epoch: _probe_alpha(alpha, epoch), PROBE_EPOCHS)
+        return alpha, {"schedule": "callable", "values": values}
     raise ConfigTypeError(
         "alpha must be a number, a schedule (Constant, LinearAnneal, LinearWeightAnneal) "
         f"or a callable epoch -> alpha, got {type(alpha).__name__}"
     )
+
+
+def _probe_alpha(schedule: AlphaSchedule, epoch: int) -> float:
+    """``schedule(epoch)`` for the fingerprint; NaN where it raises or is not a valid alpha."""
+    try:
+        return alpha_at(schedule, epoch)
+    except Exception:  # an epoch the schedule does not cover is a value too
+        return float("nan")
 
 
 def alpha_at(schedule: AlphaSchedule, epoch: int) -> float:

@@ -22,8 +22,10 @@ sets every attribute PyTorch's class has, with PyTorch's meaning:
 families keep the meaning the class they replace gives a name:
 ``WeightedSampler``, ``ClassBalancedSampler`` and ``HardExampleSampler`` store their
 ``num_samples`` argument -- draws per epoch over all ranks, as in
-``WeightedRandomSampler`` -- under ``num_samples``; ``len(sampler)`` is this
-rank's count for every family. Batch samplers (``*BatchSampler``) yield
+``WeightedRandomSampler`` -- under ``num_samples``, and ``MixtureSampler``'s
+``num_samples`` is its epoch's draws over all ranks (the argument, or the
+length its stopping strategy sets); ``len(sampler)`` is this rank's count
+for every family. Batch samplers (``*BatchSampler``) yield
 lists, which a ``DistributedSampler`` never does, so they do not claim to
 be one (see docs/integrations.md for what that means in Lightning).
 MRO: the fairshard base comes first, so its ``__iter__``, ``__len__`` and

@@ -31,7 +31,7 @@ from .._core.epochs import EpochRules
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
 from .._core.resume import LoaderView, refuse_out_of_order
-from .._distributed.world import resolve_seed, resolve_world
+from .._distributed.world import check_not_local_rank, resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
     ConfigTypeError,
@@ -276,6 +276,7 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
 
     # ------------------------------------------------------------- iteration
     def __iter__(self) -> Iterator[T]:
+        check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
         consumer = self._consumer()
         resume = self._resume if self._resume is not None else self._abandoned(consumer)
         epoch = self._epoch_for_pass(consumer, resumed=resume is not None)
