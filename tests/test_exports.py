@@ -153,14 +153,7 @@ def test_names_and_signatures_are_pinned() -> None:
 
 
 def _pickle_cases() -> list[Any]:
-    cases = []
-    for family in sampler_families():
-        marks = []
-        if family.kind == "MixtureSampler":
-            reason = "MixtureSampler keeps its weights schedule in a local lambda: no pickle yet"
-            marks.append(pytest.mark.xfail(strict=True, raises=AttributeError, reason=reason))
-        cases.append(pytest.param(family.name, marks=marks))
-    return cases
+    return [pytest.param(family.name) for family in sampler_families()]
 
 
 @pytest.mark.parametrize("name", _pickle_cases())

@@ -119,13 +119,15 @@ class OnlineMixtureSampler(MixtureSampler):
         self.sync_timeout = check_real(
             "sync_timeout", kwargs.pop("sync_timeout", 300.0), minimum=0.0
         )
-        super().__init__(sources, weights, **kwargs)
-        if self.stopping != "upsample":
+        stopping = kwargs.get("stopping", "upsample")
+        if stopping != "upsample":  # before the base builds a plan of that length
             raise ConfigError(
-                f"{self.kind} needs stopping='upsample', got stopping={self.stopping!r}: the "
+                f"{self.kind} needs stopping='upsample', got stopping={stopping!r}: the "
                 "other strategies end the epoch where the weights say, which an update would move"
             )
+        # Set before the base constructor, whose checks may build a plan already.
         self._switches: list[Switch] = []
+        super().__init__(sources, weights, **kwargs)
 
     def _known_plan_length(self) -> int:
         return int(self.num_samples)
