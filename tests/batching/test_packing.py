@@ -122,7 +122,7 @@ def test_oversized_items_error_or_skip() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"lengths": [1.5, 2.0]}, "integer token counts"),
+        ({"lengths": [1.5, 2.0]}, "whole token counts"),
         ({"capacity": 0}, "capacity"),
         ({"rows_per_batch": 0}, "rows_per_batch"),
         ({"window": 0}, "window"),

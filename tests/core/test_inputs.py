@@ -70,11 +70,7 @@ def _dtype_cases() -> list[Any]:
     cases = []
     for name in (*LENGTH_FAMILIES, *WEIGHT_FAMILIES):
         for dtype in (torch.bfloat16, torch.float16, torch.float32, torch.int32):
-            marks = []
-            if name == "PackingBatchSampler" and dtype.is_floating_point:
-                reason = "packing refuses float lengths even when they are whole numbers"
-                marks.append(pytest.mark.xfail(strict=True, raises=ConfigError, reason=reason))
-            cases.append(pytest.param(name, dtype, marks=marks, id=f"{name}-{dtype}"))
+            cases.append(pytest.param(name, dtype, id=f"{name}-{dtype}"))
     return cases
 
 
@@ -130,3 +126,8 @@ def test_one_reader_for_tensors_in_the_package() -> None:
         if "hasattr(" in p.read_text() and '"detach")' in p.read_text()
     ]
     assert not offenders, f"read tensors with fairshard._core.inputs.to_numpy in {offenders}"
+
+
+def test_packing_refuses_fractional_lengths_naming_the_first() -> None:
+    with pytest.raises(ConfigError, match=r"lengths\[2\]=2.5"):
+        fs.PackingBatchSampler([3.0, 4.0, 2.5], 8, 1, num_replicas=1, rank=0)

@@ -120,11 +120,14 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
             group=group,
         )
         checked = check_lengths(lengths, positive=True)
-        if checked.dtype.kind != "i":
-            raise ConfigError(
-                "lengths must be integer token counts for packing, got floats (first "
-                f"{checked[0]!r}); pass each item's number of tokens"
-            )
+        if checked.dtype.kind != "i":  # whole floats (a float tensor of counts) are counts
+            fractional = np.flatnonzero(checked != np.floor(checked))
+            if fractional.size:
+                first = int(fractional[0])
+                raise ConfigError(
+                    "lengths must be whole token counts for packing, got "
+                    f"lengths[{first}]={float(checked[first])!r}; pass each item's number of tokens"
+                )
         self.lengths: NDArray[np.int64] = checked.astype(np.int64)
         self.capacity = check_int("capacity", capacity, minimum=1, fix="tokens per packed row")
         self.rows_per_batch = check_int(
