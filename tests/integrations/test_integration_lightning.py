@@ -25,7 +25,7 @@ from torch.utils.data import DataLoader
 
 import fairshard
 from fairshard import ConfigError, DistributedEvalSampler, DistributedSampler, WeightedSampler
-from fairshard._batching.base import BatchPlanSampler, EpochLink
+from fairshard._batching.base import BatchPlanSampler
 from fairshard.integrations import check_lightning
 from tests.contract import FAMILIES
 
@@ -224,6 +224,8 @@ def test_lightning_sets_the_epoch_of_every_batch_family() -> None:
         _set_sampler_epoch(loader, 3)  # what Lightning's fit loop calls every epoch
         assert sampler.epoch == 3, name
         assert not hasattr(sampler.sampler, "__iter__"), name  # nothing draws through it
+    from fairshard._batching.base import EpochLink
+
     assert checked == ["batch-shard", "class-batch", "length-bucket", "token-budget"]
     link = fairshard.PackingBatchSampler([3] * 20, 8, 2, num_replicas=1, rank=0).sampler
     assert isinstance(link, EpochLink)
