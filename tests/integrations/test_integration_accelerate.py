@@ -1,12 +1,15 @@
-"""HF accelerate with fairshard samplers, on 2 CPU processes under torchrun.
+"""HF accelerate with fairshard samplers, on 2 CPU processes under ``accelerate launch``.
 
 ``Accelerator.prepare(loader)`` shards every map-style DataLoader again on
-more than one process, whatever its sampler (accelerate makes no check a
-sampler could pass). So: prepare the model and optimizer and iterate the
-fairshard DataLoader directly (every rank: exactly its share); a prepared
-loader around a multi-rank fairshard sampler raises on its first batch
-instead of losing half of each share; a sampler built for one process may
-be prepared, and then accelerate shards it and drives its ``set_epoch``.
+more than one process, whatever its sampler. ``prepare_data_loader`` from
+``fairshard.integrations.accelerate`` wraps the loader in accelerate's own
+``DataLoaderShard`` without that second sharding. One launch checks: shares
+exact and reshuffled every epoch (index and batch samplers), gradient
+accumulation's end-of-loader sync, ``gather_for_metrics`` over uneven eval
+shares (every sample exactly once), the learning-rate schedule recipe, and a
+mid-epoch ``save_state``/``load_state`` that reads only the rest of the
+epoch; a fairshard loader passed to ``accelerator.prepare`` is refused at
+its first batch.
 """
 
 from __future__ import annotations
@@ -15,57 +18,128 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from torch.utils.data import DataLoader
 
-from fairshard import ConfigError, DistributedSampler
+from fairshard import ConfigError, ConfigTypeError, DistributedSampler, LengthBucketBatchSampler
 
 from .._launch import child_env
 
-pytest.importorskip("accelerate")
+pytest.importorskip("accelerate", reason="the [integrations] extra (accelerate) is not installed")
+pytest.importorskip("torchdata", reason="the [integrations] extra (torchdata) is not installed")
 
 SCRIPT = Path(__file__).parent / "scripts" / "accelerate_job.py"
 N = 40
+LENGTHS = [1 + (7 * i) % 13 for i in range(N)]
 
 
-def _run(tmp_path: Path) -> list[dict[str, Any]]:
-    env = child_env()
+@pytest.fixture(scope="module")
+def ranks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
+    out = tmp_path_factory.mktemp("accelerate")
     cmd = [
         sys.executable,
         "-m",
-        "torch.distributed.run",
-        "--standalone",
-        "--nproc-per-node=2",
+        "accelerate.commands.launch",
+        "--multi_gpu",  # with Accelerator(cpu=True): 2 gloo CPU processes
+        "--num_processes=2",
+        "--num_machines=1",
+        "--mixed_precision=no",
+        "--dynamo_backend=no",
         str(SCRIPT),
-        str(tmp_path),
+        str(out),
     ]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    proc = subprocess.run(
+        cmd, env=child_env(), capture_output=True, text=True, timeout=240, cwd=out
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
+    return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
+
+
+def _share(make: Any, epoch: int) -> list[Any]:
+    sampler = make()
+    sampler.set_epoch(epoch)
+    return [list(b) if isinstance(b, list) else b for b in sampler]
 
 
 @pytest.mark.distributed
-@pytest.mark.timeout(200)
-def test_accelerate_model_only_keeps_shares_and_a_prepared_loader_refuses(
-    tmp_path: Path,
+@pytest.mark.timeout(300)
+def test_prepare_data_loader_keeps_shares_and_everything_accelerate_does(
+    ranks: list[dict[str, Any]],
 ) -> None:
-    ranks = _run(tmp_path)
     assert [r["world"] for r in ranks] == [2, 2]
-    for epoch in range(2):
-        shares = [r["right"][epoch] for r in ranks]
-        expected = []
-        for rank in range(2):
-            sampler = DistributedSampler(N, 2, rank, seed=4)
-            sampler.set_epoch(epoch)
-            expected.append(list(sampler))
-        assert shares == expected
-        assert sorted(shares[0] + shares[1]) == list(range(N))
+    for rank, r in enumerate(ranks):
+        seen = r["helper"]
+        assert seen["same"] == [True]  # accelerator.prepare(it) returns it unchanged
+        assert set(seen["device"]) == {"cpu"}  # batches placed on accelerator.device
+        for epoch in (0, 1):  # accelerate's pass counter drove set_epoch
+            plain = [i for b in seen["plain"][epoch] for i in b]
+            assert plain == _share(lambda r=rank: DistributedSampler(N, 2, r, seed=4), epoch)
+            bucket = LengthBucketBatchSampler(LENGTHS, 3, num_replicas=2, rank=rank, seed=2)
+            bucket.set_epoch(epoch)
+            assert seen["bucket"][epoch] == list(bucket)
+        assert seen["plain"][0] != seen["plain"][1] and seen["bucket"][0] != seen["bucket"][1]
+        # gradient_accumulation_steps=4: a sync every 4 batches and at the loader's end
+        sync = [False, False, False, True, True] * 2
+        assert seen["sync"][:10] == sync
+        assert seen["sync"][10:17] == [False, False, False, True, False, False, True]
+        assert seen["len"] == [5, 7]
+    for epoch in (0, 1):
+        both = [i for r in ranks for b in r["helper"]["plain"][epoch] for i in b]
+        assert sorted(both) == list(range(N))
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+def test_gather_for_metrics_scores_every_eval_sample_exactly_once(
+    ranks: list[dict[str, Any]],
+) -> None:
+    # 101 samples: 51 and 50 on the two ranks; batch sizes 4, 5 and 51
+    for r in ranks:
+        for scored in r["eval"].values():
+            assert sorted(scored) == list(range(101))
+    assert ranks[0]["eval"] == ranks[1]["eval"]
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+def test_the_schedule_recipe_ends_with_the_last_step(ranks: list[dict[str, Any]]) -> None:
+    for r in ranks:
+        recipe, usual = r["lr"]["recipe"], r["lr"]["usual"]
+        assert len(recipe) == len(usual) == 10  # 2 epochs of 5 batches per rank
+        assert recipe[-1] == 0.0 and min(recipe[:-1]) > 0.0  # reaches 0 with the last step
+        assert recipe == [round(1 - 2 * (k + 1) / 20, 6) for k in range(10)]
+        # Built from len(loader) alone, accelerate's scheduler (stepping once per
+        # process) reaches 0 after half the training.
+        assert usual[4] == 0.0 and usual[3] > 0.0
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+def test_save_state_load_state_resume_mid_epoch_exactly_in_o1(
+    ranks: list[dict[str, Any]],
+) -> None:
+    for rank, r in enumerate(ranks):
+        res = r["resume"]
+        epoch1 = _share(lambda r=rank: DistributedSampler(N, 2, r, seed=9), 1)
+        assert res["before"] + res["after"] == epoch1  # the uninterrupted epoch
+        assert res["after"] == res["lost"]  # restarted at the batch after the checkpoint
+        assert res["reads"] == len(res["after"])  # nothing consumed was read again
+        assert res["next"] == _share(lambda r=rank: DistributedSampler(N, 2, r, seed=9), 2)
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+def test_accelerator_prepare_of_a_fairshard_loader_is_refused(
+    ranks: list[dict[str, Any]],
+) -> None:
     for r in ranks:
         # Preparing the loader would shard each share again: refused, loudly, at once.
         assert "wrapped this DataLoader in BatchSamplerShard" in r["refused"]
         assert "Do not pass this DataLoader to accelerator.prepare" in r["refused"]
-        assert "Do not pass this DataLoader to accelerator.prepare" in r["check"]
+        assert "fairshard.integrations.accelerate.prepare_data_loader" in r["check"]
     # One-process sampler, prepared: accelerate shards it; every epoch covers the data
     # once, in a new order, because accelerate called set_epoch.
     for epoch in range(2):
@@ -75,9 +149,29 @@ def test_accelerate_model_only_keeps_shares_and_a_prepared_loader_refuses(
     assert [r["global_epoch"] for r in ranks] == [1, 1]
 
 
+def test_prepare_data_loader_refuses_what_it_cannot_keep() -> None:
+    from accelerate import Accelerator
+
+    from fairshard.integrations.accelerate import prepare_data_loader
+
+    accelerator = Accelerator(cpu=True)
+    with pytest.raises(ConfigError, match="has no fairshard sampler"):
+        prepare_data_loader(accelerator, DataLoader(list(range(N))))
+    other = DataLoader(list(range(N)), sampler=DistributedSampler(N, 2, 1))
+    with pytest.raises(ConfigError, match="built for num_replicas=2, rank=1"):
+        prepare_data_loader(accelerator, other)
+    with pytest.raises(ConfigTypeError, match="plain torch DataLoader"):
+        prepare_data_loader(accelerator, SimpleNamespace())  # type: ignore[arg-type]
+    loader = prepare_data_loader(
+        accelerator, DataLoader(list(range(N)), batch_size=4, sampler=DistributedSampler(N, 1, 0))
+    )
+    with pytest.raises(ConfigTypeError, match="prepared already"):
+        prepare_data_loader(accelerator, loader)
+
+
 def test_the_guard_sees_accelerates_wrappers_in_process() -> None:
     from accelerate.data_loader import BatchSamplerShard
-    from torch.utils.data import BatchSampler, DataLoader
+    from torch.utils.data import BatchSampler
 
     for workers in (0, 2):
         sampler = DistributedSampler(N, 2, 0)

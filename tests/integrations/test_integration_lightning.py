@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -24,7 +25,11 @@ from torch.utils.data import DataLoader
 
 import fairshard
 from fairshard import ConfigError, DistributedEvalSampler, DistributedSampler, WeightedSampler
+from fairshard._batching.base import BatchPlanSampler
 from fairshard.integrations import check_lightning
+from tests.contract import FAMILIES
+
+from .._launch import child_env
 
 fabric_distributed = pytest.importorskip("lightning.fabric.utilities.distributed")
 
@@ -153,3 +158,99 @@ def test_lightning_keeps_fairshard_samplers_and_refuses_to_rewrap_batch_samplers
         assert needs(connector, loader)  # type: ignore[arg-type]
         with pytest.raises((TypeError, ValueError)):
             _update_dataloader(loader, torch.utils.data.DistributedSampler(range(N), 2, 0))
+
+
+BATCH_SCRIPT = Path(__file__).parent / "scripts" / "lightning_batch_job.py"
+LENGTHS = [1 + (5 * i) % 11 for i in range(80)]
+
+
+def _launch(tmp_path: Path, mode: str, timeout: int) -> subprocess.CompletedProcess[str]:
+    # Lightning's own launcher: `python script.py`, devices=2 (it starts the second process).
+    return subprocess.run(
+        [sys.executable, str(BATCH_SCRIPT), str(tmp_path), mode],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tmp_path,
+    )
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+def test_batch_sampler_reshuffles_and_exact_resume_under_lightnings_launcher(
+    tmp_path: Path,
+) -> None:
+    proc = _launch(tmp_path, "resume", 240)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for rank in range(2):
+        seen = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        assert seen["world"] == 2
+        expected = []
+        for epoch in (0, 1):
+            batches = fairshard.LengthBucketBatchSampler(
+                LENGTHS, 4, seed=6, num_replicas=2, rank=rank
+            )
+            batches.set_epoch(epoch)
+            expected.append(list(batches))
+        # phase 1: 5 steps, checkpoint after step 3; phase 2 resumed from it
+        assert seen["phase1"]["0"] == expected[0][:5]
+        assert seen["phase1"]["0"][:3] + seen["phase2"]["0"] == expected[0]  # exact rest
+        # Lightning called set_epoch(1) through loader.batch_sampler.sampler: reshuffled.
+        assert seen["phase2"]["1"] == expected[1] != expected[0]
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(200)
+def test_loader_built_before_the_trainer_fails_naming_the_fix_and_ends(tmp_path: Path) -> None:
+    start = time.monotonic()
+    proc = _launch(tmp_path, "before", 150)  # a hung parent would raise TimeoutExpired
+    assert proc.returncode != 0
+    assert "WORLD_SIZE=2 but not RANK" in proc.stderr
+    assert "build the DataLoader inside LightningModule.train_dataloader()" in proc.stderr
+    assert time.monotonic() - start < 150
+
+
+def test_lightning_sets_the_epoch_of_every_batch_family() -> None:
+    from lightning.fabric.utilities.data import _set_sampler_epoch
+
+    checked = []
+    for name, make in sorted(FAMILIES.items()):
+        sampler = make(60, 0, 2)
+        if not isinstance(sampler, BatchPlanSampler):
+            continue  # index samplers: loader.sampler, set by Lightning already
+        checked.append(name)
+        loader = DataLoader(list(range(60)), batch_sampler=sampler)
+        _set_sampler_epoch(loader, 3)  # what Lightning's fit loop calls every epoch
+        assert sampler.epoch == 3, name
+        assert not hasattr(sampler.sampler, "__iter__"), name  # nothing draws through it
+    from fairshard._batching.base import EpochLink
+
+    assert checked == ["batch-shard", "class-batch", "length-bucket", "token-budget"]
+    link = fairshard.PackingBatchSampler([3] * 20, 8, 2, num_replicas=1, rank=0).sampler
+    assert isinstance(link, EpochLink)
+
+
+def _iterate(rank: int, world: int, *samplers: Any) -> list[str]:
+    said = []
+    for sampler in samplers:
+        try:
+            next(iter(sampler))
+            said.append("no error")
+        except ConfigError as exc:
+            said.append(str(exc))
+    return said
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(240)
+def test_a_sampler_built_before_the_processes_refuses_its_first_batch() -> None:
+    from tests._dist import run_ranks
+
+    guessed = DistributedSampler(N, seed=0)  # no launcher, no process group: one process
+    explicit = DistributedSampler(N, num_replicas=1, rank=0)  # said so: left alone
+    assert guessed.num_replicas == 1
+    for said in run_ranks(_iterate, 2, guessed, explicit, timeout=200):
+        assert "built before the processes were started" in said[0]
+        assert "world_size=2" in said[0]
+        assert said[1] == "no error"

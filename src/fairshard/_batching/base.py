@@ -42,11 +42,42 @@ from .._core.inputs import to_numpy
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError
 
-__all__ = ["BatchPlanSampler", "check_lengths", "refuse_index_sampler_use", "reorder_batches"]
+__all__ = [
+    "BatchPlanSampler",
+    "EpochLink",
+    "check_lengths",
+    "refuse_index_sampler_use",
+    "reorder_batches",
+]
 
 BP = TypeVar("BP", bound=BatchPlan)
 
 _REORDER_CHUNK = 1 << 16
+
+
+class EpochLink:
+    """A batch sampler's ``sampler``: only ``set_epoch``, forwarded to the batch sampler.
+
+    NOTE (why): training frameworks call ``set_epoch`` on
+    ``loader.sampler`` and ``loader.batch_sampler.sampler``, never on
+    ``loader.batch_sampler`` itself (Lightning's ``_set_sampler_epoch``). With
+    ``DataLoader(batch_sampler=...)``, ``loader.sampler`` is PyTorch's
+    placeholder, so without this link such a framework repeats epoch 0's
+    batches every epoch, silently. The link is not iterable: nothing can
+    draw indices through it.
+    """
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner: BatchPlanSampler[Any]) -> None:
+        self._owner = owner
+
+    def set_epoch(self, epoch: int) -> None:
+        """Set the epoch of the batch sampler this link belongs to."""
+        self._owner.set_epoch(epoch)
+
+    def __repr__(self) -> str:
+        return f"EpochLink({self._owner.kind})"
 
 
 class BatchPlanSampler(PlannedSampler[list[int], BP], Generic[BP], register=False):
@@ -60,6 +91,11 @@ class BatchPlanSampler(PlannedSampler[list[int], BP], Generic[BP], register=Fals
     def __iter__(self) -> Iterator[list[int]]:
         refuse_index_sampler_use(self, sys._getframe(1))
         return super().__iter__()
+
+    @property
+    def sampler(self) -> EpochLink:
+        """What frameworks call ``set_epoch`` on (``loader.batch_sampler.sampler``)."""
+        return EpochLink(self)
 
     @property
     def num_batches(self) -> int:

@@ -38,8 +38,10 @@ from abc import abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar, Generic, TypeVar
 
+import torch.distributed
 from torch.utils.data import Sampler
 
+from .._distributed.collectives import process_group_active
 from .._distributed.world import check_not_local_rank, resolve_seed, resolve_world
 from .._errors import ConfigError, StateDictError, check_int
 from . import state as S
@@ -135,6 +137,8 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         self.num_replicas: int = world.world_size
         self.rank: int = world.rank
         self._group = world.group  # the data-parallel group; never in the state or config
+        # Built with no launcher environment, no process group, nothing explicit.
+        self._world_guessed: bool = world.source == "single process"
         self.seed: int = resolve_seed(seed, world)
         if layout not in LAYOUTS:
             raise ConfigError(f"layout must be one of {LAYOUTS}, got layout={layout!r}")
@@ -330,9 +334,34 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         epoch, _ = self._next_pass()
         return max(0, self.partition(epoch).num_items(self.rank) - self._resumed_steps(epoch))
 
+    def _check_world(self) -> None:
+        """Raise if the sampler guessed one process and a larger process group runs now.
+
+        NOTE (why): a sampler built before the launcher started the other
+        processes (Lightning's ``python script.py`` with ``devices=2``
+        builds module-level loaders in the parent before it spawns) took
+        the whole dataset as its share; iterating it on every rank would
+        train on every sample ``W`` times an epoch, silently. Only a
+        sampler whose world was *guessed* is checked, once per pass, with
+        no collective.
+        """
+        if not getattr(self, "_world_guessed", False) or not process_group_active():
+            return
+        world = int(torch.distributed.get_world_size())
+        if world > 1:
+            raise ConfigError(
+                f"the {self.kind} was built before the processes were started: it found no "
+                "launcher environment and no process group, took num_replicas=1, and a "
+                f"process group of world_size={world} runs now, so every rank would iterate "
+                "the whole dataset. Build the sampler after the processes start (with "
+                "Lightning: inside LightningModule.train_dataloader() or a LightningDataModule) "
+                "or pass num_replicas= and rank= explicitly"
+            )
+
     def __iter__(self) -> Iterator[T]:
         self._check_source()
         check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
+        self._check_world()
         self._resume = self._pending_resume()
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):

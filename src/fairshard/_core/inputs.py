@@ -12,6 +12,7 @@ import numbers
 from collections.abc import Sized
 from typing import Any
 
+import numpy as np
 import torch
 
 from .._errors import ConfigError, ConfigTypeError
@@ -20,7 +21,10 @@ __all__ = ["dataset_length", "to_numpy"]
 
 
 def to_numpy(value: Any, name: str) -> Any:
-    """``value`` as numpy when it is a tensor; anything else is returned unchanged.
+    """``value`` as numpy when it is a tensor or an Arrow column; else unchanged.
+
+    Arrow columns (a ``datasets.Dataset`` column, a pyarrow array) are
+    converted by Arrow, without a Python loop over rows.
 
     Floating-point tensors become float64 (numpy has no bfloat16, and every
     consumer computes in float64 anyway); integer and bool tensors keep their
@@ -34,7 +38,7 @@ def to_numpy(value: Any, name: str) -> Any:
         ConfigError: a 0-d tensor (a single number where a sequence belongs).
     """
     if not isinstance(value, torch.Tensor):
-        return value
+        return _arrow_to_numpy(value)
     if value.ndim == 0:
         raise ConfigError(
             f"{name} is a 0-d tensor ({value.item()!r}); pass a 1-D tensor with one entry per "
@@ -44,6 +48,35 @@ def to_numpy(value: Any, name: str) -> Any:
     if tensor.is_floating_point():
         tensor = tensor.double()
     return tensor.numpy()
+
+
+def _arrow_to_numpy(value: Any) -> Any:
+    """An Arrow-backed column as numpy, read by Arrow; anything else unchanged.
+
+    NOTE (why): a Hugging Face ``datasets.Dataset`` column (``ds["length"]``,
+    a lazy ``Column``) or a pyarrow array converts item by item through
+    ``np.asarray`` -- a Python loop over every row (seconds per million).
+    Arrow converts the whole column at once: the ``Column`` is read through
+    its dataset in Arrow format (which honours ``shuffle``/``select``
+    index mappings), a pyarrow ``Array``/``ChunkedArray`` with its own
+    ``to_numpy``. Nothing is imported: the types are recognised by module.
+    """
+    module = type(value).__module__
+    if module.startswith("datasets."):
+        source, column = getattr(value, "source", None), getattr(value, "column_name", None)
+        if isinstance(column, str) and callable(getattr(source, "with_format", None)):
+            value = source.with_format("arrow")[column]  # type: ignore[union-attr]
+            module = type(value).__module__
+    if module.startswith("pyarrow") and callable(getattr(value, "to_numpy", None)):
+        if getattr(value, "null_count", 0):
+            raise ConfigError(
+                f"the Arrow column has {value.null_count} missing values (nulls); fill or "
+                "filter them before passing it (one number per dataset item)"
+            )
+        if hasattr(value, "combine_chunks"):  # ChunkedArray
+            return np.asarray(value.to_numpy())
+        return np.asarray(value.to_numpy(zero_copy_only=False))
+    return value
 
 
 def dataset_length(dataset: Any, name: str = "dataset") -> int:

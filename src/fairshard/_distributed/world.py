@@ -132,10 +132,18 @@ def _check_env_pair(
     local = os.environ.get("LOCAL_RANK")
     seen = f" (LOCAL_RANK={local} is the rank within a node, not the global rank)" if local else ""
     if need_rank and env_world is not None and env_world > 1 and env_rank is None:
+        lightning = (
+            " Lightning's launcher (python script.py with Trainer(devices>1)) starts processes "
+            "like this one: build the DataLoader inside LightningModule.train_dataloader() or "
+            "a LightningDataModule, or after the Trainer with num_replicas=trainer.world_size, "
+            "rank=trainer.global_rank."
+            if local and os.environ.get("NODE_RANK") is not None
+            else ""
+        )
         raise ConfigError(
             f"the environment sets WORLD_SIZE={env_world} but not RANK{seen}, so this "
             "process's global rank is unknown; launch with torchrun (it sets both), export "
-            "RANK, initialize the process group first, or pass rank= explicitly"
+            f"RANK, initialize the process group first, or pass rank= explicitly.{lightning}"
         )
     if need_world and env_rank is not None and env_world is None:
         raise ConfigError(

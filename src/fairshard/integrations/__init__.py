@@ -10,8 +10,17 @@ at all), so ``import fairshard.integrations`` never requires one.
   another world than the trainer's.
 * ``check_accelerate(loader)``: raises when ``Accelerator.prepare`` wrapped a
   DataLoader around a multi-rank fairshard sampler (it always shards it
-  again; prepare the model and optimizer only), before any batch is drawn;
-  the sampler itself refuses at the first batch.
+  again), before any batch is drawn; the sampler itself refuses at the
+  first batch.
+* ``fairshard.integrations.accelerate``: ``prepare_data_loader(accelerator,
+  loader)`` (accelerate's ``DataLoaderShard`` without the second sharding)
+  and ``scheduler_steps``.
+* ``fairshard.integrations.lightning``: ``ExactResume``, a callback for exact
+  mid-epoch resume of a plain DataLoader.
+* ``fairshard.integrations.ray``: ``prepare_data_loader(loader)``, Ray
+  Train's call with ``add_dist_sampler=False`` and the world checked.
+* ``fairshard.integrations.hf_datasets``: ``sharded_iterable(ids)``, a
+  ``datasets.IterableDataset``'s shards as a ``ShardedIterable``.
 """
 
 from .accelerate import check_accelerate

@@ -18,18 +18,38 @@ fairshard *batch* samplers (``batch_sampler=``) are not index samplers, and
 Lightning's default cannot tell that such a loader is sharded already (it
 tests ``loader.sampler``, PyTorch's placeholder); it fails loudly when it
 tries to inject its own sampler. Build the ``Trainer`` with
-``use_distributed_sampler=False`` for them.
+``use_distributed_sampler=False`` for them. Lightning then calls
+``set_epoch`` on ``loader.batch_sampler.sampler``, which for a fairshard
+batch sampler is a link to its own ``set_epoch``: every epoch reshuffles.
+
+Mid-epoch resume with a plain DataLoader: the ``ExactResume`` callback.
+Lightning restores its loop counters from a checkpoint (``k`` batches of
+the epoch done) and stops the epoch when that count reaches
+``len(train_loader)``. A fairshard sampler restored from its state yields
+only the rest of the epoch and its ``len`` says so (``n - k`` batches), so
+restoring the sampler in ``on_load_checkpoint`` by hand ends the epoch
+``k`` batches early (those samples are never seen). ``ExactResume`` saves
+the sampler state at the batches the loop consumed (``loader_state_dict``),
+restores it before Lightning draws the first batch, and gives the loop the
+whole epoch's count back (``k + (n - k)``), so the resumed epoch is exactly
+the rest of the interrupted one. Hand it each training DataLoader with
+``resume.loader(loader)`` (before ``fit``, or inside ``train_dataloader()``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 from .._core.base import PlannedSampler
+from .._core.resume import loader_state_dict
 from .._errors import ConfigError
 
-__all__ = ["check_lightning", "samplers_of"]
+# ExactResume is built by the module's __getattr__ on first use (it subclasses Lightning's).
+__all__ = ["ExactResume", "check_lightning", "samplers_of"]  # noqa: F822
+
+_KEY = "fairshard_exact_resume"
 
 
 def _loaders(trainer: Any) -> list[Any]:
@@ -97,3 +117,130 @@ def check_lightning(trainer: Any) -> None:
                     "train_dataloader() (after the processes start) or pass "
                     "num_replicas=trainer.world_size, rank=trainer.global_rank"
                 )
+
+
+def _target(loader: Any) -> Any:
+    """The fairshard object whose state ``loader_state_dict(loader, ...)`` returns."""
+    batches = getattr(loader, "batch_sampler", None)
+    for obj in (batches, getattr(batches, "sampler", None), getattr(loader, "sampler", None)):
+        if isinstance(obj, PlannedSampler):
+            return obj
+    dataset = getattr(loader, "dataset", None)
+    if callable(getattr(dataset, "_loader_state", None)):
+        return dataset
+    raise ConfigError(
+        f"ExactResume.loader needs a DataLoader over a fairshard sampler, batch sampler or "
+        f"ShardedIterable, got a {type(loader).__name__} without one"
+    )
+
+
+@lru_cache(maxsize=1)
+def _exact_resume_class() -> type[Any]:
+    from lightning.pytorch.callbacks import Callback
+
+    class ExactResume(Callback):
+        """Exact mid-epoch resume of a plain DataLoader over a fairshard sampler.
+
+        Example::
+
+            resume = ExactResume()
+            trainer = L.Trainer(..., callbacks=[resume, ModelCheckpoint(...)])
+            loader = resume.loader(DataLoader(dataset, batch_size=8, sampler=sampler))
+            trainer.fit(model, loader, ckpt_path=path_or_None)
+
+        One training loader; any ``num_workers``.
+        """
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._loaders: list[Any] = []
+            self._pending: dict[str, Any] | None = None
+            self._restored: int | None = None  # batches done before the restored state
+            self._offset: tuple[int, int] | None = None  # (epoch, batches) restored
+
+        def loader(self, loader: Any) -> Any:
+            """Register the training DataLoader (returned unchanged) for save and restore."""
+            _target(loader)
+            self._loaders = [loader]
+            self._apply()
+            return loader
+
+        def _apply(self) -> None:
+            pending = self._pending
+            if pending is None or not self._loaders:
+                return
+            self._pending = None
+            if pending["state"] is None:  # saved at an epoch's end: nothing to restore
+                return
+            _target(self._loaders[0]).load_state_dict(pending["state"])
+            self._restored = int(pending["batches"])
+            self._offset = (int(pending["epoch"]), int(pending["batches"]))
+
+        def on_save_checkpoint(self, trainer: Any, pl_module: Any, checkpoint: Any) -> None:
+            if not self._loaders:
+                raise ConfigError(
+                    "ExactResume has no training loader to save: pass it with "
+                    "resume.loader(loader) before fit (or inside train_dataloader())"
+                )
+            loader = self._loaders[0]
+            epoch = int(trainer.current_epoch)
+            taken = int(trainer.fit_loop.epoch_loop.batch_progress.current.processed)
+            offset = self._offset[1] if self._offset and self._offset[0] == epoch else 0
+            total = trainer.fit_loop.max_batches
+            mid_epoch = 0 < taken < total
+            state = loader_state_dict(loader, taken - offset) if mid_epoch else None
+            checkpoint[_KEY] = {"epoch": epoch, "batches": taken, "state": state}
+
+        def on_load_checkpoint(self, trainer: Any, pl_module: Any, checkpoint: Any) -> None:
+            self._pending = checkpoint.get(_KEY)
+            self._apply()
+
+        def on_train_start(self, trainer: Any, pl_module: Any) -> None:
+            if self._pending is not None:
+                raise ConfigError(
+                    "ExactResume loaded a sampler state from the checkpoint but was given no "
+                    "training loader: pass it with resume.loader(loader) before fit (or inside "
+                    "train_dataloader()), else the resumed epoch restarts from its beginning"
+                )
+            if self._restored is None:
+                return
+            # Lightning ends the epoch when its restored count reaches len(loader);
+            # the restored sampler's len is what is left: give back the done batches.
+            # NOTE: three places hold that count: the loop's max_batches, the combined
+            # loader's limits (they cap every later epoch) and the data fetcher's length.
+            fit_loop = trainer.fit_loop
+            fetcher = getattr(fit_loop, "_data_fetcher", None)
+            combined = getattr(fit_loop, "_combined_loader", None)
+            limits = getattr(combined, "limits", None)
+            if (
+                not isinstance(getattr(fetcher, "length", None), int)
+                or not isinstance(limits, list)
+                or len(limits) != 1
+            ):
+                raise ConfigError(
+                    "ExactResume cannot give Lightning's training loop the resumed epoch's "
+                    "length (one training loader of known length; tested with Lightning 2.6). "
+                    "Use torchdata's StatefulDataLoader instead, which Lightning resumes itself"
+                )
+            if trainer.limit_train_batches not in (1.0, None):
+                raise ConfigError(
+                    "ExactResume resumes whole epochs: build the Trainer with the default "
+                    "limit_train_batches=1.0, got "
+                    f"limit_train_batches={trainer.limit_train_batches}"
+                )
+            fit_loop.max_batches = self._restored + fit_loop.max_batches
+            combined.limits = [fit_loop.max_batches]  # type: ignore[union-attr]
+            fetcher.length = fit_loop.max_batches  # type: ignore[union-attr]
+            interval = trainer.val_check_interval
+            if isinstance(interval, float) and trainer.val_check_batch not in (None, float("inf")):
+                trainer.val_check_batch = max(1, int(fit_loop.max_batches * interval))
+            self._restored = None
+
+    ExactResume.__module__ = __name__
+    return ExactResume
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ExactResume":  # built on first use: importing this module needs no Lightning
+        return _exact_resume_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,76 @@
+"""Ray Train (``TorchTrainer``, 2 CPU workers): ``prepare_data_loader`` with every family.
+
+Ray's own ``prepare_data_loader`` keeps fairshard's index samplers (they
+are ``DistributedSampler`` subclasses) but replaces a fairshard batch
+sampler by PyTorch's ``DistributedSampler`` with no batching: the first
+batch then fails in ``collate``. ``fairshard.integrations.ray.prepare_data_loader``
+(``add_dist_sampler=False``) keeps every family's shares, epoch by epoch.
+One Ray job checks all of it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairshard._batching.base import BatchPlanSampler
+from tests.contract import FAMILIES
+
+from .._launch import child_env
+
+pytest.importorskip(
+    "ray.train.torch", reason="the [integrations] extra (ray[train]) is not installed"
+)
+
+SCRIPT = Path(__file__).parent / "scripts" / "ray_job.py"
+ROOT = Path(__file__).parents[2]
+N = 60
+
+
+def _expected(name: str, rank: int, epoch: int) -> list[list[int]]:
+    sampler = FAMILIES[name](N, rank, 2)
+    sampler.set_epoch(epoch)
+    items = list(sampler)
+    if isinstance(sampler, BatchPlanSampler):
+        return [list(b) for b in items]
+    return [items[k : k + 4] for k in range(0, len(items), 4)]
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(400)
+@pytest.mark.filterwarnings("ignore::fairshard.DegenerateConfigWarning")
+def test_ray_prepare_data_loader_with_every_family(tmp_path: Path) -> None:
+    env = child_env(RAY_USAGE_STATS_ENABLED="0")
+    env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{ROOT}"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=360,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    ranks: list[dict[str, Any]] = [
+        json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)
+    ]
+    assert [r["world"] for r in ranks] == [2, 2]
+    for rank, report in enumerate(ranks):
+        for name in FAMILIES:
+            batch = isinstance(FAMILIES[name](N, 0, 2), BatchPlanSampler)
+            raw = report["ray"][name]
+            if batch:  # Ray threw the batch sampler away: single samples, a crash
+                assert raw["sampler"] == "torch.utils.data.distributed.DistributedSampler"
+                assert raw["batch_sampler"] is None
+                assert raw["first"].startswith("TypeError"), raw
+            else:  # kept as built
+                assert raw["sampler"].startswith("fairshard."), raw
+                assert raw["first"] == _expected(name, rank, 0)[0]
+            for epoch in (0, 1):
+                assert report["helper"][name][epoch] == _expected(name, rank, epoch), name
+        assert "leave add_dist_sampler out" in report["refused"]
