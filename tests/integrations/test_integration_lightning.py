@@ -27,7 +27,9 @@ import fairshard
 from fairshard import ConfigError, DistributedEvalSampler, DistributedSampler, WeightedSampler
 from fairshard._batching.base import BatchPlanSampler
 from fairshard.integrations import check_lightning
-from tests.contract import FAMILIES
+from tests.catalog import sampler_families
+
+FAMILIES = {f.name: f.make for f in sampler_families()}
 
 from .._launch import child_env
 

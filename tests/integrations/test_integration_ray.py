@@ -19,7 +19,10 @@ from typing import Any
 import pytest
 
 from fairshard._batching.base import BatchPlanSampler
-from tests.contract import FAMILIES
+from tests.catalog import sampler_families
+
+#: Every sampler family whose items a DataLoader reads as they are (packed rows aside).
+FAMILIES = {f.name: f.make for f in sampler_families() if f.items in ("index", "batch")}
 
 from .._launch import child_env
 

@@ -3,7 +3,7 @@
 Usage: python ray_job.py OUT_DIR
 
 Each worker writes OUT_DIR/rank{r}.json: for every family of
-``tests.contract.FAMILIES``, what Ray's own ``prepare_data_loader`` (default
+the catalog's ``sampler_families()``, what Ray's own ``prepare_data_loader`` (default
 arguments) left in the loader, and the batches per epoch through
 ``fairshard.integrations.ray.prepare_data_loader``.
 """
@@ -26,7 +26,9 @@ def train(config):
 
     import fairshard
     from fairshard.integrations.ray import prepare_data_loader
-    from tests.contract import FAMILIES
+    from tests.catalog import sampler_families
+
+    FAMILIES = {f.name: f.make for f in sampler_families() if f.items in ("index", "batch")}
 
     context = ray.train.get_context()
     rank, world = context.get_world_rank(), context.get_world_size()
