@@ -76,6 +76,15 @@ def test_every_sealed_state_is_what_seal_makes(sequence: list[Any]) -> None:
         assert list(got) == list(expected)
 
 
+def test_equal_values_of_other_types_are_sealed_as_themselves() -> None:
+    sealer = S.Sealer()
+    for a in _TRICKY:
+        for b in _TRICKY:
+            for config in ({"n": a}, {"n": b}, {"n": [a, b]}, {"n": {"x": b}}):
+                got = sealer.seal("K", config, 7, 0, 0, 1, 4, 1, {})
+                assert got[S.K_CHECKSUM] == _plain_seal(config, 0, {}, 0, 1)[S.K_CHECKSUM]
+
+
 @settings(max_examples=300, deadline=None)
 @given(values, values)
 def test_equal_memo_keys_mean_equal_bytes(a: Any, b: Any) -> None:
