@@ -263,10 +263,17 @@ class ClassBatchSampler(BatchPlanSampler):
         np.cumsum([s.size for s in streams], out=base[1:])
         pool = np.concatenate(streams) if streams else np.empty(0, dtype=np.int64)
         # j: how many earlier entries used the same class (the entry's chunk number).
-        by_class = np.argsort(cls, kind="stable")
-        first = np.searchsorted(cls[by_class], cls[by_class])
+        # A stable sort by class (radix, as uint16, where the codes fit: the same
+        # permutation as the int64 merge sort) puts each class's entries in order
+        # from the class's first position, the exclusive sum of the uses.
+        narrow = cls.astype(np.uint16) if len(self.classes) <= (1 << 16) else cls
+        by_class = np.argsort(narrow, kind="stable")
+        del narrow
+        first = np.zeros(len(self.classes), dtype=np.int64)
+        np.cumsum(uses[:-1], out=first[1:])
         j = np.empty_like(cls)
-        j[by_class] = np.arange(cls.size) - first
+        j[by_class] = np.arange(cls.size) - first[cls[by_class]]
+        del by_class
         sizes = k[cls]  # (entries,)
         starts = base[cls] + j * sizes
         entry_offsets = np.zeros(cls.size + 1, dtype=np.int64)
