@@ -8,6 +8,12 @@ fresh process; beside it torchdata's own samplers in the same run
 (``torchdata.stateful_dataloader.sampler.RandomSampler`` and its
 ``StatefulDistributedSampler``), where torchdata is installed.
 
+A second table times the same call where users meet it: inside
+``StatefulDataLoader(num_workers=2, snapshot_every_n_steps=1)`` (batch size
+4, or the batch sampler's own batches, collated by ``len``), the median time of the sampler's
+``state_dict()`` over up to 200 steps after 2 warm-up steps, the loader's
+workers running beside it.
+
     python benchmarks/bench_snapshot.py [--quick] [--reps N]
 """
 
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -71,11 +78,56 @@ FAMILIES = {
 }
 
 
-def main() -> None:
-    args = bench_args(__doc__)
-    n = 10_000 if args.quick else 1_000_000
-    cells = {name: (_SETUP.format(n=n, build=build), _BODY) for name, build in FAMILIES.items()}
-    results = run_cells(cells, args.reps)
+_LOADER_BODY = """
+from torchdata.stateful_dataloader import StatefulDataLoader
+
+class Items(torch.utils.data.Dataset):
+    def __len__(self):
+        return N
+
+    def __getitem__(self, i):
+        return i
+
+sampler = {build}
+times = []
+original = sampler.state_dict
+
+def timed(*args, **kwargs):
+    t0 = time.perf_counter()
+    out = original(*args, **kwargs)
+    times.append(time.perf_counter() - t0)
+    return out
+
+sampler.state_dict = timed
+kind = "batch_sampler" if "Batch" in type(sampler).__name__ else "sampler"
+extra = dict(batch_size=4) if kind == "sampler" else dict(collate_fn=len)  # packed rows vary
+loader = StatefulDataLoader(
+    Items(), num_workers=2, snapshot_every_n_steps=1, **{{kind: sampler}}, **extra
+)
+steps = iter(loader)
+for _ in itertools.islice(steps, 2):
+    pass
+times.clear()
+for _ in itertools.islice(steps, 200):
+    pass
+RESULT = statistics.median(times)
+"""
+
+_LOADER_SETUP = f"""
+import sys, time, itertools, statistics
+sys.path.insert(0, {SRC!r})
+import numpy as np, torch
+import fairshard as fs
+N = {{n}}
+rng = np.random.default_rng(0)
+lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)
+labels = rng.integers(0, 100, N)
+weights = rng.random(N)
+W = dict(num_replicas=8, rank=0)
+"""
+
+
+def _rows(results: dict[str, list[Any]]) -> list[list[str]]:
     rows = []
     for name, ms in results.items():
         good = [m for m in ms if m.ok and isinstance(m.result, float)]
@@ -84,8 +136,33 @@ def main() -> None:
             continue
         values = sorted(float(str(m.result)) * 1e6 for m in good)
         rows.append([name, f"{values[len(values) // 2]:.1f} us ({values[0]:.1f}-{values[-1]:.1f})"])
+    return rows
+
+
+def main() -> None:
+    args = bench_args(__doc__)
+    n = 10_000 if args.quick else 1_000_000
+    cells = {name: (_SETUP.format(n=n, build=build), _BODY) for name, build in FAMILIES.items()}
+    results = run_cells(cells, args.reps)
     print(f"### Snapshot cost: one sampler.state_dict() mid-epoch, n={n:.0e}, rank 0 of 8\n")
-    print(table(["sampler", "per snapshot (median of 2,000 calls; range over reps)"], rows))
+    print(
+        table(["sampler", "per snapshot (median of 2,000 calls; range over reps)"], _rows(results))
+    )
+    in_loader = {
+        name: (_LOADER_SETUP.format(n=n), _LOADER_BODY.format(build=build))
+        for name, build in FAMILIES.items()
+        if name != "torchdata RandomSampler"  # its state lives on its iterator
+    }
+    results = run_cells(in_loader, args.reps)
+    print(
+        "\n### Snapshot cost inside StatefulDataLoader(num_workers=2, snapshot_every_n_steps=1), "
+        f"n={n:.0e}, rank 0 of 8\n"
+    )
+    print(
+        table(
+            ["sampler", "sampler.state_dict() per step (median; range over reps)"], _rows(results)
+        )
+    )
 
 
 if __name__ == "__main__":

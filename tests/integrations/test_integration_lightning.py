@@ -29,9 +29,10 @@ from fairshard._batching.base import BatchPlanSampler
 from fairshard.integrations import check_lightning
 from tests.catalog import sampler_families
 
+from .._launch import child_env
+
 FAMILIES = {f.name: f.make for f in sampler_families()}
 
-from .._launch import child_env
 
 fabric_distributed = pytest.importorskip("lightning.fabric.utilities.distributed")
 

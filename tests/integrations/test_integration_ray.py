@@ -21,10 +21,11 @@ import pytest
 from fairshard._batching.base import BatchPlanSampler
 from tests.catalog import sampler_families
 
+from .._launch import child_env
+
 #: Every sampler family whose items a DataLoader reads as they are (packed rows aside).
 FAMILIES = {f.name: f.make for f in sampler_families() if f.items in ("index", "batch")}
 
-from .._launch import child_env
 
 pytest.importorskip(
     "ray.train.torch", reason="the [integrations] extra (ray[train]) is not installed"

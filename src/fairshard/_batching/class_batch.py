@@ -274,17 +274,39 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         base = np.zeros(len(self.classes) + 1, dtype=np.int64)
         np.cumsum([s.size for s in streams], out=base[1:])
         pool = np.concatenate(streams) if streams else np.empty(0, dtype=np.int64)
+        del streams  # the pool holds them
         # j: how many earlier entries used the same class (the entry's chunk number).
-        by_class = np.argsort(cls, kind="stable")
-        first = np.searchsorted(cls[by_class], cls[by_class])
+        # A stable sort by class (radix, as uint16, where the codes fit: the same
+        # permutation as the int64 merge sort) puts each class's entries in order
+        # from the class's first position, the exclusive sum of the uses.
+        narrow = cls.astype(np.uint16) if len(self.classes) <= (1 << 16) else cls
+        by_class = np.argsort(narrow, kind="stable")
+        del narrow
+        first = np.zeros(len(self.classes), dtype=np.int64)
+        np.cumsum(uses[:-1], out=first[1:])
         j = np.empty_like(cls)
-        j[by_class] = np.arange(cls.size) - first
-        sizes = k[cls]  # (entries,)
-        starts = base[cls] + j * sizes
-        entry_offsets = np.zeros(cls.size + 1, dtype=np.int64)
-        np.cumsum(sizes, out=entry_offsets[1:])
-        gather = np.repeat(starts - entry_offsets[:-1], sizes)
-        gather += np.arange(int(entry_offsets[-1]), dtype=np.int64)
+        j[by_class] = np.arange(cls.size) - first[cls[by_class]]
+        del by_class
+        given = k[uses > 0]  # (classes drawn,) samples per chunk
+        if given.size and bool((given == given[0]).all()):
+            # One chunk size K: entry e takes pool[starts[e] : starts[e] + K], with
+            # no per-entry sizes, offsets by cumsum, or repeat (the same values).
+            size = int(given[0])
+            j *= size
+            starts = base[cls]
+            starts += j
+            del j
+            entry_offsets = np.arange(cls.size + 1, dtype=np.int64)
+            entry_offsets *= size
+            gather = starts if size == 1 else (starts[:, None] + np.arange(size)).reshape(-1)
+            del starts
+        else:
+            sizes = k[cls]  # (entries,)
+            starts = base[cls] + j * sizes
+            entry_offsets = np.zeros(cls.size + 1, dtype=np.int64)
+            np.cumsum(sizes, out=entry_offsets[1:])
+            gather = np.repeat(starts - entry_offsets[:-1], sizes)
+            gather += np.arange(int(entry_offsets[-1]), dtype=np.int64)
         per_batch = chosen.shape[1] if chosen.ndim == 2 else 0
         offsets = entry_offsets[::per_batch] if per_batch else np.zeros(1, dtype=np.int64)
         return BatchPlan(pool[gather], offsets)

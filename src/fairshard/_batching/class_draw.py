@@ -108,10 +108,10 @@ def choose_stop(
         while alive >= per_batch:
             saved = rng.bit_generator.state
             logs = np.log(rng.random((block, num_classes)))  # (block, C)
+            np.negative(logs, out=logs)  # -(a / b) == (-a) / b exactly: one negation per block
             used = 0
             while used < block and alive >= per_batch:
                 np.divide(logs[used], left, out=keys)
-                np.negative(keys, out=keys)
                 pick = keys.argpartition(per_batch - 1)[:per_batch].copy()  # not a view: kept
                 pick.sort()
                 left[pick] -= 1

@@ -168,6 +168,15 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         """Learned state to save beside the cursor (default: none)."""
         return {}
 
+    def _encoded_extra_state(self) -> tuple[dict[str, Any], bytes | None]:
+        """``(extra, its canonical bytes)`` for a subclass that keeps the bytes (default ``None``).
+
+        A snapshot hashes ``extra`` at every call; a large learned state that
+        changes only between epochs returns its kept bytes here
+        (``digest.encode(extra)``, exactly).
+        """
+        return self._extra_state(), None
+
     def _load_extra_state(self, extra: dict[str, Any]) -> None:
         """Restore what ``_extra_state`` returned (default: expects nothing)."""
         if extra:
@@ -442,18 +451,21 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         else:
             epoch, start, steps = self.epoch, 0, 0
             check_consumed(consumed, 0)
-        return S.seal(
-            {
-                S.K_KIND: self.kind,
-                S.K_CONFIG: self.full_config(),
-                S.K_SEED: self.seed,
-                S.K_EPOCH: epoch,
-                S.K_START: start,
-                S.K_STEPS: steps,
-                S.K_WORLD: self.num_replicas,
-                S.K_RANK: self.rank,
-                S.K_EXTRA: self._extra_state(),
-            }
+        sealer = self.__dict__.get("_sealer")
+        if sealer is None:
+            sealer = self.__dict__["_sealer"] = S.Sealer()
+        extra, extra_bytes = self._encoded_extra_state()
+        return sealer.seal(
+            self.kind,
+            self.full_config(),
+            self.seed,
+            epoch,
+            start,
+            steps,
+            self.num_replicas,
+            self.rank,
+            extra,
+            extra_bytes,
         )
 
     def loader_state(self, batches: int, loader: LoaderView) -> dict[str, Any]:

@@ -31,16 +31,18 @@ this rule) keep loading.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from .._distributed.digest import digest
+from .._distributed.digest import digest, encode, encode_scalar, is_plain
 from .._errors import StateDictError
 from .partition import Layout, Partition, Tail
 
 __all__ = [
     "FORMAT",
     "STATE_VERSION",
+    "Sealer",
     "check_config",
     "digest",
     "field",
@@ -91,6 +93,129 @@ def seal(state: dict[str, Any]) -> dict[str, Any]:
     body = {K_FORMAT: FORMAT, K_VERSION: STATE_VERSION, **state}
     body[K_CHECKSUM] = digest(_checked(body))
     return body
+
+
+def _key(name: str) -> bytes:
+    return encode_scalar(name)
+
+
+_OPEN_CONFIG = b"{" + _key(K_CONFIG)
+_EPOCH, _EXTRA = _key(K_EPOCH), _key(K_EXTRA)
+_FORMAT = _key(K_FORMAT) + encode_scalar(FORMAT) + _key(K_KIND)
+_RANK, _SEED, _START, _STEPS = _key(K_RANK), _key(K_SEED), _key(K_START), _key(K_STEPS)
+_VERSION_WORLD = _key(K_VERSION) + encode_scalar(STATE_VERSION) + _key(K_WORLD)
+
+
+class Sealer:
+    """``seal`` for one sampler's successive states, paying only for what changed.
+
+    A sampler's ``state_dict()`` runs at every step under
+    ``StatefulDataLoader(snapshot_every_n_steps=1)``, and between two calls
+    only the cursor usually moves. The checksum is ``digest`` of the body,
+    byte for byte (frozen states pin it); what repeats is kept:
+
+    - the config's canonical bytes, reused while ``repr(config)`` is the
+      same and the kept config was plain data (then equal ``repr`` means
+      equal values of equal types, so equal bytes: a changed attribute is
+      never hashed as its old value);
+    - the hash state after the body's prefix ``config``, ``epoch``,
+      ``extra`` (sorted keys put them first), reused while their bytes are
+      the same, so a large learned state (hard-example scores) is hashed
+      once per change, not once per snapshot.
+
+    A copy or pickle of a sampler starts with nothing kept.
+    """
+
+    __slots__ = ("_config_bytes", "_config_repr", "_prefix", "_prefix_hash")
+
+    def __init__(self) -> None:
+        self._config_repr: str | None = None
+        self._config_bytes = b""
+        self._prefix: tuple[bytes, int, bytes] | None = None
+        self._prefix_hash: Any = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Sealer, ())
+
+    def config_bytes(self, config: dict[str, Any]) -> bytes:
+        """``encode(config)``, reused while the config is the same plain data."""
+        text = repr(config)
+        if text == self._config_repr:
+            return self._config_bytes
+        encoded = encode(config)
+        if is_plain(config):
+            self._config_repr, self._config_bytes = text, encoded
+        return encoded
+
+    def seal(
+        self,
+        kind: str,
+        config: dict[str, Any],
+        seed: int,
+        epoch: int,
+        start: int,
+        steps: int,
+        world_size: int,
+        rank: int,
+        extra: dict[str, Any],
+        extra_bytes: bytes | None = None,
+    ) -> dict[str, Any]:
+        """``seal`` of the state these fields make (same dict, same checksum).
+
+        ``extra_bytes``: ``encode(extra)`` where the caller keeps it.
+        """
+        config_bytes = self.config_bytes(config)
+        if extra_bytes is None:
+            extra_bytes = encode(extra)
+        prefix = self._prefix
+        if (
+            prefix is not None
+            and prefix[1] == epoch
+            and type(epoch) is int
+            and (prefix[0] is config_bytes or prefix[0] == config_bytes)
+            and (prefix[2] is extra_bytes or prefix[2] == extra_bytes)
+        ):
+            hashed = self._prefix_hash.copy()
+        else:
+            hashed = hashlib.sha256(_OPEN_CONFIG)
+            hashed.update(config_bytes)
+            hashed.update(_EPOCH + encode_scalar(epoch) + _EXTRA)
+            hashed.update(extra_bytes)
+            if type(epoch) is int:
+                self._prefix, self._prefix_hash = (config_bytes, epoch, extra_bytes), hashed.copy()
+        hashed.update(
+            b"".join(
+                (
+                    _FORMAT,
+                    encode_scalar(kind),
+                    _RANK,
+                    encode_scalar(rank),
+                    _SEED,
+                    encode_scalar(seed),
+                    _START,
+                    encode_scalar(start),
+                    _STEPS,
+                    encode_scalar(steps),
+                    _VERSION_WORLD,
+                    encode_scalar(world_size),
+                    b"}",
+                )
+            )
+        )
+        return {
+            K_FORMAT: FORMAT,
+            K_VERSION: STATE_VERSION,
+            K_KIND: kind,
+            K_CONFIG: config,
+            K_SEED: seed,
+            K_EPOCH: epoch,
+            K_START: start,
+            K_STEPS: steps,
+            K_WORLD: world_size,
+            K_RANK: rank,
+            K_EXTRA: extra,
+            K_CHECKSUM: hashed.hexdigest()[:16],
+        }
 
 
 def field(state: Mapping[str, Any], key: str) -> Any:

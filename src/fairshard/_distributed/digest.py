@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["digest", "values_digest"]
+__all__ = ["digest", "encode", "encode_scalar", "is_plain", "memo_key", "values_digest"]
 
 
 def _scalar(value: Any) -> bytes:
@@ -76,11 +76,62 @@ def _feed(out: list[bytes], value: Any) -> None:
         out.append(_scalar(value))
 
 
-def digest(value: Any) -> str:
-    """A short stable hash of plain data and arrays (16 hex digits)."""
+def encode(value: Any) -> bytes:
+    """The canonical bytes ``digest`` hashes (dict order does not matter)."""
     out: list[bytes] = []
     _feed(out, value)
-    return hashlib.sha256(b"".join(out)).hexdigest()[:16]
+    return b"".join(out)
+
+
+encode_scalar = _scalar
+
+
+_PLAIN_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def is_plain(value: Any) -> bool:
+    """Whether ``value`` holds only exact dicts (str keys), lists, tuples and plain scalars.
+
+    Plain scalars: exact str, int, float, bool, None. For plain values
+    ``repr`` is injective on what ``encode`` writes: two plain values with
+    the same ``repr`` encode alike (``repr`` tells ``1``, ``1.0``, ``True``,
+    ``-0.0`` and ``0.0`` apart, as the encoding does).
+    """
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return True
+    if kind is dict:
+        if not set(map(type, value)) <= {str}:
+            return False
+        items = value.values()
+    elif kind is list or kind is tuple:
+        items = value
+    else:
+        return False
+    return set(map(type, items)) <= _PLAIN_SCALARS or all(map(is_plain, items))
+
+
+_EQUAL_ENCODE_ALIKE = frozenset((str, int, bool, type(None)))
+
+
+def memo_key(value: Any) -> Any:
+    """A key to keep ``encode(value)`` under: equal keys, equal bytes (``None``: do not keep).
+
+    A flat list or tuple of str, int, bool or None is keyed by its values
+    and each value's exact type (values of these types that compare equal
+    encode alike); other plain data by its ``repr`` (see ``is_plain``).
+    """
+    kind = type(value)
+    if kind is list or kind is tuple:
+        types = tuple(map(type, value))
+        if set(types) <= _EQUAL_ENCODE_ALIKE:
+            return (kind, types, tuple(value))
+    return repr(value) if is_plain(value) else None
+
+
+def digest(value: Any) -> str:
+    """A short stable hash of plain data and arrays (16 hex digits)."""
+    return hashlib.sha256(encode(value)).hexdigest()[:16]
 
 
 def values_digest(fn: Callable[[Any], Any], probes: Iterable[Any]) -> str:

@@ -43,6 +43,7 @@ from .._core import state as S
 from .._core.labels import encode_labels
 from .._core.partition import Tail
 from .._core.plans import IndexPlan
+from .._distributed.digest import memo_key
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
 from .._random.alias import AliasTable
 from .._random.seeding import StreamId, stream_words
@@ -283,15 +284,28 @@ class ClassBalancedSampler(IndexSampler[IndexPlan]):
         return int(self.num_samples)  # every epoch draws num_samples
 
     def _config(self) -> dict[str, Any]:
-        targets = None
-        if self._targets_given():
-            targets = [[c, t] for c, t in zip(self.classes, self.targets.tolist(), strict=True)]
+        # Snapshots call this at every step: the classes digest and the targets
+        # entry are kept while the classes (by value and exact type, see
+        # digest.memo_key) and the targets (by bytes) are the same.
+        key = None
+        classes_key = memo_key(self.classes)
+        if type(self.targets) is np.ndarray and classes_key is not None:
+            key = (classes_key, self.targets.dtype.str, self.targets.tobytes())
+        memo: tuple[Any, str, list[list[Any]] | None] | None = getattr(self, "_config_memo", None)
+        if key is not None and memo is not None and memo[0] == key:
+            classes, targets = memo[1], memo[2]
+        else:
+            classes, targets = S.digest(self.classes), None
+            if self._targets_given():
+                targets = [[c, t] for c, t in zip(self.classes, self.targets.tolist(), strict=True)]
+            if key is not None:
+                self._config_memo = (key, classes, targets)
         return {
             "n": self.n,
-            "classes": S.digest(self.classes),
+            "classes": classes,
             "labels": self._labels_digest,
             "alpha": self._alpha_description,
-            "targets": targets,
+            "targets": None if targets is None else [list(pair) for pair in targets],
             "replacement": self.replacement,
             "num_samples": self.num_samples,
         }

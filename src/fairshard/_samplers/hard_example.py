@@ -53,6 +53,7 @@ from torch.utils.data import Dataset
 
 from .._core.inputs import dataset_length
 from .._core.partition import Tail
+from .._distributed.digest import encode
 from .._errors import (
     ConfigError,
     ConfigTypeError,
@@ -155,7 +156,8 @@ class HardExampleSampler(WeightedSampler):
         self.sync_timeout = check_real(
             "sync_timeout", sync_timeout, minimum=0.0, strict_minimum=True
         )
-        self._scores = np.full(n, np.nan)  # (n,) NaN = unseen
+        self._scores = _frozen(np.full(n, np.nan))  # (n,) NaN = unseen; replaced, never written
+        self._extra_memo: tuple[NDArray[np.float64], str, bytes] | None = None
         self._records: list[Losses] = []  # record(): EMA updates
         self._replacements: list[Losses] = []  # set_losses(): whole-epoch scores
         super().__init__(
@@ -261,7 +263,7 @@ class HardExampleSampler(WeightedSampler):
             weights = self._weights_of(scores)
             positive = self._checked_positive(weights)
             # Commit: nothing below raises for checked weights.
-            self._scores = scores
+            self._scores = _frozen(scores)
             self._apply(weights, positive)
         self._records = []
         self._replacements = []
@@ -335,8 +337,23 @@ class HardExampleSampler(WeightedSampler):
         scores = decode_scores(extra, self.n, self.kind)
         weights = self._weights_of(scores)
         positive = self._checked_positive(weights)
-        self._scores = scores
+        self._scores = _frozen(scores)
         self._apply(weights, positive)
+
+    def _encoded_extra_state(self) -> tuple[dict[str, Any], bytes | None]:
+        # The scores change only at set_epoch / load_state_dict, which replace
+        # the (read-only) array: encode them once per array, not per snapshot.
+        scores, memo = self._scores, self._extra_memo
+        if memo is None or memo[0] is not scores:
+            encoded = encode_scores(scores)
+            memo = self._extra_memo = (scores, encoded, encode({"scores": encoded}))
+        return {"scores": memo[1]}, memo[2]
+
+
+def _frozen(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``scores``, made read-only: a new array replaces it, nothing writes into it."""
+    scores.flags.writeable = False
+    return scores
 
 
 def _dataset_size(dataset: Any, num_samples_total: int | None) -> int:
