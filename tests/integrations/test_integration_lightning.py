@@ -229,7 +229,7 @@ def test_lightning_sets_the_epoch_of_every_batch_family() -> None:
         assert not hasattr(sampler.sampler, "__iter__"), name  # nothing draws through it
     from fairshard._batching.base import EpochLink
 
-    assert checked == ["batch-shard", "class-batch", "length-bucket", "token-budget"]
+    assert checked == ["batch-shard", "class-batch", "length-bucket", "packing", "token-budget"]
     link = fairshard.PackingBatchSampler([3] * 20, 8, 2, num_replicas=1, rank=0).sampler
     assert isinstance(link, EpochLink)
 

@@ -102,7 +102,7 @@ def _key(name: str) -> bytes:
 _OPEN_CONFIG = b"{" + _key(K_CONFIG)
 _EPOCH, _EXTRA = _key(K_EPOCH), _key(K_EXTRA)
 _FORMAT = _key(K_FORMAT) + encode_scalar(FORMAT) + _key(K_KIND)
-_RANK, _SEED, _START, _STEPS = _key(K_RANK), _key(K_SEED), _key(K_START), _key(K_STEPS)
+_SEED, _START, _STEPS = _key(K_SEED), _key(K_START), _key(K_STEPS)
 _VERSION_WORLD = _key(K_VERSION) + encode_scalar(STATE_VERSION) + _key(K_WORLD)
 
 
@@ -188,9 +188,7 @@ class Sealer:
                 (
                     _FORMAT,
                     encode_scalar(kind),
-                    _RANK,
-                    encode_scalar(rank),
-                    _SEED,
+                    _SEED,  # no rank: the checksum leaves it out (see the NOTE)
                     encode_scalar(seed),
                     _START,
                     encode_scalar(start),

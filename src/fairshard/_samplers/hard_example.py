@@ -402,6 +402,7 @@ class IndexedDataset(Dataset[tuple[int, Any]]):
     Example:
         >>> IndexedDataset(["a", "b"])[1]
         (1, 'b')
+        >>> import torch
         >>> jitter = lambda x, g: x + float(torch.rand(1, generator=g))
         >>> noisy = IndexedDataset([0.0], transform=jitter)
         >>> noisy[(3, 0)] == noisy[(3, 0)] != noisy[(4, 0)]

@@ -106,6 +106,7 @@ class OnlineMixtureSampler(MixtureSampler):
     ranks in ``update_weights``.
 
     Example:
+        >>> import numpy as np
         >>> s = OnlineMixtureSampler([100, 100], weights=[1, 1], num_samples=8,
         ...                          num_replicas=1, rank=0)
         >>> _ = s.update_weights([0, 1], epoch=0, position=4)
