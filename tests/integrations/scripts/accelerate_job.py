@@ -142,6 +142,7 @@ def resume(accelerator, out):
     for _ in range(2):
         lost += next(iterator)[0].tolist()  # work done after the checkpoint, then a crash
     del iterator
+    accelerator.wait_for_everyone()  # the main process writes the files every rank loads
     accelerator.load_state(str(out / "ckpt"))
     data.reads = 0
     after = [i for index, _ in loader for i in index.tolist()]
