@@ -20,6 +20,7 @@ apart.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -61,14 +62,16 @@ def checked_weights(weights: Any, sizes: NDArray[np.int64], name: str) -> NDArra
     return array
 
 
-class MixtureWeights:
+class MixtureWeights(ABC):
     """Base: ``(S,)`` checked weights per epoch, and a plain description for states."""
 
-    def __call__(self, epoch: int) -> NDArray[np.float64]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def __call__(self, epoch: int) -> NDArray[np.float64]:
+        """The checked weights of ``epoch``."""
 
-    def describe(self) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """Plain values that name these weights in a state."""
 
 
 class EqualWeights(MixtureWeights):
