@@ -79,6 +79,16 @@ def check_evaluation(rank: int, world: int) -> None:
     assert gathered is not None and gathered.tolist() == [10 * i for i in range(size)]
 
 
+def say(line: str) -> None:
+    """One line in one write: the processes of a node share their agent's log.
+
+    ``print`` under ``PYTHONUNBUFFERED`` writes the text and its newline
+    separately, so another rank's line could land between them.
+    """
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), (line + "\n").encode())
+
+
 def main() -> int:
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local, local_world = int(os.environ["LOCAL_RANK"]), int(os.environ["LOCAL_WORLD_SIZE"])
@@ -94,9 +104,9 @@ def main() -> int:
     check_evaluation(rank, world)
     dist.barrier()
     if rank == 0:
-        print(f"TOPOLOGY {sorted(topology)}", flush=True)
-        print(f"MULTINODE OK {','.join(f.name for f in families)} local-rank:{verdict}", flush=True)
-    print(f"rank {rank} local {local}: rank=LOCAL_RANK {verdict}", flush=True)
+        say(f"TOPOLOGY {sorted(topology)}")
+        say(f"MULTINODE OK {','.join(f.name for f in families)} local-rank:{verdict}")
+    say(f"rank {rank} local {local}: rank=LOCAL_RANK {verdict}")
     dist.barrier()
     dist.destroy_process_group()
     sys.stdout.flush()
