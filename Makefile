@@ -40,19 +40,21 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# `-m "not matrix"`: the per-family fault jobs beyond three kinds run in `make faults`.
 pytest: install
-	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p no:cacheprovider -m "not matrix" $(PYTEST_ARGS)
 
 test: lint typecheck pytest
 
 demo: install-demo
 	$(BIN)/fairshard demo $(DEMO_ARGS)
 
-# The full fault matrix (long; every launch bounded, no process left behind):
-# restarts with plain init_process_group vs init_elastic_process_group, then
+# The full fault matrix (long; every launch bounded, no process left behind): a kill and
+# a shrink for every kind of the catalog, restarts with plain init_process_group vs init_elastic_process_group, then
 # every family through node losses, shrinks and grows on two torchrun agents,
 # then SIGKILLs of single ranks with relaunches 4 -> 3 -> 2.
 faults: install
+	$(BIN)/python -m pytest -p no:cacheprovider -q -m matrix tests/test_fault_harness.py
 	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3 --two-agents
 	nice timeout 3600 $(BIN)/python -m tests.fault.elastic --cycles 2 --epochs 3 --families all --seed 3
 	nice timeout 3600 $(BIN)/python -m tests.fault.controller --kills 2 --dataset-size 300 --families all --seed 13

@@ -184,9 +184,26 @@ def _one_per_kind() -> list[str]:
     return sorted(names.values())
 
 
+# NOTE (suite time): a job is 10-15 s of real processes; one per kind is 13 jobs. `make test`
+# runs these kinds (a batch plan, an index plan, a mixture that adapts online); the others
+# carry the ``matrix`` marker and run in `make faults`, with the full fault matrix.
+IN_MAKE_TEST = ("class-batch", "weighted", "online-mixture")
+
+
+def _kill_and_shrink_params() -> list[Any]:
+    return [
+        pytest.param(name, marks=() if name in IN_MAKE_TEST else (pytest.mark.matrix,))
+        for name in _one_per_kind()
+    ]
+
+
+def test_the_kinds_make_test_runs_are_catalog_kinds() -> None:
+    assert set(IN_MAKE_TEST) <= set(_one_per_kind())
+
+
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:.*split evenly")  # a padding tail, declared and checked
-@pytest.mark.parametrize("name", _one_per_kind())
+@pytest.mark.parametrize("name", _kill_and_shrink_params())
 def test_every_family_survives_a_kill_and_a_shrink(name: str, tmp_path: Path) -> None:
     spec = JobSpec(
         REGISTRY[name], kills=1, seed=5, worlds=(4, 3), dataset_size=23, epochs=2, every=2
