@@ -50,6 +50,22 @@ def _resharder() -> tuple[str, int] | None:
     return None
 
 
+def _in_hf_trainer() -> bool:
+    """Whether a ``transformers.Trainer`` method is on the stack (it prepared the loader)."""
+    frame: FrameType | None = sys._getframe(2)
+    for _ in range(2 * _DEPTH):
+        if frame is None:
+            return False
+        cls = type(frame.f_locals.get("self"))
+        if any(
+            k.__name__ == "Trainer" and k.__module__.startswith("transformers.")
+            for k in cls.__mro__
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def refuse_resharding(sampler: Any) -> None:
     """Raise if accelerate's prepared DataLoader is about to shard ``sampler``'s share again.
 
@@ -64,12 +80,23 @@ def refuse_resharding(sampler: Any) -> None:
     if found is None or found[1] <= 1:
         return
     wrapper, processes = found
+    if _in_hf_trainer():
+        fix = (
+            "transformers.Trainer prepares every loader it builds, so do not return a "
+            "fairshard sampler from _get_train_sampler: use "
+            "fairshard.integrations.transformers.FairshardTrainer(..., train_sampler=...), "
+            "which keeps the shares and resumes mid-epoch without skipping batches"
+        )
+    else:
+        fix = (
+            "Do not pass this DataLoader to accelerator.prepare: hand it to "
+            "fairshard.integrations.accelerate.prepare_data_loader(accelerator, loader), "
+            "which keeps the shares and everything else accelerate does for a loader (or "
+            "build the sampler with num_replicas=1, rank=0 to let accelerate do the sharding)"
+        )
     raise ConfigError(
         f"accelerate's prepare() wrapped this DataLoader in {wrapper}, which shards it across "
         f"{processes} processes, but the fairshard {sampler.kind} (num_replicas="
         f"{sampler.num_replicas}) already yields only this rank's share: about "
-        f"{processes - 1}/{processes} of it would never be used. Do not pass this DataLoader "
-        "to accelerator.prepare: prepare the model and optimizer, iterate the loader as "
-        "built and move batches to accelerator.device (or build the sampler with "
-        "num_replicas=1, rank=0 to let accelerate do the sharding)"
+        f"{processes - 1}/{processes} of it would never be used. {fix}"
     )

@@ -15,6 +15,9 @@ at all), so ``import fairshard.integrations`` never requires one.
 * ``fairshard.integrations.accelerate``: ``prepare_data_loader(accelerator,
   loader)`` (accelerate's ``DataLoaderShard`` without the second sharding)
   and ``scheduler_steps``.
+* ``fairshard.integrations.transformers``: ``FairshardTrainer``, a
+  ``transformers.Trainer`` on fairshard samplers that keeps the shares and
+  resumes mid-epoch from the saved loader state instead of skipping batches.
 * ``fairshard.integrations.lightning``: ``ExactResume``, a callback for exact
   mid-epoch resume of a plain DataLoader.
 * ``fairshard.integrations.ray``: ``prepare_data_loader(loader)``, Ray
