@@ -40,7 +40,8 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# `-m "not matrix"`: the per-family fault jobs beyond three kinds run in `make faults`.
+# `-m "not matrix"`: the fault jobs beyond make test's (every kind of the catalog, the
+# elastic example's node loss) run in `make faults`.
 pytest: install
 	$(BIN)/python -m pytest -p no:cacheprovider -m "not matrix" $(PYTEST_ARGS)
 
@@ -54,7 +55,7 @@ demo: install-demo
 # every family through node losses, shrinks and grows on two torchrun agents,
 # then SIGKILLs of single ranks with relaunches 4 -> 3 -> 2.
 faults: install
-	$(BIN)/python -m pytest -p no:cacheprovider -q -m matrix tests/test_fault_harness.py
+	$(BIN)/python -m pytest -p no:cacheprovider -q -m matrix tests
 	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3 --two-agents
 	nice timeout 3600 $(BIN)/python -m tests.fault.elastic --cycles 2 --epochs 3 --families all --seed 3
 	nice timeout 3600 $(BIN)/python -m tests.fault.controller --kills 2 --dataset-size 300 --families all --seed 13

@@ -40,6 +40,7 @@ EXAMPLE = Path(__file__).parents[2] / "examples" / "train_elastic.py"
 
 @pytest.mark.slow
 @pytest.mark.distributed
+@pytest.mark.matrix  # 21-25 s; `make faults` runs it (make test: the shrink test below)
 @pytest.mark.timeout(240)
 def test_elastic_example_survives_a_node_loss(tmp_path: Path) -> None:
     ckpt = tmp_path / "ckpt.pt"
