@@ -115,6 +115,21 @@ def ratio(theirs: Measurement, ours: Measurement) -> str:
     return f"{theirs.seconds / ours.seconds:.1f}x"
 
 
+def inputs(classes: int = 1000) -> str:
+    """Code that makes the benches' synthetic inputs of ``N`` items (``N``, ``np`` defined first).
+
+    Log-normal lengths clipped to [1, 4096], labels in ``range(classes)``,
+    uniform weights, all from ``default_rng(0)``: the same arrays in every
+    bench that reads them, so their tables compare.
+    """
+    return (
+        "rng = np.random.default_rng(0)\n"
+        "lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)\n"
+        f"labels = rng.integers(0, {classes}, N)\n"
+        "weights = rng.random(N)\n"
+    )
+
+
 # ------------------------------------------------------- interleaved repeats
 Cell = tuple[str, str]  # (setup, body) for ``measure``
 

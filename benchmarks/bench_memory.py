@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import bench_args, fmt_mem, run_cells, table
+from _harness import bench_args, fmt_mem, inputs, run_cells, table
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -27,11 +27,7 @@ sys.path.insert(0, {SRC!r})
 import numpy as np, torch
 import fairshard as fs
 N = {{n}}
-rng = np.random.default_rng(0)
-lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)
-labels = rng.integers(0, 1000, N)
-weights = rng.random(N)
-W = dict(num_replicas=8, rank=0)
+{inputs()}W = dict(num_replicas=8, rank=0)
 """
 
 FAMILIES = {

@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import bench_args, table
+from _harness import bench_args, inputs, table
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 RANKS = 8
@@ -55,17 +55,16 @@ FAMILIES = {
     "PackingBatchSampler": "fs.PackingBatchSampler(lengths, 4096, 8, **W)",
 }
 
-_CHILD = r"""
+_CHILD = (
+    r"""
 import json, os, sys, time
 sys.path.insert(0, SRC)
 import numpy as np
 import fairshard as fs
 N = int(sys.argv[1]); RANK = int(sys.argv[2])
-rng = np.random.default_rng(0)
-lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)
-labels = rng.integers(0, 1000, N)
-weights = rng.random(N)
-W = dict(num_replicas=8, rank=RANK)
+"""
+    + inputs()
+    + r"""W = dict(num_replicas=8, rank=RANK)
 def status():
     out = {}
     with open("/proc/self/status") as f:
@@ -96,6 +95,7 @@ print(json.dumps({"seconds": seconds, "anon": after["RssAnon"] - before["RssAnon
                   "shmem": after["RssShmem"] - before["RssShmem"], "mapped": mapped}), flush=True)
 sys.stdin.readline()
 """
+)
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -141,21 +141,21 @@ def node(build: str, n: int, ranks: int, share: bool, folder: str) -> dict[str, 
     return {"memory": anon + shmem, "seconds": max(r["seconds"] for r in reports)}
 
 
-_RESTART = r"""
+_RESTART = (
+    r"""
 import sys, time
 sys.path.insert(0, SRC)
 import numpy as np
 import fairshard as fs
 N = int(sys.argv[1])
-rng = np.random.default_rng(0)
-lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)
-labels = rng.integers(0, 1000, N)
-weights = rng.random(N)
-W = dict(num_replicas=8, rank=0)
+"""
+    + inputs()
+    + r"""W = dict(num_replicas=8, rank=0)
 t0 = time.perf_counter()
 next(iter(eval(BUILD)))
 print(time.perf_counter() - t0)
 """
+)
 
 
 def restart(build: str, n: int, cache: str | None) -> float:

@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import bench_args, run_cells, table
+from _harness import bench_args, inputs, run_cells, table
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
@@ -35,11 +35,7 @@ sys.path.insert(0, {SRC!r})
 import numpy as np, torch
 import fairshard as fs
 N = {{n}}
-rng = np.random.default_rng(0)
-lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)
-labels = rng.integers(0, 100, N)
-weights = rng.random(N)
-W = dict(num_replicas=8, rank=0)
+{inputs(100)}W = dict(num_replicas=8, rank=0)
 sampler = {{build}}
 iterator = iter(sampler)
 if not hasattr(sampler, "state_dict"):  # torchdata keeps the state on the iterator
@@ -119,11 +115,7 @@ sys.path.insert(0, {SRC!r})
 import numpy as np, torch
 import fairshard as fs
 N = {{n}}
-rng = np.random.default_rng(0)
-lengths = np.clip(np.rint(rng.lognormal(5.0, 0.8, N)), 1, 4096).astype(np.int64)
-labels = rng.integers(0, 100, N)
-weights = rng.random(N)
-W = dict(num_replicas=8, rank=0)
+{inputs(100)}W = dict(num_replicas=8, rank=0)
 """
 
 

@@ -65,9 +65,7 @@ _FORMAT = 1
 SamplerSpec = Any  # a fairshard sampler or batch sampler, or dataset -> one of those
 
 
-def _resolve(spec: SamplerSpec, dataset: Any, name: str) -> PlannedSampler[Any, Any] | None:
-    if spec is None:
-        return None
+def _resolve(spec: SamplerSpec, dataset: Any, name: str) -> PlannedSampler[Any, Any]:
     sampler = spec(dataset) if callable(spec) and not isinstance(spec, PlannedSampler) else spec
     if not isinstance(sampler, PlannedSampler):
         raise ConfigTypeError(
@@ -209,7 +207,6 @@ def _trainer_class() -> type[Any]:
             if self.train_dataset is None:
                 raise ConfigError("FairshardTrainer: training requires a train_dataset")
             sampler = _resolve(self.fairshard_train_sampler, self.train_dataset, "train_sampler")
-            assert sampler is not None
             loader = self._fairshard_loader_of(
                 self.train_dataset, sampler, self._train_batch_size, "training"
             )
@@ -237,7 +234,6 @@ def _trainer_class() -> type[Any]:
             if dataset is None:
                 raise ConfigError("FairshardTrainer: evaluation requires an eval_dataset")
             sampler = _resolve(self.fairshard_eval_sampler, dataset, "eval_sampler")
-            assert sampler is not None
             return self._fairshard_loader_of(
                 dataset, sampler, self.args.eval_batch_size, "evaluation"
             )
