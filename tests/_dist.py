@@ -55,6 +55,12 @@ def _worker(
     except BaseException:  # report everything, the parent decides
         results.put((rank, False, traceback.format_exc()))
     finally:
+        # Deliver the result before tearing the group down: on torch 2.1 gloo,
+        # destroy_process_group() with a timed-out collective still pending blocks
+        # while holding the GIL, so the queue's feeder thread would never send it
+        # (the parent kills a rank that outlives its result).
+        results.close()
+        results.join_thread()
         if dist.is_initialized():
             with contextlib.suppress(Exception):
                 dist.destroy_process_group()
