@@ -11,7 +11,7 @@ BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook floors-venv floors-check
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,7 +45,12 @@ typecheck: install
 pytest: install
 	$(BIN)/python -m pytest -p no:cacheprovider -m "not matrix" $(PYTEST_ARGS)
 
-test: lint typecheck pytest
+# The floors venv installs (mostly downloads) while ruff and mypy run; the short
+# floors check runs after the suite. Without a Python 3.10 it says so and is left out.
+test: install
+	$(MAKE) -j2 lint typecheck floors-venv
+	$(MAKE) pytest
+	$(MAKE) floors-check
 
 demo: install-demo
 	$(BIN)/fairshard demo $(DEMO_ARGS)
@@ -62,8 +67,18 @@ faults: install
 
 # Every benchmarks/bench_*.py, peers included where the [bench] extra installs them;
 # a full run writes the README tables. `make bench BENCH_ARGS=--quick` takes minutes.
+# mosaicml streaming (bench_cold's peer) pins numpy<2.2, so it gets a venv of its own.
+STREAMING_VENV ?= .venv-streaming
+STREAMING_STAMP := $(STREAMING_VENV)/.fairshard-streaming
+
+$(STREAMING_STAMP):
+	$(PYTHON) -m venv $(STREAMING_VENV)
+	$(STREAMING_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)" "mosaicml-streaming>=0.13" "numpy<2.2"
+	touch $(STREAMING_STAMP)
+
 bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
+	$(MAKE) $(STREAMING_STAMP) || echo "bench: mosaicml streaming did not install; bench_cold leaves its cells out"
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # The documented pre-commit hook, installed by pre-commit itself in a fresh environment
@@ -93,6 +108,26 @@ $(FLOORS_STAMP): pyproject.toml
 	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
 	touch $(FLOORS_STAMP)
 
+# The floors check of `make test` (about 1 min of tests): the catalog's contract suite
+# for every family, real gloo ranks, the collective rule, the goldens and frozen states.
+FLOORS_CHECK_TESTS ?= tests/families/test_catalog.py tests/families/test_contract_catalog.py \
+	tests/families/test_contract_distributed.py tests/families/test_golden_families.py \
+	tests/families/test_frozen.py tests/core/test_collective_rule.py \
+	tests/samplers/test_distributed_gloo.py
+FLOORS_FOUND = $(shell command -v $(FLOORS_PYTHON))
+
+floors-venv:
+ifeq ($(FLOORS_FOUND),)
+	@echo "floors: no $(FLOORS_PYTHON) on this machine; the floors check is left out (set FLOORS_PYTHON)"
+else
+	$(MAKE) $(FLOORS_STAMP)
+endif
+
+floors-check: floors-venv
+ifneq ($(FLOORS_FOUND),)
+	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_CHECK_TESTS)
+endif
+
 test-floors: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
 
@@ -100,4 +135,4 @@ test-floors-fast: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) $(FLOORS_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

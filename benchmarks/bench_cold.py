@@ -17,20 +17,35 @@ only, without root. Each cell reads the first records of rank 0's order
 In one thread, and through a ``DataLoader`` with 2 workers (batches of 64,
 timed from the first batch, so worker start-up is left out). Medians of
 ``--reps``; the ratios are taken within each rep (same file, same run).
-mosaicml streaming is not measured here.
+
+mosaicml streaming, the reference for shuffle algorithms, reads the same
+records (written once as its MDS shards, evicted the same way before every
+cell) with each of ``py1e``, ``py1br``, ``py1s`` and ``naive`` at their
+default block sizes, in the same two readers, interleaved with fairshard's
+cells; it runs in a venv of its own (``_streaming_peer.py``; ``make bench``
+makes ``.venv-streaming``, or set ``BENCH_STREAMING_PYTHON``), and its
+cells are left out, saying so, where that venv is missing. Quality beside
+speed: each order's mean class entropy per batch of 64 over the records it
+read, with the file taken as sorted into 10 classes (record ``i`` of ``n``
+has class ``10 * i // n``; a full shuffle gives about 3.3 bits, reading in
+order 0).
 
     python benchmarks/bench_cold.py [--quick] [--reps N]
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -39,9 +54,14 @@ from _harness import bench_args, table
 from torch.utils.data import DataLoader, Dataset
 
 import fairshard
+from fairshard._diagnostics.quality import batch_entropy
 
 RECORDS = (4096, 65536)
 ORDERS = ("sequential", "random", "locality", "locality, no hint")
+ALGOS = ("py1e", "py1br", "py1s", "naive")
+PEER = Path(__file__).with_name("_streaming_peer.py")
+ROOT = Path(__file__).resolve().parents[1]
+CLASSES, BATCH = 10, 64
 
 
 def evict(path: str) -> None:
@@ -79,7 +99,10 @@ class Records(Dataset[int]):
         return len(os.pread(self._fd[1], self.record, index * self.record))
 
 
-def measure(path: str, n: int, record: int, order: str, workers: int, limit: int) -> float:
+def measure(
+    path: str, n: int, record: int, order: str, workers: int, limit: int
+) -> tuple[float, list[int]]:
+    """Records per second of ``order`` read cold, and the indices it read."""
     sampler = sampler_for(order, n, record)
     indices = list(sampler)[:limit]
     hint = None
@@ -91,47 +114,103 @@ def measure(path: str, n: int, record: int, order: str, workers: int, limit: int
         start = time.perf_counter()
         for i in indices:
             data[i]
-        return len(indices) / (time.perf_counter() - start)
+        return len(indices) / (time.perf_counter() - start), indices
     loader = DataLoader(data, sampler=indices, batch_size=64, num_workers=workers)
     it = iter(loader)
     next(it)
     start = time.perf_counter()
     count = sum(len(b) for b in it)
-    return count / (time.perf_counter() - start)
+    return count / (time.perf_counter() - start), indices
+
+
+def peer_python() -> str | None:
+    """The interpreter of the streaming venv, or None where there is none."""
+    given = os.environ.get("BENCH_STREAMING_PYTHON")
+    candidate = Path(given) if given else ROOT / ".venv-streaming" / "bin" / "python"
+    return str(candidate) if candidate.exists() else None
+
+
+def peer(python: str, *args: object, timeout: float = 1800.0) -> dict[str, Any]:
+    """Run ``_streaming_peer.py`` under the streaming venv; its JSON result."""
+    done = subprocess.run(
+        [python, str(PEER), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=tempfile.gettempdir(),
+        check=False,
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith("@@PEER@@"):
+            result: dict[str, Any] = json.loads(line[len("@@PEER@@") :])
+            return result
+    raise RuntimeError(f"streaming peer failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+
+
+def bits(indices: list[int], n: int) -> float:
+    """Mean class entropy per batch of ``indices`` on the file taken as class-sorted."""
+    labels = (np.arange(n, dtype=np.int64) * CLASSES) // n
+    got = batch_entropy(np.asarray(indices, dtype=np.int64), labels, BATCH)
+    return float("nan") if got is None else got
 
 
 def main() -> None:
     args = bench_args(__doc__)
     size = (256 if args.quick else 1024) << 20
     limit = 16384 if args.quick else 65536
+    python = peer_python()
+    algos = ALGOS if python else ()
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_COLD_DIR")) as tmp:
         path = str(Path(tmp) / "records.bin")
         with open(path, "wb") as f:
             chunk = os.urandom(1 << 20)
             for _ in range(size >> 20):
                 f.write(chunk)
-        rows = []
+        if python:
+            version = peer(python, "version")["version"]
+            for record in RECORDS:
+                peer(python, "write", Path(tmp) / f"mds{record}", record, size // record)
+        rows, peer_rows, quality = [], [], {}
         for workers in (0, 2):
             for record in RECORDS:
                 n = size // record
                 cap = min(n, limit if record == 4096 else limit // 4)
-                rates: dict[str, list[float]] = {o: [] for o in ORDERS}
-                for _ in range(args.reps):
-                    for order in ORDERS:
-                        rates[order].append(measure(path, n, record, order, workers, cap))
+                cells = [*ORDERS, *(f"streaming {a}" for a in algos)]
+                rates: dict[str, list[float]] = {o: [] for o in cells}
+                entropy: dict[str, list[float]] = {o: [] for o in cells}
+                for rep in range(args.reps):
+                    shift = rep % len(cells)
+                    for order in cells[shift:] + cells[:shift]:
+                        if order.startswith("streaming "):
+                            got = peer(
+                                python or "",
+                                "read",
+                                Path(tmp) / f"mds{record}",
+                                order.split()[1],
+                                workers,
+                                cap,
+                            )
+                            rate, read = float(got["rate"]), list(got["indices"])
+                        else:
+                            rate, read = measure(path, n, record, order, workers, cap)
+                        rates[order].append(rate)
+                        entropy[order].append(bits(read, n))
                 med = {o: statistics.median(v) for o, v in rates.items()}
-                ratio = statistics.median(
-                    a / b for a, b in zip(rates["locality"], rates["random"], strict=True)
-                )
-                seq = statistics.median(
-                    a / b for a, b in zip(rates["locality"], rates["sequential"], strict=True)
-                )
                 where = "one thread" if workers == 0 else "DataLoader, 2 workers"
+                ratio = _ratio(rates, "locality", "random")
+                seq = _ratio(rates, "locality", "sequential")
                 rows.append(
                     [where, f"{record // 1024} KiB", f"{cap:,}"]
                     + [f"{med[o]:,.0f}" for o in ORDERS]
                     + [f"{ratio:.2f}x", f"{seq:.2f}"]
                 )
+                if algos:
+                    peer_rows.append(
+                        [where, f"{record // 1024} KiB", f"{med['locality']:,.0f}"]
+                        + [f"{med[f'streaming {a}']:,.0f}" for a in algos]
+                        + [f"{_ratio(rates, 'locality', f'streaming {a}'):.2f}x" for a in algos]
+                    )
+                quality[(where, record)] = {o: statistics.median(v) for o, v in entropy.items()}
     print(
         table(
             [
@@ -151,6 +230,42 @@ def main() -> None:
         f"{fairshard.DistributedSampler(1, 1, 0, order='locality').window} blocks (the "
         "default), Readahead(ahead=1)."
     )
+    if algos:
+        print(f"\n### mosaicml streaming {version} on the same records (MDS shards)\n")
+        print(
+            table(
+                ["reader", "record", "fairshard locality (rec/s)"]
+                + [f"streaming {a} (rec/s)" for a in algos]
+                + [f"locality / {a}" for a in algos],
+                peer_rows,
+            )
+        )
+        print(
+            "\nStreamingDataset(local=..., shuffle=True, shuffle_algo=..., batch_size=64), "
+            "default shuffle_block_size, its shard files evicted before every cell."
+        )
+    else:
+        print(
+            "\nmosaicml streaming: not measured (no .venv-streaming; `make bench` makes it, "
+            "or set BENCH_STREAMING_PYTHON)."
+        )
+    orders = [*ORDERS[:3], *(f"streaming {a}" for a in algos)]
+    keys = list(quality)
+    print(
+        f"\n### Quality: class entropy per batch of {BATCH} (the file as {CLASSES} sorted "
+        "classes; bits, medians)\n"
+    )
+    print(
+        table(
+            ["order", *[f"{w}, {r // 1024} KiB" for w, r in keys]],
+            [[o, *[f"{quality[k][o]:.2f}" for k in keys]] for o in orders],
+        )
+    )
+
+
+def _ratio(rates: dict[str, list[float]], a: str, b: str) -> float:
+    """Median over reps of ``a``'s rate over ``b``'s (the same rep: same file, same load)."""
+    return statistics.median(x / y for x, y in zip(rates[a], rates[b], strict=True))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,125 @@
+"""mosaicml streaming's side of ``bench_cold.py``, run in a venv of its own.
+
+streaming pins ``numpy<2.2`` and imports ``torchvision`` at import time (its
+vision datasets); PyPI's torchvision does not load beside this machine's torch
+build, so the vision modules are stubbed before ``import streaming`` (nothing
+here uses them). This file imports neither fairshard nor the harness: it runs
+under the peer's interpreter and prints one JSON line.
+
+    python _streaming_peer.py version
+    python _streaming_peer.py write DIR RECORD_BYTES COUNT
+    python _streaming_peer.py read DIR ALGO WORKERS LIMIT
+
+``write`` stores ``COUNT`` records of ``RECORD_BYTES`` random bytes, each with
+its index, as MDS shards. ``read`` builds a ``StreamingDataset`` over them
+(local only, ``shuffle=True``, the given ``shuffle_algo`` and its default
+block size), evicts every shard file from the page cache with
+``posix_fadvise(DONTNEED)``, then reads the first ``LIMIT`` samples in one
+thread (``WORKERS=0``) or through a ``DataLoader`` with ``WORKERS`` workers
+(batches of 64, timed from the first batch as fairshard's cells are), and
+prints the rate and the indices read, in order.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import os
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+
+def _stub_torchvision() -> None:
+    """Stand-ins for the names ``streaming.vision`` imports (never called here)."""
+    root = types.ModuleType("torchvision")
+    datasets = types.ModuleType("torchvision.datasets")
+    transforms = types.ModuleType("torchvision.transforms")
+    functional = types.ModuleType("torchvision.transforms.functional")
+
+    class VisionDataset:
+        """Placeholder for torchvision's base class."""
+
+    datasets.VisionDataset = VisionDataset  # type: ignore[attr-defined]
+    datasets.CIFAR10 = VisionDataset  # type: ignore[attr-defined]
+    functional.to_tensor = lambda x: x  # type: ignore[attr-defined]
+    root.datasets, root.transforms = datasets, transforms  # type: ignore[attr-defined]
+    transforms.functional = functional  # type: ignore[attr-defined]
+    for module in (root, datasets, transforms, functional):
+        module.__spec__ = importlib.machinery.ModuleSpec(module.__name__, None)
+        sys.modules[module.__name__] = module
+
+
+def _evict(folder: str) -> None:
+    for path in Path(folder).rglob("*"):
+        if path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
+def write(folder: str, record: int, count: int) -> dict[str, Any]:
+    from streaming import MDSWriter
+
+    chunk = os.urandom(1 << 20)
+    with MDSWriter(out=folder, columns={"i": "int", "x": "bytes"}) as out:
+        for i in range(count):
+            start = (i * record) % ((1 << 20) - record + 1)
+            out.write({"i": i, "x": chunk[start : start + record]})
+    return {"written": count}
+
+
+def read(folder: str, algo: str, workers: int, limit: int) -> dict[str, Any]:
+    from streaming import StreamingDataset
+    from streaming.base.util import clean_stale_shared_memory
+    from torch.utils.data import DataLoader
+
+    clean_stale_shared_memory()
+    data = StreamingDataset(local=folder, shuffle=True, shuffle_algo=algo, batch_size=64)
+    _evict(folder)
+    seen: list[int] = []
+    if workers == 0:
+        it = iter(data)
+        seen.append(int(next(it)["i"]))
+        start = time.perf_counter()
+        for sample in it:
+            seen.append(int(sample["i"]))
+            if len(seen) >= limit:
+                break
+        count = len(seen) - 1
+    else:
+        loader = DataLoader(data, batch_size=64, num_workers=workers)
+        it = iter(loader)
+        seen.extend(int(i) for i in next(it)["i"])
+        start = time.perf_counter()
+        count = 0
+        for batch in it:
+            got = [int(i) for i in batch["i"]]
+            seen.extend(got)
+            count += len(got)
+            if len(seen) >= limit:
+                break
+    rate = count / (time.perf_counter() - start)
+    return {"rate": rate, "indices": seen[:limit]}
+
+
+def main(argv: list[str]) -> None:
+    _stub_torchvision()
+    if argv[0] == "version":
+        import streaming
+
+        result: dict[str, Any] = {"version": streaming.__version__}
+    elif argv[0] == "write":
+        result = write(argv[1], int(argv[2]), int(argv[3]))
+    else:
+        result = read(argv[1], argv[2], int(argv[3]), int(argv[4]))
+    print("@@PEER@@" + json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
