@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairshard._distributed.digest import digest
+from fairshard._distributed.digest import _BLOCK, AsDtype, digest, encode
 
 
 def _reference(h: Any, value: Any) -> None:
@@ -74,3 +74,19 @@ def test_arrays_and_refusals_unchanged() -> None:
     assert digest(value) == reference_digest(value)
     with pytest.raises(TypeError):
         digest({1, 2})  # not JSON: refused as json.dumps refuses it
+
+
+def test_large_arrays_are_streamed_to_the_same_hash() -> None:
+    big = np.random.default_rng(0).integers(0, 1000, 2 * _BLOCK + 7)
+    value = [big, {"k": big[::-1].reshape(-1, 1), "s": "x"}, 3]
+    assert (
+        digest(value) == reference_digest(value) == hashlib.sha256(encode(value)).hexdigest()[:16]
+    )
+
+
+@pytest.mark.parametrize("size", [0, 5, _BLOCK, 2 * _BLOCK + 3])
+def test_as_dtype_hashes_as_the_converted_array(size: int) -> None:
+    codes = (np.arange(size) % 997).astype(np.uint16)
+    wide = codes.astype(np.int64)
+    assert digest([AsDtype(codes, np.dtype(np.int64)), ["a"]]) == digest([wide, ["a"]])
+    assert encode(AsDtype(codes, np.dtype(np.int64))) == encode(wide)

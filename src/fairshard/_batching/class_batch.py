@@ -24,6 +24,13 @@ exhausted. What happens then is the ``policy``:
 
 Inside a batch, samples are grouped by class in sorted class order.
 
+NOTE (draws): the config records the sampler's ``draw`` (``class_draw``):
+draw 2 shuffles the epoch's chunks at once where draw 1 drew a P x K stop
+batch per Python step (and sorted uniforms for a recycled class's passes).
+A state saved without the field comes from draw 1: loading it switches the
+sampler to draw 1, which it keeps (the resumed run's plans stay the ones it
+started with); a new sampler uses draw 2.
+
 This is the tutorials' "fixed number of samples per class in every batch"
 (often written by hand as a ``FixedClassSampler``): ``ClassBatchSampler(
 labels, {0: 12, 1: 2, 2: 2}, batch_size=16)`` gives 12 + 2 + 2 per batch,
@@ -40,13 +47,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import state as S
-from .._core.labels import encode_labels
+from .._core.labels import code_dtype, encode_labels
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
+from .._distributed.digest import AsDtype
 from .._errors import ConfigError, ConfigTypeError, check_choice, check_int
 from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler
-from .class_draw import choose_recycle, choose_stop, class_stream, group_members
+from .class_draw import (
+    DRAWS,
+    choose_recycle,
+    choose_stop,
+    choose_stop_shuffled,
+    class_stream,
+    group_members,
+)
 
 __all__ = ["POLICIES", "ClassBatchSampler"]
 
@@ -121,11 +136,18 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
             auto_epoch=auto_epoch,
             group=group,
         )
-        self.classes, self.codes = encode_labels(labels)
+        self.classes, codes = encode_labels(labels, narrow=True)  # (n,) uint16 for <= 2**16
         self.policy: ClassPolicy = check_choice("policy", policy, POLICIES)
         self.counts = self._parse_counts(samples_per_class)  # (C,) k_c, 0 = unused
         self.samples_per_class = samples_per_class
-        self._members = group_members(self.codes, len(self.classes))
+        self._draw = DRAWS[-1]
+        # NOTE (memory): the sampler keeps the members (int32 indices, by class), not
+        # the codes; the labels' digest is the one of their int64 codes (saved states
+        # name it), hashed block by block.
+        wide = AsDtype(codes, np.dtype(np.int64))
+        self._digest = S.digest([wide, [str(c) for c in self.classes]])
+        self._members = group_members(codes, len(self.classes))
+        del codes
         sizes = np.array([m.size for m in self._members], dtype=np.int64)
         self._used = np.flatnonzero(self.counts > 0)
         for c in self._used.tolist():
@@ -159,7 +181,6 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
             if num_batches is not None
             else self._default_length()
         )
-        self._digest = S.digest([self.codes, [str(c) for c in self.classes]])
 
     def _parse_counts(self, samples_per_class: Any) -> NDArray[np.int64]:
         counts = np.zeros(len(self.classes), dtype=np.int64)
@@ -229,7 +250,7 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         return max(1, int(np.ceil(n.sum() / (self.classes_per_batch * mean_k))))
 
     def _config(self) -> dict[str, Any]:
-        return {
+        config = {
             "labels": self._digest,
             "samples_per_class": S.digest(
                 [[str(self.classes[c]), int(self.counts[c])] for c in self._used.tolist()]
@@ -238,9 +259,33 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
             "policy": self.policy,
             "num_batches": self._recycle_length,
         }
+        if self._draw != 1:  # draw 1's states have no field (see the module NOTE)
+            config["draw"] = self._draw
+        return config
 
     def _shares_plan(self) -> bool:
         return True
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Resume from ``state_dict``, in the draw it was saved by (see the module NOTE).
+
+        Raises:
+            StateDictError: as ``PlannedSampler.load_state_dict``; a state of an
+                unknown draw fails its config check, naming ``draw``.
+        """
+        config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
+        saved = config.get("draw", 1) if isinstance(config, dict) else self._draw
+        previous = self._draw
+        if saved in DRAWS and saved != previous:
+            self._draw = saved
+            self.forget_plans()
+        try:
+            super().load_state_dict(state_dict)
+        except BaseException:
+            if self._draw != previous:
+                self._draw = previous
+                self.forget_plans()
+            raise
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(StreamId.CLASS_BATCH, epoch, self.seed)
@@ -250,66 +295,84 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
                 batches = int((self._sizes[used] // k[used]).min())
             else:
                 batches = self._recycle_length or 0
-            chosen = np.broadcast_to(used, (batches, used.size))
-        elif self.policy == "stop":
-            chosen = used[choose_stop(self._sizes[used] // k[used], self.classes_per_batch, rng)]
+            return self._assemble_fixed(batches, rng)
+        if self.policy == "stop":
+            choose = choose_stop if self._draw == 1 else choose_stop_shuffled
+            picks = choose(self._sizes[used] // k[used], self.classes_per_batch, rng)
         else:
             picks = choose_recycle(
                 used.size, self.classes_per_batch, self._recycle_length or 0, rng
             )
-            chosen = used[picks]
-        return self._assemble(np.ascontiguousarray(chosen), rng)
+        chosen = used.astype(code_dtype(len(self.classes)))[picks]
+        del picks
+        return self._assemble(chosen, rng)
 
-    def _assemble(self, chosen: NDArray[np.int64], rng: np.random.Generator) -> BatchPlan:
-        """Turn (num_batches, classes) class codes into CSR batches of samples."""
+    def _stream(self, c: int, chunks: int, rng: np.random.Generator) -> NDArray[np.integer[Any]]:
+        """Class ``c``'s samples for ``chunks`` batches: (chunks, k_c) dataset indices."""
+        k = int(self.counts[c])
+        stream = class_stream(self._members[c], chunks * k, k, rng, self._draw)
+        return stream.reshape(chunks, k)
+
+    def _assemble_fixed(self, batches: int, rng: np.random.Generator) -> BatchPlan:
+        """``batches`` batches of every used class: CSR batches, each class's stream in its columns.
+
+        NOTE (memory): every batch has the same size, so the plan is a
+        (batches, size) array whose columns of class ``c`` hold its stream in
+        order; the streams are written there one class at a time (drawn in
+        class order, as the generator has always been read), with no entry
+        arrays of the plan's size.
+        """
+        size = int(self.counts[self._used].sum())
+        flat = np.empty(batches * size, dtype=np.int64)
+        table = flat.reshape(batches, size)
+        column = 0
+        for c in self._used.tolist() if batches else []:
+            k = int(self.counts[c])
+            table[:, column : column + k] = self._stream(c, batches, rng)
+            column += k
+        offsets = np.arange(batches + 1, dtype=np.int64)
+        offsets *= size
+        return BatchPlan(flat, offsets)
+
+    def _assemble(self, chosen: NDArray[np.integer[Any]], rng: np.random.Generator) -> BatchPlan:
+        """Turn (num_batches, P) class codes into CSR batches of samples.
+
+        Entry ``e`` (batch ``e // P``, its ``e % P``-th class ``c``) takes chunk
+        ``j`` of class ``c``'s stream, ``j`` the number of earlier entries of
+        ``c``. The entries are grouped by class with one stable sort (radix, as
+        uint16 where the codes fit), and each class's stream is written
+        straight to its entries' places in the plan.
+
+        NOTE (memory, speed): beside the plan, this holds the narrow class
+        codes and the (entries,) int32 entry numbers by class (and, when the
+        chunk sizes differ, the entries' int64 starts), not the pool of all
+        streams and an int64 gather of the plan's size. With one chunk size a
+        class's chunks are written as whole rows of the plan seen as an
+        (entries, K) table: one index per chunk.
+        """
+        per_batch = chosen.shape[1]  # P >= 1
         cls = chosen.reshape(-1)  # (entries,) batch-major
         k = self.counts
         uses = np.bincount(cls, minlength=len(self.classes))  # chunks each class gives
-        streams = [
-            class_stream(self._members[c], int(uses[c] * k[c]), int(k[c]), rng)
-            if uses[c]
-            else np.empty(0, dtype=np.int64)
-            for c in range(len(self.classes))
-        ]
-        base = np.zeros(len(self.classes) + 1, dtype=np.int64)
-        np.cumsum([s.size for s in streams], out=base[1:])
-        pool = np.concatenate(streams) if streams else np.empty(0, dtype=np.int64)
-        del streams  # the pool holds them
-        # j: how many earlier entries used the same class (the entry's chunk number).
-        # A stable sort by class (radix, as uint16, where the codes fit: the same
-        # permutation as the int64 merge sort) puts each class's entries in order
-        # from the class's first position, the exclusive sum of the uses.
-        narrow = cls.astype(np.uint16) if len(self.classes) <= (1 << 16) else cls
-        by_class = np.argsort(narrow, kind="stable")
-        del narrow
-        first = np.zeros(len(self.classes), dtype=np.int64)
-        np.cumsum(uses[:-1], out=first[1:])
-        j = np.empty_like(cls)
-        j[by_class] = np.arange(cls.size) - first[cls[by_class]]
-        del by_class
+        by_class = group_members(cls, len(self.classes))  # each class's entries, in order
         given = k[uses > 0]  # (classes drawn,) samples per chunk
-        if given.size and bool((given == given[0]).all()):
-            # One chunk size K: entry e takes pool[starts[e] : starts[e] + K], with
-            # no per-entry sizes, offsets by cumsum, or repeat (the same values).
-            size = int(given[0])
-            j *= size
-            starts = base[cls]
-            starts += j
-            del j
-            entry_offsets = np.arange(cls.size + 1, dtype=np.int64)
-            entry_offsets *= size
-            gather = starts if size == 1 else (starts[:, None] + np.arange(size)).reshape(-1)
-            del starts
+        uniform = bool(given.size) and bool((given == given[0]).all())
+        starts = np.zeros(0 if uniform else cls.size + 1, dtype=np.int64)  # where entries begin
+        if uniform:
+            offsets = np.arange(chosen.shape[0] + 1, dtype=np.int64)
+            offsets *= per_batch * int(given[0])
         else:
-            sizes = k[cls]  # (entries,)
-            starts = base[cls] + j * sizes
-            entry_offsets = np.zeros(cls.size + 1, dtype=np.int64)
-            np.cumsum(sizes, out=entry_offsets[1:])
-            gather = np.repeat(starts - entry_offsets[:-1], sizes)
-            gather += np.arange(int(entry_offsets[-1]), dtype=np.int64)
-        per_batch = chosen.shape[1] if chosen.ndim == 2 else 0
-        offsets = entry_offsets[::per_batch] if per_batch else np.zeros(1, dtype=np.int64)
-        return BatchPlan(pool[gather], offsets)
+            np.cumsum(k[cls], out=starts[1:])
+            offsets = starts[::per_batch].copy()  # (num_batches + 1,)
+        flat = np.empty(int(offsets[-1]), dtype=np.int64)
+        for c in np.flatnonzero(uses).tolist():
+            entries = by_class[c]
+            stream = self._stream(c, int(uses[c]), rng)  # (uses, k_c)
+            if uniform:  # one chunk size: the entries are whole rows of an (entries, K) table
+                flat.reshape(cls.size, -1)[entries] = stream
+            else:
+                flat[starts[entries][:, None] + np.arange(stream.shape[1])] = stream
+        return BatchPlan(flat, offsets)
 
 
 def _positional_error(extra: tuple[Any, ...], samples_per_class: Any) -> ConfigTypeError:

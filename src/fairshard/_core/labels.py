@@ -17,18 +17,34 @@ from numpy.typing import NDArray
 from .._errors import ConfigError, ConfigTypeError
 from .inputs import to_numpy
 
-__all__ = ["encode_labels"]
+__all__ = ["code_dtype", "encode_labels"]
 
 
-def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray[np.int64]]:
+def encode_labels(
+    labels: Any, name: str = "labels", *, narrow: bool = False
+) -> tuple[list[Any], NDArray[np.integer[Any]]]:
     """Validate labels and map them to codes ``0..C-1``.
 
     Accepts a list, tuple, numpy array or tensor of ints, or a list, tuple or
     numpy array of strings -- one label per dataset item.
 
+    NOTE (speed, memory): integer labels over a range no wider than the
+    dataset (or 2**16) are coded by counting, not by ``numpy.unique``'s sort:
+    a ``bincount`` of the values and one gather through the codes of the
+    values present -- the same classes and codes, without the sort's five
+    arrays of the labels' size (about 0.05 s instead of 1-4 s at 1e7 labels).
+
+    Args:
+        labels: One class label per dataset item.
+        name: The parameter's name, for messages.
+        narrow: Return the codes in the smallest dtype that holds them
+            (uint16 for up to 65,536 classes, else int32 or int64) instead
+            of int64: a quarter of the memory for a sampler that keeps them.
+
     Returns:
         The sorted distinct classes (Python ints or strs) and ``(n,)`` int64
-        codes: ``classes[codes[i]]`` is item ``i``'s label.
+        (or, with ``narrow``, narrower) codes: ``classes[codes[i]]`` is item
+        ``i``'s label.
 
     Raises:
         ConfigTypeError: labels of another type (floats, bools, mixed types).
@@ -58,6 +74,9 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
         )
     if array.dtype.kind in "iu":
         values = _checked_int64(array, name)
+        counted = _count_codes(values, narrow)
+        if counted is not None:
+            return counted
     elif array.dtype.kind == "U":
         values = array
     elif array.dtype == object:
@@ -85,7 +104,35 @@ def encode_labels(labels: Any, name: str = "labels") -> tuple[list[Any], NDArray
             "labels to ints (e.g. with numpy.unique(..., return_inverse=True))"
         )
     classes, codes = np.unique(values, return_inverse=True)
-    return classes.tolist(), codes.reshape(-1).astype(np.int64)
+    codes = codes.reshape(-1)
+    return classes.tolist(), codes.astype(code_dtype(classes.size) if narrow else np.int64)
+
+
+def code_dtype(num_classes: int) -> type[np.integer[Any]]:
+    """The smallest dtype for codes ``0..num_classes-1`` (uint16, which numpy sorts by radix)."""
+    if num_classes <= 1 << 16:
+        return np.uint16
+    return np.int32 if num_classes <= 1 << 31 else np.int64
+
+
+def _count_codes(
+    values: NDArray[np.int64], narrow: bool
+) -> tuple[list[Any], NDArray[np.integer[Any]]] | None:
+    """``numpy.unique``'s classes and codes by counting, where the range allows (see NOTE)."""
+    low, high = int(values.min()), int(values.max())
+    span = max(values.size, 1 << 16)  # the widest range counted
+    base = 0 if low >= 0 and high < span else low
+    if high - base >= span:
+        return None  # a sparse range: the sort is cheaper than a count over it
+    shifted = values if base == 0 else values - base
+    present = np.bincount(shifted) > 0  # (high - base + 1,)
+    num_classes = int(np.count_nonzero(present))
+    codes = np.cumsum(present, dtype=np.int64)
+    codes -= 1
+    dtype = code_dtype(num_classes) if narrow else np.int64
+    classes = np.flatnonzero(present)
+    classes += base
+    return classes.tolist(), codes.astype(dtype)[shifted]
 
 
 _INT64 = np.iinfo(np.int64)
@@ -103,4 +150,4 @@ def _checked_int64(array: NDArray[Any], name: str) -> NDArray[np.int64]:
             f"{name}[{bad}]={array.tolist()[bad]} does not fit in int64; map class labels to "
             "small ints first (e.g. numpy.unique(labels, return_inverse=True)[1])"
         )
-    return array.astype(np.int64)
+    return array.astype(np.int64, copy=False)

@@ -299,6 +299,8 @@ def unseal(state: Any, kind: str) -> dict[str, Any]:
 
 _HINTS = {
     "n": "the dataset changed size since the state was saved; resume with the same dataset",
+    "draw": "the state was saved by a fairshard version with another plan draw; resume with "
+    "that version",
 }
 
 

@@ -16,13 +16,58 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as _encode_str
 from typing import Any
 
 import numpy as np
 import torch
 
-__all__ = ["digest", "encode", "encode_scalar", "is_plain", "memo_key", "values_digest"]
+__all__ = [
+    "AsDtype",
+    "digest",
+    "encode",
+    "encode_scalar",
+    "is_plain",
+    "memo_key",
+    "values_digest",
+]
+
+#: Elements an array is hashed by at a time (``digest`` streams larger arrays).
+_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class AsDtype:
+    """An array hashed exactly as ``array.astype(dtype)`` would be, without that copy.
+
+    NOTE (memory): a sampler that keeps labels as narrow codes (uint16 for up
+    to 65,536 classes) still digests them as the int64 codes its configs have
+    always named, so saved states keep matching; the conversion runs block by
+    block, never over the whole array at once.
+    """
+
+    array: np.ndarray[Any, Any]
+    dtype: np.dtype[Any]
+
+
+class _Hashing(list[bytes]):
+    """The parts ``digest`` hashes: small ones gathered, large arrays streamed into ``hasher``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hasher = hashlib.sha256()
+
+    def stream(self, data: memoryview) -> None:
+        """Hash the parts gathered so far, then ``data`` (no copy of it)."""
+        self.hasher.update(b"".join(self))
+        self.clear()
+        self.hasher.update(data)
+
+    def hexdigest(self) -> str:
+        self.hasher.update(b"".join(self))
+        self.clear()
+        return self.hasher.hexdigest()
 
 
 def _scalar(value: Any) -> bytes:
@@ -66,14 +111,27 @@ def _feed(out: list[bytes], value: Any) -> None:
             _feed(out, item)
             out.append(b",")
         out.append(b"]")
-    elif isinstance(value, np.ndarray):
-        out.append(f"nd:{value.dtype.str}:{value.shape}:".encode())
-        out.append(np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, np.ndarray | AsDtype):
+        _feed_array(out, value)
     elif isinstance(value, torch.Tensor):
         tensor = value.detach().cpu()
         _feed(out, (tensor.double() if tensor.is_floating_point() else tensor).numpy())
     else:
         out.append(_scalar(value))
+
+
+def _feed_array(out: list[bytes], value: np.ndarray[Any, Any] | AsDtype) -> None:
+    """An array's header and its bytes; ``digest`` streams a large one instead of copying it."""
+    array = value.array if isinstance(value, AsDtype) else value
+    dtype = value.dtype
+    out.append(f"nd:{dtype.str}:{array.shape}:".encode())
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if flat.size <= _BLOCK or not isinstance(out, _Hashing):
+        out.append(flat.astype(dtype, copy=False).tobytes())
+        return
+    for begin in range(0, flat.size, _BLOCK):
+        block = np.ascontiguousarray(flat[begin : begin + _BLOCK].astype(dtype, copy=False))
+        out.stream(block.data.cast("B"))
 
 
 def encode(value: Any) -> bytes:
@@ -130,8 +188,14 @@ def memo_key(value: Any) -> Any:
 
 
 def digest(value: Any) -> str:
-    """A short stable hash of plain data and arrays (16 hex digits)."""
-    return hashlib.sha256(encode(value)).hexdigest()[:16]
+    """A short stable hash of plain data and arrays (16 hex digits).
+
+    The hash of ``encode(value)``; arrays above ``_BLOCK`` elements are hashed
+    block by block instead of copied into those bytes.
+    """
+    out = _Hashing()
+    _feed(out, value)
+    return out.hexdigest()[:16]
 
 
 def values_digest(fn: Callable[[Any], Any], probes: Iterable[Any]) -> str:
