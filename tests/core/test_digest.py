@@ -74,3 +74,12 @@ def test_arrays_and_refusals_unchanged() -> None:
     assert digest(value) == reference_digest(value)
     with pytest.raises(TypeError):
         digest({1, 2})  # not JSON: refused as json.dumps refuses it
+
+
+def test_arrays_are_hashed_in_place_as_their_bytes() -> None:
+    big = np.arange(100_000, dtype=np.int64)  # over the size hashed on its own
+    strided = np.arange(24, dtype=np.int16).reshape(4, 6)[:, ::2]  # not contiguous
+    value = {"big": big, "strided": strided, "small": [np.zeros(3), 7], "empty": np.zeros(0)}
+    assert digest(value) == reference_digest(value)
+    assert digest(big) == reference_digest(big)
+    assert digest([big, big[::-1]]) == reference_digest([big, big[::-1]])
