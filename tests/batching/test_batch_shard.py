@@ -141,3 +141,54 @@ def test_negative_indices_in_an_inner_batch_are_refused() -> None:
     sampler = BatchShardSampler([[-1, 2]], num_replicas=1, rank=0)
     with pytest.raises(ConfigError, match="negative index -1 in batch 0"):
         list(sampler)
+
+
+def test_a_negative_index_names_its_batch_across_chunks() -> None:
+    many = [[i, i + 1] for i in range(0, 20_000, 2)]  # 20,000 indices: several chunks
+    for at in (0, 4095, 9999):
+        batches = [*many[:at], [3, -5, -6], *many[at:]]
+        with pytest.raises(ConfigError, match=f"negative index -5 in batch {at};"):
+            BatchShardSampler(batches, num_replicas=1, rank=0).plan(0)
+    big = [list(range(10_000))] * 3  # each batch larger than a chunk
+    assert BatchShardSampler(big, num_replicas=1, rank=0).plan(0).flat.tolist() == big[0] * 3
+    with pytest.raises(ConfigError, match="negative index -1 in batch 3;"):
+        BatchShardSampler([*big, [-1]], num_replicas=1, rank=0).plan(0)
+
+
+class _FailsAfter:
+    """Yields ``batches``, then raises ``error`` (the inner sampler's own failure)."""
+
+    def __init__(self, batches: list[Any], error: Exception) -> None:
+        self.batches, self.error = batches, error
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self.batches
+        raise self.error
+
+
+def test_an_earlier_negative_index_is_reported_before_a_later_error() -> None:
+    first = [[0, 1], [2, -1], [3]]
+    for later in ([[]], [["a"]], [[1.5]]):
+        with pytest.raises(ConfigError, match="negative index -1 in batch 1;"):
+            BatchShardSampler(first + later, num_replicas=1, rank=0).plan(0)
+    inner = _FailsAfter(first, RuntimeError("inner sampler broke"))
+    with pytest.raises(ConfigError, match="negative index -1 in batch 1;"):
+        BatchShardSampler(inner, num_replicas=1, rank=0).plan(0)
+    with pytest.raises(RuntimeError, match="inner sampler broke"):
+        BatchShardSampler(
+            _FailsAfter([[0, 1]], RuntimeError("inner sampler broke")), num_replicas=1, rank=0
+        ).plan(0)
+
+
+def test_batches_are_copied_as_they_come() -> None:
+    class Reusing:
+        """Yields one array, refilled for every batch (as a buffer-reusing sampler may)."""
+
+        def __iter__(self) -> Iterator[np.ndarray]:
+            buffer = np.zeros(3, dtype=np.int64)
+            for start in range(0, 12, 3):
+                buffer[:] = np.arange(start, start + 3)
+                yield buffer
+
+    plan = BatchShardSampler(Reusing(), num_replicas=1, rank=0).plan(0)
+    assert plan.flat.tolist() == list(range(12)) and plan.offsets.tolist() == [0, 3, 6, 9, 12]

@@ -12,7 +12,9 @@ from fairshard import (
     DegenerateConfigWarning,
     StateDictError,
 )
+from fairshard._batching import token_budget
 from fairshard._batching.cost_balance import step_imbalance
+from fairshard._batching.length_bucket import sort_key
 from fairshard._batching.token_budget import TokenBudgetBatchSampler, batch_cost
 
 from ..contract import SamplerContract, flat
@@ -285,3 +287,14 @@ def test_attention_cost_fit_on_a_single_length_is_refused(
 def test_attention_cost_bad_inputs(make: Any, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         make()
+
+
+@pytest.mark.parametrize("high", [3, 300, 40_000])  # 40_000: a wide key, sorted by argsort
+def test_longest_first_is_the_stable_argsort(high: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(token_budget, "_SORT_CHUNK", 64)  # many chunks, keys spread over them
+    lengths = np.random.default_rng(high).integers(1, high, 5000)
+    key = sort_key(lengths)
+    items = np.random.default_rng(1).permutation(5000).astype(np.int32)
+    out = np.full(5000, -1, dtype=np.int32)
+    token_budget._longest_first(key, items, out)
+    assert np.array_equal(out, items[np.argsort(-lengths[items], kind="stable")])

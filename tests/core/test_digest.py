@@ -90,3 +90,12 @@ def test_as_dtype_hashes_as_the_converted_array(size: int) -> None:
     wide = codes.astype(np.int64)
     assert digest([AsDtype(codes, np.dtype(np.int64)), ["a"]]) == digest([wide, ["a"]])
     assert encode(AsDtype(codes, np.dtype(np.int64))) == encode(wide)
+
+
+def test_arrays_are_hashed_in_place_as_their_bytes() -> None:
+    big = np.arange(100_000, dtype=np.int64)  # over the size hashed on its own
+    strided = np.arange(24, dtype=np.int16).reshape(4, 6)[:, ::2]  # not contiguous
+    value = {"big": big, "strided": strided, "small": [np.zeros(3), 7], "empty": np.zeros(0)}
+    assert digest(value) == reference_digest(value)
+    assert digest(big) == reference_digest(big)
+    assert digest([big, big[::-1]]) == reference_digest([big, big[::-1]])

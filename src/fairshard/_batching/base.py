@@ -48,6 +48,7 @@ __all__ = [
     "check_lengths",
     "refuse_index_sampler_use",
     "reorder_batches",
+    "reorder_into",
 ]
 
 BP = TypeVar("BP", bound=BatchPlan)
@@ -149,6 +150,11 @@ def check_lengths(
     Integer lengths (token counts) stay int64; real ones (durations) become
     float64. A torch tensor, numpy array or sequence of numbers is accepted.
 
+    NOTE (memory): an int64 or float64 array (or CPU tensor) is returned as
+    is, not copied, as sampling weights are: at 10**7 items a copy is one
+    more input array held for the sampler's lifetime. Like the weights, the
+    lengths must not be changed in place while the sampler uses them.
+
     Args:
         lengths: One non-negative (or positive) finite number per dataset item.
         name: Parameter name for messages.
@@ -179,7 +185,7 @@ def check_lengths(
             f"{name} must hold ints or floats, got dtype {array.dtype} "
             f"(first value {array.tolist()[0]!r})"
         )
-    out: NDArray[Any] = array.astype(np.int64 if array.dtype.kind in "iu" else np.float64)
+    out: NDArray[Any] = np.asarray(array, np.int64 if array.dtype.kind in "iu" else np.float64)
     if out.dtype.kind == "f" and not np.all(np.isfinite(out)):
         bad = int(np.flatnonzero(~np.isfinite(out))[0])
         raise ConfigError(f"{name}[{bad}] is {out[bad]}; every length must be finite")
@@ -194,25 +200,38 @@ def check_lengths(
 
 
 def reorder_batches(
-    flat: NDArray[np.int64], offsets: NDArray[np.int64], order: NDArray[np.int64]
+    flat: NDArray[np.int64] | NDArray[np.int32],
+    offsets: NDArray[np.int64],
+    order: NDArray[np.int64],
 ) -> BatchPlan:
     """The CSR batches ``(flat, offsets)`` put in the batch order ``order``.
 
     Args:
-        flat: (total,) concatenated indices.
+        flat: (total,) concatenated indices (int64, or int32: the plan's
+            ``flat`` is int64 either way).
         offsets: (num_batches + 1,) batch boundaries.
         order: (num_batches,) a permutation of batch numbers: new batch ``j``
             is old batch ``order[j]``.
+    """
+    out = np.empty(int(np.diff(offsets)[order].sum()), dtype=np.int64)
+    return BatchPlan(out, reorder_into(flat, offsets, order, out))
 
-    The gather runs over chunks of about ``_REORDER_CHUNK`` items, so beyond
-    the new ``flat`` it needs O(chunk) memory, not two more arrays of the
-    plan's size.
+
+def reorder_into(
+    flat: NDArray[Any], offsets: NDArray[np.int64], order: NDArray[np.int64], out: NDArray[Any]
+) -> NDArray[np.int64]:
+    """Write the CSR batches ``(flat, offsets)`` in the batch order ``order`` into ``out``.
+
+    ``out`` (as many items as the reordered batches hold, any integer
+    dtype that holds the indices, not overlapping ``flat``) receives the new
+    ``flat``; the new (num_batches + 1,) offsets are returned. The gather
+    runs over chunks of about ``_REORDER_CHUNK`` items, so beyond ``out`` it
+    needs O(chunk) memory, not two more arrays of the plan's size.
     """
     sizes = np.diff(offsets)[order]  # (num_batches,)
     new_offsets = np.zeros(order.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=new_offsets[1:])
     starts = offsets[:-1][order] - new_offsets[:-1]  # old position - new position, per batch
-    out = np.empty(int(new_offsets[-1]), dtype=np.int64)
     a = 0
     while a < order.size:
         b = int(np.searchsorted(new_offsets, new_offsets[a] + _REORDER_CHUNK, side="right")) - 1
@@ -222,4 +241,4 @@ def reorder_batches(
         gather += np.arange(lo, hi, dtype=np.int64)
         out[lo:hi] = flat[gather]
         a = b
-    return BatchPlan(out, new_offsets)
+    return new_offsets

@@ -20,8 +20,9 @@ from .._core.partition import Tail
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, check_bool, check_int
 from .._random.seeding import StreamId, stream_generator
-from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .base import BatchPlanSampler, check_lengths, reorder_into
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
+from .halves import PlanBuffer
 
 __all__ = ["LengthBucketBatchSampler", "sort_key"]
 
@@ -119,36 +120,45 @@ class LengthBucketBatchSampler(BatchPlanSampler[BatchPlan]):
     def _build_plan(self, epoch: int) -> BatchPlan:
         # NOTE (speed and memory): the same batches as "argsort each mega-batch
         # by length (stable), cut, gather", computed leaner: the permutation
-        # is int32 (the same values), each mega-batch is sorted by value as
-        # packed words ``key << bits | position`` (a value sort is several
-        # times faster than an index sort, and in place), and a batch's
-        # padded cost reads only its last -- longest -- item.
+        # is shuffled in place (``permutation`` shuffles a copy) in the int32
+        # working half of the plan's own buffer (``halves``), each mega-batch
+        # is sorted in place by value as packed words ``key << bits |
+        # position`` (a value sort is several times faster than an index
+        # sort), a batch's padded cost reads only its last -- longest -- item,
+        # and the batches are gathered into the other half and widened there:
+        # beside the sort key, the build touches only the plan's own array.
         rng = stream_generator(StreamId.LENGTH_BUCKET, epoch, self.seed)
         n, bs = self.lengths.size, self.batch_size
         mega = bs * self.mega_batch_factor
-        perm = rng.permutation(np.arange(n, dtype=np.int32 if n < (1 << 31) else np.int64))
-        flat = np.empty(n, dtype=np.int64)
+        buffer = PlanBuffer(n, n)
+        flat = buffer.work
+        flat[:] = np.arange(n, dtype=flat.dtype)
+        rng.shuffle(flat)  # the values of permutation(n)
         full = (n // mega) * mega
         if full:
-            _sorted_blocks(self._key, perm[:full], mega, flat[:full])
-        rest = perm[full:]
-        flat[full:] = rest[np.argsort(self._key[rest], kind="stable")]
-        del perm, rest
+            _sorted_blocks(self._key, flat[:full], mega, flat[:full])
+        rest = flat[full:]
+        rest[:] = rest[np.argsort(self._key[rest], kind="stable")]
+        del rest
         num_full, last = divmod(n, bs)
         sizes = np.full(num_full, bs, dtype=np.int64)
         if last and not self.drop_last:
             sizes = np.append(sizes, last)
         offsets = np.zeros(sizes.size + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        flat = flat[: offsets[-1]]
+        total = int(offsets[-1])
         # Every batch is sorted ascending by length: its last item is its longest.
         costs = (self.lengths[flat[offsets[1:] - 1]] * sizes).astype(np.float64)
+        del sizes
         order = balanced_order(
             costs,
             stream_generator(StreamId.LENGTH_BUCKET, epoch, self.seed, sub_id=1),
             self.balance_run,
         )
-        return reorder_batches(flat, offsets, order)
+        del costs
+        new_offsets = reorder_into(flat[:total], offsets, order, buffer.out[:total])
+        del flat
+        return BatchPlan(buffer.finish(total), new_offsets)
 
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(num_batches,) padded cost (``max length * batch size``) in plan order."""
@@ -167,10 +177,11 @@ def _padded_costs(
     return (maxima * sizes).astype(np.float64)
 
 
-def _sorted_blocks(
-    key: NDArray[Any], items: NDArray[Any], mega: int, out: NDArray[np.int64]
-) -> None:
+def _sorted_blocks(key: NDArray[Any], items: NDArray[Any], mega: int, out: NDArray[Any]) -> None:
     """Write ``items`` in blocks of ``mega``, each sorted by ``key`` (stable), into ``out``.
+
+    ``out`` may be ``items`` itself (sorted in place): each group of blocks
+    is read whole before it is written back.
 
     Equal to ``take_along_axis(blocks, argsort(key[blocks], axis=1, kind="stable"))``:
     integer keys that fit beside the position are packed as

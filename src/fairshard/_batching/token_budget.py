@@ -32,12 +32,15 @@ from .._core.plans import BatchPlan
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, check_real
 from .._errors import warn as _warn
 from .._random.seeding import StreamId, stream_generator
-from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .base import BatchPlanSampler, check_lengths, reorder_into
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 from .costs import COSTS, AttentionCost, CostFn, batch_cost, cost_fingerprint, item_costs
+from .halves import PlanBuffer
 from .length_bucket import sort_key
 
 __all__ = ["COSTS", "TokenBudgetBatchSampler", "batch_cost"]
+
+_SORT_CHUNK = 1 << 18  # items sorted at once by ``_longest_first``
 
 
 class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
@@ -179,18 +182,21 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
         return True
 
     def _build_plan(self, epoch: int) -> BatchPlan:
+        # NOTE (memory): the items are shuffled in one int32 half of the plan's
+        # own buffer and sorted into the other (``halves``); the batches are
+        # then gathered back into the first half and widened there, so beside
+        # the sort key the build touches only the plan's own array.
         rng = stream_generator(StreamId.TOKEN_BUDGET, epoch, self.seed)
         m = self.lengths.size - self.num_skipped
-        kept: NDArray[Any] = np.arange(m, dtype=np.int32 if m < (1 << 31) else np.int64)
+        buffer = PlanBuffer(m, self.lengths.size)
+        kept = buffer.out
+        kept[:] = np.arange(m, dtype=kept.dtype)
         rng.shuffle(kept)  # random tie-break, in place: the values of permutation(m)
         if self._kept is not None:
-            kept = self._kept[kept]
-        longest_first = self._key[kept]
-        np.negative(longest_first, out=longest_first)
-        order = np.argsort(longest_first, kind="stable")
-        del longest_first
-        flat = kept[order]  # (m,) longest first
-        del kept, order
+            kept[:] = self._kept[kept]
+        flat = buffer.work
+        _longest_first(self._key, kept, flat)
+        del kept
         offsets = self._fill(flat)
         costs = self._costs(flat, offsets)
         bad = np.flatnonzero(~(np.isfinite(costs) & (costs >= 0)))
@@ -209,7 +215,10 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
             stream_generator(StreamId.TOKEN_BUDGET, epoch, self.seed, sub_id=1),
             self.balance_run,
         )
-        return reorder_batches(flat, offsets, order)
+        del costs
+        new_offsets = reorder_into(flat, offsets, order, buffer.out)
+        del flat
+        return BatchPlan(buffer.finish(m), new_offsets)
 
     def _fill(self, flat: NDArray[np.int64]) -> NDArray[np.int64]:
         """(num_batches + 1,) greedy batch boundaries over ``flat`` (longest first)."""
@@ -289,6 +298,40 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
             [batch_cost(self.lengths[plan.batch(b)], self.cost) for b in range(len(plan))],
             dtype=np.float64,
         )
+
+
+def _longest_first(key: NDArray[Any], items: NDArray[Any], out: NDArray[Any]) -> None:
+    """Write ``items`` into ``out`` sorted by ``key[items]``, largest first, stable.
+
+    Equal to ``items[np.argsort(-key[items], kind="stable")]``. NOTE (memory):
+    that argsort is an int64 array of every item (twice the int32 ``out``).
+    A narrow non-negative key (``sort_key``'s int16) is sorted by counting
+    instead, in chunks: every key's first position in ``out`` follows from
+    the key counts, each chunk is sorted on its own (a radix sort of its
+    int16 keys, stable) and its items of key ``k`` go right after those of
+    the earlier chunks, so the scratch beyond the keys is O(chunk).
+    """
+    keys = key[items]  # (m,)
+    if keys.dtype != np.int16:
+        np.negative(keys, out=keys)
+        out[:] = items[np.argsort(keys, kind="stable")]
+        return
+    chunks = range(0, keys.size, _SORT_CHUNK)
+    counts = np.zeros(int(keys.max()) + 1, dtype=np.int64)  # (K,) items of each key
+    for lo in chunks:  # by chunk: bincount widens its input to int64
+        counts += np.bincount(keys[lo : lo + _SORT_CHUNK], minlength=counts.size)
+    # first[k]: items of a key above k, i.e. where key k's items start.
+    first = np.cumsum(counts[::-1])[::-1] - counts
+    for lo in chunks:
+        chunk = keys[lo : lo + _SORT_CHUNK]
+        order = np.argsort(-chunk, kind="stable")  # (c,) this chunk, largest key first
+        here = np.bincount(chunk, minlength=counts.size)
+        # Where the chunk's sorted run of key k starts in ``out``, less where it starts here.
+        shift = first - (np.cumsum(here[::-1])[::-1] - here)
+        dest = shift[chunk[order]]
+        dest += np.arange(order.size, dtype=np.int64)
+        out[dest] = items[lo : lo + _SORT_CHUNK][order]
+        first += here
 
 
 def _padded_bounds(
