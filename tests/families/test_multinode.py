@@ -62,7 +62,7 @@ def test_two_nodes_every_family_exactly_once(tmp_path: Path) -> None:
 @pytest.mark.timeout(240)
 @pytest.mark.skipif(
     not _c10d_shares_the_agent_store(),
-    reason="this torch's c10d rendezvous gives every round a fresh store: no shared store to refuse",
+    reason="this torch's c10d rendezvous gives each round a fresh store: none to refuse",
 )
 def test_shared_store_with_restarts_is_refused_with_the_launcher_fix(tmp_path: Path) -> None:
     """Two agents on torchrun's default shared store, with restarts: refused at once."""
