@@ -51,7 +51,7 @@ def _scalar(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True).encode()
 
 
-def _feed(out: list[bytes], value: Any) -> None:
+def _feed(out: list[bytes | memoryview], value: Any) -> None:
     """Append ``value``'s canonical bytes to ``out`` (dict order does not matter)."""
     kind = type(value)
     if kind is dict or (kind is not list and isinstance(value, Mapping)):
@@ -68,7 +68,9 @@ def _feed(out: list[bytes], value: Any) -> None:
         out.append(b"]")
     elif isinstance(value, np.ndarray):
         out.append(f"nd:{value.dtype.str}:{value.shape}:".encode())
-        out.append(np.ascontiguousarray(value).tobytes())
+        contiguous = np.ascontiguousarray(value)
+        # The array's own buffer, not a copy: ``digest`` hashes it in place.
+        out.append(contiguous.tobytes() if contiguous.dtype.hasobject else contiguous.data.cast("B"))
     elif isinstance(value, torch.Tensor):
         tensor = value.detach().cpu()
         _feed(out, (tensor.double() if tensor.is_floating_point() else tensor).numpy())
@@ -78,7 +80,7 @@ def _feed(out: list[bytes], value: Any) -> None:
 
 def encode(value: Any) -> bytes:
     """The canonical bytes ``digest`` hashes (dict order does not matter)."""
-    out: list[bytes] = []
+    out: list[bytes | memoryview] = []
     _feed(out, value)
     return b"".join(out)
 
@@ -130,8 +132,17 @@ def memo_key(value: Any) -> Any:
 
 
 def digest(value: Any) -> str:
-    """A short stable hash of plain data and arrays (16 hex digits)."""
-    return hashlib.sha256(encode(value)).hexdigest()[:16]
+    """A short stable hash of plain data and arrays (16 hex digits).
+
+    The pieces are hashed one after the other, arrays from their own
+    memory: hashing a plan-sized array takes no copy of it.
+    """
+    out: list[bytes | memoryview] = []
+    _feed(out, value)
+    hashed = hashlib.sha256()
+    for piece in out:
+        hashed.update(piece)
+    return hashed.hexdigest()[:16]
 
 
 def values_digest(fn: Callable[[Any], Any], probes: Iterable[Any]) -> str:
