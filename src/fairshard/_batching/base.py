@@ -46,6 +46,7 @@ __all__ = [
     "BatchPlanSampler",
     "EpochLink",
     "check_lengths",
+    "gather_batches",
     "refuse_index_sampler_use",
     "reorder_batches",
 ]
@@ -204,15 +205,26 @@ def reorder_batches(
         order: (num_batches,) a permutation of batch numbers: new batch ``j``
             is old batch ``order[j]``.
 
-    The gather runs over chunks of about ``_REORDER_CHUNK`` items, so beyond
-    the new ``flat`` it needs O(chunk) memory, not two more arrays of the
-    plan's size.
+    The gather runs over chunks (``gather_batches``), so beyond the new
+    ``flat`` it needs O(chunk) memory, not two more arrays of the plan's size.
+    """
+    out = np.empty(int(np.diff(offsets)[order].sum()), dtype=np.int64)
+    return BatchPlan(out, gather_batches(flat, offsets, order, out))
+
+
+def gather_batches(
+    flat: NDArray[Any], offsets: NDArray[np.int64], order: NDArray[np.int64], out: NDArray[Any]
+) -> NDArray[np.int64]:
+    """Write batches ``order[0], order[1], ...`` of ``(flat, offsets)`` back to back into ``out``.
+
+    ``out`` holds exactly those batches (any integer dtype); the gather runs
+    over chunks of about ``_REORDER_CHUNK`` items. Returns their
+    (len(order) + 1,) offsets in ``out``.
     """
     sizes = np.diff(offsets)[order]  # (num_batches,)
     new_offsets = np.zeros(order.size + 1, dtype=np.int64)
     np.cumsum(sizes, out=new_offsets[1:])
     starts = offsets[:-1][order] - new_offsets[:-1]  # old position - new position, per batch
-    out = np.empty(int(new_offsets[-1]), dtype=np.int64)
     a = 0
     while a < order.size:
         b = int(np.searchsorted(new_offsets, new_offsets[a] + _REORDER_CHUNK, side="right")) - 1
@@ -222,4 +234,4 @@ def reorder_batches(
         gather += np.arange(lo, hi, dtype=np.int64)
         out[lo:hi] = flat[gather]
         a = b
-    return BatchPlan(out, new_offsets)
+    return new_offsets

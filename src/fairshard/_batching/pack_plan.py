@@ -48,7 +48,7 @@ from .base import reorder_batches
 
 __all__ = ["PackedPlan", "narrow_int", "pack_items", "pack_windows"]
 
-_CHUNK = 1 << 18  # items per chunk of windows, sorted or written out at once
+_CHUNK = 1 << 16  # items per chunk of windows, sorted or written out at once
 _BLOCK = 32  # keys per block of the two-level search
 
 
@@ -91,7 +91,11 @@ def pack_windows(
 
 
 def pack_items(
-    items: NDArray[Any], lengths: NDArray[Any], capacity: int, window: int
+    items: NDArray[Any],
+    lengths: NDArray[Any],
+    capacity: int,
+    window: int,
+    scratch: NDArray[Any] | None = None,
 ) -> tuple[NDArray[Any], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """Pack consecutive windows of ``items`` into rows of at most ``capacity`` tokens.
 
@@ -102,6 +106,8 @@ def pack_items(
         lengths: (N,) tokens of every id; those of ``items`` in ``[1, capacity]``.
         capacity: Tokens per row.
         window: Items per window (the last window may be shorter).
+        scratch: (n,) memory the sort keys may take (used when its dtype is
+            theirs, int32 below ``2**31`` keys); else they get their own.
 
     Returns:
         ``(flat, row_offsets, row_order, loads)``: ``flat`` is ``items``
@@ -117,16 +123,17 @@ def pack_items(
         empty = np.empty(0, dtype=np.int64)
         return items, np.zeros(1, dtype=np.int64), empty, empty
     num_windows = -(-n // window)
-    key = _sort_windows(items, lengths, capacity, window)
+    key = _sort_windows(items, lengths, capacity, window, scratch)
     stream = np.empty(n, dtype=narrow_int(window))  # (n,) local slot of each window's p-th pick
-    opened_w, opened_p = _bin_completion(key, stream, capacity, window, num_windows)
-    starts = opened_w * window + opened_p  # (rows,) where each row starts in ``flat``
+    starts = _bin_completion(key, stream, capacity, window, num_windows)
     by_start = np.argsort(starts, kind="stable")  # CSR row -> row number
     row_offsets = np.empty(starts.size + 1, dtype=np.int64)
     row_offsets[:-1] = starts[by_start]
+    del starts
     row_offsets[-1] = n
-    row_order = np.empty(starts.size, dtype=np.int64)
-    row_order[by_start] = np.arange(starts.size, dtype=np.int64)
+    row_order = np.empty(by_start.size, dtype=np.int64)
+    row_order[by_start] = np.arange(by_start.size, dtype=np.int64)
+    del by_start
     loads = _write_rows(items, key, stream, row_offsets, capacity, window)
     return items, row_offsets, row_order, loads
 
@@ -137,15 +144,18 @@ def _chunks(n: int, window: int) -> range:
 
 
 def _sort_windows(
-    items: NDArray[Any], lengths: NDArray[Any], capacity: int, window: int
+    items: NDArray[Any],
+    lengths: NDArray[Any],
+    capacity: int,
+    window: int,
+    scratch: NDArray[Any] | None,
 ) -> NDArray[Any]:
     """Sort every window of ``items`` in place by (length, position); return their keys.
 
     Returns:
-        ``key[i] = window * (capacity + 1) + length`` of the sorted item
-        ``i``: ascending, so "the longest item <= room in window w" is the
-        last key <= a value (``_last_at_or_below``); then sentinels above
-        every key, up to a whole number of blocks.
+        (n,) ``key[i] = window * (capacity + 1) + length`` of the sorted
+        item ``i``: ascending, so "the longest item <= room in window w" is
+        the last key <= a value (``_last_at_or_below``).
     """
     n = int(items.shape[0])
     num_windows = -(-n // window)
@@ -155,8 +165,11 @@ def _sort_windows(
     # the lengths would; sorting a (windows, window) chunk along its rows
     # sorts every window at once.
     comp_dtype = narrow_int((capacity + 1) * window)
-    key = np.empty(-(-(n + 1) // _BLOCK) * _BLOCK, dtype=key_dtype)
-    key[n:] = np.iinfo(key_dtype).max
+    key: NDArray[Any]
+    if scratch is not None and scratch.dtype == key_dtype and scratch.shape == (n,):
+        key = scratch
+    else:
+        key = np.empty(n, dtype=key_dtype)
     for a in _chunks(n, window):
         b = min(n, a + max(1, _CHUNK // window) * window)
         ids = items[a:b]
@@ -176,12 +189,13 @@ def _sort_windows(
 
 def _bin_completion(
     key: NDArray[Any], stream: NDArray[Any], capacity: int, window: int, num_windows: int
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+) -> NDArray[Any]:
     """Run bin completion on every window in lock step; write each window's picks to ``stream``.
 
     Returns:
-        ``(window, pick)`` of every row, in the order the rows were opened:
-        its window and the number of items its window had taken before it.
+        (rows,) where each row starts in the window-major picks (its
+        window's first position plus the items the window had taken before
+        it), rows in the order they were opened.
     """
     n = int(stream.shape[0])
     w = np.arange(num_windows, dtype=np.int64)  # (A,) the windows with items left
@@ -198,15 +212,15 @@ def _bin_completion(
     top = count - 1  # (A,) local slot at or above the longest item left
     candidate = top.copy()  # (A,) the first untaken slot at or below the row's last pick
     picks = np.zeros(num_windows, dtype=np.int64)  # (A,) items taken so far
-    opened_w: list[NDArray[np.int64]] = []
-    opened_p: list[NDArray[np.int64]] = []
+    start_dtype = narrow_int(n)
+    starts: list[NDArray[Any]] = []  # per step, where the rows it opened start
     while w.size:
         # NOTE (candidate): the untaken items above a row's last pick were
         # longer than the room it had then, so the next pick is at or below
         # it; the first untaken item there usually fits (rows end in runs of
         # short items), and only the rows it does not fit need a binary search.
         slot = candidate
-        search = np.flatnonzero((slot >= 0) & (key[base + slot] > limit))
+        search = np.flatnonzero((slot >= 0) & (key[base + slot] > limit))  # -1: any cell
         if search.size:
             at = _last_at_or_below(key, blocks, limit[search]) - base[search]  # -1: none fits
             slot[search] = untaken.at_or_below(at, w[search])
@@ -215,9 +229,8 @@ def _bin_completion(
         untaken.remove(slot[taking], w[taking])
         stream[base + picks] = slot  # a close writes where its next pick will
         opened = fresh & found
-        opened_w.append(w[opened])
-        opened_p.append(picks[opened])
-        cell = np.where(found, base + slot, n)  # n: the sentinel key
+        starts.append((base + picks)[opened].astype(start_dtype))
+        cell = np.where(found, base + slot, 0)  # 0: any key (not used)
         limit = np.where(found, limit - key[cell] + floor, fresh_limit)
         fresh = ~found
         # A row opens with the longest item left: everything above it was taken.
@@ -230,7 +243,7 @@ def _bin_completion(
             w, base, count, floor = w[keep], base[keep], count[keep], floor[keep]
             fresh_limit, limit, fresh = fresh_limit[keep], limit[keep], fresh[keep]
             top, candidate, picks = top[keep], candidate[keep], picks[keep]
-    return np.concatenate(opened_w), np.concatenate(opened_p)
+    return np.concatenate(starts)
 
 
 def _last_at_or_below(
@@ -244,8 +257,11 @@ def _last_at_or_below(
     lines, counted in one comparison.
     """
     block = np.searchsorted(blocks, value.astype(blocks.dtype), side="right") - 1
-    first = block * _BLOCK
-    inside = key[first[:, None] + np.arange(_BLOCK)] <= value[:, None]  # (m, _BLOCK)
+    first = np.maximum(block, 0) * _BLOCK  # block -1: no key is <= value, none counts
+    at = first[:, None] + np.arange(_BLOCK)  # (m, _BLOCK)
+    beyond = at >= key.size  # the last block may be short
+    at[beyond] = 0
+    inside = (key[at] <= value[:, None]) & ~beyond
     last: NDArray[np.int64] = first + np.count_nonzero(inside, axis=1) - 1
     return last
 
@@ -301,7 +317,9 @@ class _SlotSet:
         out[at] = self._search(0, probe[at], w[at])
         return out
 
-    def _search(self, level: int, bit: NDArray[np.int64], w: NDArray[np.int64]) -> NDArray[np.int64]:
+    def _search(
+        self, level: int, bit: NDArray[np.int64], w: NDArray[np.int64]
+    ) -> NDArray[np.int64]:
         """The highest set bit ``<= bit`` (all >= 0) of ``level`` in window ``w``; -1 if none."""
         words, width = self.levels[level], self.widths[level]
         word_at = bit >> 6

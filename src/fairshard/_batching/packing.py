@@ -42,7 +42,7 @@ from .._errors import (
     warn,
 )
 from .._random.seeding import StreamId, stream_generator
-from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .base import BatchPlanSampler, check_lengths, gather_batches, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 from .pack_plan import PackedPlan, narrow_int, pack_items
 
@@ -193,18 +193,28 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
     def _build_plan(self, epoch: int) -> PackedPlan:
         rng = stream_generator(StreamId.PACKING, epoch, self.seed)
         m = self.lengths.size if self._kept is None else self._kept.size
-        # NOTE (memory): the shuffle of an arange in place is the same
-        # permutation as ``rng.permutation(m)`` (the same draws), in half the
-        # memory below 2**31 items; packing rearranges it in place, and the
-        # plan's int64 items are written once, at the end.
-        items = np.arange(m, dtype=narrow_int(m))
+        # NOTE (memory): below 2**31 items the int64 result is allocated
+        # first and its bytes hold, until the end, the int32 shuffled items
+        # (upper half: packing rearranges them in place) and packing's sort
+        # keys (lower half). The shuffle of an arange in place is the same
+        # permutation as ``rng.permutation(m)`` (the same draws).
+        out: NDArray[np.int64] | None = None
+        keys: NDArray[np.int32] | None = None
+        if narrow_int(m) == np.int32:
+            out = np.empty(m, dtype=np.int64)
+            keys, items = out.view(np.int32)[:m], out.view(np.int32)[m:]
+            for a in range(0, m, _COST_CHUNK):
+                items[a : a + _COST_CHUNK] = np.arange(a, min(m, a + _COST_CHUNK), dtype=np.int32)
+        else:
+            items = np.arange(m, dtype=narrow_int(m))
         rng.shuffle(items)  # (m,) shuffled
         if self._kept is not None:
-            items = self._kept[items]
+            for a in range(0, m, _COST_CHUNK):
+                items[a : a + _COST_CHUNK] = self._kept[items[a : a + _COST_CHUNK]]
         flat, row_offsets, row_order, loads = pack_items(
-            items, self.lengths, self.capacity, self.window
+            items, self.lengths, self.capacity, self.window, keys
         )
-        del items
+        del items, keys
         num_rows = row_order.size
         shuffled = row_order[rng.permutation(num_rows)]  # (rows,) packed rows in random order
         del row_order
@@ -220,8 +230,13 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         )
         # The rows of batch order[0], then of order[1], ...: one reorder of the items.
         row_seq = reorder_batches(np.arange(num_rows, dtype=np.int64), batch_rows, order)
-        ordered = reorder_batches(flat, row_offsets, shuffled[row_seq.flat])
-        return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+        rows = shuffled[row_seq.flat]  # (rows,) packed rows in plan order
+        del shuffled
+        if out is None:  # below 2**15 items (or past 2**31): a plain reorder
+            ordered = reorder_batches(flat, row_offsets, rows)
+            return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+        del flat  # the upper half of ``out``
+        return PackedPlan(*_widen_rows(out, row_offsets, rows), row_seq.offsets)
 
     def _row_costs(self, flat: NDArray[Any], row_offsets: NDArray[np.int64]) -> NDArray[np.float64]:
         """(rows,) cost of each row: its tokens, or the sum of its squared lengths.
@@ -268,3 +283,29 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
         plan = self.plan(epoch)
         return self._batch_costs(plan.flat, plan.row_offsets, plan.batch_rows)
+
+
+def _widen_rows(
+    out: NDArray[np.int64], row_offsets: NDArray[np.int64], rows: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Fill ``out`` with the packed rows ``rows`` in that order; return it and their offsets.
+
+    ``out``'s bytes hold the int32 items (row after row, ``row_offsets``)
+    in their upper half. The rows that fit below that half are gathered
+    there directly; the rest into an int32 buffer of the remaining items,
+    then widened over the half they came from. Beyond the result this needs
+    a quarter of its size, where gathering from a separate int32 array
+    needed a half.
+    """
+    m = int(out.size)
+    source = out.view(np.int32)[m:]  # (m,) the upper half of the result's bytes
+    ends = np.cumsum(np.diff(row_offsets)[rows])  # (rows,) where each row ends in the result
+    split = int(np.searchsorted(ends, m // 2, side="right"))  # rows written below the source
+    low = int(ends[split - 1]) if split else 0
+    gather_batches(source, row_offsets, rows[:split], out[:low])
+    rest = np.empty(m - low, dtype=np.int32)
+    gather_batches(source, row_offsets, rows[split:], rest)
+    out[low:] = rest
+    offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    offsets[1:] = ends
+    return out, offsets

@@ -70,7 +70,9 @@ def _feed(out: list[bytes | memoryview], value: Any) -> None:
         out.append(f"nd:{value.dtype.str}:{value.shape}:".encode())
         contiguous = np.ascontiguousarray(value)
         # The array's own buffer, not a copy: ``digest`` hashes it in place.
-        out.append(contiguous.tobytes() if contiguous.dtype.hasobject else contiguous.data.cast("B"))
+        out.append(
+            contiguous.tobytes() if contiguous.dtype.hasobject else contiguous.data.cast("B")
+        )
     elif isinstance(value, torch.Tensor):
         tensor = value.detach().cpu()
         _feed(out, (tensor.double() if tensor.is_floating_point() else tensor).numpy())
