@@ -258,30 +258,27 @@ def _last_at_or_below(
     """
     block = np.searchsorted(blocks, value.astype(blocks.dtype), side="right") - 1
     first = np.maximum(block, 0) * _BLOCK  # block -1: no key is <= value, none counts
-    at = first[:, None] + np.arange(_BLOCK)  # (m, _BLOCK)
-    beyond = at >= key.size  # the last block may be short
-    at[beyond] = 0
-    inside = (key[at] <= value[:, None]) & ~beyond
-    last: NDArray[np.int64] = first + np.count_nonzero(inside, axis=1) - 1
+    # The last block may be short: its missing keys read as the last key,
+    # which counts only where the answer is the last position anyway.
+    at = np.minimum(first[:, None] + np.arange(_BLOCK), key.size - 1)  # (m, _BLOCK)
+    count = np.count_nonzero(key[at] <= value[:, None], axis=1)
+    last: NDArray[np.int64] = np.minimum(first + count - 1, key.size - 1)
     return last
 
 
-_LOW = np.array([(2 << b) - 1 for b in range(64)], dtype=np.uint64)  # bits 0..b set
-_BIT = np.array([1 << b for b in range(64)], dtype=np.uint64)
+_WORD = 32  # bits per word of ``_SlotSet``: a float64 holds any word exactly
+_LOW = np.array([(2 << b) - 1 for b in range(_WORD)], dtype=np.uint32)  # bits 0..b set
+_BIT = np.array([1 << b for b in range(_WORD)], dtype=np.uint32)
 
 
-def _highest_bit(words: NDArray[np.uint64]) -> NDArray[np.int64]:
-    """(m,) index of the highest set bit of each nonzero word (-1 for a zero word)."""
-    high = words >> np.uint64(32)
-    upper = high != 0
-    half = np.where(upper, high, words & np.uint64(0xFFFFFFFF)).astype(np.float64)  # exact
-    bit: NDArray[np.int64] = np.frexp(half)[1].astype(np.int64) - 1
-    bit += upper * 32
+def _highest_bit(words: NDArray[np.uint32]) -> NDArray[np.int64]:
+    """(m,) index of the highest set bit of each nonzero word (garbage for a zero word)."""
+    bit: NDArray[np.int64] = np.frexp(words.astype(np.float64))[1].astype(np.int64) - 1
     return bit
 
 
 class _SlotSet:
-    """Each window's untaken local slots, as a tree of 64-bit words.
+    """Each window's untaken local slots, as a tree of 32-bit words.
 
     Level 0 holds one bit per slot; a bit of level ``k + 1`` says whether
     word ``k`` under it is nonzero. "The highest untaken slot at or below
@@ -295,20 +292,19 @@ class _SlotSet:
     """
 
     def __init__(self, count: NDArray[np.int64], window: int) -> None:
-        self.levels: list[NDArray[np.uint64]] = []  # level k: (W * widths[k],) words
+        self.levels: list[NDArray[np.uint32]] = []  # level k: (W * widths[k],) words
         self.widths: list[int] = []
         bits, filled = window, count
         while True:
-            width = -(-bits // 64)
-            left = filled[:, None] - 64 * np.arange(width, dtype=np.int64)  # (W, width)
-            full = left >= 64
-            words = np.where(full, ~np.uint64(0), _LOW[np.clip(left, 1, 64) - 1])
+            width = -(-bits // _WORD)
+            left = filled[:, None] - _WORD * np.arange(width, dtype=np.int64)  # (W, width)
+            words = _LOW[np.clip(left, 1, _WORD) - 1]
             words[left <= 0] = 0
             self.levels.append(words.reshape(-1))
             self.widths.append(width)
             if width == 1:
                 break
-            bits, filled = width, -(-filled // 64)
+            bits, filled = width, -(-filled // _WORD)
 
     def at_or_below(self, probe: NDArray[np.int64], w: NDArray[np.int64]) -> NDArray[np.int64]:
         """(m,) the highest untaken slot ``<= probe`` of window ``w``; -1 if none (or probe < 0)."""
@@ -322,9 +318,9 @@ class _SlotSet:
     ) -> NDArray[np.int64]:
         """The highest set bit ``<= bit`` (all >= 0) of ``level`` in window ``w``; -1 if none."""
         words, width = self.levels[level], self.widths[level]
-        word_at = bit >> 6
-        found = words[w * width + word_at] & _LOW[bit & 63]
-        out = word_at * 64 + _highest_bit(found)
+        word_at = bit // _WORD
+        found = words[w * width + word_at] & _LOW[bit % _WORD]
+        out = word_at * _WORD + _highest_bit(found)
         empty = np.flatnonzero(found == 0)
         if empty.size:
             out[empty] = -1
@@ -335,19 +331,19 @@ class _SlotSet:
                 word = self._search(level + 1, lower[inside], ws)
                 hit = np.flatnonzero(word >= 0)
                 word, ws = word[hit], ws[hit]
-                out[empty[inside[hit]]] = word * 64 + _highest_bit(words[ws * width + word])
+                out[empty[inside[hit]]] = word * _WORD + _highest_bit(words[ws * width + word])
         return out
 
     def remove(self, slot: NDArray[np.int64], w: NDArray[np.int64]) -> None:
         """Mark ``slot`` of window ``w`` taken (one slot per window)."""
         bit = slot
         for words, width in zip(self.levels, self.widths, strict=True):
-            cell = w * width + (bit >> 6)
-            words[cell] &= ~_BIT[bit & 63]
+            cell = w * width + bit // _WORD
+            words[cell] &= ~_BIT[bit % _WORD]
             emptied = np.flatnonzero(words[cell] == 0)
             if not emptied.size:
                 return
-            bit, w = (bit >> 6)[emptied], w[emptied]
+            bit, w = (bit // _WORD)[emptied], w[emptied]
 
 
 def _write_rows(
