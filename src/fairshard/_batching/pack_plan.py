@@ -11,9 +11,10 @@ window:
 
 This is first-fit decreasing restricted to one open row at a time: a row is
 closed only when nothing left fits it, so its waste is smaller than the
-shortest item left. Within a window the lengths are sorted once, "the longest
-item left that fits" is a binary search, and items already taken are skipped
-with a union-find of "next item to the left" pointers (path compression).
+shortest item left. Within a window the lengths are sorted once; the next
+pick is at or below the row's last one, usually the first item left there
+(checked first), else found by a binary search; items already taken are
+skipped with a tree of bit words per window (``_SlotSet``).
 The loop runs about ``window`` steps whatever the number of items: the
 number of items only widens each step. On log-normal lengths (``mu=5,
 sigma=0.8``, capacity 4096) rows are 99% full with ``window=1024`` and 99.7%
@@ -28,10 +29,11 @@ shuffled order. Rows are shuffled again into batches afterwards, so rows
 from one window do not stay together.
 
 NOTE (memory): at ``n`` items the loop holds, besides the caller's ``items``,
-the sorted keys (4 bytes per item below ``2**31`` keys), the union-find
-pointers and the picks (2 bytes each for windows below ``2**15`` items):
-8 bytes per item. The sort and the output are done a chunk of windows at a
-time, in place in ``items``, so neither needs another array of ``n``.
+the sorted keys (4 bytes per item below ``2**31`` keys, in the caller's
+``scratch`` when it offers one), the picks (2 bytes per item for windows
+below ``2**15`` items) and the bit tree (1/8 byte per item). The sort and the
+output are done a chunk of windows at a time, in place in ``items``, so
+neither needs another array of ``n``.
 """
 
 from __future__ import annotations
