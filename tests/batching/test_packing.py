@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -258,3 +259,78 @@ def test_step_imbalance_counts_the_final_step_as_the_ranks_run_it(tail: str) -> 
     assert mean == pytest.approx(truth.mean()) and worst == pytest.approx(truth.max())
     if tail != "drop":
         assert int(np.argmax(truth)) == steps - 1 and worst > mean  # the final step is the worst
+
+
+def reference_pack(lengths: list[int], capacity: int, window: int) -> list[list[int]]:
+    """Bin completion as the module notes state it, one item at a time: the rows in order.
+
+    Every step, each window with items left (in window order) opens a row
+    with its longest item left, or adds the longest item left that fits the
+    open row, or closes that row when none does; ties go to the later
+    position. Rows are numbered as they open.
+    """
+    windows = []
+    for first in range(0, len(lengths), window):
+        positions = range(first, min(first + window, len(lengths)))
+        left = sorted(positions, key=lambda i: (lengths[i], i))  # ascending
+        windows.append({"left": left, "row": None, "room": 0})
+    rows: list[list[int]] = []
+    while any(w["left"] for w in windows):
+        for w in windows:
+            left = w["left"]
+            if not left:
+                continue
+            if w["row"] is None:
+                item = left.pop()
+                w["row"], w["room"] = len(rows), capacity - lengths[item]
+                rows.append([item])
+                continue
+            fits = [k for k, i in enumerate(left) if lengths[i] <= w["room"]]
+            if not fits:
+                w["row"] = None
+                continue
+            item = left.pop(fits[-1])
+            w["room"] -= lengths[item]
+            rows[w["row"]].append(item)
+    return rows
+
+
+@given(
+    st.lists(st.integers(1, 40), min_size=0, max_size=300),
+    st.integers(0, 40),
+    st.integers(1, 70),
+)
+def test_pack_windows_is_the_reference_bin_completion(
+    lengths: list[int], extra: int, window: int
+) -> None:
+    """The vectorized packing (all windows in lock step) makes exactly the reference's rows."""
+    capacity = max(lengths, default=1) + extra
+    members, offsets = pack_windows(np.array(lengths, dtype=np.int64), capacity, window)
+    rows = [members[a:b].tolist() for a, b in itertools.pairwise(offsets)]
+    assert rows == reference_pack(lengths, capacity, window)
+
+
+@pytest.mark.parametrize("window", [1, 7, 64, 100, 5000])
+def test_pack_windows_is_the_reference_on_wide_windows_and_many_items(window: int) -> None:
+    """Past one 64-slot word per window and past the key blocks; lengths with long runs of ties."""
+    rng = np.random.default_rng(window)
+    lengths = np.minimum(rng.integers(1, 300, 3000), rng.integers(1, 12, 3000) * 25)
+    members, offsets = pack_windows(lengths, 320, window)
+    rows = [members[a:b].tolist() for a, b in itertools.pairwise(offsets)]
+    assert rows == reference_pack(lengths.tolist(), 320, window)
+
+
+@pytest.mark.parametrize("cost", ["tokens", "attention"])
+def test_plan_int64_items_from_the_in_place_build(cost: str) -> None:
+    """Past 2**15 items the plan is built inside its own int64 result: still every item once."""
+    lengths = np.random.default_rng(3).integers(1, 200, 40_000)
+    lengths[::997] = 999  # skipped: the kept ids go through the in-place build too
+    with pytest.warns(DegenerateConfigWarning):
+        s = PackingBatchSampler(
+            lengths, 512, 4, oversized="skip", cost=cost, num_replicas=1, rank=0
+        )
+    plan = s.plan(0)
+    assert plan.flat.dtype == np.int64
+    assert np.array_equal(np.sort(plan.flat), np.flatnonzero(lengths <= 512))
+    loads = np.add.reduceat(lengths[plan.flat], plan.row_offsets[:-1])
+    assert loads.max() <= 512

@@ -11,17 +11,29 @@ window:
 
 This is first-fit decreasing restricted to one open row at a time: a row is
 closed only when nothing left fits it, so its waste is smaller than the
-shortest item left. Within a window the lengths are sorted once, "the longest
-item left that fits" is a binary search, and items already taken are skipped
-with a union-find of "next item to the left" pointers (path compression).
+shortest item left. Within a window the lengths are sorted once; the next
+pick is at or below the row's last one, usually the first item left there
+(checked first), else found by a binary search; items already taken are
+skipped with a tree of bit words per window (``_SlotSet``).
 The loop runs about ``window`` steps whatever the number of items: the
 number of items only widens each step. On log-normal lengths (``mu=5,
 sigma=0.8``, capacity 4096) rows are 99% full with ``window=1024`` and 99.7%
 with 4096 (``benchmarks/bench_packing.py``).
 
+Rows are numbered as the lock-step loop opens them: by step, then by
+window. Each step is one event per window (it takes an item or closes the
+row), so the numbering is fixed by the windows' own sequences of events.
+
 A larger window packs tighter but mixes items from further apart in the
 shuffled order. Rows are shuffled again into batches afterwards, so rows
 from one window do not stay together.
+
+NOTE (memory): at ``n`` items the loop holds, besides the caller's ``items``,
+the sorted keys (4 bytes per item below ``2**31`` keys, in the caller's
+``scratch`` when it offers one), the picks (2 bytes per item for windows
+below ``2**15`` items) and the bit tree (1/8 byte per item). The sort and the
+output are done a chunk of windows at a time, in place in ``items``, so
+neither needs another array of ``n``.
 """
 
 from __future__ import annotations
@@ -34,8 +46,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core.plans import BatchPlan, shareable
+from .base import reorder_batches
 
-__all__ = ["PackedPlan", "pack_windows"]
+__all__ = ["PackedPlan", "narrow_int", "pack_items", "pack_windows"]
+
+_CHUNK = 1 << 16  # items per chunk of windows, sorted or written out at once
+_BLOCK = 32  # keys per block of the two-level search
+
+
+def narrow_int(limit: int) -> type[np.signedinteger[Any]]:
+    """The narrowest of int16, int32 and int64 that holds every integer in ``[-limit, limit]``."""
+    for dtype in (np.int16, np.int32):
+        if limit <= np.iinfo(dtype).max:
+            return dtype
+    return np.int64
 
 
 def pack_windows(
@@ -51,8 +75,9 @@ def pack_windows(
 
     Returns:
         ``(members, row_offsets)``: (n,) positions into ``lengths`` grouped
-        by row, longest first within a row, and (rows + 1,) int64 CSR
-        offsets of each row in ``members``.
+        by row, rows in the order they were opened (see the module notes),
+        longest first within a row, and (rows + 1,) int64 CSR offsets of
+        each row in ``members``.
 
     Example:
         >>> members, offsets = pack_windows(np.array([6, 1, 3, 4, 2]), 7, 5)
@@ -60,106 +85,290 @@ def pack_windows(
         [[0, 1], [3, 2], [4]]
     """
     n = int(lengths.shape[0])
-    if n == 0:
-        return np.empty(0, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    num_windows = -(-n // window)
-    first = np.arange(num_windows, dtype=np.int64) * window  # (W,) first sorted slot
-    # Sorting by key = window * (capacity + 1) + length keeps windows contiguous
-    # and makes "longest item <= gap in window w" one searchsorted over the key.
-    small = num_windows * (capacity + 1) < 2**31  # int32 keys: half the memory traffic
-    key: NDArray[Any] = np.arange(n, dtype=np.int64) // window * (capacity + 1) + lengths
-    key = key.astype(np.int32 if small else np.int64)
-    order = np.argsort(key, kind="stable")  # (n,) sorted slot -> item position
-    key = key[order]
-    # NOTE (memory layout): the loop works in local slots j (rank within the
-    # window's ascending order) and stores per-slot state at j * W + w, so
-    # that one step -- which touches one slot per window, at similar j in
-    # every window -- reads neighbouring memory instead of one cache line per
-    # window. Slots past the end of a short last window are never reached.
-    slots = np.arange(n, dtype=np.int64)
-    where = slots % window * num_windows + slots // window  # (n,) state index of each slot
-    del slots
-    cells = window * num_windows
-    size = np.zeros(cells, dtype=np.int32)  # lengths <= capacity < 2**31
-    size[where] = lengths[order]
-    taken = np.zeros(cells, dtype=bool)
-    left = np.repeat(np.arange(-1, window - 1, dtype=np.int32), num_windows)  # union-find
-    row_of = np.zeros(cells, dtype=np.int64)
-    seat_of = np.zeros(cells, dtype=np.int32)
-    count = np.minimum(first + window, n) - first  # (W,) items per window
-    gap = np.full(num_windows, -1, dtype=np.int64)  # (W,) room in the open row; -1: none
-    top = count - 1  # (W,) local slot at or above the longest item left
-    row = np.zeros(num_windows, dtype=np.int64)
-    seat = np.zeros(num_windows, dtype=np.int64)
-    remaining = count.copy()
-    rows = 0
-    active = np.arange(num_windows, dtype=np.int64)
-    while active.size:
-        room = gap[active]
-        opening = room < 0
-        probe = top[active].copy()
-        # Only rows the top item does not fit need a search (the top is an upper bound).
-        search = np.flatnonzero(~opening & (size[probe * num_windows + active] > room))
-        if search.size:
-            w = active[search]
-            value = (w * (capacity + 1) + room[search]).astype(key.dtype)  # no upcast of key
-            at = np.searchsorted(key, value, side="right") - 1
-            probe[search] = np.minimum(at - first[w], probe[search])
-        from_top = probe == top[active]
-        slot = _untaken_at_or_left(probe, active, num_windows, taken, left)
-        found = slot >= 0
-        gap[active[~found]] = -1  # nothing left fits: close the row
-        w, slot, opened, from_top = active[found], slot[found], opening[found], from_top[found]
-        new = int(opened.sum())
-        row[w[opened]] = rows + np.arange(new, dtype=np.int64)
-        seat[w[opened]] = 0
-        rows += new
-        # Taken from the top: everything above was taken, so the top moves below it.
-        top[w[from_top]] = slot[from_top] - 1
-        cell = slot * num_windows + w
-        row_of[cell] = row[w]
-        seat_of[cell] = seat[w]
-        seat[w] += 1
-        taken[cell] = True
-        gap[w] = np.where(opened, capacity, gap[w]) - size[cell]
-        remaining[w] -= 1
-        active = active[(remaining[active] > 0)]
-    rows_of_slots = row_of[where]  # (n,) back in sorted-slot order
-    row_offsets = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows_of_slots, minlength=rows), out=row_offsets[1:])
-    members = np.empty(n, dtype=np.int64)
-    members[row_offsets[rows_of_slots] + seat_of[where]] = order
-    return members, row_offsets
+    flat, row_offsets, row_order, _ = pack_items(
+        np.arange(n, dtype=np.int64), np.asarray(lengths), capacity, window
+    )
+    plan = reorder_batches(flat, row_offsets, row_order)
+    return plan.flat, plan.offsets
 
 
-def _untaken_at_or_left(
-    probe: NDArray[np.int64],
-    windows: NDArray[np.int64],
-    num_windows: int,
-    taken: NDArray[np.bool_],
-    left: NDArray[np.int32],
-) -> NDArray[np.int64]:
-    """(m,) the first untaken local slot at or below ``probe`` in each window; -1 if none.
+def pack_items(
+    items: NDArray[Any],
+    lengths: NDArray[Any],
+    capacity: int,
+    window: int,
+    scratch: NDArray[Any] | None = None,
+) -> tuple[NDArray[Any], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Pack consecutive windows of ``items`` into rows of at most ``capacity`` tokens.
 
-    Walks the ``left`` pointers (state index ``slot * num_windows + window``)
-    and compresses every path it walked.
+    Args:
+        items: (n,) ids into ``lengths`` (any integer dtype), in the
+            (already shuffled) order the windows are cut from. Overwritten:
+            it comes back as ``flat``.
+        lengths: (N,) tokens of every id; those of ``items`` in ``[1, capacity]``.
+        capacity: Tokens per row.
+        window: Items per window (the last window may be shorter).
+        scratch: (n,) memory the sort keys may take (used when its dtype is
+            theirs, int32 below ``2**31`` keys); else they get their own.
+
+    Returns:
+        ``(flat, row_offsets, row_order, loads)``: ``flat`` is ``items``
+        itself, rearranged row by row (each window's rows back to back,
+        windows in order, longest item first within a row);
+        ``row_offsets`` (rows + 1,) the CSR offsets of those rows;
+        ``row_order`` (rows,) the rows as the loop opened them (row ``g``
+        of the module notes is CSR row ``row_order[g]``); ``loads``
+        (rows,) the tokens of each CSR row.
     """
-    slot = probe.copy()
-    live = slot >= 0
-    live[live] = taken[slot[live] * num_windows + windows[live]]
-    trail: list[tuple[NDArray[np.int64], NDArray[np.int64]]] = []
-    while live.any():
-        at = np.flatnonzero(live)
-        cells = slot[at] * num_windows + windows[at]
-        trail.append((at, cells))
-        slot[at] = left[cells]
-        keep = slot[at] >= 0
-        live[at] = False
-        inside = at[keep]
-        live[inside] = taken[slot[inside] * num_windows + windows[inside]]
-    for at, cells in trail:
-        left[cells] = slot[at]
-    return np.where(slot >= 0, slot, -1)
+    n = int(items.shape[0])
+    if n == 0:
+        empty = np.empty(0, dtype=np.int64)
+        return items, np.zeros(1, dtype=np.int64), empty, empty
+    num_windows = -(-n // window)
+    key = _sort_windows(items, lengths, capacity, window, scratch)
+    stream = np.empty(n, dtype=narrow_int(window))  # (n,) local slot of each window's p-th pick
+    starts = _bin_completion(key, stream, capacity, window, num_windows)
+    by_start = np.argsort(starts, kind="stable")  # CSR row -> row number
+    row_offsets = np.empty(starts.size + 1, dtype=np.int64)
+    row_offsets[:-1] = starts[by_start]
+    del starts
+    row_offsets[-1] = n
+    row_order = np.empty(by_start.size, dtype=np.int64)
+    row_order[by_start] = np.arange(by_start.size, dtype=np.int64)
+    del by_start
+    loads = _write_rows(items, key, stream, row_offsets, capacity, window)
+    return items, row_offsets, row_order, loads
+
+
+def _chunks(n: int, window: int) -> range:
+    """Starts of the chunks of whole windows that the setup and the output work through."""
+    return range(0, n, max(1, _CHUNK // window) * window)
+
+
+def _sort_windows(
+    items: NDArray[Any],
+    lengths: NDArray[Any],
+    capacity: int,
+    window: int,
+    scratch: NDArray[Any] | None,
+) -> NDArray[Any]:
+    """Sort every window of ``items`` in place by (length, position); return their keys.
+
+    Returns:
+        (n,) ``key[i] = window * (capacity + 1) + length`` of the sorted
+        item ``i``: ascending, so "the longest item <= room in window w" is
+        the last key <= a value (``_last_at_or_below``).
+    """
+    n = int(items.shape[0])
+    num_windows = -(-n // window)
+    key_dtype = narrow_int(num_windows * (capacity + 1))
+    # NOTE (stable sort, in chunks): ``length * window + local position`` is
+    # unique, so any sort of it orders ties by position, as a stable sort of
+    # the lengths would; sorting a (windows, window) chunk along its rows
+    # sorts every window at once.
+    comp_dtype = narrow_int((capacity + 1) * window)
+    key: NDArray[Any]
+    if scratch is not None and scratch.dtype == key_dtype and scratch.shape == (n,):
+        key = scratch
+    else:
+        key = np.empty(n, dtype=key_dtype)
+    for a in _chunks(n, window):
+        b = min(n, a + max(1, _CHUNK // window) * window)
+        ids = items[a:b]
+        local = np.arange(b - a, dtype=comp_dtype) % window  # (m,) position within its window
+        comp = lengths[ids].astype(comp_dtype)
+        comp *= window
+        comp += local
+        full = (b - a) // window * window
+        comp[:full].reshape(-1, window).sort(axis=1)
+        comp[full:].sort()
+        first = np.arange(a, b, dtype=np.int64) - local  # (m,) first position of its window
+        items[a:b] = items[first + comp % window]
+        comp //= window
+        key[a:b] = comp + first // window * (capacity + 1)
+    return key
+
+
+def _bin_completion(
+    key: NDArray[Any], stream: NDArray[Any], capacity: int, window: int, num_windows: int
+) -> NDArray[Any]:
+    """Run bin completion on every window in lock step; write each window's picks to ``stream``.
+
+    Returns:
+        (rows,) where each row starts in the window-major picks (its
+        window's first position plus the items the window had taken before
+        it), rows in the order they were opened.
+    """
+    n = int(stream.shape[0])
+    w = np.arange(num_windows, dtype=np.int64)  # (A,) the windows with items left
+    base = w * window  # (A,) first sorted position of each window
+    count = np.minimum(base + window, n) - base  # (A,) items per window
+    untaken = _SlotSet(count, window)
+    blocks = key[::_BLOCK].copy()  # (n / _BLOCK,) the first key of every block
+    floor = w * (capacity + 1)  # (A,) key of a length-0 item in each window
+    # limit: the largest key that fits the open row (its room, as a key); a
+    # fresh row's room is the whole capacity, so its longest item fits.
+    fresh_limit = floor + capacity
+    limit = fresh_limit.copy()
+    fresh = np.ones(num_windows, dtype=bool)  # (A,) no item in the open row yet
+    top = count - 1  # (A,) local slot at or above the longest item left
+    candidate = top.copy()  # (A,) the first untaken slot at or below the row's last pick
+    picks = np.zeros(num_windows, dtype=np.int64)  # (A,) items taken so far
+    start_dtype = narrow_int(n)
+    starts: list[NDArray[Any]] = []  # per step, where the rows it opened start
+    while w.size:
+        # NOTE (candidate): the untaken items above a row's last pick were
+        # longer than the room it had then, so the next pick is at or below
+        # it; the first untaken item there usually fits (rows end in runs of
+        # short items), and only the rows it does not fit need a binary search.
+        slot = candidate
+        search = np.flatnonzero((slot >= 0) & (key[base + slot] > limit))  # -1: any cell
+        if search.size:
+            at = _last_at_or_below(key, blocks, limit[search]) - base[search]  # -1: none fits
+            slot[search] = untaken.at_or_below(at, w[search])
+        found = slot >= 0  # the others close their row and take nothing
+        taking = np.flatnonzero(found)
+        untaken.remove(slot[taking], w[taking])
+        stream[base + picks] = slot  # a close writes where its next pick will
+        opened = fresh & found
+        starts.append((base + picks)[opened].astype(start_dtype))
+        cell = np.where(found, base + slot, 0)  # 0: any key (not used)
+        limit = np.where(found, limit - key[cell] + floor, fresh_limit)
+        fresh = ~found
+        # A row opens with the longest item left: everything above it was taken.
+        top = np.where(opened, slot - 1, top)
+        candidate = untaken.at_or_below(np.where(found, slot - 1, top), w)
+        picks += found
+        done = picks == count
+        if done.any():
+            keep = ~done
+            w, base, count, floor = w[keep], base[keep], count[keep], floor[keep]
+            fresh_limit, limit, fresh = fresh_limit[keep], limit[keep], fresh[keep]
+            top, candidate, picks = top[keep], candidate[keep], picks[keep]
+    return np.concatenate(starts)
+
+
+def _last_at_or_below(
+    key: NDArray[Any], blocks: NDArray[Any], value: NDArray[np.int64]
+) -> NDArray[np.int64]:
+    """(m,) the last position of ``key`` (ascending) whose key is ``<= value``.
+
+    NOTE (two-level search): a ``searchsorted`` over all the keys pays a
+    cache miss at most of its ~23 levels; the block heads are 1/32 of the
+    keys and stay in cache, and the one block they point to is two cache
+    lines, counted in one comparison.
+    """
+    block = np.searchsorted(blocks, value.astype(blocks.dtype), side="right") - 1
+    first = np.maximum(block, 0) * _BLOCK  # block -1: no key is <= value, none counts
+    # The last block may be short: its missing keys read as the last key,
+    # which counts only where the answer is the last position anyway.
+    at = np.minimum(first[:, None] + np.arange(_BLOCK), key.size - 1)  # (m, _BLOCK)
+    count = np.count_nonzero(key[at] <= value[:, None], axis=1)
+    last: NDArray[np.int64] = np.minimum(first + count - 1, key.size - 1)
+    return last
+
+
+_WORD = 32  # bits per word of ``_SlotSet``: a float64 holds any word exactly
+_LOW = np.array([(2 << b) - 1 for b in range(_WORD)], dtype=np.uint32)  # bits 0..b set
+_BIT = np.array([1 << b for b in range(_WORD)], dtype=np.uint32)
+
+
+def _highest_bit(words: NDArray[np.uint32]) -> NDArray[np.int64]:
+    """(m,) index of the highest set bit of each nonzero word (garbage for a zero word)."""
+    bit: NDArray[np.int64] = np.frexp(words.astype(np.float64))[1].astype(np.int64) - 1
+    return bit
+
+
+class _SlotSet:
+    """Each window's untaken local slots, as a tree of 32-bit words.
+
+    Level 0 holds one bit per slot; a bit of level ``k + 1`` says whether
+    word ``k`` under it is nonzero. "The highest untaken slot at or below
+    ``p``" is then one word and one highest-bit per level, the same few
+    numpy operations for every window, where walking pointers over runs of
+    taken slots took as many rounds as the longest run.
+
+    Args:
+        count: (W,) slots of each window (all untaken).
+        window: Slots per full window.
+    """
+
+    def __init__(self, count: NDArray[np.int64], window: int) -> None:
+        self.levels: list[NDArray[np.uint32]] = []  # level k: (W * widths[k],) words
+        self.widths: list[int] = []
+        bits, filled = window, count
+        while True:
+            width = -(-bits // _WORD)
+            left = filled[:, None] - _WORD * np.arange(width, dtype=np.int64)  # (W, width)
+            words = _LOW[np.clip(left, 1, _WORD) - 1]
+            words[left <= 0] = 0
+            self.levels.append(words.reshape(-1))
+            self.widths.append(width)
+            if width == 1:
+                break
+            bits, filled = width, -(-filled // _WORD)
+
+    def at_or_below(self, probe: NDArray[np.int64], w: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(m,) the highest untaken slot ``<= probe`` of window ``w``; -1 if none (or probe < 0)."""
+        out = np.full(probe.shape, -1, dtype=np.int64)
+        at = np.flatnonzero(probe >= 0)
+        out[at] = self._search(0, probe[at], w[at])
+        return out
+
+    def _search(
+        self, level: int, bit: NDArray[np.int64], w: NDArray[np.int64]
+    ) -> NDArray[np.int64]:
+        """The highest set bit ``<= bit`` (all >= 0) of ``level`` in window ``w``; -1 if none."""
+        words, width = self.levels[level], self.widths[level]
+        word_at = bit // _WORD
+        found = words[w * width + word_at] & _LOW[bit % _WORD]
+        out = word_at * _WORD + _highest_bit(found)
+        empty = np.flatnonzero(found == 0)
+        if empty.size:
+            out[empty] = -1
+            if level + 1 < len(self.levels):
+                lower = word_at[empty] - 1  # the highest nonzero word below this one
+                inside = np.flatnonzero(lower >= 0)
+                ws = w[empty[inside]]
+                word = self._search(level + 1, lower[inside], ws)
+                hit = np.flatnonzero(word >= 0)
+                word, ws = word[hit], ws[hit]
+                out[empty[inside[hit]]] = word * _WORD + _highest_bit(words[ws * width + word])
+        return out
+
+    def remove(self, slot: NDArray[np.int64], w: NDArray[np.int64]) -> None:
+        """Mark ``slot`` of window ``w`` taken (one slot per window)."""
+        bit = slot
+        for words, width in zip(self.levels, self.widths, strict=True):
+            cell = w * width + bit // _WORD
+            words[cell] &= ~_BIT[bit % _WORD]
+            emptied = np.flatnonzero(words[cell] == 0)
+            if not emptied.size:
+                return
+            bit, w = (bit // _WORD)[emptied], w[emptied]
+
+
+def _write_rows(
+    items: NDArray[Any],
+    key: NDArray[Any],
+    stream: NDArray[Any],
+    row_offsets: NDArray[np.int64],
+    capacity: int,
+    window: int,
+) -> NDArray[np.int64]:
+    """Rearrange ``items`` (sorted within windows) into pick order, in place; (rows,) row loads."""
+    n = int(items.shape[0])
+    loads = np.empty(row_offsets.size - 1, dtype=np.int64)
+    for a in _chunks(n, window):
+        b = min(n, a + max(1, _CHUNK // window) * window)
+        position = np.arange(a, b, dtype=np.int64)
+        first = position - position % window  # (m,) first position of its window
+        sorted_at = first + stream[a:b]  # (m,) sorted position of each pick
+        items[a:b] = items[sorted_at]
+        tokens = key[sorted_at] - first // window * (capacity + 1)  # (m,) its length
+        r0, r1 = np.searchsorted(row_offsets, (a, b))  # the rows of this chunk
+        loads[r0:r1] = np.add.reduceat(tokens, row_offsets[r0:r1] - a)
+    return loads
 
 
 @shareable

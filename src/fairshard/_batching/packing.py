@@ -21,7 +21,8 @@ compute-balanced with ``cost_balance.balanced_order``; the plan stays
 independent of the world size, so elastic resume is exact.
 
 Planning materializes the epoch's rows (two int64 arrays, 8 bytes per item
-plus 8 per row), as every batch sampler's plan does.
+plus 8 per row), as every batch sampler's plan does; building it takes
+about as much again at its peak (``pack_plan``'s memory note).
 """
 
 from __future__ import annotations
@@ -41,9 +42,9 @@ from .._errors import (
     warn,
 )
 from .._random.seeding import StreamId, stream_generator
-from .base import BatchPlanSampler, check_lengths, reorder_batches
+from .base import BatchPlanSampler, check_lengths, reorder_batches, reorder_into
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
-from .pack_plan import PackedPlan, pack_windows
+from .pack_plan import PackedPlan, narrow_int, pack_items
 
 __all__ = ["PackingBatchSampler"]
 
@@ -54,6 +55,8 @@ COSTS: tuple[Cost, ...] = ("tokens", "attention")
 
 #: Default items per packing window (see ``pack_plan``).
 DEFAULT_WINDOW = 1024
+
+_COST_CHUNK = 1 << 18  # items per chunk of the row costs
 
 
 class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
@@ -128,7 +131,17 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
                     "lengths must be whole token counts for packing, got "
                     f"lengths[{first}]={float(checked[first])!r}; pass each item's number of tokens"
                 )
-        self.lengths: NDArray[np.int64] = checked.astype(np.int64)
+        if checked.dtype.kind != "i":
+            checked = checked.astype(np.int64)
+        # The config digest is of the int64 lengths, as saved states recorded it.
+        self._digest = S.digest(checked)
+        # NOTE (memory): the lengths are kept in the narrowest integer dtype
+        # that holds them (2 bytes per item for token counts below 2**15):
+        # at 1e7 items an int64 copy alone was as large as the whole plan.
+        self.lengths: NDArray[np.signedinteger[Any]] = checked.astype(
+            narrow_int(int(checked.max()))
+        )
+        del checked
         self.capacity = check_int("capacity", capacity, minimum=1, fix="tokens per packed row")
         self.rows_per_batch = check_int(
             "rows_per_batch", rows_per_batch, minimum=1, fix="at least one row per batch"
@@ -138,26 +151,27 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         self.cost: Cost = check_choice("cost", cost, COSTS)
         self.balance_run = check_balance_run(balance_run)
         self._kept = self._find_kept()
-        self.num_skipped = int(self.lengths.size - self._kept.size)
-        self._digest = S.digest(self.lengths)
+        self.num_skipped = 0 if self._kept is None else int(self.lengths.size - self._kept.size)
 
-    def _find_kept(self) -> NDArray[np.int64]:
+    def _find_kept(self) -> NDArray[Any] | None:
+        """The items that fit a row, in an index dtype; ``None`` when all do."""
         over = self.lengths > self.capacity
-        if over.any():
-            first, count = int(np.flatnonzero(over)[0]), int(over.sum())
-            if self.oversized == "error":
-                raise ConfigError(
-                    f"item {first} has {int(self.lengths[first])} tokens, over capacity="
-                    f"{self.capacity} ({count} item(s) are); raise capacity, truncate those "
-                    "items in the dataset, or pass oversized='skip' to leave them out"
-                )
-            warn(
-                f"{self.kind}: skipping {count} item(s) longer than capacity={self.capacity} "
-                f"(the first is item {first}, {int(self.lengths[first])} tokens); see "
-                "num_skipped",
-                DegenerateConfigWarning,
+        if not over.any():
+            return None
+        first, count = int(np.flatnonzero(over)[0]), int(over.sum())
+        if self.oversized == "error":
+            raise ConfigError(
+                f"item {first} has {int(self.lengths[first])} tokens, over capacity="
+                f"{self.capacity} ({count} item(s) are); raise capacity, truncate those "
+                "items in the dataset, or pass oversized='skip' to leave them out"
             )
-        kept = np.flatnonzero(~over).astype(np.int64)
+        warn(
+            f"{self.kind}: skipping {count} item(s) longer than capacity={self.capacity} "
+            f"(the first is item {first}, {int(self.lengths[first])} tokens); see "
+            "num_skipped",
+            DegenerateConfigWarning,
+        )
+        kept = np.flatnonzero(~over).astype(narrow_int(self.lengths.size))
         if kept.size == 0:
             raise ConfigError(f"every item is longer than capacity={self.capacity}; nothing fits")
         return kept
@@ -178,32 +192,71 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
 
     def _build_plan(self, epoch: int) -> PackedPlan:
         rng = stream_generator(StreamId.PACKING, epoch, self.seed)
-        items = self._kept[rng.permutation(self._kept.size)]  # (m,) shuffled
-        members, row_offsets = pack_windows(self.lengths[items], self.capacity, self.window)
-        flat = items[members]  # (m,) item indices, row after row
-        del items, members
-        num_rows = row_offsets.size - 1
-        shuffled = rng.permutation(num_rows)  # (rows,) rows in random order
+        m = self.lengths.size if self._kept is None else self._kept.size
+        # NOTE (memory): below 2**31 items the int64 result is allocated
+        # first and its bytes hold, until the end, the int32 shuffled items
+        # (upper half: packing rearranges them in place) and packing's sort
+        # keys (lower half). The shuffle of an arange in place is the same
+        # permutation as ``rng.permutation(m)`` (the same draws).
+        out: NDArray[np.int64] | None = None
+        keys: NDArray[np.int32] | None = None
+        if narrow_int(m) == np.int32:
+            out = np.empty(m, dtype=np.int64)
+            keys, items = out.view(np.int32)[:m], out.view(np.int32)[m:]
+            for a in range(0, m, _COST_CHUNK):
+                items[a : a + _COST_CHUNK] = np.arange(a, min(m, a + _COST_CHUNK), dtype=np.int32)
+        else:
+            items = np.arange(m, dtype=narrow_int(m))
+        rng.shuffle(items)  # (m,) shuffled
+        if self._kept is not None:
+            for a in range(0, m, _COST_CHUNK):
+                items[a : a + _COST_CHUNK] = self._kept[items[a : a + _COST_CHUNK]]
+        flat, row_offsets, row_order, loads = pack_items(
+            items, self.lengths, self.capacity, self.window, keys
+        )
+        del items, keys
+        num_rows = row_order.size
+        shuffled = row_order[rng.permutation(num_rows)]  # (rows,) packed rows in random order
+        del row_order
         batch_rows = np.append(np.arange(0, num_rows, self.rows_per_batch), num_rows)
-        row_costs = self._row_costs(flat, row_offsets)[shuffled]
-        costs = np.add.reduceat(row_costs, batch_rows[:-1])  # (batches,)
+        if self.cost == "tokens":
+            row_costs = loads.astype(np.float64)  # whole numbers: the same sums exactly
+        else:
+            row_costs = self._row_costs(flat, row_offsets)
+        costs = np.add.reduceat(row_costs[shuffled], batch_rows[:-1])  # (batches,)
+        del row_costs, loads
         order = balanced_order(
             costs, stream_generator(StreamId.PACKING, epoch, self.seed, sub_id=1), self.balance_run
         )
         # The rows of batch order[0], then of order[1], ...: one reorder of the items.
         row_seq = reorder_batches(np.arange(num_rows, dtype=np.int64), batch_rows, order)
-        ordered = reorder_batches(flat, row_offsets, shuffled[row_seq.flat])
-        return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+        rows = shuffled[row_seq.flat]  # (rows,) packed rows in plan order
+        del shuffled
+        if out is None:  # below 2**15 items (or past 2**31): a plain reorder
+            ordered = reorder_batches(flat, row_offsets, rows)
+            return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+        del flat  # the upper half of ``out``
+        return PackedPlan(*_widen_rows(out, row_offsets, rows), row_seq.offsets)
 
-    def _row_costs(
-        self, flat: NDArray[np.int64], row_offsets: NDArray[np.int64]
-    ) -> NDArray[np.float64]:
-        """(rows,) cost of each row: its tokens, or the sum of its squared lengths."""
-        lengths = self.lengths[flat].astype(np.float64)
-        if self.cost == "attention":
-            lengths *= lengths
-        result: NDArray[np.float64] = np.add.reduceat(lengths, row_offsets[:-1])
-        return result
+    def _row_costs(self, flat: NDArray[Any], row_offsets: NDArray[np.int64]) -> NDArray[np.float64]:
+        """(rows,) cost of each row: its tokens, or the sum of its squared lengths.
+
+        Rows are summed a chunk of about ``_COST_CHUNK`` items at a time, so
+        the float lengths never take a plan-sized array.
+        """
+        rows = row_offsets.size - 1
+        out = np.empty(rows, dtype=np.float64)
+        r = 0
+        while r < rows:
+            end = int(np.searchsorted(row_offsets, row_offsets[r] + _COST_CHUNK, side="right")) - 1
+            end = min(max(end, r + 1), rows)
+            lo, hi = int(row_offsets[r]), int(row_offsets[end])
+            lengths = self.lengths[flat[lo:hi]].astype(np.float64)
+            if self.cost == "attention":
+                lengths *= lengths
+            out[r:end] = np.add.reduceat(lengths, row_offsets[r:end] - lo)
+            r = end
+        return out
 
     def _batch_costs(
         self, flat: NDArray[np.int64], row_offsets: NDArray[np.int64], batch_rows: NDArray[np.int64]
@@ -223,9 +276,36 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         """Real tokens / (rows * capacity) of ``epoch``'s plan (1.0: no padding at all)."""
         plan = self.plan(epoch)
         rows = plan.row_offsets.size - 1
-        return float(self.lengths[self._kept].sum()) / (rows * self.capacity)
+        kept = self.lengths if self._kept is None else self.lengths[self._kept]
+        return float(kept.sum(dtype=np.int64)) / (rows * self.capacity)
 
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
         plan = self.plan(epoch)
         return self._batch_costs(plan.flat, plan.row_offsets, plan.batch_rows)
+
+
+def _widen_rows(
+    out: NDArray[np.int64], row_offsets: NDArray[np.int64], rows: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Fill ``out`` with the packed rows ``rows`` in that order; return it and their offsets.
+
+    ``out``'s bytes hold the int32 items (row after row, ``row_offsets``)
+    in their upper half. The rows that fit below that half are gathered
+    there directly; the rest into an int32 buffer of the remaining items,
+    then widened over the half they came from. Beyond the result this needs
+    a quarter of its size, where gathering from a separate int32 array
+    needed a half.
+    """
+    m = int(out.size)
+    source = out.view(np.int32)[m:]  # (m,) the upper half of the result's bytes
+    ends = np.cumsum(np.diff(row_offsets)[rows])  # (rows,) where each row ends in the result
+    split = int(np.searchsorted(ends, m // 2, side="right"))  # rows written below the source
+    low = int(ends[split - 1]) if split else 0
+    reorder_into(source, row_offsets, rows[:split], out[:low])
+    rest = np.empty(m - low, dtype=np.int32)
+    reorder_into(source, row_offsets, rows[split:], rest)
+    out[low:] = rest
+    offsets = np.zeros(rows.size + 1, dtype=np.int64)
+    offsets[1:] = ends
+    return out, offsets
