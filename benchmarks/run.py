@@ -37,6 +37,16 @@ def machine() -> str:
     )
 
 
+FRESH = "each in a fresh process"
+#: How a bench runs its cells, where that is not one fresh process per cell.
+HOW = {
+    "bench_cold.py": (
+        "fairshard's cells in one process and streaming's each in a fresh one, "
+        "the files evicted before each cell"
+    ),
+}
+
+
 def run_one(script: Path, args: argparse.Namespace) -> str:
     """Run one bench; return its markdown, headed by when and where it was measured."""
     passthrough = ["--reps", str(args.reps)] + (["--quick"] if args.quick else [])
@@ -53,7 +63,7 @@ def run_one(script: Path, args: argparse.Namespace) -> str:
     stamp = datetime.date.today().isoformat()
     header = (
         f"*`{script.name}`, measured {stamp} ({'quick' if args.quick else 'full'} run, "
-        f"{args.reps} interleaved reps per cell, each in a fresh process; {machine()}).*\n\n"
+        f"{args.reps} interleaved reps per cell, {HOW.get(script.name, FRESH)}; {machine()}).*\n\n"
     )
     return header + out.strip() + "\n"
 
