@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import torch
+import torch.distributed as dist
 from accelerate import Accelerator
 from torch.utils.data import DataLoader, Dataset
 
@@ -194,3 +195,7 @@ def main():
 
 if __name__ == "__main__":
     main()
+    # The framework made the group; end it before the interpreter exits, where a
+    # gloo group torn down at exit can abort a rank ("terminate called ...").
+    if dist.is_initialized():
+        dist.destroy_process_group()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import lightning as L
 import torch
+import torch.distributed as dist
 from lightning.pytorch.callbacks import ModelCheckpoint
 from torch.utils.data import DataLoader, Dataset
 
@@ -110,3 +111,7 @@ def main():
 
 if __name__ == "__main__":
     main()
+    # The framework made the group; end it before the interpreter exits, where a
+    # gloo group torn down at exit can abort a rank ("terminate called ...").
+    if dist.is_initialized():
+        dist.destroy_process_group()

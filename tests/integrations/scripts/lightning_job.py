@@ -17,6 +17,7 @@ from pathlib import Path
 
 import lightning as L
 import torch
+import torch.distributed as dist
 from torch.utils.data import DataLoader, Dataset
 
 import fairshard
@@ -109,3 +110,7 @@ def main():
 
 if __name__ == "__main__":
     main()
+    # The framework made the group; end it before the interpreter exits, where a
+    # gloo group torn down at exit can abort a rank ("terminate called ...").
+    if dist.is_initialized():
+        dist.destroy_process_group()
