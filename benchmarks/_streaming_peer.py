@@ -31,6 +31,10 @@ import types
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _evict import evict_tree
+
 
 def _stub_torchvision() -> None:
     """Stand-ins for the names ``streaming.vision`` imports (never called here)."""
@@ -52,17 +56,6 @@ def _stub_torchvision() -> None:
         sys.modules[module.__name__] = module
 
 
-def _evict(folder: str) -> None:
-    for path in Path(folder).rglob("*"):
-        if path.is_file():
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-            finally:
-                os.close(fd)
-
-
 def write(folder: str, record: int, count: int) -> dict[str, Any]:
     from streaming import MDSWriter
 
@@ -81,7 +74,7 @@ def read(folder: str, algo: str, workers: int, limit: int) -> dict[str, Any]:
 
     clean_stale_shared_memory()
     data = StreamingDataset(local=folder, shuffle=True, shuffle_algo=algo, batch_size=64)
-    _evict(folder)
+    evict_tree(folder)
     seen: list[int] = []
     if workers == 0:
         it = iter(data)

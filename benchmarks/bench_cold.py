@@ -50,6 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from _evict import evict
 from _harness import bench_args, table
 from torch.utils.data import DataLoader, Dataset
 
@@ -62,15 +63,6 @@ ALGOS = ("py1e", "py1br", "py1s", "naive")
 PEER = Path(__file__).with_name("_streaming_peer.py")
 ROOT = Path(__file__).resolve().parents[1]
 CLASSES, BATCH = 10, 64
-
-
-def evict(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
 
 
 def sampler_for(order: str, n: int, record: int) -> Any:
