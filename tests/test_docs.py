@@ -32,8 +32,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *ROOT.glob("README.*.md"), *(ROOT / "docs").glob("*.md")])
 FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.M | re.S)
 TIMEOUT = 240
-#: Peers with no release beside the lowest declared torch (``make test-floors``).
-FLOORS_ABSENT = ("torchdata", "lightning", "accelerate")
+#: What the floors (``make test-floors``) lack: peers with no release beside the lowest
+#: declared torch (transformers is not installed there), and DeviceMesh (torch >= 2.2).
+FLOORS_ABSENT = (
+    "torchdata",
+    "lightning",
+    "accelerate",
+    "transformers",
+    "torch.distributed.device_mesh",
+)
 
 
 def _absent_at_the_floors(code: str) -> list[str]:
@@ -88,7 +95,7 @@ def test_page_code_runs(page: Path, mode: str, code: str, note: str, tmp_path: P
         return
     absent = _absent_at_the_floors(code)
     if absent:
-        pytest.skip(f"needs {', '.join(absent)}: no release installs beside the floors' torch")
+        pytest.skip(f"needs {', '.join(absent)}: not available beside the floors' torch 2.1")
     script = tmp_path / "snippet.py"
     script.write_text(code)
     if mode == "torchrun":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,9 @@ NPROC = {"train_mesh.py": 4}
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_example_runs_under_torchrun(script: str, tmp_path: Path) -> None:
     needs, extra, expected = SCRIPTS[script]
+    mesh = importlib.util.find_spec("torch.distributed.device_mesh")
+    if script == "train_mesh.py" and mesh is None:
+        pytest.skip("DeviceMesh arrived in torch 2.2 (this torch is the declared floor, 2.1)")
     for name in needs:  # a dropped export fails here, never skips
         assert name in fairshard.__all__, f"{script} needs fairshard.{name}"
     ckpt = tmp_path / "state.pt"
