@@ -113,7 +113,7 @@ $(FLOORS_STAMP): pyproject.toml
 FLOORS_CHECK_TESTS ?= tests/families/test_catalog.py tests/families/test_contract_catalog.py \
 	tests/families/test_contract_distributed.py tests/families/test_golden_families.py \
 	tests/families/test_frozen.py tests/core/test_collective_rule.py \
-	tests/samplers/test_distributed_gloo.py
+	tests/samplers/test_distributed_gloo.py tests/core/test_teardown.py
 FLOORS_FOUND = $(shell command -v $(FLOORS_PYTHON))
 
 floors-venv:

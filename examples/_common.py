@@ -2,6 +2,7 @@
 
 import os
 import sys
+import time
 from datetime import timedelta
 
 import torch
@@ -43,8 +44,17 @@ def finish() -> None:
     torch's background threads can race with it and abort a job that has
     already finished cleanly ("terminate called without an active exception").
     Everything has been written and flushed by then.
+
+    The short sleep before the teardown is for torch before 2.9: a gloo
+    worker thread that is still letting go of a finished collective's tensors
+    needs the GIL, which ``destroy_process_group()`` holds while it waits for
+    that thread, and both would wait forever (pytorch#154976; about one
+    teardown in ten on torch 2.1 right after a collective). Sleeping releases
+    the GIL so the thread finishes first. fairshard's own collectives keep
+    their tensors alive and need no sleep; the script's own ones do.
     """
     dist.barrier()  # no rank tears down gloo while a peer still talks to it
+    time.sleep(0.1)
     dist.destroy_process_group()
     sys.stdout.flush()
     sys.stderr.flush()

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -124,6 +125,11 @@ def main() -> None:
         )
         print(json.dumps(out), flush=True)
     if distributed:
+        # On torch before 2.9, tearing gloo down right after a collective of the
+        # script's own (the all_reduce above) can deadlock: a worker thread still
+        # freeing its tensors needs the GIL that the teardown holds. A short sleep
+        # lets it finish (see examples/_common.py: finish).
+        time.sleep(0.1)
         dist.destroy_process_group()
         # Skip interpreter finalization, which can race with torch's gloo threads
         # and abort a finished job (see examples/_common.py: finish).

@@ -5,10 +5,24 @@ communicates only when its ``num_replicas`` is the size of the group it
 talks to. Every collective here takes an optional ``group`` (default: the
 default process group) and, where a peer may never arrive, a ``timeout`` so
 that a missing rank raises instead of hanging.
+
+NOTE (teardown deadlock, torch before 2.9): a process group's worker thread
+can still hold a finished collective's work, and with it the collective's
+tensors, for a moment after ``wait()`` returns. If Python drops those tensors
+first, the worker thread drops the last reference and needs the GIL to free
+them; if the main thread is by then inside ``destroy_process_group()`` (which
+holds the GIL while it joins the worker threads), both wait forever. Seen on
+torch 2.1 with gloo in about one teardown in ten right after a collective
+(``tests/core/test_teardown.py``); torch fixed it in pytorch#154976 (June
+2025: the destructor releases the GIL). So on torch before 2.9 every tensor
+fairshard hands to a collective stays referenced from Python (:func:`retain`)
+until later collectives replace it: the last ``RETAINED`` collectives'
+buffers, at most about the size of one ``gather_in_order`` result.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from datetime import timedelta
 from typing import Any
 
@@ -20,8 +34,25 @@ __all__ = [
     "complete",
     "group_size",
     "process_group_active",
+    "retain",
     "talks_to_group",
 ]
+
+#: How many recent collectives' tensors :func:`retain` keeps (see the module's NOTE).
+RETAINED = 3
+
+_RETAIN = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2]) < (2, 9)
+_retained: deque[tuple[Any, ...]] = deque(maxlen=RETAINED)
+
+
+def retain(*tensors: Any) -> None:
+    """Keep a collective's tensors referenced from Python (torch before 2.9; the module's NOTE).
+
+    Call it right after issuing the collective, with every tensor (or list of
+    tensors) handed to it, on success and on timeout alike.
+    """
+    if _RETAIN:
+        _retained.append(tensors)
 
 
 def process_group_active() -> bool:
@@ -54,6 +85,7 @@ def broadcast_int(value: int, src: int = 0, group: Any = None) -> int:
     tensor = torch.tensor([value], dtype=torch.int64, device=device)
     global_src = src if group is None else torch.distributed.get_global_rank(group, src)
     torch.distributed.broadcast(tensor, src=global_src, group=group)
+    retain(tensor)
     return int(tensor.item())
 
 
@@ -79,11 +111,8 @@ def all_gather_objects(obj: Any, timeout: float | None = None, group: Any = None
     from .._errors import RankMismatchError
 
     out: list[Any] = [None] * group_size(group)
-    if timeout is None:
-        torch.distributed.all_gather_object(out, obj, group=group)
-        return out
-    work = _monitored_gather(out, obj, timeout, group)
-    if not work:
+    if not _monitored_gather(out, obj, timeout, group):
+        assert timeout is not None  # without one, a missing peer raises from wait()
         raise RankMismatchError(
             f"all_gather of {type(obj).__name__} did not complete within {timeout:.1f}s: "
             "at least one rank did not reach the same call (it died, hangs, or skipped it); "
@@ -92,8 +121,13 @@ def all_gather_objects(obj: Any, timeout: float | None = None, group: Any = None
     return out
 
 
-def _monitored_gather(out: list[Any], obj: Any, timeout: float, group: Any = None) -> bool:
-    """Run ``all_gather_object`` under a ``monitored_barrier``-style deadline."""
+def _monitored_gather(out: list[Any], obj: Any, timeout: float | None, group: Any = None) -> bool:
+    """Run ``all_gather_object`` under a ``monitored_barrier``-style deadline.
+
+    Its own two all-gathers rather than torch's ``all_gather_object``, so
+    that every tensor they use can be retained (the module's NOTE) and a
+    deadline can be set.
+    """
     import pickle
 
     device = _collective_device(torch.distributed.get_backend(group))  # nccl: CUDA tensors
@@ -101,6 +135,7 @@ def _monitored_gather(out: list[Any], obj: Any, timeout: float, group: Any = Non
     sizes = [torch.zeros(1, dtype=torch.int64, device=device) for _ in out]
     size = torch.tensor([payload.numel()], dtype=torch.int64, device=device)
     work = torch.distributed.all_gather(sizes, size, group=group, async_op=True)
+    retain(sizes, size, payload)
     if work is None or not _wait(work, timeout):
         return False
     longest = int(max(s.item() for s in sizes))
@@ -108,6 +143,7 @@ def _monitored_gather(out: list[Any], obj: Any, timeout: float, group: Any = Non
     padded[: payload.numel()] = payload
     buffers = [torch.zeros(longest, dtype=torch.uint8, device=device) for _ in out]
     work = torch.distributed.all_gather(buffers, padded, group=group, async_op=True)
+    retain(buffers, padded)
     if work is None or not _wait(work, timeout):
         return False
     for i, (buf, s) in enumerate(zip(buffers, sizes, strict=True)):
@@ -130,16 +166,18 @@ def complete(work: Any, timeout: float | None, what: str) -> None:
 
     if work is None:
         raise RankMismatchError(f"the process group returned no work handle for {what}")
-    if timeout is None:
-        work.wait()
-    elif not _wait(work, timeout):
+    if not _wait(work, timeout):
+        assert timeout is not None
         raise RankMismatchError(
             f"{what} did not complete within {timeout:.1f}s: at least one rank did not "
             "reach it; check the other ranks' logs"
         )
 
 
-def _wait(work: Any, timeout: float) -> bool:
+def _wait(work: Any, timeout: float | None) -> bool:
+    if timeout is None:  # the process group's timeout: a missing peer raises
+        work.wait()
+        return True
     try:
         return bool(work.wait(timeout=timedelta(seconds=timeout)))
     except RuntimeError:

@@ -44,6 +44,7 @@ from .collectives import (
     complete,
     group_size,
     process_group_active,
+    retain,
     talks_to_group,
 )
 from .groups import Group, check_not_model_parallel, describe_group, resolve_group
@@ -61,6 +62,7 @@ __all__ = [
     "process_group_active",
     "resolve_seed",
     "resolve_world",
+    "retain",
     "talks_to_group",
 ]
 

@@ -37,6 +37,7 @@ from .._distributed.world import (
     complete,
     group_size,
     process_group_active,
+    retain,
     talks_to_group,
 )
 from .._errors import ConfigError, RankMismatchError, check_int, check_real
@@ -295,6 +296,7 @@ def _exchange(
     else:
         to = dst if group is None else dist.get_global_rank(group, dst)
         work = dist.gather(buffer, slots, dst=to, group=group, async_op=True)
+    retain(buffer, slots)
     complete(work, timeout, "gather_in_order's payload gather")
     return slots
 

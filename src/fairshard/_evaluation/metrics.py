@@ -26,6 +26,7 @@ from .._distributed.world import (
     all_gather_objects,
     complete,
     process_group_active,
+    retain,
     talks_to_group,
 )
 from .._errors import ConfigError, ConfigTypeError, RankMismatchError, check_int, check_real
@@ -311,5 +312,6 @@ def _all_reduce(counts: torch.Tensor, timeout: float | None, group: Any = None) 
     device = _collective_device(dist.get_backend(group))
     total = counts.to(device, copy=True)
     work = dist.all_reduce(total, op=dist.ReduceOp.SUM, group=group, async_op=True)
+    retain(total)
     complete(work, timeout, "ExactMetrics.compute's all_reduce")
     return total

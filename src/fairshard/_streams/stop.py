@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 
 import torch
 
-from .._distributed.world import _collective_device, process_group_active
+from .._distributed.world import _collective_device, process_group_active, retain
 
 __all__ = ["StopTogether", "stop_together"]
 
@@ -55,6 +55,7 @@ class StopTogether(Generic[T]):
                 have = 0
             flag.fill_(have)
             torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MIN, group=self.group)
+            retain(flag)
             if int(flag.item()) == 0:
                 self.dropped += have
                 return
