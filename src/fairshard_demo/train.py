@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -309,6 +310,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             payload = {"backend": backend, "world_size": job.world, "methods": results}
             (job.output / name).write_text(json.dumps(payload))
         dist.barrier()  # no rank tears down gloo while a peer still talks to it
+        # torch < 2.9: let gloo free the all_gather_object tensors before the
+        # teardown, which would otherwise wait on it forever (docs/faults.md)
+        time.sleep(0.1)
     finally:
         dist.destroy_process_group()
     return 0
