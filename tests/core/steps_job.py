@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 SCHEDULE = {"start": 4, "increment": 4, "ramp_samples": 48, "final": 16}
 MICRO = 2
@@ -49,6 +50,7 @@ def main(out: str, count: int, state_path: str | None) -> None:
             json.dump(
                 {"first": first, "steps": steps, "accumulation": accumulation, "state": state}, f
             )
+    time.sleep(0.1)  # torch < 2.9: gloo frees the last collective's tensors first (docs/faults.md)
     dist.destroy_process_group()
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections import Counter
 from typing import Any
 
@@ -108,6 +109,7 @@ def main() -> int:
         say(f"MULTINODE OK {','.join(f.name for f in families)} local-rank:{verdict}")
     say(f"rank {rank} local {local}: rank=LOCAL_RANK {verdict}")
     dist.barrier()
+    time.sleep(0.1)  # torch < 2.9: gloo frees the last collective's tensors first (docs/faults.md)
     dist.destroy_process_group()
     sys.stdout.flush()
     os._exit(0)  # skip gloo's teardown races at interpreter exit (see examples/_common.py)

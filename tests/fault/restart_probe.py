@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from datetime import timedelta
 
 import torch
@@ -37,6 +38,7 @@ def main() -> int:
     if dist.get_rank() == 0:
         print(f"GENERATION {gen} JOINED", flush=True)
     dist.barrier()
+    time.sleep(0.1)  # torch < 2.9: gloo frees the last collective's tensors first (docs/faults.md)
     dist.destroy_process_group()
     sys.stdout.flush()
     os._exit(0)

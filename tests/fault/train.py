@@ -194,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     dist.barrier()
     ledger.append("done", step=step)
     ledger.close()
+    time.sleep(0.1)  # torch < 2.9: gloo frees the last collective's tensors first (docs/faults.md)
     dist.destroy_process_group()
     return 0
 
