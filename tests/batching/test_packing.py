@@ -320,6 +320,17 @@ def test_pack_windows_is_the_reference_on_wide_windows_and_many_items(window: in
     assert rows == reference_pack(lengths.tolist(), 320, window)
 
 
+@pytest.mark.parametrize("capacity", [32, 33, 40_000])
+def test_pack_windows_is_the_reference_where_runs_end(capacity: int) -> None:
+    """Runs of many short items (up to a bit word), one-token items, keys past int16."""
+    rng = np.random.default_rng(capacity)
+    lengths = np.where(rng.random(4000) < 0.7, 1, rng.integers(1, capacity + 1, 4000))
+    for window in (31, 32, 33, 97):
+        members, offsets = pack_windows(lengths, capacity, window)
+        rows = [members[a:b].tolist() for a, b in itertools.pairwise(offsets)]
+        assert rows == reference_pack(lengths.tolist(), capacity, window)
+
+
 @pytest.mark.parametrize("cost", ["tokens", "attention"])
 def test_plan_int64_items_from_the_in_place_build(cost: str) -> None:
     """Past 2**15 items the plan is built inside its own int64 result: still every item once."""

@@ -13,27 +13,38 @@ This is first-fit decreasing restricted to one open row at a time: a row is
 closed only when nothing left fits it, so its waste is smaller than the
 shortest item left. Within a window the lengths are sorted once; the next
 pick is at or below the row's last one, usually the first item left there
-(checked first), else found by a binary search; items already taken are
-skipped with a tree of bit words per window (``_SlotSet``).
-The loop runs about ``window`` steps whatever the number of items: the
-number of items only widens each step. On log-normal lengths (``mu=5,
-sigma=0.8``, capacity 4096) rows are 99% full with ``window=1024`` and 99.7%
-with 4096 (``benchmarks/bench_packing.py``).
+(checked first), else found by a binary search within the window; items
+already taken are skipped with a tree of bit words per window
+(``_SlotSet``). On log-normal lengths (``mu=5, sigma=0.8``, capacity 4096)
+rows are 99% full with ``window=1024`` and 99.7% with 4096
+(``benchmarks/bench_packing.py``).
 
-Rows are numbered as the lock-step loop opens them: by step, then by
-window. Each step is one event per window (it takes an item or closes the
-row), so the numbering is fixed by the windows' own sequences of events.
+NOTE (runs): nine picks in ten are that first item left below the last
+pick, and they come in runs: once an item fits, the untaken items just
+below it are shorter and often fit as well. So each step of the loop takes,
+in every window, its pick and then as many of the next untaken slots below
+it as still fit (up to ``_AHEAD``, within one bit word), and closes a row
+and opens the next in the same step when nothing fits. Each window then
+needs about a quarter of the steps it needed one pick at a time, and the
+picks are exactly the ones of one pick at a time (``test_packing.py`` checks
+them against a one-item-at-a-time reference).
+
+Rows are numbered as one pick at a time would open them, all windows in
+lock step: by step, then by window, where that step of a window is its
+number of events before the row (its picks, plus one close per row before).
+Each row records that number and the numbering is one sort at the end, so
+it does not depend on how many picks the loop takes at once.
 
 A larger window packs tighter but mixes items from further apart in the
 shuffled order. Rows are shuffled again into batches afterwards, so rows
 from one window do not stay together.
 
 NOTE (memory): at ``n`` items the loop holds, besides the caller's ``items``,
-the sorted keys (4 bytes per item below ``2**31`` keys, in the caller's
-``scratch`` when it offers one), the picks (2 bytes per item for windows
-below ``2**15`` items) and the bit tree (1/8 byte per item). The sort and the
-output are done a chunk of windows at a time, in place in ``items``, so
-neither needs another array of ``n``.
+the sorted lengths (2 bytes per item below a capacity of ``2**15``, in the
+caller's ``scratch`` when it offers room), the picks (2 bytes per item for
+windows below ``2**15`` items) and the bit tree (1/8 byte per item). The sort
+and the output are done a chunk of windows at a time, in place in ``items``,
+so neither needs another array of ``n``.
 """
 
 from __future__ import annotations
@@ -51,7 +62,7 @@ from .base import reorder_batches
 __all__ = ["PackedPlan", "narrow_int", "pack_items", "pack_windows"]
 
 _CHUNK = 1 << 16  # items per chunk of windows, sorted or written out at once
-_BLOCK = 32  # keys per block of the two-level search
+_AHEAD = 8  # the most picks a window takes in one step (see the module NOTE on runs)
 
 
 def narrow_int(limit: int) -> type[np.signedinteger[Any]]:
@@ -108,8 +119,9 @@ def pack_items(
         lengths: (N,) tokens of every id; those of ``items`` in ``[1, capacity]``.
         capacity: Tokens per row.
         window: Items per window (the last window may be shorter).
-        scratch: (n,) memory the sort keys may take (used when its dtype is
-            theirs, int32 below ``2**31`` keys); else they get their own.
+        scratch: (n,) memory the sorted lengths may take (any dtype at least
+            as wide as theirs, int16 below a capacity of ``2**15``); else
+            they get their own.
 
     Returns:
         ``(flat, row_offsets, row_order, loads)``: ``flat`` is ``items``
@@ -128,6 +140,7 @@ def pack_items(
     key = _sort_windows(items, lengths, capacity, window, scratch)
     stream = np.empty(n, dtype=narrow_int(window))  # (n,) local slot of each window's p-th pick
     starts = _bin_completion(key, stream, capacity, window, num_windows)
+    _expand_runs(stream, window)
     by_start = np.argsort(starts, kind="stable")  # CSR row -> row number
     row_offsets = np.empty(starts.size + 1, dtype=np.int64)
     row_offsets[:-1] = starts[by_start]
@@ -136,7 +149,7 @@ def pack_items(
     row_order = np.empty(by_start.size, dtype=np.int64)
     row_order[by_start] = np.arange(by_start.size, dtype=np.int64)
     del by_start
-    loads = _write_rows(items, key, stream, row_offsets, capacity, window)
+    loads = _write_rows(items, key, stream, row_offsets, window)
     return items, row_offsets, row_order, loads
 
 
@@ -152,26 +165,25 @@ def _sort_windows(
     window: int,
     scratch: NDArray[Any] | None,
 ) -> NDArray[Any]:
-    """Sort every window of ``items`` in place by (length, position); return their keys.
+    """Sort every window of ``items`` in place by (length, position); return the sorted lengths.
 
     Returns:
-        (n,) ``key[i] = window * (capacity + 1) + length`` of the sorted
-        item ``i``: ascending, so "the longest item <= room in window w" is
-        the last key <= a value (``_last_at_or_below``).
+        (n,) the length of the sorted item ``i``: ascending within each
+        window, so "the longest item <= room in window w" is the last slot
+        of w at or below a value (``_last_fit``).
     """
     n = int(items.shape[0])
-    num_windows = -(-n // window)
-    key_dtype = narrow_int(num_windows * (capacity + 1))
+    key_dtype = np.dtype(narrow_int(capacity))
+    key: NDArray[Any]
+    if scratch is not None and scratch.nbytes >= n * key_dtype.itemsize:
+        key = scratch.reshape(-1).view(key_dtype)[:n]
+    else:
+        key = np.empty(n, dtype=key_dtype)
     # NOTE (stable sort, in chunks): ``length * window + local position`` is
     # unique, so any sort of it orders ties by position, as a stable sort of
     # the lengths would; sorting a (windows, window) chunk along its rows
     # sorts every window at once.
     comp_dtype = narrow_int((capacity + 1) * window)
-    key: NDArray[Any]
-    if scratch is not None and scratch.dtype == key_dtype and scratch.shape == (n,):
-        key = scratch
-    else:
-        key = np.empty(n, dtype=key_dtype)
     for a in _chunks(n, window):
         b = min(n, a + max(1, _CHUNK // window) * window)
         ids = items[a:b]
@@ -185,96 +197,133 @@ def _sort_windows(
         first = np.arange(a, b, dtype=np.int64) - local  # (m,) first position of its window
         items[a:b] = items[first + comp % window]
         comp //= window
-        key[a:b] = comp + first // window * (capacity + 1)
+        key[a:b] = comp
     return key
 
 
 def _bin_completion(
     key: NDArray[Any], stream: NDArray[Any], capacity: int, window: int, num_windows: int
 ) -> NDArray[Any]:
-    """Run bin completion on every window in lock step; write each window's picks to ``stream``.
+    """Run bin completion on every window in lock step; write each window's runs to ``stream``.
 
     Returns:
         (rows,) where each row starts in the window-major picks (its
         window's first position plus the items the window had taken before
-        it), rows in the order they were opened.
+        it), rows in the order one pick at a time opens them (module notes).
+        ``stream`` holds, at each window's ``p``-th pick, its local slot
+        where a run starts and -1 inside a run (``_expand_runs``).
     """
     n = int(stream.shape[0])
     w = np.arange(num_windows, dtype=np.int64)  # (A,) the windows with items left
     base = w * window  # (A,) first sorted position of each window
     count = np.minimum(base + window, n) - base  # (A,) items per window
     untaken = _SlotSet(count, window)
-    blocks = key[::_BLOCK].copy()  # (n / _BLOCK,) the first key of every block
-    floor = w * (capacity + 1)  # (A,) key of a length-0 item in each window
-    # limit: the largest key that fits the open row (its room, as a key); a
-    # fresh row's room is the whole capacity, so its longest item fits.
-    fresh_limit = floor + capacity
-    limit = fresh_limit.copy()
-    fresh = np.ones(num_windows, dtype=bool)  # (A,) no item in the open row yet
+    words, width = untaken.levels[0], untaken.widths[0]
+    room = np.full(num_windows, capacity, dtype=np.int64)  # (A,) tokens the open row has left
     top = count - 1  # (A,) local slot at or above the longest item left
     candidate = top.copy()  # (A,) the first untaken slot at or below the row's last pick
     picks = np.zeros(num_windows, dtype=np.int64)  # (A,) items taken so far
-    start_dtype = narrow_int(n)
-    starts: list[NDArray[Any]] = []  # per step, where the rows it opened start
+    rows = np.zeros(num_windows, dtype=np.int64)  # (A,) rows opened so far
+    opening = np.ones(num_windows, dtype=bool)  # (A,) the next pick opens a row
+    ahead = np.arange(_AHEAD, dtype=np.int64)[:, None]  # (K, 1) the pick and the slots below
+    sum_dtype = narrow_int(capacity * _AHEAD)
+    stream.fill(-1)
+    starts: list[NDArray[np.int64]] = []  # per step, where the rows it opened start
+    events: list[NDArray[np.int64]] = []  # and their (step, window) in one pick at a time
     while w.size:
         # NOTE (candidate): the untaken items above a row's last pick were
         # longer than the room it had then, so the next pick is at or below
-        # it; the first untaken item there usually fits (rows end in runs of
-        # short items), and only the rows it does not fit need a binary search.
+        # it; the first untaken item there usually fits, and only the rows it
+        # does not fit need a search.
         slot = candidate
-        search = np.flatnonzero((slot >= 0) & (key[base + slot] > limit))  # -1: any cell
+        search = np.flatnonzero((slot >= 0) & (key[base + slot] > room))
         if search.size:
-            at = _last_at_or_below(key, blocks, limit[search]) - base[search]  # -1: none fits
+            at = _last_fit(key, base[search], slot[search], room[search])  # -1: none fits
             slot[search] = untaken.at_or_below(at, w[search])
-        found = slot >= 0  # the others close their row and take nothing
-        taking = np.flatnonzero(found)
-        untaken.remove(slot[taking], w[taking])
-        stream[base + picks] = slot  # a close writes where its next pick will
-        opened = fresh & found
-        starts.append((base + picks)[opened].astype(start_dtype))
-        cell = np.where(found, base + slot, 0)  # 0: any key (not used)
-        limit = np.where(found, limit - key[cell] + floor, fresh_limit)
-        fresh = ~found
-        # A row opens with the longest item left: everything above it was taken.
-        top = np.where(opened, slot - 1, top)
-        candidate = untaken.at_or_below(np.where(found, slot - 1, top), w)
-        picks += found
+        closing = np.flatnonzero(slot < 0)
+        if closing.size:  # nothing fits the open row: close it, open the next with the longest
+            slot[closing] = untaken.at_or_below(top[closing], w[closing])
+            room[closing] = capacity
+            opening[closing] = True
+        opened = np.flatnonzero(opening)
+        if opened.size:
+            starts.append(base[opened] + picks[opened])
+            events.append((picks[opened] + rows[opened]) * num_windows + w[opened])
+            rows[opened] += 1
+            top[opened] = slot[opened] - 1  # everything above the longest item left is taken
+            opening[opened] = False
+        # The run: the pick, then the untaken slots just below it (in its bit
+        # word) while their lengths, added up, still fit.
+        cell = base + slot
+        below = key.take(cell - ahead, mode="clip")  # (K, A); past the start: not in the run
+        used = np.cumsum(below, axis=0, dtype=sum_dtype)  # (K, A) tokens of the runs
+        fit = np.count_nonzero(used <= room, axis=0)  # >= 1: the pick itself fits
+        bit = slot & (_WORD - 1)
+        taken_below = ~words[w * width + (slot >> _SHIFT)] & _BELOW[bit]
+        run = np.minimum(fit, bit - _highest_bit(taken_below))
+        room -= used.reshape(-1)[(run - 1) * run.size + np.arange(run.size)]
+        stream[base + picks] = slot
+        untaken.remove_run(slot, run, w)
+        candidate = untaken.at_or_below(slot - run, w)
+        picks += run
         done = picks == count
         if done.any():
             keep = ~done
-            w, base, count, floor = w[keep], base[keep], count[keep], floor[keep]
-            fresh_limit, limit, fresh = fresh_limit[keep], limit[keep], fresh[keep]
-            top, candidate, picks = top[keep], candidate[keep], picks[keep]
-    return np.concatenate(starts)
+            w, base, count, room, opening = (
+                w[keep],
+                base[keep],
+                count[keep],
+                room[keep],
+                opening[keep],
+            )
+            top, candidate, picks, rows = top[keep], candidate[keep], picks[keep], rows[keep]
+    order = np.argsort(np.concatenate(events), kind="stable")
+    return np.concatenate(starts)[order]
 
 
-def _last_at_or_below(
-    key: NDArray[Any], blocks: NDArray[Any], value: NDArray[np.int64]
+def _last_fit(
+    key: NDArray[Any], base: NDArray[np.int64], below: NDArray[np.int64], room: NDArray[np.int64]
 ) -> NDArray[np.int64]:
-    """(m,) the last position of ``key`` (ascending) whose key is ``<= value``.
+    """(m,) the last local slot ``< below`` of each window whose length is ``<= room``; -1: none.
 
-    NOTE (two-level search): a ``searchsorted`` over all the keys pays a
-    cache miss at most of its ~23 levels; the block heads are 1/32 of the
-    keys and stay in cache, and the one block they point to is two cache
-    lines, counted in one comparison.
+    A binary search within each window (lengths ascending there), all windows
+    at once: ``log2(window)`` rounds of a few operations, each reading one
+    length per window.
     """
-    block = np.searchsorted(blocks, value.astype(blocks.dtype), side="right") - 1
-    first = np.maximum(block, 0) * _BLOCK  # block -1: no key is <= value, none counts
-    # The last block may be short: its missing keys read as the last key,
-    # which counts only where the answer is the last position anyway.
-    at = np.minimum(first[:, None] + np.arange(_BLOCK), key.size - 1)  # (m, _BLOCK)
-    count = np.count_nonzero(key[at] <= value[:, None], axis=1)
-    last: NDArray[np.int64] = np.minimum(first + count - 1, key.size - 1)
-    return last
+    lo = base.copy()  # every position below lo fits
+    hi = base + below  # hi does not fit (the slot ``below`` itself did not)
+    for _ in range(int(below.max()).bit_length()):
+        mid = (lo + hi) >> 1
+        fits = key[mid] <= room
+        lo = np.where(fits, mid + 1, lo)
+        hi = np.where(fits, hi, mid)
+    result: NDArray[np.int64] = lo - 1 - base
+    return result
+
+
+def _expand_runs(stream: NDArray[Any], window: int) -> None:
+    """Fill each run of ``stream`` in place: the slots after a run's first are one less each."""
+    n = int(stream.shape[0])
+    for a in _chunks(n, window):
+        b = min(n, a + max(1, _CHUNK // window) * window)
+        chunk = stream[a:b]
+        position = np.arange(b - a, dtype=np.int64)
+        head = np.where(chunk >= 0, position, 0)  # every window's first pick starts a run
+        np.maximum.accumulate(head, out=head)  # (m,) where the run of each pick starts
+        chunk[:] = chunk[head] - (position - head)
 
 
 _WORD = 32  # bits per word of ``_SlotSet``: a float64 holds any word exactly
+_SHIFT = 5  # log2(_WORD)
 _LOW = np.array([(2 << b) - 1 for b in range(_WORD)], dtype=np.uint32)  # bits 0..b set
+_BELOW = np.array([(1 << b) - 1 for b in range(_WORD + 1)], dtype=np.uint64).astype(
+    np.uint32
+)  # bits 0..b-1 set
 _BIT = np.array([1 << b for b in range(_WORD)], dtype=np.uint32)
 
 
 def _highest_bit(words: NDArray[np.uint32]) -> NDArray[np.int64]:
-    """(m,) index of the highest set bit of each nonzero word (garbage for a zero word)."""
+    """(m,) index of the highest set bit of each word; -1 for a zero word."""
     bit: NDArray[np.int64] = np.frexp(words.astype(np.float64))[1].astype(np.int64) - 1
     return bit
 
@@ -336,16 +385,20 @@ class _SlotSet:
                 out[empty[inside[hit]]] = word * _WORD + _highest_bit(words[ws * width + word])
         return out
 
-    def remove(self, slot: NDArray[np.int64], w: NDArray[np.int64]) -> None:
-        """Mark ``slot`` of window ``w`` taken (one slot per window)."""
-        bit = slot
+    def remove_run(
+        self, top: NDArray[np.int64], run: NDArray[np.int64], w: NDArray[np.int64]
+    ) -> None:
+        """Mark the ``run`` slots ending at ``top`` of window ``w`` taken (all in one word)."""
+        low = top & (_WORD - 1)
+        bit, mask = top >> _SHIFT, _LOW[low] ^ _BELOW[low + 1 - run]
         for words, width in zip(self.levels, self.widths, strict=True):
-            cell = w * width + bit // _WORD
-            words[cell] &= ~_BIT[bit % _WORD]
+            cell = w * width + bit
+            words[cell] &= ~mask
             emptied = np.flatnonzero(words[cell] == 0)
             if not emptied.size:
                 return
-            bit, w = (bit // _WORD)[emptied], w[emptied]
+            mask = _BIT[bit[emptied] & (_WORD - 1)]  # above: one bit per emptied word
+            bit, w = (bit >> _SHIFT)[emptied], w[emptied]
 
 
 def _write_rows(
@@ -353,7 +406,6 @@ def _write_rows(
     key: NDArray[Any],
     stream: NDArray[Any],
     row_offsets: NDArray[np.int64],
-    capacity: int,
     window: int,
 ) -> NDArray[np.int64]:
     """Rearrange ``items`` (sorted within windows) into pick order, in place; (rows,) row loads."""
@@ -365,7 +417,7 @@ def _write_rows(
         first = position - position % window  # (m,) first position of its window
         sorted_at = first + stream[a:b]  # (m,) sorted position of each pick
         items[a:b] = items[sorted_at]
-        tokens = key[sorted_at] - first // window * (capacity + 1)  # (m,) its length
+        tokens = key[sorted_at].astype(np.int64)  # (m,) its length
         r0, r1 = np.searchsorted(row_offsets, (a, b))  # the rows of this chunk
         loads[r0:r1] = np.add.reduceat(tokens, row_offsets[r0:r1] - a)
     return loads
