@@ -24,12 +24,12 @@ exhausted. What happens then is the ``policy``:
 
 Inside a batch, samples are grouped by class in sorted class order.
 
-NOTE (draws): the config records the sampler's ``draw`` (``class_draw``):
-draw 2 shuffles the epoch's chunks at once where draw 1 drew a P x K stop
-batch per Python step (and sorted uniforms for a recycled class's passes).
-A state saved without the field comes from draw 1: loading it switches the
-sampler to draw 1, which it keeps (the resumed run's plans stay the ones it
-started with); a new sampler uses draw 2.
+NOTE (draws): the config records the sampler's ``draw`` (``class_draw``;
+the base's NOTE on draws): draw 2 shuffles the epoch's chunks at once where
+draw 1 drew a P x K stop batch per Python step (and sorted uniforms for a
+recycled class's passes). A state saved without the field comes from draw
+1: loading it switches the sampler to draw 1, which it keeps; a new sampler
+uses draw 2.
 
 This is the tutorials' "fixed number of samples per class in every batch"
 (often written by hand as a ``FixedClassSampler``): ``ClassBatchSampler(
@@ -109,6 +109,7 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
     """
 
     kind = "ClassBatchSampler"
+    DRAWS = DRAWS
 
     def __init__(
         self,
@@ -140,7 +141,6 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         self.policy: ClassPolicy = check_choice("policy", policy, POLICIES)
         self.counts = self._parse_counts(samples_per_class)  # (C,) k_c, 0 = unused
         self.samples_per_class = samples_per_class
-        self._draw = DRAWS[-1]
         # NOTE (memory): the sampler keeps the members (int32 indices, by class), not
         # the codes; the labels' digest is the one of their int64 codes (saved states
         # name it), hashed block by block.
@@ -259,33 +259,10 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
             "policy": self.policy,
             "num_batches": self._recycle_length,
         }
-        if self._draw != 1:  # draw 1's states have no field (see the module NOTE)
-            config["draw"] = self._draw
-        return config
+        return {**config, **self._draw_config()}  # draw 1's states have no field
 
     def _shares_plan(self) -> bool:
         return True
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Resume from ``state_dict``, in the draw it was saved by (see the module NOTE).
-
-        Raises:
-            StateDictError: as ``PlannedSampler.load_state_dict``; a state of an
-                unknown draw fails its config check, naming ``draw``.
-        """
-        config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
-        saved = config.get("draw", 1) if isinstance(config, dict) else self._draw
-        previous = self._draw
-        if saved in DRAWS and saved != previous:
-            self._draw = saved
-            self.forget_plans()
-        try:
-            super().load_state_dict(state_dict)
-        except BaseException:
-            if self._draw != previous:
-                self._draw = previous
-                self.forget_plans()
-            raise
 
     def _build_plan(self, epoch: int) -> BatchPlan:
         rng = stream_generator(StreamId.CLASS_BATCH, epoch, self.seed)

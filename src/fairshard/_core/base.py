@@ -9,6 +9,14 @@ epochs (``EpochRules``, shared with the streams), iteration in vectorized
 chunks, exact ``len()``, ``state_dict``/``load_state_dict``, elastic resume
 and the loader protocol of ``fairshard.loader_state_dict``.
 
+NOTE (draws): a family whose plan algorithm changed keeps the old one for
+the states it saved: ``DRAWS`` lists its algorithms, oldest first, and
+``_draw_config()`` (which its ``_config`` includes) records a draw after
+the first as ``draw``. A new sampler plans with the last; a state saved by
+an earlier draw (draw 1's states have no field) switches the sampler to
+that draw, which it keeps, so a resumed run ends the epochs it started with
+the plans it started with.
+
 NOTE (iteration speed): ``__iter__`` returns an ``itertools.chain`` over
 list iterators of chunk results, so each item costs what iterating a Python
 list costs. Progress is read, when a state is asked for, from the live list
@@ -114,6 +122,8 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
     #: ``(epoch, position)`` the latest plan change starts at, for a sampler whose
     #: plans change during training (``None``: they never do).
     changed_from: tuple[int, int] | None = None
+    #: The family's plan algorithms, oldest first (the module NOTE on draws).
+    DRAWS: ClassVar[tuple[int, ...]] = (1,)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Run ``_check_constructed`` once the outermost ``__init__`` has finished."""
@@ -153,6 +163,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         self._cursor: Cursor | None = None
         self._resume: ResumePoint | None = None
         self._plan_cache: tuple[int, P] | None = None
+        self._draw: int = self.DRAWS[-1]
 
     # ------------------------------------------------- hooks a family writes
     @abstractmethod
@@ -271,6 +282,10 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         if start == 0:
             self._check_drop(total, epoch)
         return Partition(total, self.num_replicas, self.layout, self.tail, start)
+
+    def _draw_config(self) -> dict[str, Any]:
+        """``{"draw": d}`` past the first draw, else empty: a family's ``_config`` adds it."""
+        return {"draw": self._draw} if self._draw != 1 else {}
 
     def full_config(self) -> dict[str, Any]:
         """Everything the plan and partition depend on, as plain values."""
@@ -515,11 +530,31 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         (``torchdata.nodes``' ``Loader.load_state_dict``, a rollback) it
         restores the saved point. See ``_core.epochs``.
 
+        A state saved by an earlier draw of the family's plan switches the
+        sampler to that draw (the module NOTE on draws); a state it refuses
+        leaves the draw as it was.
+
         Raises:
             StateDictError: the state is foreign, tampered, from another
                 version, or was saved under a different config (the message
-                names the field).
+                names the field; an unknown draw fails as ``draw``).
         """
+        config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
+        saved = config.get("draw", 1) if isinstance(config, dict) else self._draw
+        previous = self._draw
+        if saved in self.DRAWS and saved != previous:
+            self._draw = saved
+            self.forget_plans()
+        try:
+            self._load_state(state_dict)
+        except BaseException:
+            if self._draw != previous:
+                self._draw = previous
+                self.forget_plans()
+            raise
+
+    def _load_state(self, state_dict: dict[str, Any]) -> None:
+        """``load_state_dict`` in the draw the state names."""
         state = S.unseal(state_dict, self.kind)
         S.check_config(state[S.K_CONFIG], self._load_config())
         if state[S.K_SEED] != self.seed:
