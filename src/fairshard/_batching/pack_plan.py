@@ -140,7 +140,6 @@ def pack_items(
     key = _sort_windows(items, lengths, capacity, window, scratch)
     stream = np.empty(n, dtype=narrow_int(window))  # (n,) local slot of each window's p-th pick
     starts = _bin_completion(key, stream, capacity, window, num_windows)
-    _expand_runs(stream, window)
     by_start = np.argsort(starts, kind="stable")  # CSR row -> row number
     row_offsets = np.empty(starts.size + 1, dtype=np.int64)
     row_offsets[:-1] = starts[by_start]
@@ -179,24 +178,27 @@ def _sort_windows(
         key = scratch.reshape(-1).view(key_dtype)[:n]
     else:
         key = np.empty(n, dtype=key_dtype)
-    # NOTE (stable sort, in chunks): ``length * window + local position`` is
+    # NOTE (stable sort, in chunks): ``length * stride + local position`` (the
+    # stride a power of two >= window, so both parts are bit fields) is
     # unique, so any sort of it orders ties by position, as a stable sort of
     # the lengths would; sorting a (windows, window) chunk along its rows
     # sorts every window at once.
-    comp_dtype = narrow_int((capacity + 1) * window)
+    shift = (window - 1).bit_length()
+    comp_dtype = narrow_int((capacity + 1) << shift)
+    span = max(1, _CHUNK // window) * window
+    local = np.arange(span, dtype=comp_dtype) % window  # (span,) position within its window
+    first = np.arange(span, dtype=np.int64) - local  # (span,) its window's first, in the chunk
     for a in _chunks(n, window):
-        b = min(n, a + max(1, _CHUNK // window) * window)
+        b = min(n, a + span)
         ids = items[a:b]
-        local = np.arange(b - a, dtype=comp_dtype) % window  # (m,) position within its window
         comp = lengths[ids].astype(comp_dtype)
-        comp *= window
-        comp += local
+        comp <<= shift
+        comp += local[: b - a]
         full = (b - a) // window * window
         comp[:full].reshape(-1, window).sort(axis=1)
         comp[full:].sort()
-        first = np.arange(a, b, dtype=np.int64) - local  # (m,) first position of its window
-        items[a:b] = items[first + comp % window]
-        comp //= window
+        items[a:b] = ids[first[: b - a] + (comp & ((1 << shift) - 1))]
+        comp >>= shift
         key[a:b] = comp
     return key
 
@@ -211,7 +213,7 @@ def _bin_completion(
         window's first position plus the items the window had taken before
         it), rows in the order one pick at a time opens them (module notes).
         ``stream`` holds, at each window's ``p``-th pick, its local slot
-        where a run starts and -1 inside a run (``_expand_runs``).
+        where a run starts and -1 inside a run (``_write_rows`` fills them).
     """
     n = int(stream.shape[0])
     w = np.arange(num_windows, dtype=np.int64)  # (A,) the windows with items left
@@ -299,18 +301,6 @@ def _last_fit(
         hi = np.where(fits, hi, mid)
     result: NDArray[np.int64] = lo - 1 - base
     return result
-
-
-def _expand_runs(stream: NDArray[Any], window: int) -> None:
-    """Fill each run of ``stream`` in place: the slots after a run's first are one less each."""
-    n = int(stream.shape[0])
-    for a in _chunks(n, window):
-        b = min(n, a + max(1, _CHUNK // window) * window)
-        chunk = stream[a:b]
-        position = np.arange(b - a, dtype=np.int64)
-        head = np.where(chunk >= 0, position, 0)  # every window's first pick starts a run
-        np.maximum.accumulate(head, out=head)  # (m,) where the run of each pick starts
-        chunk[:] = chunk[head] - (position - head)
 
 
 _WORD = 32  # bits per word of ``_SlotSet``: a float64 holds any word exactly
@@ -408,16 +398,25 @@ def _write_rows(
     row_offsets: NDArray[np.int64],
     window: int,
 ) -> NDArray[np.int64]:
-    """Rearrange ``items`` (sorted within windows) into pick order, in place; (rows,) row loads."""
+    """Rearrange ``items`` (sorted within windows) into pick order, in place; (rows,) row loads.
+
+    ``stream`` is as ``_bin_completion`` leaves it: the slot where a run
+    starts, -1 after it, where the slots go down by one.
+    """
     n = int(items.shape[0])
     loads = np.empty(row_offsets.size - 1, dtype=np.int64)
+    span = max(1, _CHUNK // window) * window
+    position = np.arange(span, dtype=np.int64)
+    first = position - position % window  # (span,) its window's first, in the chunk
     for a in _chunks(n, window):
-        b = min(n, a + max(1, _CHUNK // window) * window)
-        position = np.arange(a, b, dtype=np.int64)
-        first = position - position % window  # (m,) first position of its window
-        sorted_at = first + stream[a:b]  # (m,) sorted position of each pick
-        items[a:b] = items[sorted_at]
-        tokens = key[sorted_at].astype(np.int64)  # (m,) its length
+        b = min(n, a + span)
+        picks = stream[a:b]
+        head = np.where(picks >= 0, position[: b - a], 0)  # a window's first pick starts a run
+        np.maximum.accumulate(head, out=head)  # (m,) where the run of each pick starts
+        sorted_at = picks[head] - (position[: b - a] - head)  # (m,) the local slot of each pick
+        sorted_at += first[: b - a]  # (m,) its sorted position in the chunk
+        items[a:b] = items[a:b][sorted_at]
+        tokens = key[a:b][sorted_at].astype(np.int64)  # (m,) its length
         r0, r1 = np.searchsorted(row_offsets, (a, b))  # the rows of this chunk
         loads[r0:r1] = np.add.reduceat(tokens, row_offsets[r0:r1] - a)
     return loads
