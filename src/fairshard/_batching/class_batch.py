@@ -109,7 +109,7 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
     """
 
     kind = "ClassBatchSampler"
-    DRAWS = DRAWS
+    _DRAWS = DRAWS
 
     def __init__(
         self,

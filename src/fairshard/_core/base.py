@@ -10,7 +10,7 @@ chunks, exact ``len()``, ``state_dict``/``load_state_dict``, elastic resume
 and the loader protocol of ``fairshard.loader_state_dict``.
 
 NOTE (draws): a family whose plan algorithm changed keeps the old one for
-the states it saved: ``DRAWS`` lists its algorithms, oldest first, and
+the states it saved: ``_DRAWS`` lists its algorithms, oldest first, and
 ``_draw_config()`` (which its ``_config`` includes) records a draw after
 the first as ``draw``. A new sampler plans with the last; a state saved by
 an earlier draw (draw 1's states have no field) switches the sampler to
@@ -123,7 +123,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
     #: plans change during training (``None``: they never do).
     changed_from: tuple[int, int] | None = None
     #: The family's plan algorithms, oldest first (the module NOTE on draws).
-    DRAWS: ClassVar[tuple[int, ...]] = (1,)
+    _DRAWS: ClassVar[tuple[int, ...]] = (1,)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Run ``_check_constructed`` once the outermost ``__init__`` has finished."""
@@ -163,7 +163,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         self._cursor: Cursor | None = None
         self._resume: ResumePoint | None = None
         self._plan_cache: tuple[int, P] | None = None
-        self._draw: int = self.DRAWS[-1]
+        self._draw: int = self._DRAWS[-1]
 
     # ------------------------------------------------- hooks a family writes
     @abstractmethod
@@ -542,7 +542,7 @@ class PlannedSampler(Registered, EpochRules, Sampler[T], Generic[T, P], register
         config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
         saved = config.get("draw", 1) if isinstance(config, dict) else self._draw
         previous = self._draw
-        if saved in self.DRAWS and saved != previous:
+        if saved in self._DRAWS and saved != previous:
             self._draw = saved
             self.forget_plans()
         try:
