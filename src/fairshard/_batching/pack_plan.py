@@ -230,8 +230,10 @@ def _bin_completion(
     ahead = np.arange(_AHEAD, dtype=np.int64)[:, None]  # (K, 1) the pick and the slots below
     sum_dtype = narrow_int(capacity * _AHEAD)
     stream.fill(-1)
-    starts: list[NDArray[np.int64]] = []  # per step, where the rows it opened start
-    events: list[NDArray[np.int64]] = []  # and their (step, window) in one pick at a time
+    # A window has at most ``window`` picks and as many closes before a row.
+    start_dtype, event_dtype = narrow_int(n), narrow_int((2 * window + 1) * num_windows)
+    starts: list[NDArray[Any]] = []  # per step, where the rows it opened start
+    events: list[NDArray[Any]] = []  # and their (step, window) in one pick at a time
     while w.size:
         # NOTE (candidate): the untaken items above a row's last pick were
         # longer than the room it had then, so the next pick is at or below
@@ -249,8 +251,9 @@ def _bin_completion(
             opening[closing] = True
         opened = np.flatnonzero(opening)
         if opened.size:
-            starts.append(base[opened] + picks[opened])
-            events.append((picks[opened] + rows[opened]) * num_windows + w[opened])
+            starts.append((base[opened] + picks[opened]).astype(start_dtype))
+            step = picks[opened] + rows[opened]
+            events.append((step * num_windows + w[opened]).astype(event_dtype))
             rows[opened] += 1
             top[opened] = slot[opened] - 1  # everything above the longest item left is taken
             opening[opened] = False
@@ -279,7 +282,7 @@ def _bin_completion(
                 opening[keep],
             )
             top, candidate, picks, rows = top[keep], candidate[keep], picks[keep], rows[keep]
-    order = np.argsort(np.concatenate(events), kind="stable")
+    order = np.argsort(np.concatenate(events), kind="stable")  # unique: any sort would do
     return np.concatenate(starts)[order]
 
 
