@@ -41,9 +41,12 @@ typecheck: install
 	$(BIN)/mypy
 
 # `-m "not matrix"`: the fault jobs beyond make test's (every kind of the catalog, the
-# elastic example's node loss) run in `make faults`.
+# elastic example's node loss) run in `make faults`. `-n $(PYTEST_WORKERS)` (pytest-xdist):
+# most of the suite waits on launched ranks, so two workers keep two cores busy;
+# PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= 2
 pytest: install
-	$(BIN)/python -m pytest -p no:cacheprovider -m "not matrix" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p no:cacheprovider -m "not matrix" -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The floors venv installs (mostly downloads) while ruff and mypy run; the short
 # floors check runs after the suite. Without a Python 3.10 it says so and is left out.
@@ -104,7 +107,7 @@ $(FLOORS_STAMP): pyproject.toml
 	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(FLOORS_VENV)/bin/python -m pip install --quiet $(FLOORS_SPEC)
-	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout pytest-xdist hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
 	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
 	touch $(FLOORS_STAMP)
 
@@ -125,11 +128,11 @@ endif
 
 floors-check: floors-venv
 ifneq ($(FLOORS_FOUND),)
-	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_CHECK_TESTS)
+	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q -n $(PYTEST_WORKERS) $(FLOORS_CHECK_TESTS)
 endif
 
 test-floors: $(FLOORS_STAMP)
-	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q --ignore=tests/integrations $(PYTEST_ARGS)
+	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q -n $(PYTEST_WORKERS) --ignore=tests/integrations $(PYTEST_ARGS)
 
 test-floors-fast: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
