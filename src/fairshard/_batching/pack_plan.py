@@ -152,9 +152,14 @@ def pack_items(
     return items, row_offsets, row_order, loads
 
 
+def _span(window: int) -> int:
+    """Items per chunk of whole windows that the setup and the output work through."""
+    return max(1, _CHUNK // window) * window
+
+
 def _chunks(n: int, window: int) -> range:
-    """Starts of the chunks of whole windows that the setup and the output work through."""
-    return range(0, n, max(1, _CHUNK // window) * window)
+    """Starts of those chunks."""
+    return range(0, n, _span(window))
 
 
 def _sort_windows(
@@ -185,7 +190,7 @@ def _sort_windows(
     # sorts every window at once.
     shift = (window - 1).bit_length()
     comp_dtype = narrow_int((capacity + 1) << shift)
-    span = max(1, _CHUNK // window) * window
+    span = _span(window)
     local = np.arange(span, dtype=comp_dtype) % window  # (span,) position within its window
     first = np.arange(span, dtype=np.int64) - local  # (span,) its window's first, in the chunk
     for a in _chunks(n, window):
@@ -309,9 +314,7 @@ def _last_fit(
 _WORD = 32  # bits per word of ``_SlotSet``: a float64 holds any word exactly
 _SHIFT = 5  # log2(_WORD)
 _LOW = np.array([(2 << b) - 1 for b in range(_WORD)], dtype=np.uint32)  # bits 0..b set
-_BELOW = np.array([(1 << b) - 1 for b in range(_WORD + 1)], dtype=np.uint64).astype(
-    np.uint32
-)  # bits 0..b-1 set
+_BELOW = np.array([(1 << b) - 1 for b in range(_WORD + 1)], dtype=np.uint32)  # bits 0..b-1 set
 _BIT = np.array([1 << b for b in range(_WORD)], dtype=np.uint32)
 
 
@@ -408,7 +411,7 @@ def _write_rows(
     """
     n = int(items.shape[0])
     loads = np.empty(row_offsets.size - 1, dtype=np.int64)
-    span = max(1, _CHUNK // window) * window
+    span = _span(window)
     position = np.arange(span, dtype=np.int64)
     first = position - position % window  # (span,) its window's first, in the chunk
     for a in _chunks(n, window):

@@ -24,9 +24,10 @@ NOTE (draws): the windows are cut from a random order of the items: a
 keyed permutation (``KeyedPermutation``, written in order, a chunk at a
 time) in draw 2, numpy's shuffle (a cache miss per swap) in draw 1, the
 order of fairshard 0.2. At 1e7 items the permutation took 0.24 s and the
-shuffle 0.76 s (2026-12-02, this project's 2-core machine). The config records ``draw`` (the base's
-NOTE on draws): a state saved without it comes from draw 1, and loading it
-switches the sampler to draw 1, which it keeps; a new sampler uses draw 2.
+shuffle 0.76 s (2026-12-02, this project's 2-core machine). The config
+records ``draw`` (the base's NOTE on draws): a state saved without it comes
+from draw 1, and loading it switches the sampler to draw 1, which it keeps;
+a new sampler uses draw 2.
 
 Planning materializes the epoch's rows (two int64 arrays, 8 bytes per item
 plus 8 per row), as every batch sampler's plan does; building it takes
