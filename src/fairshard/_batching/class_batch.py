@@ -49,6 +49,7 @@ from numpy.typing import NDArray
 from .._core import state as S
 from .._core.labels import code_dtype, encode_labels
 from .._core.partition import Tail
+from .._core.plan_share import shared_tables
 from .._core.plans import BatchPlan
 from .._distributed.digest import AsDtype
 from .._errors import ConfigError, ConfigTypeError, check_choice, check_int
@@ -61,6 +62,8 @@ from .class_draw import (
     choose_stop_shuffled,
     class_stream,
     group_members,
+    group_order,
+    split_groups,
 )
 
 __all__ = ["POLICIES", "ClassBatchSampler"]
@@ -146,8 +149,16 @@ class ClassBatchSampler(BatchPlanSampler[BatchPlan]):
         # name it), hashed block by block.
         wide = AsDtype(codes, np.dtype(np.int64))
         self._digest = S.digest([wide, [str(c) for c in self.classes]])
-        self._members = group_members(codes, len(self.classes))
-        del codes
+        # Built once per node where plans are shared (read-only mappings), else per rank.
+        grouped = shared_tables(
+            {"kind": self.kind, "tables": "members", "labels": self._digest},
+            lambda codes: dict(
+                zip(("order", "bounds"), group_order(codes, len(self.classes)), strict=True)
+            ),
+            codes,
+        )
+        self._members = split_groups(grouped["order"], grouped["bounds"])
+        del codes, grouped
         sizes = np.array([m.size for m in self._members], dtype=np.int64)
         self._used = np.flatnonzero(self.counts > 0)
         for c in self._used.tolist():

@@ -38,7 +38,21 @@ _REPAIR_REACH = 4  # how many batches away a swap partner may be
 def group_members(
     codes: NDArray[np.integer[Any]], num_classes: int
 ) -> list[NDArray[np.integer[Any]]]:
-    """Dataset indices of each class, in dataset order: ``members[c]`` for class code ``c``.
+    """Dataset indices of each class, in dataset order: ``members[c]`` for class code ``c``."""
+    return split_groups(*group_order(codes, num_classes))
+
+
+def split_groups(
+    order: NDArray[np.integer[Any]], bounds: NDArray[np.int64]
+) -> list[NDArray[np.integer[Any]]]:
+    """``group_order``'s result as one view of ``order`` per class."""
+    return [order[bounds[c] : bounds[c + 1]] for c in range(bounds.size - 1)]
+
+
+def group_order(
+    codes: NDArray[np.integer[Any]], num_classes: int
+) -> tuple[NDArray[np.integer[Any]], NDArray[np.int64]]:
+    """``(order, bounds)``: every index grouped by class, class ``c``'s at ``bounds[c:c + 2]``.
 
     NOTE (memory, speed): a stable counting sort run block by block: each
     block of ``_COUNT_BLOCK`` codes is sorted stably (as uint16 where the codes
@@ -68,7 +82,7 @@ def group_members(
         local += begin
         order[where] = local
         cursor += seen
-    return [order[bounds[c] : bounds[c + 1]] for c in range(num_classes)]
+    return order, bounds
 
 
 def class_stream(

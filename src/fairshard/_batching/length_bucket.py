@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.partition import Tail
+from .._core.plan_share import shared_tables
 from .._core.plans import BatchPlan
 from .._errors import ConfigError, check_bool, check_int
 from .._random.seeding import StreamId, stream_generator
@@ -29,11 +30,22 @@ __all__ = ["LengthBucketBatchSampler", "sort_key"]
 _GROUP = 1 << 18  # items per group of mega-batches sorted at once
 
 
-def sort_key(lengths: NDArray[Any]) -> NDArray[Any]:
-    """Lengths in the narrowest dtype numpy sorts fastest (radix sort for <= 16 bits)."""
-    if lengths.dtype.kind == "i" and lengths.size and int(lengths.max()) < (1 << 15):
+def sort_key(lengths: NDArray[Any], digest: str | None = None) -> NDArray[Any]:
+    """Lengths in the narrowest dtype numpy sorts fastest (radix sort for <= 16 bits).
+
+    With the lengths' ``digest``, a narrowed copy is built once per node where
+    plans are shared (``_core/plan_share.shared_tables``); wide lengths are
+    used as they are, never copied.
+    """
+    if not (lengths.dtype.kind == "i" and lengths.size and int(lengths.max()) < (1 << 15)):
+        return lengths
+    if digest is None:
         return lengths.astype(np.int16)
-    return lengths
+    return shared_tables(
+        {"tables": "sort-key", "lengths": digest},  # the same for every family
+        lambda wide: {"key": wide.astype(np.int16)},
+        lengths,
+    )["key"]
 
 
 class LengthBucketBatchSampler(BatchPlanSampler[BatchPlan]):
@@ -102,8 +114,8 @@ class LengthBucketBatchSampler(BatchPlanSampler[BatchPlan]):
                 f"{self.batch_size} leaves no batch at all; lower batch_size or use "
                 "drop_last=False"
             )
-        self._key = sort_key(self.lengths)
         self._digest = S.digest(self.lengths)
+        self._key = sort_key(self.lengths, self._digest)
 
     def _config(self) -> dict[str, Any]:
         return {

@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.partition import Tail
+from .._core.plan_share import shared_tables
 from .._errors import (
     ConfigError,
     DegenerateConfigWarning,
@@ -149,10 +150,13 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         self._digest = S.digest(checked)
         # NOTE (memory): the lengths are kept in the narrowest integer dtype
         # that holds them (2 bytes per item for token counts below 2**15):
-        # at 1e7 items an int64 copy alone was as large as the whole plan.
-        self.lengths: NDArray[np.signedinteger[Any]] = checked.astype(
-            narrow_int(int(checked.max()))
-        )
+        # at 1e7 items an int64 copy alone was as large as the whole plan. The
+        # copy is built once per node where plans are shared (read-only mapping).
+        self.lengths: NDArray[np.signedinteger[Any]] = shared_tables(
+            {"kind": self.kind, "tables": "lengths", "lengths": self._digest},
+            lambda wide: {"lengths": wide.astype(narrow_int(int(wide.max())))},
+            checked,
+        )["lengths"]
         del checked
         self.capacity = check_int("capacity", capacity, minimum=1, fix="tokens per packed row")
         self.rows_per_batch = check_int(

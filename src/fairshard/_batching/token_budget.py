@@ -128,8 +128,8 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
         # None when every item is kept: the plan then permutes 0..n-1 directly.
         self._kept: NDArray[np.int64] | None = self._find_kept()
         self.num_skipped = 0 if self._kept is None else int(self.lengths.size - self._kept.size)
-        self._key = sort_key(self.lengths)
         self._digest = S.digest(self.lengths)
+        self._key = sort_key(self.lengths, self._digest)
         kept_lengths = self.lengths if self._kept is None else self.lengths[self._kept]
         self._cost_id = cost_fingerprint(cost, kept_lengths)
 

@@ -6,6 +6,9 @@ opts in with ``PlannedSampler._shares_plan()``; its plan then goes through
 :func:`fairshard._distributed.node_arrays.share_arrays` under a key naming
 everything the plan depends on: the family, its config (which digests the
 weights, lengths or labels), the seed, the epoch and the library's version.
+The tables a family derives from its inputs at construction (a copy of the
+weights, an alias table, items grouped by class, narrowed lengths) go the
+same way through :func:`shared_tables`, keyed by a digest of those inputs.
 
 Two environment variables steer it (every rank of a launch sees the same):
 
@@ -39,13 +42,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from numpy.typing import NDArray
+
 from .._distributed.digest import digest
-from .._distributed.node_arrays import SharingUnavailable, share_arrays
+from .._distributed.node_arrays import NodeArrays, SharingUnavailable, share_arrays
 from .._errors import ConfigError, warn
 from .._version import __version__
+from .heap import release_freed_memory
 from .plans import PLAN_TYPES, Plan, SharedPlan
 
-__all__ = ["ENV_CACHE", "ENV_DIR", "ENV_SHARE", "plan_sharing", "shared_plan"]
+__all__ = ["ENV_CACHE", "ENV_DIR", "ENV_SHARE", "plan_sharing", "shared_plan", "shared_tables"]
 
 ENV_SHARE = "FAIRSHARD_SHARE_PLANS"
 ENV_CACHE = "FAIRSHARD_PLAN_CACHE"
@@ -53,6 +59,7 @@ ENV_DIR = "FAIRSHARD_SHARE_DIR"
 _MODES = {"auto": "auto", "1": "on", "on": "on", "0": "off", "off": "off"}
 _warned: set[str] = set()
 P = TypeVar("P", bound=Plan)
+T = TypeVar("T")
 
 
 def _local_ranks() -> int:
@@ -90,6 +97,40 @@ def plan_sharing() -> tuple[Path, int, bool] | None:
     return base / f"fairshard-{os.geteuid()}", local, False
 
 
+def _node_arrays(
+    key_material: Mapping[str, Any],
+    build: Callable[[], tuple[Mapping[str, NDArray[Any]], Mapping[str, Any]]],
+) -> NodeArrays | None:
+    """``build()``'s arrays published once per node, or ``None`` where sharing is off or fails."""
+    settings = plan_sharing()
+    if settings is None:
+        return None
+    folder, local_ranks, persist = settings
+    key = digest({**key_material, "fairshard": __version__})
+    try:
+        shared = share_arrays(key, build, folder=folder, local_ranks=local_ranks, persist=persist)
+    except SharingUnavailable as exc:
+        reason = str(exc)
+        if reason not in _warned:
+            _warned.add(reason)
+            warn(
+                f"plans are not shared across this node's ranks ({reason}); each rank "
+                f"builds its own. Set {ENV_SHARE}=0 to build per rank without this warning"
+            )
+        return None
+    # What the build (or, on a rank that maps, the inputs' checks and digest)
+    # freed goes back to the OS (``_core/heap.py``).
+    release_freed_memory()
+    return shared
+
+
+def _built_here(build: Callable[[], T]) -> T:
+    """``build()`` in this process, and its freed temporaries returned to the OS."""
+    result = build()
+    release_freed_memory()
+    return result
+
+
 def shared_plan(key_material: Mapping[str, Any], build: Callable[[], P]) -> P:
     """``build()``'s plan, built once per node and mapped read-only where sharing is on.
 
@@ -97,11 +138,6 @@ def shared_plan(key_material: Mapping[str, Any], build: Callable[[], P]) -> P:
         key_material: Plain values that name the plan completely.
         build: Builds the plan (on one rank of the node).
     """
-    settings = plan_sharing()
-    if settings is None:
-        return build()
-    folder, local_ranks, persist = settings
-    key = digest({**key_material, "fairshard": __version__})
 
     def arrays() -> tuple[dict[str, Any], dict[str, Any]]:
         plan = build()
@@ -114,17 +150,38 @@ def shared_plan(key_material: Mapping[str, Any], build: Callable[[], P]) -> P:
         values, meta = plan.plan_arrays()
         return values, {**meta, "type": name}
 
-    try:
-        shared = share_arrays(key, arrays, folder=folder, local_ranks=local_ranks, persist=persist)
-    except SharingUnavailable as exc:
-        reason = str(exc)
-        if reason not in _warned:
-            _warned.add(reason)
-            warn(
-                f"plans are not shared across this node's ranks ({reason}); each rank "
-                f"builds its own. Set {ENV_SHARE}=0 to build per rank without this warning"
-            )
-        return build()
+    shared = _node_arrays(key_material, arrays)
+    if shared is None:
+        return _built_here(build)
     # The nearest registered type of what ``build`` returns: the same class, or the
     # base a subclass publishes as (TorchPermutationPlan -> ArrayPlan, an IndexPlan).
     return cast(P, PLAN_TYPES[str(shared.meta["type"])](shared.arrays, shared.meta))
+
+
+def shared_tables(
+    key_material: Mapping[str, Any],
+    build: Callable[..., Mapping[str, NDArray[Any]]],
+    *inputs: Any,
+) -> dict[str, NDArray[Any]]:
+    """``build()``'s per-item tables, built once per node and mapped read-only where plans are.
+
+    What a sampler derives from its inputs at construction (a copy of the
+    weights, an alias table, each item's class, the items grouped by class,
+    narrow sort keys) is the same on every rank of a node, like its plans;
+    holding it once per rank would keep the node at ``local ranks x`` one
+    rank's memory even with shared plans. The tables go through the same
+    folder, checks and fallback as plans (where sharing is off or fails,
+    ``build()`` runs in this process and its arrays stay private and writable).
+
+    Args:
+        key_material: Plain values that name the tables completely: the family,
+            which tables, a digest of the inputs and every parameter they
+            depend on.
+        build: Builds them from ``inputs`` (on one rank of the node).
+        inputs: Passed to ``build`` (not held after the call: a caller can
+            ``del`` a large input right after).
+    """
+    shared = _node_arrays(key_material, lambda: (build(*inputs), {}))
+    if shared is None:
+        return dict(_built_here(lambda: build(*inputs)))
+    return dict(shared.arrays)

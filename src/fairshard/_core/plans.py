@@ -197,7 +197,13 @@ class BatchPlan:
         (2, [[9, 7, 1], [4, 2]])
     """
 
+    #: At most this many batches evaluated at once ...
     max_chunk = 1024
+    #: ... and about this many items: a chunk's Python lists are what a rank
+    #: holds beside the (shared) plan, so 1024 packed batches of 160 items
+    #: each, 160k Python ints, kept ~6 MiB of freed heap per rank where 16k
+    #: items (an index plan's chunk) keep well under one.
+    chunk_items = IndexPlan.max_chunk
 
     def __init__(self, flat: NDArray[np.int64], offsets: NDArray[np.int64]) -> None:
         self.flat = np.asarray(flat, dtype=np.int64)
@@ -206,6 +212,12 @@ class BatchPlan:
             raise ValueError("offsets must be a 1-D array starting at 0")
         if self.offsets[-1] != self.flat.size or np.any(np.diff(self.offsets) < 0):
             raise ValueError("offsets must be non-decreasing and end at len(flat)")
+        self._bound_chunk()
+
+    def _bound_chunk(self) -> None:
+        batches, items = self.offsets.size - 1, int(self.flat.size)
+        if items > batches:  # batches of more than one item on average
+            self.max_chunk = max(1, min(type(self).max_chunk, self.chunk_items * batches // items))
 
     def __len__(self) -> int:
         return int(self.offsets.size - 1)
@@ -221,6 +233,7 @@ class BatchPlan:
         """The plan over published CSR arrays (read-only, not copied, not re-checked)."""
         plan = cls.__new__(cls)
         plan.flat, plan.offsets = arrays["flat"], arrays["offsets"]
+        plan._bound_chunk()
         return plan
 
     def sizes(self) -> NDArray[np.int64]:

@@ -189,7 +189,8 @@ def _publish(
             ):
                 flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
                 out[start + offset : start + offset + nbytes] = flat.data
-            digest = _data_digest(memoryview(out)[start:size])
+            # Over the arrays' bytes only: the file has one byte more when they are empty.
+            digest = _data_digest(memoryview(out)[start : start + data_size])
             header = with_digest(digest)
             out[: _PREFIX.size] = _PREFIX.pack(MAGIC, len(header), 0)
             out[_PREFIX.size : _PREFIX.size + len(header)] = header

@@ -42,6 +42,9 @@ it is never drawn. Probabilities are exact up to ``2**-32`` of a cell.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -87,6 +90,19 @@ class AliasTable:
         self.alias: NDArray[np.signedinteger] = np.arange(n, dtype=index_dtype)
         self.threshold: NDArray[np.uint32] = np.full(n, 0xFFFFFFFF, dtype=np.uint32)
         _build(weights, self.alias, self.threshold)
+
+    def arrays(self) -> dict[str, NDArray[Any]]:
+        """The table's two arrays; :meth:`from_arrays` rebuilds it from them (e.g. mapped)."""
+        return {"alias": self.alias, "threshold": self.threshold}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, NDArray[Any]]) -> AliasTable:
+        """The table of ``arrays()``'s arrays, used as they are (read-only ones stay so)."""
+        table = cls.__new__(cls)
+        table.alias = arrays["alias"]
+        table.threshold = arrays["threshold"]
+        table.n = int(table.alias.shape[0])
+        return table
 
     def draw(self, h: NDArray[np.uint64]) -> NDArray[np.int64]:
         """Items for 64-bit hashes: (m,) uint64 -> (m,) int64 in ``[0, n)``."""

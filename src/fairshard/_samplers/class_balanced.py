@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from .._core import state as S
 from .._core.labels import encode_labels
 from .._core.partition import Tail
+from .._core.plan_share import shared_tables
 from .._core.plans import IndexPlan
 from .._distributed.digest import memo_key
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
@@ -124,10 +125,20 @@ class ClassBalancedSampler(IndexSampler[IndexPlan]):
         small = np.int32 if self.n < (1 << 31) else np.int64
         self._members: NDArray[Any] | None = None
         self._inverse: NDArray[Any] | None = None
-        if replacement:
-            self._members = np.argsort(inverse, kind="stable").astype(small)  # (n,) by class
-        else:
-            self._inverse = inverse.astype(np.int32)
+        # Built once per node where plans are shared (read-only mappings), else per rank.
+        key = {"kind": self.kind, "labels": self._labels_digest}
+        if replacement:  # (n,) the items by class
+            self._members = shared_tables(
+                {**key, "tables": "members"},
+                lambda codes: {"members": np.argsort(codes, kind="stable").astype(small)},
+                inverse,
+            )["members"]
+        else:  # (n,) each item's class
+            self._inverse = shared_tables(
+                {**key, "tables": "classes"},
+                lambda codes: {"classes": codes.astype(np.int32)},
+                inverse,
+            )["classes"]
         del inverse
         self.targets = self._resolve_targets(targets)  # (C,)
         positive = int(self.counts[self.targets > 0].sum())

@@ -11,7 +11,8 @@ alias table, ``_alias``): memory is 8 bytes per weight, whatever
 the build sorts all ``n`` keys on every rank (it cannot get cheaper with the
 world size, see that module), needs 8 bytes per weight while it runs and
 keeps 4 bytes per draw (int32) for the epoch, beside the sampler's own copy
-of the weights (8 bytes per weight).
+of the weights (8 bytes per weight). Under torchrun the plan, the copy and
+the alias table are each held once per node (``_core/plan_share.py``).
 
 NOTE (changing weights): ``set_weights`` stages new weights; they take effect
 at the next ``set_epoch`` (or automatic epoch advance, or
@@ -30,6 +31,7 @@ from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.partition import Tail
+from .._core.plan_share import shared_tables
 from .._core.plans import IndexPlan
 from .._errors import ConfigError, StateDictError, check_bool, check_int
 from .._random.alias import AliasTable
@@ -116,12 +118,17 @@ class WeightedSampler(IndexSampler[IndexPlan]):
         self._check_positive(positive)
         self.num_positive = positive
         self.weights_digest = weights_digest(array)
+        # Built once per node where plans are shared (read-only mappings), else per rank.
+        key = {"kind": self.kind, "weights": self.weights_digest}
         if self.replacement:
-            self._table: AliasTable | None = AliasTable(array)
+            tables = shared_tables({**key, "tables": "alias"}, lambda: AliasTable(array).arrays())
+            self._table: AliasTable | None = AliasTable.from_arrays(tables)
             self._weights: NDArray[np.float64] | None = None
         else:
             self._table = None
-            self._weights = array.copy()  # the caller may change its array later
+            # A copy: the caller may change its array later.
+            copy = shared_tables({**key, "tables": "weights"}, lambda: {"weights": array.copy()})
+            self._weights = copy["weights"]
         self.forget_plans()
 
     def _check_positive(self, positive: int) -> None:
