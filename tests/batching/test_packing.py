@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -345,3 +346,23 @@ def test_plan_int64_items_from_the_in_place_build(cost: str) -> None:
     assert np.array_equal(np.sort(plan.flat), np.flatnonzero(lengths <= 512))
     loads = np.add.reduceat(lengths[plan.flat], plan.row_offsets[:-1])
     assert loads.max() <= 512
+
+
+@pytest.mark.parametrize("oversized", ["error", "skip"])
+def test_batch_costs_from_row_loads_equal_the_items_lengths(oversized: str) -> None:
+    """The plan's per-row token counts are the sums of their items' lengths, every row."""
+    lengths = np.random.default_rng(4).integers(1, 700, 20_000)
+    capacity = 1024 if oversized == "error" else 600
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fairshard.DegenerateConfigWarning)
+        s = fairshard.PackingBatchSampler(lengths, capacity, 4, oversized=oversized)
+    plan = s.plan(0)
+    assert plan.row_loads is not None
+    sums = np.add.reduceat(lengths[plan.flat], plan.row_offsets[:-1])
+    assert np.array_equal(plan.row_loads, sums) and int(plan.row_loads.max()) <= capacity
+    gathered = s._batch_costs(plan.flat, plan.row_offsets, plan.batch_rows)
+    assert np.array_equal(s.batch_costs(0), gathered)
+    # A plan published without the loads (cached by an earlier build) still reports them.
+    arrays = {k: v for k, v in plan.plan_arrays()[0].items() if k != "row_loads"}
+    older = type(plan).from_plan_arrays(arrays, {})
+    assert older.row_loads is None and older.items(np.arange(3)) == plan.items(np.arange(3))

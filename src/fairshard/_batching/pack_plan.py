@@ -440,6 +440,9 @@ class PackedPlan(BatchPlan):
         flat: (n,) item indices, row after row, batch after batch.
         row_offsets: (rows + 1,) row boundaries in ``flat``.
         batch_rows: (batches + 1,) batch boundaries in rows.
+        row_loads: (rows,) tokens of each row, if known (the packer knows
+            them; a batch's token cost is then a sum over its rows, not a
+            gather of every item's length).
 
     Example:
         >>> plan = PackedPlan(np.array([4, 2, 9, 7, 1]), np.array([0, 2, 3, 5]),
@@ -453,22 +456,26 @@ class PackedPlan(BatchPlan):
         flat: NDArray[np.int64],
         row_offsets: NDArray[np.int64],
         batch_rows: NDArray[np.int64],
+        row_loads: NDArray[np.integer[Any]] | None = None,
     ) -> None:
         super().__init__(flat, row_offsets[batch_rows])
         self.row_offsets = np.asarray(row_offsets, dtype=np.int64)
         self.batch_rows = np.asarray(batch_rows, dtype=np.int64)
+        self.row_loads = row_loads
 
     def plan_arrays(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
-        """The item indices and the row and batch boundaries."""
+        """The item indices, the row and batch boundaries and the rows' tokens if known."""
         arrays = {"flat": self.flat, "row_offsets": self.row_offsets}
-        return {**arrays, "batch_rows": self.batch_rows}, {}
+        loads = {} if self.row_loads is None else {"row_loads": self.row_loads}
+        return {**arrays, "batch_rows": self.batch_rows, **loads}, {}
 
     @classmethod
     def from_plan_arrays(
         cls, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]
     ) -> PackedPlan:
         """The plan over published arrays (read-only, not copied)."""
-        return cls(arrays["flat"], arrays["row_offsets"], arrays["batch_rows"])
+        loads = arrays.get("row_loads")  # absent from a plan cached without them
+        return cls(arrays["flat"], arrays["row_offsets"], arrays["batch_rows"], loads)
 
     def rows_per_batch(self) -> NDArray[np.int64]:
         """(batches,) number of rows in each batch."""

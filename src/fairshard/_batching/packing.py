@@ -238,7 +238,7 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         else:
             row_costs = self._row_costs(flat, row_offsets)
         costs = np.add.reduceat(row_costs[shuffled], batch_rows[:-1])  # (batches,)
-        del row_costs, loads
+        del row_costs
         order = balanced_order(
             costs, stream_generator(StreamId.PACKING, epoch, self.seed, sub_id=1), self.balance_run
         )
@@ -246,11 +246,13 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
         row_seq = reorder_batches(np.arange(num_rows, dtype=np.int64), batch_rows, order)
         rows = shuffled[row_seq.flat]  # (rows,) packed rows in plan order
         del shuffled
+        row_loads = loads[rows].astype(narrow_int(self.capacity))  # (rows,) in plan order
+        del loads
         if out is None:  # below 2**15 items (or past 2**31): a plain reorder
             ordered = reorder_batches(flat, row_offsets, rows)
-            return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets)
+            return PackedPlan(ordered.flat, ordered.offsets, row_seq.offsets, row_loads)
         del flat  # the upper half of ``out``
-        return PackedPlan(*_widen_rows(out, row_offsets, rows), row_seq.offsets)
+        return PackedPlan(*_widen_rows(out, row_offsets, rows), row_seq.offsets, row_loads)
 
     def _random_order(self, items: NDArray[Any], rng: np.random.Generator, epoch: int) -> None:
         """Fill ``items`` with ``0..m-1`` in the epoch's random order (the module NOTE on draws).
@@ -317,6 +319,9 @@ class PackingBatchSampler(BatchPlanSampler[PackedPlan]):
     def batch_costs(self, epoch: int | None = None) -> NDArray[np.float64]:
         """(num_batches,) cost of each batch (the sampler's ``cost``) in plan order."""
         plan = self.plan(epoch)
+        if self.cost == "tokens" and plan.row_loads is not None:  # the rows' tokens, summed
+            loads: NDArray[np.float64] = plan.row_loads.astype(np.float64)
+            return np.add.reduceat(loads, plan.batch_rows[:-1]) if loads.size else loads
         return self._batch_costs(plan.flat, plan.row_offsets, plan.batch_rows)
 
 
