@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fairshard._batching import class_draw
 from fairshard._batching.class_batch import ClassBatchSampler
 from fairshard._batching.class_draw import choose_stop, choose_stop_shuffled
 from fairshard._core.state import K_CHECKSUM, K_FORMAT, K_VERSION
@@ -157,3 +158,20 @@ def test_plan_batches_are_whole_for_mixed_counts() -> None:
         )
     seen = flat(list(sampler))
     assert len(set(seen)) == len(seen)
+
+
+@given(
+    codes=st.lists(st.integers(0, 6), min_size=0, max_size=300),
+    block=st.sampled_from([1, 7, 64, 1 << 20]),
+)
+def test_group_order_is_one_stable_argsort_of_the_codes(codes: list[int], block: int) -> None:
+    """Block by block (any block size), the result is the stable order by class."""
+    array = np.asarray(codes, dtype=np.uint16)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(class_draw, "_COUNT_BLOCK", block)
+        order, bounds = class_draw.group_order(array, 7)
+    assert order.dtype == np.int32
+    assert order.tolist() == np.argsort(array, kind="stable").tolist()
+    assert bounds.tolist() == [0, *np.cumsum(np.bincount(array, minlength=7)).tolist()]
+    members = class_draw.split_groups(order, bounds)
+    assert [m.tolist() for m in members] == [np.flatnonzero(array == c).tolist() for c in range(7)]

@@ -74,11 +74,12 @@ def group_order(
     for begin in range(0, codes.size, _COUNT_BLOCK):
         block = codes[begin : begin + _COUNT_BLOCK].astype(narrow, copy=False)
         local = np.argsort(block, kind="stable")  # (block,) grouped by class, in order
-        ranked = block[local].astype(np.int64)  # (block,) their classes
         seen = np.bincount(block, minlength=num_classes)  # (C,)
         first = np.cumsum(seen) - seen  # where each class starts within the block
-        where = np.arange(local.size, dtype=np.int64)
-        where += cursor[ranked] - first[ranked]
+        # Sorted position p of class c goes to cursor[c] + (p - first[c]): one shift
+        # per class, repeated over its run (no per-item gather of the classes).
+        where = np.repeat(cursor - first, seen)
+        where += np.arange(local.size, dtype=np.int64)
         local += begin
         order[where] = local
         cursor += seen
