@@ -71,17 +71,28 @@ def group_order(
     np.cumsum(counts, out=bounds[1:])
     order = np.empty(codes.size, dtype=index)
     cursor = bounds[:-1].copy()  # (C,) where each class's next index goes
+    # Sorted position p of class c goes to cursor[c] + (p - first[c]): a ramp that
+    # jumps at each class's run. Written as the running sum of steps (1, plus the
+    # jump at a run's start) into buffers reused by every block, so the loop
+    # allocates no block-sized temporaries but the sort's result (a per-item
+    # gather of the classes took two more, and freed heap the plan's peak counted).
+    steps = np.empty(min(codes.size, _COUNT_BLOCK), dtype=np.int64)
+    where = np.empty_like(steps)
     for begin in range(0, codes.size, _COUNT_BLOCK):
         block = codes[begin : begin + _COUNT_BLOCK].astype(narrow, copy=False)
         local = np.argsort(block, kind="stable")  # (block,) grouped by class, in order
         seen = np.bincount(block, minlength=num_classes)  # (C,)
         first = np.cumsum(seen) - seen  # where each class starts within the block
-        # Sorted position p of class c goes to cursor[c] + (p - first[c]): one shift
-        # per class, repeated over its run (no per-item gather of the classes).
-        where = np.repeat(cursor - first, seen)
-        where += np.arange(local.size, dtype=np.int64)
+        runs = np.flatnonzero(seen)  # the classes present, in sorted order
+        target = cursor[runs] - first[runs]  # (runs,) each run's destination shift
+        n = local.size
+        step, at = steps[:n], where[:n]
+        step.fill(1)
+        step[first[runs]] += np.diff(target, prepend=0)  # 1 + the shift's change
+        np.cumsum(step, out=at)
+        at -= 1
         local += begin
-        order[where] = local
+        order[at] = local
         cursor += seen
     return order, bounds
 
