@@ -271,3 +271,23 @@ def test_a_batch_chunk_holds_about_an_index_chunk_of_items(batches: int, size: i
         assert 1 <= p.max_chunk <= BatchPlan.max_chunk
         assert p.max_chunk * size <= max(IndexPlan.max_chunk, size)
         assert p.max_chunk == min(BatchPlan.max_chunk, max(1, IndexPlan.max_chunk // size))
+
+
+@pytest.mark.parametrize("local", ["1", "2"])
+def test_tables_never_go_to_the_plan_cache(
+    local: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A cache keeps plans for restarts; tables (some new every epoch) stay out of it."""
+    monkeypatch.setenv("FAIRSHARD_SHARE_PLANS", "auto")
+    monkeypatch.setenv("FAIRSHARD_PLAN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("FAIRSHARD_SHARE_DIR", str(tmp_path / "shm"))
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", local)
+    hard = fairshard.HardExampleSampler(4000, num_replicas=2, rank=0)
+    for epoch in range(3):
+        hard.set_epoch(epoch)
+        seen = list(hard)
+        hard.record(np.asarray(seen), np.linspace(0.0, 1.0, len(seen)))
+    packing = fairshard.PackingBatchSampler(LENGTHS, 512, 2, num_replicas=2, rank=0)
+    list(packing)
+    assert len(list((tmp_path / "cache").glob("*.plan"))) == 1  # the packing plan alone
+    assert packing.lengths.flags.writeable == (local == "1")  # shared on a node of two

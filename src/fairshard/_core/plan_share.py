@@ -70,8 +70,12 @@ def _local_ranks() -> int:
         return 1
 
 
-def plan_sharing() -> tuple[Path, int, bool] | None:
+def plan_sharing(cached: bool = True) -> tuple[Path, int, bool] | None:
     """``(folder, local_ranks, persist)`` when plans go through a shared folder, else ``None``.
+
+    Args:
+        cached: Whether the plan cache (``FAIRSHARD_PLAN_CACHE``) may hold
+            them; ``False`` (tables) shares through the node folder only.
 
     Raises:
         ConfigError: ``FAIRSHARD_SHARE_PLANS`` holds an unknown value.
@@ -83,7 +87,7 @@ def plan_sharing() -> tuple[Path, int, bool] | None:
             f"{ENV_SHARE}={raw!r} is not a sharing mode; use auto (share when "
             "LOCAL_WORLD_SIZE > 1), 1 (always) or 0 (never)"
         )
-    cache = os.environ.get(ENV_CACHE, "")
+    cache = os.environ.get(ENV_CACHE, "") if cached else ""
     local = _local_ranks()
     if mode == "off":
         return None
@@ -100,9 +104,10 @@ def plan_sharing() -> tuple[Path, int, bool] | None:
 def _node_arrays(
     key_material: Mapping[str, Any],
     build: Callable[[], tuple[Mapping[str, NDArray[Any]], Mapping[str, Any]]],
+    cached: bool,
 ) -> NodeArrays | None:
     """``build()``'s arrays published once per node, or ``None`` where sharing is off or fails."""
-    settings = plan_sharing()
+    settings = plan_sharing(cached)
     if settings is None:
         return None
     folder, local_ranks, persist = settings
@@ -150,7 +155,7 @@ def shared_plan(key_material: Mapping[str, Any], build: Callable[[], P]) -> P:
         values, meta = plan.plan_arrays()
         return values, {**meta, "type": name}
 
-    shared = _node_arrays(key_material, arrays)
+    shared = _node_arrays(key_material, arrays, cached=True)
     if shared is None:
         return _built_here(build)
     # The nearest registered type of what ``build`` returns: the same class, or the
@@ -173,6 +178,12 @@ def shared_tables(
     folder, checks and fallback as plans (where sharing is off or fails,
     ``build()`` runs in this process and its arrays stay private and writable).
 
+    NOTE (never in the plan cache): tables are shared through the node folder
+    only, never kept in ``FAIRSHARD_PLAN_CACHE``. They cost one pass over the
+    inputs to rebuild, and some change every epoch (a hard-example sampler's
+    alias table follows its scores): a cache would gain a file of 8 bytes per
+    item per epoch for a restart that saves a fraction of a second.
+
     Args:
         key_material: Plain values that name the tables completely: the family,
             which tables, a digest of the inputs and every parameter they
@@ -181,7 +192,7 @@ def shared_tables(
         inputs: Passed to ``build`` (not held after the call: a caller can
             ``del`` a large input right after).
     """
-    shared = _node_arrays(key_material, lambda: (build(*inputs), {}))
+    shared = _node_arrays(key_material, lambda: (build(*inputs), {}), cached=False)
     if shared is None:
         return dict(_built_here(lambda: build(*inputs)))
     return dict(shared.arrays)
