@@ -26,7 +26,7 @@ __all__ = ["release_freed_memory"]
 def _malloc_trim() -> Callable[[int], int] | None:
     try:  # the symbols already in this process (the C library it runs on)
         trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # pragma: no cover - not glibc
+    except (OSError, AttributeError, TypeError):  # pragma: no cover - no glibc (TypeError: Windows)
         return None
     trim.argtypes = [ctypes.c_size_t]
     trim.restype = ctypes.c_int
