@@ -8,6 +8,9 @@ variables from the test process.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import fairshard
@@ -24,3 +27,30 @@ def child_env(**extra: str) -> dict[str, str]:
     )
     env.update(extra)
     return env
+
+
+def node_rank(
+    code: str, rank: int, folder: Path, local: int, **extra: str
+) -> subprocess.Popen[str]:
+    """One local rank of a node that shares plans through ``folder``, running ``code``.
+
+    ``code`` gets ``rank`` as ``sys.argv[1]``; the node has ``local`` ranks
+    (``LOCAL_WORLD_SIZE``), no plan cache, and ``extra`` overrides the
+    environment (``FAIRSHARD_SHARE_PLANS="0"``: the same rank without sharing).
+    stdin and stdout are text pipes.
+    """
+    settings = {
+        "FAIRSHARD_SHARE_PLANS": "1",
+        "FAIRSHARD_SHARE_DIR": str(folder),
+        "LOCAL_WORLD_SIZE": str(local),
+    }
+    env = child_env(**{**settings, **extra})
+    env.pop("FAIRSHARD_PLAN_CACHE", None)
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), str(rank)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parents[1],
+    )

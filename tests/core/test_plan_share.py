@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +22,7 @@ import pytest
 import fairshard
 from fairshard._core.plans import flatten_items
 from fairshard._distributed.digest import digest
-from tests._launch import child_env
+from tests._launch import child_env, node_rank
 
 RNG = np.random.default_rng(5)
 LENGTHS = RNG.integers(1, 200, 3000)
@@ -125,21 +124,7 @@ if os.environ.get("HOLD"):
 
 
 def _child(rank: int, folder: Path, local: int, **extra: str) -> subprocess.Popen[str]:
-    env = child_env(
-        FAIRSHARD_SHARE_PLANS="1",
-        FAIRSHARD_SHARE_DIR=str(folder),
-        LOCAL_WORLD_SIZE=str(local),
-        **extra,
-    )
-    env.pop("FAIRSHARD_PLAN_CACHE", None)
-    return subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(_CHILD), str(rank)],
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=Path(__file__).parents[2],
-    )
+    return node_rank(_CHILD, rank, folder, local, **extra)
 
 
 def _expected(rank: int) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ import fairshard
 from fairshard._core.heap import release_freed_memory
 from fairshard._core.plans import BatchPlan, IndexPlan
 from fairshard._distributed.node_arrays import share_arrays
-from tests._launch import child_env
+from tests._launch import node_rank
 from tests.catalog import CATALOG, Family, sampler_families
 
 RNG = np.random.default_rng(11)
@@ -193,21 +192,7 @@ sys.stdin.readline()
 
 def test_a_node_builds_each_table_once_and_leaves_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "shm"
-    env = child_env(
-        FAIRSHARD_SHARE_PLANS="1", FAIRSHARD_SHARE_DIR=str(folder), LOCAL_WORLD_SIZE="3"
-    )
-    env.pop("FAIRSHARD_PLAN_CACHE", None)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(_NODE), str(r)],
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=Path(__file__).parents[2],
-        )
-        for r in range(3)
-    ]
+    procs = [node_rank(_NODE, r, folder, 3) for r in range(3)]
     try:
         reports = [json.loads(p.stdout.readline()) for p in procs if p.stdout]
         # Three tables and three plans, each built by exactly one of the three ranks.
@@ -217,25 +202,16 @@ def test_a_node_builds_each_table_once_and_leaves_nothing(tmp_path: Path) -> Non
     finally:
         for p in procs:
             p.communicate("\n", timeout=60)
-    env["FAIRSHARD_SHARE_PLANS"] = "0"
     for r, report in enumerate(reports):
-        alone = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(_NODE), str(r)],
-            env=env,
-            input="\n",
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=120,
-            cwd=Path(__file__).parents[2],
-        )
-        assert json.loads(alone.stdout.splitlines()[0])["items"] == report["items"]
+        alone = node_rank(_NODE, r, folder, 3, FAIRSHARD_SHARE_PLANS="0")
+        out, _ = alone.communicate("\n", timeout=120)
+        assert alone.returncode == 0
+        assert json.loads(out.splitlines()[0])["items"] == report["items"]
 
 
 _HEAP = """
 import numpy as np
 from fairshard._core.heap import release_freed_memory
-from fairshard._core.plans import BatchPlan, IndexPlan
 def anon():
     for line in open("/proc/self/status"):
         if line.startswith("RssAnon:"):

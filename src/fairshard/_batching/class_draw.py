@@ -88,9 +88,10 @@ def group_order(
         n = local.size
         step, at = steps[:n], where[:n]
         step.fill(1)
-        step[first[runs]] += np.diff(target, prepend=0)  # 1 + the shift's change
+        # 1 + the shift's change at each run's start; the first run starts at 0,
+        # where the sum begins at its shift: at[p] = p + shift.
+        step[first[runs]] += np.diff(target, prepend=1)
         np.cumsum(step, out=at)
-        at -= 1
         local += begin
         order[at] = local
         cursor += seen
