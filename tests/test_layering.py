@@ -7,7 +7,9 @@
 
 The three family layers never import each other. Every import counts,
 including the lazy ones inside functions. The demo app beside the library
-imports only fairshard's public top level.
+imports only fairshard's public top level; the linter beside it
+(``lint/src/fairshard_lint``, standard library only) imports nothing of
+fairshard: ``fairshard._cli`` mounts it, never the other way round.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PKG = SRC / "fairshard"
+LINT = Path(__file__).resolve().parents[1] / "lint" / "src" / "fairshard_lint"
 
 RANK = {
     "_errors": 0,
@@ -124,6 +127,20 @@ def test_demo_uses_only_the_public_api() -> None:
                 f"fairshard_demo/{path.name}:{line} imports {'.'.join(target)}, "
                 "which is not fairshard's public API"
             )
+
+
+@pytest.mark.parametrize("path", sorted(LINT.rglob("*.py")), ids=lambda p: p.name)
+def test_the_linter_imports_nothing_of_fairshard(path: Path) -> None:
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        bad += [f"line {node.lineno}: {n}" for n in names if n.split(".")[0] == "fairshard"]
+    assert not bad, f"fairshard_lint/{path.name} imports fairshard:\n" + "\n".join(bad)
 
 
 def depth() -> int:

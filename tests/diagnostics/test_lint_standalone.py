@@ -3,7 +3,10 @@
 ``fairshard_lint`` is a package of its own (``lint/``, also shipped inside
 fairshard) so that ``fairshard lint`` and ``fairshard-lint`` start in tens of
 milliseconds instead of the seconds torch takes to import, and so that a
-pre-commit hook can install it without torch. The hook test builds a real
+pre-commit hook can install it without torch. ``fairshard lint`` and
+``python -m fairshard lint`` go through fairshard's front door
+(``fairshard._cli.main.main``), which ``import fairshard`` reaches without
+torch: the package resolves its public names lazily. The hook test builds a real
 pre-commit environment and is run by ``make test-hook`` (about a minute:
 a virtualenv and a package build), not by ``make test``.
 """
@@ -42,27 +45,38 @@ _PROBE = """
 import sys
 started = set(sys.modules)
 import json
-from fairshard_lint.cli import fairshard_main, main
+from fairshard_lint.cli import main
+from fairshard._cli.main import main as fairshard_main
 code = {call}
-allowed = set(sys.stdlib_module_names) | {{"fairshard_lint"}}
-foreign = sorted({{m.split(".")[0] for m in set(sys.modules) - started}} - allowed)
-print(json.dumps({{"code": code, "foreign": foreign}}))
+allowed = set(sys.stdlib_module_names) | {{"fairshard_lint", "fairshard"}}
+loaded = set(sys.modules) - started
+foreign = sorted({{m.split(".")[0] for m in loaded}} - allowed)
+print(json.dumps({{"code": code, "foreign": foreign, "fairshard": sorted(
+    m for m in loaded if m.split(".")[0] == "fairshard"
+)}}))
 """
+#: What the ``fairshard`` front door loads of fairshard before it hands ``lint`` over.
+FRONT_DOOR = ["fairshard", "fairshard._cli", "fairshard._cli.main", "fairshard._version"]
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "front_door"),
     [
-        "main([sys.argv[1]])",  # fairshard-lint PATH
-        "fairshard_main(['lint', sys.argv[1]])",  # fairshard lint PATH (the console script)
-        "fairshard_main(['lint', '--list-rules'])",
+        ("main([sys.argv[1]])", []),  # fairshard-lint PATH
+        ("fairshard_main(['lint', sys.argv[1]])", FRONT_DOOR),  # fairshard lint PATH (the script)
+        ("fairshard_main(['lint', '--list-rules'])", FRONT_DOOR),
     ],
 )
-def test_the_linter_imports_only_the_standard_library(tmp_path: Path, call: str) -> None:
+def test_the_linter_imports_only_the_standard_library(
+    tmp_path: Path, call: str, front_door: list[str]
+) -> None:
     script = tmp_path / "train.py"
     script.write_text(BAD)
+    probe = _PROBE.format(call=call)
+    if not front_door:  # fairshard-lint alone: not even fairshard's front door
+        probe = probe.replace("from fairshard._cli.main import main as fairshard_main\n", "")
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE.format(call=call), str(script)],
+        [sys.executable, "-c", probe, str(script)],
         env=child_env(),
         capture_output=True,
         text=True,
@@ -72,16 +86,65 @@ def test_the_linter_imports_only_the_standard_library(tmp_path: Path, call: str)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["foreign"] == [], f"the linter imported {result['foreign']}"
+    assert result["fairshard"] == front_door
     assert result["code"] == (0 if "list-rules" in call else 1)
     if "list-rules" not in call:
         assert "train.py:5:5: FS101" in done.stdout
 
 
+def _imported(importtime: str) -> set[str]:
+    """The modules ``python -X importtime`` reports (its stderr), top-level names."""
+    found = re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+([\w.]+)$", importtime, re.M)
+    assert found, importtime
+    return {name.split(".")[0] for name in found}
+
+
+def test_python_m_fairshard_lint_does_not_import_torch(tmp_path: Path) -> None:
+    script = tmp_path / "train.py"
+    script.write_text(BAD)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "fairshard", "lint", str(script)],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "train.py:5:5: FS101" in done.stdout
+    imported = _imported(done.stderr)
+    assert "fairshard_lint" in imported
+    assert not imported & {"torch", "numpy"}, sorted(imported - set(sys.stdlib_module_names))
+
+
+def test_import_fairshard_is_lazy() -> None:
+    probe = (
+        "import sys, fairshard; loaded = set(sys.modules); "
+        "fairshard.DistributedSampler; "
+        "print('torch' in loaded, 'numpy' in loaded, 'torch' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "False", "True"]
+
+
 def test_every_other_command_still_reaches_fairshard(capsys: pytest.CaptureFixture[str]) -> None:
-    from fairshard_lint.cli import fairshard_main
+    from fairshard._cli.main import main as fairshard_main
 
     assert fairshard_main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"fairshard {fairshard.__version__}"
+
+
+def test_the_console_script_is_the_front_door() -> None:
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'fairshard = "fairshard._cli.main:main"' in text
+    assert 'fairshard-lint = "fairshard_lint.cli:main"' in text
 
 
 def test_one_version_for_both_distributions() -> None:

@@ -153,19 +153,3 @@ def main(argv: Sequence[str] | None = None, prog: str = "fairshard-lint") -> int
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     return code
-
-
-def fairshard_main(argv: Sequence[str] | None = None) -> int:
-    """The ``fairshard`` command's front door: ``lint`` here, without torch; the rest in fairshard.
-
-    ``fairshard lint ...`` runs the linter without importing fairshard (whose
-    package imports torch: seconds of start-up for a command that only parses
-    files); every other sub-command, and ``fairshard --help``, is handed to
-    ``fairshard._cli.main``, whose ``lint`` sub-command is this same program.
-    """
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["lint"]:
-        return main(args[1:], prog="fairshard lint")
-    from fairshard._cli.main import main as fairshard_cli
-
-    return fairshard_cli(args)

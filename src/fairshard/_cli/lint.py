@@ -1,9 +1,10 @@
 """``fairshard lint``: the linter's own command line (``fairshard_lint.cli``) as a sub-command.
 
 The linter lives in its own stdlib-only package, ``fairshard_lint``, so that
-it runs without torch (and the ``fairshard`` console script sends ``lint``
-straight to it, see ``fairshard_lint.cli.fairshard_main``); this module only
-mounts the same parser and ``run`` under ``fairshard``.
+it runs without torch (and ``fairshard._cli.main.main`` sends ``lint``
+straight to it, before anything imports torch); this module only mounts the
+same parser and ``run`` under ``fairshard`` (its ``--help`` and the list of
+commands).
 """
 
 from __future__ import annotations

@@ -2,6 +2,10 @@
 
 Each sub-command lives in its own module exposing ``register(subparsers)``,
 which adds its parser and sets ``func`` (``argv namespace -> exit code``).
+:func:`main` is the front door of ``fairshard`` (the console script) and of
+``python -m fairshard``: ``lint`` goes straight to the linter's own command
+line (``fairshard_lint.cli``, standard library only), before any sub-command
+module, and so torch, is imported.
 
 Exit codes: 0 success, 1 a check or the linter found something, 2 usage
 error (bad arguments, a missing file, a sampler that cannot be built).
@@ -17,14 +21,17 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from fairshard_lint.cli import main as lint_main
+
 from .._version import __version__
-from . import demo, lint, simulate
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every sub-command registered."""
+    from . import demo, lint, simulate  # simulate imports torch: not before it is needed
+
     parser = argparse.ArgumentParser(
         prog="fairshard",
         description=(
@@ -41,9 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (0 ok, 1 check failed or findings, 2 usage error)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["lint"]:
+        # NOTE: the parser ``build_parser`` mounts under ``lint`` is this same program's
+        # (``_cli.lint``), so both paths take the same options and print the same lines;
+        # this one never imports torch (seconds of start-up for a command that parses files).
+        return lint_main(arguments[1:], prog="fairshard lint")
     parser = build_parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parser.parse_args(arguments)
     except SystemExit as exc:  # argparse: 0 after --help/--version, 2 on bad usage
         return exc.code if isinstance(exc.code, int) else 2
     try:

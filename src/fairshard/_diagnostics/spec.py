@@ -2,8 +2,8 @@
 
 Used by ``fairshard simulate`` and by :func:`fairshard.simulate` when it is
 given a name instead of a factory. A name is either a fairshard sampler
-(``"DistributedSampler"``, resolved lazily with ``getattr(fairshard, name)``
-so samplers added later work unchanged) or any class as ``"module:Class"``
+(``"DistributedSampler"``, found in the registry of families, so samplers
+added later work unchanged) or any class as ``"module:Class"``
 (``"torch.utils.data:DistributedSampler"``).
 
 Arguments the user did not give are filled in from the signature:
@@ -18,8 +18,10 @@ to simulate the classic rank-dependent mistakes. ``batch_size`` wraps an index s
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
+import pkgutil
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 from torch.utils.data import BatchSampler
 
+from .. import _batching, _samplers, _streams
 from .._core.registry import families, is_fairshard, lookup
 from .._errors import ConfigError, ConfigTypeError, check_int
 from .kwargs import RankTemplate, kwargs_from, parse_kwarg
@@ -43,6 +46,7 @@ def resolve_class(name: str) -> Any:
         ConfigError: the module or the attribute does not exist.
     """
     if ":" not in name:
+        _import_families()
         found = lookup(name)
         if found is None:
             known = sorted(families())
@@ -70,6 +74,19 @@ def resolve_class(name: str) -> Any:
     if not callable(obj):
         raise ConfigTypeError(f"{name!r} is not a class or callable, got {type(obj).__name__}")
     return obj
+
+
+@functools.cache
+def _import_families() -> None:
+    """Import every family module, so that each family is registered by name.
+
+    The registry fills as the families' modules are imported; a caller that
+    imported only some of them (a private path, ``python -m fairshard
+    simulate``) still finds every family.
+    """
+    for package in (_samplers, _batching, _streams):
+        for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            importlib.import_module(info.name)
 
 
 def _parameters(cls: Any) -> Mapping[str, inspect.Parameter]:
