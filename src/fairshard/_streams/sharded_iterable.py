@@ -4,12 +4,14 @@ An ``IterableDataset`` cannot take a sampler, so the split has to happen
 inside ``__iter__``. This wrapper does it once, correctly: every consumer
 (a DataLoader worker of a rank) reads a disjoint part, the parts cover the
 stream, every rank yields the same number of items under ``drop``/``pad``,
-and ``len()`` exists exactly when it is known. See ``_iterable_layout`` for
+and ``len()`` exists exactly when it is known. See ``_streams.layout`` for
 who reads what, and docs/streams-and-splits.md for the user guide.
 
-The class binds the parts together: ``_iterable_source`` checks what it is
-given, ``_iterable_read`` walks the data, ``_iterable_state`` seals and
-checks the resume state (its NOTE explains what the state holds).
+The class binds the parts together: ``_streams.source`` checks what it is
+given, ``_streams.read`` walks the data, ``_streams.iterable_state`` (the
+state half of the class) saves and loads the resume state with
+``_streams.state``, which seals and checks it (its NOTE explains what the
+state holds).
 
 NOTE (when the epoch is fixed): as for samplers, the epoch is bound when
 ``iter()`` is called. DataLoader workers receive a copy of the dataset when
@@ -27,10 +29,8 @@ import numpy as np
 import torch.utils.data as tud
 from numpy.typing import NDArray
 
-from .._core.epochs import EpochRules
 from .._core.partition import TAILS, Tail
 from .._core.registry import Registered
-from .._core.resume import LoaderView, refuse_out_of_order
 from .._distributed.world import check_not_local_rank, resolve_seed, resolve_world
 from .._errors import (
     ConfigError,
@@ -40,6 +40,7 @@ from .._errors import (
     warn,
 )
 from . import elastic as E
+from .iterable_state import IterableState
 from .layout import (
     Consumer,
     Segment,
@@ -50,10 +51,9 @@ from .layout import (
     shard_segments,
 )
 from .read import read_indexed, read_shards, read_streamed
-from .resume import complete, loader_positions, position_in, worker_position
 from .shuffle import shuffled, window_start
 from .source import check_source, item_total, random_access, shard_sizes_array
-from .state import ConsumerProgress, Position, seal_state, seal_workers, state_config, unseal_state
+from .state import ConsumerProgress, Position
 
 __all__ = ["ShardedIterable"]
 
@@ -62,7 +62,7 @@ Mode = Literal["item", "shard"]
 MODES: tuple[Mode, ...] = ("item", "shard")
 
 
-class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]):
+class ShardedIterable(Registered, IterableState, tud.IterableDataset[T], Generic[T]):
     """Split a stream over ranks x DataLoader workers: no duplicates, no gaps.
 
     Args:
@@ -313,22 +313,6 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
             items = read_streamed(self.source, self.total, self.tail, progress)
         return items if self._origin is None else self._finished(items, progress)
 
-    def _abandoned(self, consumer: Consumer) -> Position | None:
-        """The start of this consumer's resumed pass, when it was left before its end.
-
-        As for samplers (``PlannedSampler._pending_resume``): a probe
-        ``next(iter(loader))`` after ``load_state_dict`` must not cost the
-        resume point; the next pass starts where the resumed one did.
-        """
-        origin, progress = self._origin, self._progress
-        if origin is None or progress is None or origin.epoch != self.epoch:
-            return None
-        if progress.epoch != origin.epoch or progress.consumer != consumer:
-            return None
-        if self._completed == (progress.epoch, consumer):
-            return None  # the resumed pass ran out: the epoch is done
-        return origin
-
     def _finished(self, items: Iterator[T], progress: ConsumerProgress) -> Iterator[T]:
         """Yield ``items``; once they are exhausted, record the pass as complete."""
         yield from items
@@ -348,161 +332,3 @@ class ShardedIterable(Registered, EpochRules, tud.IterableDataset[T], Generic[T]
     def _shards(self, progress: ConsumerProgress) -> Iterator[T]:
         segments = self._segments(progress.epoch, progress.consumer)
         yield from self._finished(read_shards(segments, self._open, self.sizes, progress), progress)
-
-    # ----------------------------------------------------------------- state
-    def _config(self) -> dict[str, Any]:
-        num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
-        config = state_config(
-            self.mode, self.tail, self.total, num_shards, self.sizes, self.shuffle_shards
-        )
-        if self.shuffle_buffer:
-            config["shuffle_buffer"] = self.shuffle_buffer
-        return config
-
-    def state_dict(self) -> dict[str, Any]:
-        """This consumer's place in the stream, as the library's sealed state.
-
-        Called by ``StatefulDataLoader`` inside each worker; it is cheap.
-        """
-        consumer = self._consumer()
-        progress = self._progress
-        elastic = self._elastic
-        if elastic is not None and elastic.epoch == self.epoch:
-            live = progress if progress is not None and progress.epoch == self.epoch else None
-            return E.seal(self, elastic, live, consumer)
-        if self._resume is not None and self._resume[0] == self.epoch:
-            at = self._resume
-        elif progress is not None and progress.epoch == self.epoch:
-            at = Position(progress.epoch, progress.consumed, progress.segment, progress.offset)
-            consumer = progress.consumer
-        else:
-            at = Position(self.epoch, 0, 0, 0)
-        return seal_state(
-            self.kind, self._config(), self.seed, self.num_replicas, self.rank, consumer, at
-        )
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Resume: the next ``iter()`` continues the saved epoch after what was consumed.
-
-        Takes a state from ``state_dict()`` (one consumer: what
-        ``StatefulDataLoader`` saves per worker) or from
-        ``fairshard.loader_state_dict`` (a whole rank: each DataLoader
-        worker's copy picks its own position at ``iter()``). A rank's state
-        saved on another world size or ``num_workers`` finishes the epoch
-        exactly on this shape where the stream can be read by position
-        (see ``_streams.elastic``).
-
-        Raises:
-            StateDictError: foreign or tampered state, another config or seed,
-                or another shape (rank, world size, worker count) that this
-                stream cannot resume exactly (the message names the fix).
-        """
-        consumer = self._consumer()
-        progress = self._progress
-        started = (
-            progress is not None
-            and progress.epoch == self.epoch
-            and progress.consumed > progress.first
-        )
-        elastic = E.elastic_resume(self, state_dict, consumer)
-        self._progress = None
-        self._completed = None
-        self._elastic = None
-        self._origin = None
-        self._fresh = True
-        if isinstance(elastic, tuple):  # another rank's state of the same world size
-            self.epoch, self._resume, self._resume_workers = elastic[0], None, elastic
-            return
-        if elastic is not None:  # another world size, rank or num_workers
-            self._resume = self._resume_workers = None
-            if not self.keeps_later_epoch(elastic.epoch, E.complete(self, elastic), started):
-                self.epoch, self._elastic = elastic.epoch, elastic
-            return
-        at = unseal_state(state_dict, self.kind, self._config(), self.seed, consumer)
-        epoch = at.epoch if isinstance(at, Position) else at[0]
-        keep = self.keeps_later_epoch(epoch, complete(self, at, consumer), started)
-        if keep:  # see _core.epochs: a lazy restore after set_epoch(e + 1)
-            self._resume = self._resume_workers = None
-        elif isinstance(at, Position):
-            self.epoch, self._resume, self._resume_workers = at.epoch, at, None
-            self._resume_by = consumer
-        else:
-            self.epoch, self._resume, self._resume_workers = at[0], None, at
-
-    def _window_segment(self, worker: int, num_workers: int, consumed: int) -> tuple[int, int]:
-        consumer = Consumer(self.rank, self.num_replicas, worker, max(1, num_workers))
-        if num_workers == 0:
-            consumer = Consumer(self.rank, self.num_replicas)
-        start = window_start(consumed, self.shuffle_buffer)
-        return position_in(self._segments(self.epoch, consumer), start)
-
-    def _other_num_workers(self, num_workers: int) -> None:
-        """A state of this rank loaded for another ``num_workers``: resume it elastically.
-
-        A state of one consumer loaded in the main process (``num_workers=0``),
-        or a whole rank's state, may be read by a DataLoader with another
-        number of workers: each worker's copy (and ``_loader_state`` in the
-        main process) then finishes the epoch on the new shape.
-        """
-        here = Consumer(self.rank, self.num_replicas, 0, num_workers)
-        saved: list[Position] | None = None
-        if self._resume is not None and self._resume.epoch == self.epoch:
-            if self._resume_by is not None and self._resume_by.num_workers != num_workers:
-                if self._resume_by.num_workers != 1:
-                    raise E.StateDictError(
-                        f"this dataset holds the state of {self._resume_by}, one "
-                        "DataLoader worker of its rank, but is read with num_workers="
-                        f"{num_workers}; save the whole rank with "
-                        "fairshard.loader_state_dict(loader, batches=k)"
-                    )
-                saved, self._resume = [self._resume], None
-        elif (
-            self._resume_workers is not None
-            and self._resume_workers[0] == self.epoch
-            and len(self._resume_workers[1]) != num_workers
-        ):
-            saved, self._resume_workers = self._resume_workers[1], None
-        if saved is not None:
-            E.check_workers_fix(self, len(saved), here)
-            self._elastic = E.elastic_from_workers(self.epoch, self.num_replicas, saved)
-
-    def _worker_position(self, consumer: Consumer) -> Position:
-        assert self._resume_workers is not None
-        return worker_position(self._resume_workers[1], consumer)
-
-    def loader_state(self, batches: int, loader: LoaderView) -> dict[str, Any]:
-        """The rank's state after the loop took ``batches`` batches of the current pass.
-
-        The resume protocol of ``fairshard.loader_state_dict`` (``_core.resume``);
-        the arithmetic is ``_streams.resume``'s.
-
-        Raises:
-            ConfigError: the loader yields out of order (``in_order=False``)
-                with workers and the loop took part of the pass.
-        """
-        batch_size, drop_last, num_workers = loader.batch_size, loader.drop_last, loader.num_workers
-        if num_workers and not loader.in_order and batches > 0:
-            raise refuse_out_of_order(self.kind, batches, "batches, mid-pass", num_workers)
-        size = 1 if batch_size is None else batch_size
-        self._other_num_workers(max(1, num_workers))
-        elastic = self._elastic
-        if elastic is not None and elastic.epoch == self.epoch:
-            return E.loader_state(self, elastic, batches, size, drop_last, num_workers)
-        base: list[int] | None = None
-        if self._resume_workers is not None and self._resume_workers[0] == self.epoch:
-            base = [p.consumed for p in self._resume_workers[1]]
-        elif self._resume is not None and self._resume.epoch == self.epoch:
-            base = [self._resume.consumed]
-        elif num_workers == 0 and self._progress is not None:
-            base = [self._progress.first]
-        positions = loader_positions(self, batches, size, drop_last, num_workers, base)
-        if self.shuffle_buffer and self.mode == "shard":  # a state names its window's start
-            positions = [
-                p._replace(segment=g, offset=o)
-                for w, p in enumerate(positions)
-                for g, o in [self._window_segment(w, num_workers, p.consumed)]
-            ]
-        args = (self.kind, self._config(), self.seed, self.num_replicas, self.rank)
-        if num_workers == 0:
-            return seal_state(*args, self._consumer(), positions[0])
-        return seal_workers(*args, self.epoch, positions)
