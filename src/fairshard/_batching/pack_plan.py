@@ -1,4 +1,4 @@
-"""Packing items into fixed-capacity rows: the pure algorithm and its plan.
+"""Packing items into fixed-capacity rows: the pure algorithm.
 
 NOTE (algorithm): items are shuffled, cut into windows of ``window`` items,
 and every window is packed on its own by *bin completion* -- all windows at
@@ -15,8 +15,8 @@ shortest item left. Within a window the lengths are sorted once; the next
 pick is at or below the row's last one, usually the first item left there
 (checked first), else found by a binary search within the window; items
 already taken are skipped with a tree of bit words per window
-(``_SlotSet``). On log-normal lengths (``mu=5, sigma=0.8``, capacity 4096)
-rows are 99% full with ``window=1024`` and 99.7% with 4096
+(``slot_set.SlotSet``). On log-normal lengths (``mu=5, sigma=0.8``,
+capacity 4096) rows are 99% full with ``window=1024`` and 99.7% with 4096
 (``benchmarks/bench_packing.py``).
 
 NOTE (runs): nine picks in ten are that first item left below the last
@@ -49,17 +49,15 @@ so neither needs another array of ``n``.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._core.plans import BatchPlan, shareable
 from .base import reorder_batches
+from .slot_set import BELOW, SHIFT, WORD, SlotSet, highest_bit
 
-__all__ = ["PackedPlan", "narrow_int", "pack_items", "pack_windows"]
+__all__ = ["narrow_int", "pack_items", "pack_windows"]
 
 _CHUNK = 1 << 16  # items per chunk of windows, sorted or written out at once
 _AHEAD = 8  # the most picks a window takes in one step (see the module NOTE on runs)
@@ -224,7 +222,7 @@ def _bin_completion(
     w = np.arange(num_windows, dtype=np.int64)  # (A,) the windows with items left
     base = w * window  # (A,) first sorted position of each window
     count = np.minimum(base + window, n) - base  # (A,) items per window
-    untaken = _SlotSet(count, window)
+    untaken = SlotSet(count, window)
     words, width = untaken.levels[0], untaken.widths[0]
     room = np.full(num_windows, capacity, dtype=np.int64)  # (A,) tokens the open row has left
     top = count - 1  # (A,) local slot at or above the longest item left
@@ -268,9 +266,9 @@ def _bin_completion(
         below = key.take(cell - ahead, mode="clip")  # (K, A); past the start: not in the run
         used = np.cumsum(below, axis=0, dtype=sum_dtype)  # (K, A) tokens of the runs
         fit = np.count_nonzero(used <= room, axis=0)  # >= 1: the pick itself fits
-        bit = slot & (_WORD - 1)
-        taken_below = ~words[w * width + (slot >> _SHIFT)] & _BELOW[bit]
-        run = np.minimum(fit, bit - _highest_bit(taken_below))
+        bit = slot & (WORD - 1)
+        taken_below = ~words[w * width + (slot >> SHIFT)] & BELOW[bit]
+        run = np.minimum(fit, bit - highest_bit(taken_below))
         room -= used.reshape(-1)[(run - 1) * run.size + np.arange(run.size)]
         stream[base + picks] = slot
         untaken.remove_run(slot, run, w)
@@ -311,92 +309,6 @@ def _last_fit(
     return result
 
 
-_WORD = 32  # bits per word of ``_SlotSet``: a float64 holds any word exactly
-_SHIFT = 5  # log2(_WORD)
-_LOW = np.array([(2 << b) - 1 for b in range(_WORD)], dtype=np.uint32)  # bits 0..b set
-_BELOW = np.array([(1 << b) - 1 for b in range(_WORD + 1)], dtype=np.uint32)  # bits 0..b-1 set
-_BIT = np.array([1 << b for b in range(_WORD)], dtype=np.uint32)
-
-
-def _highest_bit(words: NDArray[np.uint32]) -> NDArray[np.int64]:
-    """(m,) index of the highest set bit of each word; -1 for a zero word."""
-    bit: NDArray[np.int64] = np.frexp(words.astype(np.float64))[1].astype(np.int64) - 1
-    return bit
-
-
-class _SlotSet:
-    """Each window's untaken local slots, as a tree of 32-bit words.
-
-    Level 0 holds one bit per slot; a bit of level ``k + 1`` says whether
-    word ``k`` under it is nonzero. "The highest untaken slot at or below
-    ``p``" is then one word and one highest-bit per level, the same few
-    numpy operations for every window, where walking pointers over runs of
-    taken slots took as many rounds as the longest run.
-
-    Args:
-        count: (W,) slots of each window (all untaken).
-        window: Slots per full window.
-    """
-
-    def __init__(self, count: NDArray[np.int64], window: int) -> None:
-        self.levels: list[NDArray[np.uint32]] = []  # level k: (W * widths[k],) words
-        self.widths: list[int] = []
-        bits, filled = window, count
-        while True:
-            width = -(-bits // _WORD)
-            left = filled[:, None] - _WORD * np.arange(width, dtype=np.int64)  # (W, width)
-            words = _LOW[np.clip(left, 1, _WORD) - 1]
-            words[left <= 0] = 0
-            self.levels.append(words.reshape(-1))
-            self.widths.append(width)
-            if width == 1:
-                break
-            bits, filled = width, -(-filled // _WORD)
-
-    def at_or_below(self, probe: NDArray[np.int64], w: NDArray[np.int64]) -> NDArray[np.int64]:
-        """(m,) the highest untaken slot ``<= probe`` of window ``w``; -1 if none (or probe < 0)."""
-        out = np.full(probe.shape, -1, dtype=np.int64)
-        at = np.flatnonzero(probe >= 0)
-        out[at] = self._search(0, probe[at], w[at])
-        return out
-
-    def _search(
-        self, level: int, bit: NDArray[np.int64], w: NDArray[np.int64]
-    ) -> NDArray[np.int64]:
-        """The highest set bit ``<= bit`` (all >= 0) of ``level`` in window ``w``; -1 if none."""
-        words, width = self.levels[level], self.widths[level]
-        word_at = bit // _WORD
-        found = words[w * width + word_at] & _LOW[bit % _WORD]
-        out = word_at * _WORD + _highest_bit(found)
-        empty = np.flatnonzero(found == 0)
-        if empty.size:
-            out[empty] = -1
-            if level + 1 < len(self.levels):
-                lower = word_at[empty] - 1  # the highest nonzero word below this one
-                inside = np.flatnonzero(lower >= 0)
-                ws = w[empty[inside]]
-                word = self._search(level + 1, lower[inside], ws)
-                hit = np.flatnonzero(word >= 0)
-                word, ws = word[hit], ws[hit]
-                out[empty[inside[hit]]] = word * _WORD + _highest_bit(words[ws * width + word])
-        return out
-
-    def remove_run(
-        self, top: NDArray[np.int64], run: NDArray[np.int64], w: NDArray[np.int64]
-    ) -> None:
-        """Mark the ``run`` slots ending at ``top`` of window ``w`` taken (all in one word)."""
-        low = top & (_WORD - 1)
-        bit, mask = top >> _SHIFT, _LOW[low] ^ _BELOW[low + 1 - run]
-        for words, width in zip(self.levels, self.widths, strict=True):
-            cell = w * width + bit
-            words[cell] &= ~mask
-            emptied = np.flatnonzero(words[cell] == 0)
-            if not emptied.size:
-                return
-            mask = _BIT[bit[emptied] & (_WORD - 1)]  # above: one bit per emptied word
-            bit, w = (bit >> _SHIFT)[emptied], w[emptied]
-
-
 def _write_rows(
     items: NDArray[Any],
     key: NDArray[Any],
@@ -426,70 +338,3 @@ def _write_rows(
         r0, r1 = np.searchsorted(row_offsets, (a, b))  # the rows of this chunk
         loads[r0:r1] = np.add.reduceat(tokens, row_offsets[r0:r1] - a)
     return loads
-
-
-@shareable
-class PackedPlan(BatchPlan):
-    """Batches of rows of item indices: ``items()`` gives ``list[list[list[int]]]``.
-
-    The base :class:`BatchPlan` sees each batch as the flat list of its items
-    (``offsets`` delimit batches in ``flat``, so ``sizes()`` counts items per
-    batch); ``row_offsets`` additionally delimits the rows in ``flat``.
-
-    Args:
-        flat: (n,) item indices, row after row, batch after batch.
-        row_offsets: (rows + 1,) row boundaries in ``flat``.
-        batch_rows: (batches + 1,) batch boundaries in rows.
-        row_loads: (rows,) tokens of each row, if known (the packer knows
-            them; a batch's token cost is then a sum over its rows, not a
-            gather of every item's length).
-
-    Example:
-        >>> plan = PackedPlan(np.array([4, 2, 9, 7, 1]), np.array([0, 2, 3, 5]),
-        ...                   np.array([0, 2, 3]))
-        >>> plan.items(np.array([1, 0]))
-        [[[7, 1]], [[4, 2], [9]]]
-    """
-
-    def __init__(
-        self,
-        flat: NDArray[np.int64],
-        row_offsets: NDArray[np.int64],
-        batch_rows: NDArray[np.int64],
-        row_loads: NDArray[np.integer[Any]] | None = None,
-    ) -> None:
-        super().__init__(flat, row_offsets[batch_rows])
-        self.row_offsets = np.asarray(row_offsets, dtype=np.int64)
-        self.batch_rows = np.asarray(batch_rows, dtype=np.int64)
-        self.row_loads = row_loads
-
-    def plan_arrays(self) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
-        """The item indices, the row and batch boundaries and the rows' tokens if known."""
-        arrays = {"flat": self.flat, "row_offsets": self.row_offsets}
-        loads = {} if self.row_loads is None else {"row_loads": self.row_loads}
-        return {**arrays, "batch_rows": self.batch_rows, **loads}, {}
-
-    @classmethod
-    def from_plan_arrays(
-        cls, arrays: Mapping[str, NDArray[Any]], meta: Mapping[str, Any]
-    ) -> PackedPlan:
-        """The plan over published arrays (read-only, not copied)."""
-        loads = arrays.get("row_loads")  # absent from a plan cached without them
-        return cls(arrays["flat"], arrays["row_offsets"], arrays["batch_rows"], loads)
-
-    def rows_per_batch(self) -> NDArray[np.int64]:
-        """(batches,) number of rows in each batch."""
-        return np.diff(self.batch_rows)
-
-    def items(self, positions: NDArray[np.int64]) -> list[Any]:
-        """The batches at ``positions``, each a list of rows of Python ints."""
-        out: list[Any] = []
-        row_offsets = self.row_offsets
-        for b in positions.tolist():
-            r0, r1 = int(self.batch_rows[b]), int(self.batch_rows[b + 1])
-            bounds = row_offsets[r0 : r1 + 1]
-            values = self.flat[bounds[0] : bounds[-1]].tolist()
-            base = int(bounds[0])
-            marks = (bounds - base).tolist()
-            out.append([values[a:z] for a, z in itertools.pairwise(marks)])
-        return out

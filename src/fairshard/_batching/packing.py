@@ -55,7 +55,8 @@ from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import StreamId, stream_generator, stream_words
 from .base import BatchPlanSampler, check_lengths, reorder_batches, reorder_into
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
-from .pack_plan import PackedPlan, narrow_int, pack_items
+from .pack_plan import narrow_int, pack_items
+from .row_plan import PackedPlan
 
 __all__ = ["PackingBatchSampler"]
 
