@@ -29,6 +29,18 @@ def child_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def run_python(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in a child process (``child_env``), its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *args],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def node_rank(
     code: str, rank: int, folder: Path, local: int, **extra: str
 ) -> subprocess.Popen[str]:

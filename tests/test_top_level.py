@@ -12,14 +12,12 @@ eager ``__init__`` would give. That it imports no torch is in
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import fairshard
-from tests._launch import child_env
+from tests._launch import run_python
 
 INIT = Path(fairshard.__file__)
 
@@ -43,14 +41,7 @@ def test_the_table_the_static_imports_and_all_name_the_same_objects() -> None:
 
 
 def _run(code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python("-c", code)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 

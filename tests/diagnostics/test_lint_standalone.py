@@ -26,7 +26,7 @@ import pytest
 import fairshard
 import fairshard_lint
 
-from .._launch import child_env
+from .._launch import child_env, run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 BAD = (
@@ -75,14 +75,7 @@ def test_the_linter_imports_only_the_standard_library(
     probe = _PROBE.format(call=call)
     if not front_door:  # fairshard-lint alone: not even fairshard's front door
         probe = probe.replace("from fairshard._cli.main import main as fairshard_main\n", "")
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(script)],
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python("-c", probe, str(script))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["foreign"] == [], f"the linter imported {result['foreign']}"
@@ -102,14 +95,7 @@ def _imported(importtime: str) -> set[str]:
 def test_python_m_fairshard_lint_does_not_import_torch(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     script.write_text(BAD)
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "fairshard", "lint", str(script)],
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python("-X", "importtime", "-m", "fairshard", "lint", str(script))
     assert done.returncode == 1, done.stderr
     assert "train.py:5:5: FS101" in done.stdout
     imported = _imported(done.stderr)
@@ -123,14 +109,8 @@ def test_import_fairshard_is_lazy() -> None:
         "fairshard.DistributedSampler; "
         "print('torch' in loaded, 'numpy' in loaded, 'torch' in sys.modules)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    done = run_python("-c", probe)
+    assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False", "True"]
 
 
