@@ -5,8 +5,10 @@ an exact ``len()``, an order that is a pure function of (seed, epoch, config),
 mid-epoch and elastic resume through ``state_dict``, and memory that does not
 grow with the dataset.
 
-The job tools also live in :mod:`fairshard.distributed` and the simulator and
-checks in :mod:`fairshard.diagnostics`; the names here are the same objects.
+The job tools also live in :mod:`fairshard.distributed`, the simulator and
+checks in :mod:`fairshard.diagnostics` and the sharded formats (WebDataset,
+MDS, Parquet, Arrow) in :mod:`fairshard.formats`; the names here are the same
+objects.
 """
 
 from ._batching.batch_shard import BatchShardSampler
@@ -54,11 +56,21 @@ from .diagnostics import (
     step_imbalance,
 )
 from .distributed import init_elastic_process_group, loader_state_dict, save_atomic, verify
+from .formats import (
+    ChunkCache,
+    ShardDataset,
+    ShardError,
+    open_arrow,
+    open_mds,
+    open_parquet,
+    open_webdataset,
+)
 
 __all__ = [
     "AttentionCost",
     "BatchSchedule",
     "BatchShardSampler",
+    "ChunkCache",
     "ClassBalancedSampler",
     "ClassBatchSampler",
     "ClassificationMetrics",
@@ -83,6 +95,8 @@ __all__ = [
     "Partition",
     "RankMismatchError",
     "Readahead",
+    "ShardDataset",
+    "ShardError",
     "ShardedIterable",
     "ShardedSampler",
     "SimulationReport",
@@ -98,6 +112,10 @@ __all__ = [
     "gather_in_order",
     "init_elastic_process_group",
     "loader_state_dict",
+    "open_arrow",
+    "open_mds",
+    "open_parquet",
+    "open_webdataset",
     "padding_mask",
     "plot_simulation",
     "sample_seed",
