@@ -146,6 +146,7 @@ def test_every_family_resumes_exactly_on_shards(
 
 @pytest.mark.matrix
 @pytest.mark.timeout(600)
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # 3 workers, 2 CPUs
 @pytest.mark.parametrize(("name", "fmt", "workers"), MATRIX)
 def test_every_family_on_every_format_and_worker_count(
     name: str, fmt: str, workers: int, sets: dict[str, Path], tmp_path: Path

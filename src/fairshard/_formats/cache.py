@@ -32,7 +32,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,16 +54,22 @@ class Fetch:
         path: The file's path on ``fs``.
         size: Its size in bytes (from the shard index).
         stamp: What identifies this version of it (ETag, modification time).
+        check: Called before bytes are read from the store (the store checks
+            once per process that the object is still this version).
     """
 
-    def __init__(self, fs: Any, path: str, size: int, stamp: str) -> None:
-        self.fs, self.path, self.size, self.stamp = fs, path, size, stamp
+    def __init__(
+        self, fs: Any, path: str, size: int, stamp: str, check: Callable[[], None] | None = None
+    ) -> None:
+        self.fs, self.path, self.size, self.stamp, self.check = fs, path, size, stamp, check
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
         self.url = f"{protocol}://{path}"
         self.key = hashlib.sha256(f"{self.url}\0{size}\0{stamp}".encode()).hexdigest()[:32]
 
     def read(self, start: int, stop: int) -> bytes:
         """Bytes ``[start, stop)`` of the file, from the store."""
+        if self.check is not None:
+            self.check()
         data: bytes = self.fs.cat_file(self.path, start=start, end=stop)
         return data
 

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 from torch.utils.data import Dataset
 
 from .._core.locality import WindowTracker
-from .._errors import ConfigError, ConfigTypeError, check_int
+from .._errors import ConfigError, ConfigTypeError, ShardError, check_int
 from .index import ShardIndex
 from .store import Store
 
@@ -216,14 +216,28 @@ class ShardDataset(Dataset[Any]):
         if len(missing) > 1 and not self.store.local:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(16, thread_name_prefix="fairshard-read")
-            got = list(self._pool.map(lambda u: self.reader.unit(self, u), missing))
+            got = list(self._pool.map(self._decode_unit, missing))
         else:
-            got = [self.reader.unit(self, u) for u in missing]
+            got = [self._decode_unit(u) for u in missing]
         for u, value in zip(missing, got, strict=True):
             found[u] = value
             if not self.reader.granular:
                 self._keep(u, value)
         return [found[u] for u in units]
+
+    def _decode_unit(self, unit: int) -> Any:
+        try:
+            return self.reader.unit(self, unit)
+        except ShardError:
+            raise
+        except Exception as err:  # a format library's error: say which shard, and why
+            url = self.shards[int(self.index.unit_shard[unit])]
+            raise ShardError(
+                f"shard {url} cannot be decoded where its index says a {self.format} unit is "
+                f"(bytes {int(self.index.unit_start[unit])}-{int(self.index.unit_stop[unit])}: "
+                f"{err}); the shard changed since it was indexed or is damaged: rebuild the "
+                "index (rebuild=True) or restore the shard"
+            ) from err
 
     def _keep(self, unit: int, value: Any) -> None:
         size = int(getattr(value, "nbytes", 0))

@@ -88,6 +88,8 @@ class Store:
     def _reset(self) -> None:
         self._pid = os.getpid()
         self._fds: OrderedDict[str, int] = OrderedDict()
+        self._verified: set[str] = set()  # remote shards checked against the index here
+        self._verifying: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -181,10 +183,9 @@ class Store:
         """
         if self.local:
             data = os.pread(self._fd(path, size), stop - start, start)
-        elif self.cache is not None:
-            data = self.cache.read(Fetch(self.fs, path, size, stamp), start, stop)
         else:
-            data = self.fs.cat_file(path, start=start, end=stop)
+            fetch = self.fetch(path, size, stamp)
+            data = fetch.read(start, stop) if self.cache is None else self.cache.read(fetch, start, stop)
         if len(data) != stop - start:
             raise ShardError(
                 f"shard {self.url(path)} is shorter than its index says: {len(data)} bytes at "
@@ -230,7 +231,42 @@ class Store:
                 for start, stop in ranges:
                     advise(fd, start, stop - start, os.POSIX_FADV_WILLNEED)
         elif self.cache is not None:
-            self.cache.prefetch(Fetch(self.fs, path, size, stamp), ranges)
+            self.cache.prefetch(self.fetch(path, size, stamp), ranges)
+
+    def fetch(self, path: str, size: int, stamp: str) -> Fetch:
+        """A remote shard as the cache reads it, checked once per process before its first fetch."""
+        return Fetch(self.fs, path, size, stamp, check=lambda: self._verify(path, size, stamp))
+
+    def _verify(self, path: str, size: int, stamp: str) -> None:
+        """Raise unless the object in the store is still the one the index was built from.
+
+        Raises:
+            ShardError: Its size or stamp (ETag) changed, or it is gone.
+        """
+        if self._pid != os.getpid():
+            self._reset()
+        if path in self._verified:
+            return
+        with self._lock:
+            lock = self._verifying.setdefault(path, threading.Lock())
+        with lock:  # one check per shard and process, however many threads wait on it
+            if path not in self._verified:
+                self._check_object(path, size, stamp)
+                self._verified.add(path)
+
+    def _check_object(self, path: str, size: int, stamp: str) -> None:
+        self.fs.invalidate_cache(path)  # a listing inherited from the parent may be stale
+        try:
+            info = self.fs.info(path)
+        except FileNotFoundError:
+            raise ShardError(f"shard {self.url(path)} is gone from the store") from None
+        now = (int(info["size"]), _stamp(info))
+        if now != (size, stamp):
+            raise ShardError(
+                f"shard {self.url(path)} changed in the store since it was indexed (size, stamp "
+                f"{now} instead of {(size, stamp)}); rebuild the index (rebuild=True) or "
+                "restore the object"
+            )
 
     def _fd(self, path: str, size: int) -> int:
         """This process's descriptor of a local shard; opening it checks its size."""
