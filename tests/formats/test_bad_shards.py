@@ -65,7 +65,9 @@ def test_an_mds_shard_that_disagrees_with_index_json(tmp_path: Path) -> None:
     index = json.loads((folder / "index.json").read_text())
     index["shards"][1]["samples"] += 1
     (folder / "index.json").write_text(json.dumps(index))
-    with pytest.raises(ShardError, match=r"shard\.00001\.mds holds 13 samples, its index\.json says 14"):
+    with pytest.raises(
+        ShardError, match=r"shard\.00001\.mds holds 13 samples, its index\.json says 14"
+    ):
         open_set("mds", folder, tmp_path / "index")
 
 
@@ -133,7 +135,9 @@ def test_no_shards_and_empty_shards(tmp_path: Path) -> None:
 
     with tarfile.open(folder / "shard-00009.tar", "w"):
         pass
-    with pytest.warns(DegenerateConfigWarning, match=r"1 of 3 shards hold no samples: .*shard-00009"):
+    with pytest.warns(
+        DegenerateConfigWarning, match=r"1 of 3 shards hold no samples: .*shard-00009"
+    ):
         ds = open_set("webdataset", folder, tmp_path / "index")
     assert len(ds) == 20
 

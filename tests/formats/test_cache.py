@@ -12,8 +12,8 @@ import fsspec
 import pytest
 
 from fairshard import ConfigError, ShardError
-from fairshard.formats import ChunkCache
 from fairshard._formats.cache import Fetch
+from fairshard.formats import ChunkCache
 
 DATA = bytes(range(256)) * 160  # 40 KiB
 
@@ -55,7 +55,9 @@ def test_least_recently_used_chunks_go_first(tmp_path: Path) -> None:
     os.utime(tmp_path / fetch.key / "0")  # chunk 0 used again: newest
     cache.chunk(fetch, 4)  # over the limit: the oldest (1, 2) go
     assert cache.evict(wait=True) <= 16384 * 9 // 10
-    left = sorted(int(p.name) for p in (tmp_path / fetch.key).iterdir() if not p.name.startswith("."))
+    left = sorted(
+        int(p.name) for p in (tmp_path / fetch.key).iterdir() if not p.name.startswith(".")
+    )
     assert 0 in left and 4 in left and 1 not in left
 
 

@@ -160,14 +160,20 @@ def test_every_family_on_every_format_and_worker_count(
 def test_a_mixture_across_shard_sets_of_two_formats(sets: dict[str, Path], tmp_path: Path) -> None:
     from torch.utils.data import ConcatDataset
 
-    web, table = open_set("webdataset", sets["webdataset"], tmp_path), open_set("parquet", sets["parquet"], tmp_path)
+    web, table = (
+        open_set("webdataset", sets["webdataset"], tmp_path),
+        open_set("parquet", sets["parquet"], tmp_path),
+    )
+
     def mixture() -> Any:
         return fairshard.MixtureSampler(
             [web, table], [0.25, 0.75], num_samples=120, num_replicas=1, rank=0, seed=3
         )
 
     data = ConcatDataset([web, table])
-    dl = DataLoader(data, sampler=mixture(), batch_size=8, num_workers=2, multiprocessing_context="fork")
+    dl = DataLoader(
+        data, sampler=mixture(), batch_size=8, num_workers=2, multiprocessing_context="fork"
+    )
     got = [int(i) for b in dl for i in b]
     order = list(mixture())
     assert got == [i if i < N else i - N for i in order]

@@ -24,7 +24,9 @@ def sets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_every_sample_is_its_record_in_order(fmt: str, sets: dict[str, Path], tmp_path: Path) -> None:
+def test_every_sample_is_its_record_in_order(
+    fmt: str, sets: dict[str, Path], tmp_path: Path
+) -> None:
     ds = open_set(fmt, sets[fmt], tmp_path, decode=None)
     assert len(ds) == N and ds.format == fmt
     for i in (0, 1, 16, 17, 50, N - 1):

@@ -41,7 +41,9 @@ def _cache(tmp_path: Path, **kwargs: Any) -> formats.ChunkCache:
 def test_every_format_reads_from_the_store(
     fmt: str, s3: S3Server, remote: dict[str, str], tmp_path: Path
 ) -> None:
-    ds = open_set(fmt, remote[fmt], tmp_path / "index", cache=_cache(tmp_path), storage_options=s3.options)
+    ds = open_set(
+        fmt, remote[fmt], tmp_path / "index", cache=_cache(tmp_path), storage_options=s3.options
+    )
     assert ds.shards[0].startswith("s3://shards/")
     assert [ds[i] for i in range(N)] == list(range(N))
     before = s3.gets()
@@ -52,10 +54,18 @@ def test_every_format_reads_from_the_store(
 def test_a_loader_with_workers_resumes_exactly_from_the_store(
     s3: S3Server, remote: dict[str, str], tmp_path: Path
 ) -> None:
-    ds = open_set("webdataset", remote["webdataset"], tmp_path / "index", cache=_cache(tmp_path), storage_options=s3.options)
+    ds = open_set(
+        "webdataset",
+        remote["webdataset"],
+        tmp_path / "index",
+        cache=_cache(tmp_path),
+        storage_options=s3.options,
+    )
 
     def loader(sampler: Any) -> DataLoader[Any]:
-        return DataLoader(ds, sampler=sampler, batch_size=8, num_workers=2, multiprocessing_context="fork")
+        return DataLoader(
+            ds, sampler=sampler, batch_size=8, num_workers=2, multiprocessing_context="fork"
+        )
 
     def sampler() -> Any:
         return fairshard.WeightedSampler(1.0 + ds.column("cls"), num_replicas=1, rank=0, seed=4)
@@ -90,9 +100,17 @@ def test_latency_is_paid_per_batch_not_per_sample(
     assert took < 35 * 0.2 / 3, f"{took:.2f} s: the batch's reads were not in parallel"
 
 
-def test_the_cache_stays_within_its_limit(s3: S3Server, remote: dict[str, str], tmp_path: Path) -> None:
+def test_the_cache_stays_within_its_limit(
+    s3: S3Server, remote: dict[str, str], tmp_path: Path
+) -> None:
     cache = _cache(tmp_path, chunk_bytes=2048, max_bytes=16384)
-    ds = open_set("webdataset", remote["webdataset"], tmp_path / "index", cache=cache, storage_options=s3.options)
+    ds = open_set(
+        "webdataset",
+        remote["webdataset"],
+        tmp_path / "index",
+        cache=cache,
+        storage_options=s3.options,
+    )
     for i in range(N):
         assert ds[i] == i
         assert cache.size() <= 16384 + 16384 // 16 + 2048
@@ -110,23 +128,40 @@ def _reader(args: tuple[str, dict[str, Any], str, str, int]) -> list[int]:
 def test_processes_of_a_node_fetch_each_chunk_once(
     s3: S3Server, remote: dict[str, str], tmp_path: Path
 ) -> None:
-    ds = open_set("webdataset", remote["webdataset"], tmp_path / "index", storage_options=s3.options)
+    ds = open_set(
+        "webdataset", remote["webdataset"], tmp_path / "index", storage_options=s3.options
+    )
     chunks = sum(-(-size // 4096) for size in ds.index.sizes)
     before = s3.gets()
-    args = [(remote["webdataset"], s3.options, str(tmp_path / "index"), str(tmp_path / "c"), r) for r in range(4)]
+    args = [
+        (remote["webdataset"], s3.options, str(tmp_path / "index"), str(tmp_path / "c"), r)
+        for r in range(4)
+    ]
     with multiprocessing.get_context("fork").Pool(4) as pool:
         results = pool.map(_reader, args)
     for rank, got in enumerate(results):
         order = list(range(N))[rank % 2 :: 2] + list(range(N))[1 - rank % 2 :: 2]
         assert got == order
     fetched = s3.gets() - before
-    assert fetched <= chunks + 4 * 8, f"{fetched} GETs for {chunks} chunks"  # + listings per process
+    assert fetched <= chunks + 4 * 8, (
+        f"{fetched} GETs for {chunks} chunks"
+    )  # + listings per process
 
 
-def test_read_ahead_fetches_the_next_window(s3: S3Server, remote: dict[str, str], tmp_path: Path) -> None:
+def test_read_ahead_fetches_the_next_window(
+    s3: S3Server, remote: dict[str, str], tmp_path: Path
+) -> None:
     cache = _cache(tmp_path, chunk_bytes=4096)
-    ds = open_set("webdataset", remote["webdataset"], tmp_path / "index", cache=cache, storage_options=s3.options)
-    sampler = fairshard.DistributedSampler(N, 1, 0, seed=1, order="locality", block_size=4, window=2)
+    ds = open_set(
+        "webdataset",
+        remote["webdataset"],
+        tmp_path / "index",
+        cache=cache,
+        storage_options=s3.options,
+    )
+    sampler = fairshard.DistributedSampler(
+        N, 1, 0, seed=1, order="locality", block_size=4, window=2
+    )
     ds.read_ahead(sampler, ahead=1)
     first = next(iter(sampler))
     assert ds[first] == first
@@ -135,7 +170,13 @@ def test_read_ahead_fetches_the_next_window(s3: S3Server, remote: dict[str, str]
     deadline = time.monotonic() + 20
     while cache._pending and time.monotonic() < deadline:
         time.sleep(0.05)
-    plain = open_set("webdataset", remote["webdataset"], tmp_path / "index", cache=cache, storage_options=s3.options)
+    plain = open_set(
+        "webdataset",
+        remote["webdataset"],
+        tmp_path / "index",
+        cache=cache,
+        storage_options=s3.options,
+    )
     before = s3.gets()
     for block in due:  # both windows are in the cache: reading them asks the store nothing
         for i in range(block * 4, min(N, block * 4 + 4)):
@@ -161,6 +202,8 @@ def test_an_object_rewritten_in_the_store_fails_loudly(s3: S3Server, tmp_path: P
             ds[i]
 
 
-def test_samples_from_the_store_are_the_local_ones(s3: S3Server, remote: dict[str, str], tmp_path: Path) -> None:
+def test_samples_from_the_store_are_the_local_ones(
+    s3: S3Server, remote: dict[str, str], tmp_path: Path
+) -> None:
     ds = formats.open_parquet(remote["parquet"], index_dir=tmp_path, storage_options=s3.options)
     assert ds[17] == record(17)

@@ -20,7 +20,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMATS", "record", "write", "write_arrow", "write_hf", "write_mds", "write_parquet", "write_tar"]
+__all__ = [
+    "FORMATS",
+    "record",
+    "write",
+    "write_arrow",
+    "write_hf",
+    "write_mds",
+    "write_parquet",
+    "write_tar",
+]
 
 FORMATS = ("webdataset", "mds", "parquet", "arrow")
 
@@ -106,12 +115,19 @@ def write_parquet(
 
     folder.mkdir(parents=True, exist_ok=True)
     for k, ids in enumerate(_cuts(n, per_shard)):
-        pq.write_table(_table(ids, payload), folder / f"part-{k:05d}.parquet", row_group_size=row_group)
+        pq.write_table(
+            _table(ids, payload), folder / f"part-{k:05d}.parquet", row_group_size=row_group
+        )
     return folder
 
 
 def write_arrow(
-    folder: Path, n: int, per_shard: int = 40, batch: int = 8, payload: int = 24, file_format: bool = False
+    folder: Path,
+    n: int,
+    per_shard: int = 40,
+    batch: int = 8,
+    payload: int = 24,
+    file_format: bool = False,
 ) -> Path:
     import pyarrow as pa
 
@@ -140,7 +156,12 @@ def write_hf(folder: Path, n: int, num_shards: int = 3) -> Path:
 
 def write(fmt: str, folder: Path, n: int, **kwargs: Any) -> Path:
     """The records ``[0, n)`` as a shard set of format ``fmt`` under ``folder``."""
-    writers = {"webdataset": write_tar, "mds": write_mds, "parquet": write_parquet, "arrow": write_arrow}
+    writers = {
+        "webdataset": write_tar,
+        "mds": write_mds,
+        "parquet": write_parquet,
+        "arrow": write_arrow,
+    }
     return writers[fmt](folder, n, **kwargs)
 
 

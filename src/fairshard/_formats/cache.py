@@ -27,7 +27,9 @@ can exceed the limit by what the node's processes wrote meanwhile: about
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import threading
@@ -75,7 +77,7 @@ class Fetch:
 
 
 class ChunkCache:
-    """A bounded, node-shared local cache of fixed-size chunks of remote files.
+    r"""A bounded, node-shared local cache of fixed-size chunks of remote files.
 
     Args:
         folder: The local folder (created; give every process of a node the
@@ -92,7 +94,7 @@ class ChunkCache:
         >>> fs.pipe("/bucket/shard.bin", bytes(range(256)) * 64)
         >>> cache = ChunkCache(tempfile.mkdtemp(), max_bytes=1 << 20, chunk_bytes=4096)
         >>> cache.read(Fetch(fs, "/bucket/shard.bin", 16384, "v1"), 250, 260)
-        b'\\xfa\\xfb\\xfc\\xfd\\xfe\\xff\\x00\\x01\\x02\\x03'
+        b'\xfa\xfb\xfc\xfd\xfe\xff\x00\x01\x02\x03'
     """
 
     def __init__(
@@ -174,7 +176,10 @@ class ChunkCache:
                         continue
                     future = pool.submit(self.chunk, fetch, c)
                     self._pending[name] = future
-                future.add_done_callback(lambda _, name=name: self._pending.pop(name, None))
+                future.add_done_callback(functools.partial(self._fetched, name))
+
+    def _fetched(self, name: str, _: Future[bytes]) -> None:
+        self._pending.pop(name, None)
 
     def chunk(self, fetch: Fetch, number: int) -> bytes:
         """Chunk ``number`` of ``fetch``'s file: from the folder, else from the store."""
@@ -214,10 +219,8 @@ class ChunkCache:
         key = str(path)
         if now - self._touched.get(key, 0.0) > 1.0:
             self._touched[key] = now
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.utime(path)  # least recently used goes first
-            except FileNotFoundError:
-                pass
         return data
 
     # --------------------------------------------------------------- the limit

@@ -90,7 +90,9 @@ class ArrowScanner:
         reader = pa.ipc.MessageReader.open_stream(f)
         schema = None
         head_end = None
-        counts, starts, stops = [], [], []
+        counts: list[int] = []
+        starts: list[int] = []
+        stops: list[int] = []
         position = f.tell()
         while True:
             try:

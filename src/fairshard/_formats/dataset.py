@@ -69,7 +69,7 @@ class Reader(Protocol):
 
 
 class ShardDataset(Dataset[Any]):
-    """A set of shards read as one random-access dataset (``fairshard.formats.open_*``).
+    """A shard set read as one random-access dataset (opened by ``fairshard.formats``).
 
     Args:
         index: The shard set's index.
@@ -263,7 +263,9 @@ class ShardDataset(Dataset[Any]):
     def shard_file(self, shard: int) -> Any:
         """A seekable file over shard ``shard`` (reads through the store)."""
         index = self.index
-        return self.store.file(index.shards[shard], size=index.sizes[shard], stamp=index.stamps[shard])
+        return self.store.file(
+            index.shards[shard], size=index.sizes[shard], stamp=index.stamps[shard]
+        )
 
     # ----------------------------------------------------------- read-ahead
     def read_ahead(self, sampler: Any, *, ahead: int = 1) -> ShardDataset:

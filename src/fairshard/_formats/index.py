@@ -134,7 +134,9 @@ def _sha(array: NDArray[Any]) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
 
 
-def _digest(fmt: str, key: dict[str, Any], paths: Sequence[str], stats: Sequence[tuple[int, str]]) -> str:
+def _digest(
+    fmt: str, key: dict[str, Any], paths: Sequence[str], stats: Sequence[tuple[int, str]]
+) -> str:
     listing = [[p, size, stamp] for p, (size, stamp) in zip(paths, stats, strict=True)]
     text = json.dumps({"format": fmt, "version": VERSION, "key": key, "shards": listing})
     return hashlib.sha256(text.encode()).hexdigest()

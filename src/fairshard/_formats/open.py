@@ -83,7 +83,7 @@ def open_webdataset(
     """
     rebuild = check_bool("rebuild", rebuild)
     store = _store(urls, storage_options, cache)
-    paths = store.resolve(urls if not isinstance(urls, os.PathLike) else os.fspath(urls), TAR_SUFFIXES)
+    paths = store.resolve(urls, TAR_SUFFIXES)
     index = open_index(store, TarScanner(), paths, index_dir=index_dir, rebuild=rebuild)
     return ShardDataset(index, store, TarReader(), decode=decode)
 
@@ -165,7 +165,7 @@ def open_parquet(
     """
     rebuild = check_bool("rebuild", rebuild)
     store = _store(urls, storage_options, cache)
-    paths = store.resolve(urls if not isinstance(urls, os.PathLike) else os.fspath(urls), (".parquet",))
+    paths = store.resolve(urls, (".parquet",))
     index = open_index(store, ParquetScanner(), paths, index_dir=index_dir, rebuild=rebuild)
     return ShardDataset(index, store, ParquetReader(_columns(columns)), decode=decode)
 
@@ -180,7 +180,7 @@ def open_arrow(
     index_dir: str | os.PathLike[str] | None = None,
     rebuild: bool = False,
 ) -> ShardDataset:
-    """Arrow IPC files as one random-access dataset (an HF ``datasets`` ``save_to_disk`` folder too).
+    """Arrow IPC files as one random-access dataset (HF ``datasets`` ``save_to_disk`` too).
 
     Args:
         urls: A folder written by ``datasets.Dataset.save_to_disk`` (its
@@ -206,7 +206,9 @@ def open_arrow(
             try:
                 files = [f["filename"] for f in json.loads(store.read_all(state))["_data_files"]]
             except (ValueError, KeyError, TypeError) as err:
-                raise ShardError(f"{store.url(state)} is not a datasets state.json ({err})") from err
+                raise ShardError(
+                    f"{store.url(state)} is not a datasets state.json ({err})"
+                ) from err
             spec = [_join(store, folder, f) for f in files]
     paths = store.resolve(spec, (".arrow",))
     index = open_index(store, ArrowScanner(), paths, index_dir=index_dir, rebuild=rebuild)

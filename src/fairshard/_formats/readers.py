@@ -45,12 +45,15 @@ def _cached_column(ds: ShardDataset, name: str, compute: Any) -> NDArray[Any]:
     """Column ``name``, saved beside the index after its first pass (it is a pure function)."""
     path = Path(ds.index.folder) / f"column-{name.encode().hex()}.npy"
     try:
-        return np.load(path, allow_pickle=False)
+        saved: NDArray[Any] = np.load(path, allow_pickle=False)
+        return saved
     except (OSError, ValueError):
         pass
     values = np.asarray(compute())
     if values.dtype == object:
-        raise ConfigError(f"column {name!r} is not numeric ({values[:3]!r}...); name a number column")
+        raise ConfigError(
+            f"column {name!r} is not numeric ({values[:3]!r}...); name a number column"
+        )
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".column-", suffix=".npy")
     with os.fdopen(fd, "wb") as f:
         np.save(f, values, allow_pickle=False)

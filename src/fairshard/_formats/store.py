@@ -110,7 +110,11 @@ class Store:
         path: str = self.fs._strip_protocol(url)
         return os.path.abspath(path) if self.local else path
 
-    def resolve(self, spec: str | Sequence[str], suffixes: tuple[str, ...]) -> list[str]:
+    def resolve(
+        self,
+        spec: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+        suffixes: tuple[str, ...],
+    ) -> list[str]:
         """The shard paths ``spec`` names, in order.
 
         A folder gives its files ending in one of ``suffixes``, sorted; a glob
@@ -185,7 +189,11 @@ class Store:
             data = os.pread(self._fd(path, size), stop - start, start)
         else:
             fetch = self.fetch(path, size, stamp)
-            data = fetch.read(start, stop) if self.cache is None else self.cache.read(fetch, start, stop)
+            data = (
+                fetch.read(start, stop)
+                if self.cache is None
+                else self.cache.read(fetch, start, stop)
+            )
         if len(data) != stop - start:
             raise ShardError(
                 f"shard {self.url(path)} is shorter than its index says: {len(data)} bytes at "
@@ -214,7 +222,7 @@ class Store:
     def scan(self, path: str) -> BinaryIO:
         """A seekable file to build a shard's index from (read once, not cached)."""
         if self.local:
-            return open(path, "rb")  # noqa: SIM115 - the caller closes it
+            return open(path, "rb")
         f: BinaryIO = self.fs.open(path, "rb", block_size=4 << 20, cache_type="readahead")
         return f
 
@@ -222,7 +230,9 @@ class Store:
         """A seekable read-only file over the shard whose reads go through :meth:`read`."""
         return RangeFile(self, path, size, stamp)
 
-    def prefetch(self, path: str, ranges: Iterable[tuple[int, int]], *, size: int, stamp: str) -> None:
+    def prefetch(
+        self, path: str, ranges: Iterable[tuple[int, int]], *, size: int, stamp: str
+    ) -> None:
         """Start reading ``ranges`` of a shard: a kernel hint locally, a cache fetch remotely."""
         if self.local:
             advise = getattr(os, "posix_fadvise", None)
@@ -280,7 +290,9 @@ class Store:
             try:
                 fd = os.open(path, os.O_RDONLY)
             except FileNotFoundError:
-                raise ShardError(f"shard {path} does not exist (removed since it was indexed)") from None
+                raise ShardError(
+                    f"shard {path} does not exist (removed since it was indexed)"
+                ) from None
             now = os.fstat(fd).st_size
             if now != size:
                 os.close(fd)

@@ -79,7 +79,9 @@ class TarScanner:
                         starts.append(member.offset)
                         stops.append(stop)
         except tarfile.TarError as err:
-            raise ShardError(f"shard {url} is not a readable tar file ({err}); write it again") from err
+            raise ShardError(
+                f"shard {url} is not a readable tar file ({err}); write it again"
+            ) from err
         counts = np.ones(len(starts), dtype=np.int64)
         return Units(counts, np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64))
 
