@@ -88,6 +88,7 @@ def test_arrow_file_format_and_datasets_folders(tmp_path: Path) -> None:
     files = write_arrow(tmp_path / "file", 50, file_format=True)
     ds = open_set("arrow", files, tmp_path / "index")
     assert [ds[i] for i in range(50)] == list(range(50))
+    pytest.importorskip("datasets", reason="the integrations extra installs datasets")
     hf = write_hf(tmp_path / "hf", 31, num_shards=3)
     ds = formats.open_arrow(str(hf), index_dir=tmp_path / "index", columns=["id", "length"])
     assert len(ds) == 31 and ds[30] == {"id": 30, "length": record(30)["length"]}
