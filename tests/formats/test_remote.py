@@ -207,3 +207,18 @@ def test_samples_from_the_store_are_the_local_ones(
 ) -> None:
     ds = formats.open_parquet(remote["parquet"], index_dir=tmp_path, storage_options=s3.options)
     assert ds[17] == record(17)
+
+
+def test_forked_workers_make_their_own_connection_to_the_store(
+    s3: S3Server, remote: dict[str, str], tmp_path: Path
+) -> None:
+    ds = open_set(
+        "webdataset",
+        remote["webdataset"],
+        tmp_path / "index",
+        cache=_cache(tmp_path),
+        storage_options=s3.options,
+    )
+    assert ds[0] == 0  # the parent's s3fs has started its event loop
+    loader = DataLoader(ds, batch_size=8, num_workers=2, multiprocessing_context="fork")
+    assert [int(i) for b in loader for i in b] == list(range(N))  # the workers fetch themselves

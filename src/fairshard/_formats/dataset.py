@@ -233,10 +233,10 @@ class ShardDataset(Dataset[Any]):
         except Exception as err:  # a format library's error: say which shard, and why
             url = self.shards[int(self.index.unit_shard[unit])]
             raise ShardError(
-                f"shard {url} cannot be decoded where its index says a {self.format} unit is "
-                f"(bytes {int(self.index.unit_start[unit])}-{int(self.index.unit_stop[unit])}: "
-                f"{err}); the shard changed since it was indexed or is damaged: rebuild the "
-                "index (rebuild=True) or restore the shard"
+                f"shard {url}: reading its {self.format} unit at bytes "
+                f"{int(self.index.unit_start[unit])}-{int(self.index.unit_stop[unit])} failed "
+                f"({type(err).__name__}: {err}); if the shard changed since it was indexed, "
+                "rebuild the index (rebuild=True) or restore the shard"
             ) from err
 
     def _keep(self, unit: int, value: Any) -> None:

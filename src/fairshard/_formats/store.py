@@ -81,11 +81,22 @@ class Store:
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
         self.local = protocol in ("file", "local")
         self.protocol = protocol
-        self.fs = fs
+        self._fs = fs
         self.cache = cache
         self._reset()
 
+    @property
+    def fs(self) -> Any:
+        """The fsspec filesystem, made again in a forked process (s3fs is not fork-safe)."""
+        if self._pid != os.getpid():
+            self._reset()
+        return self._fs
+
     def _reset(self) -> None:
+        if getattr(self, "_pid", os.getpid()) != os.getpid() and not self.local:
+            fs = self._fs  # its event loop and connections belong to the parent
+            options = {**fs.storage_options, "skip_instance_cache": True}
+            self._fs = type(fs)(*fs.storage_args, **options)
         self._pid = os.getpid()
         self._fds: OrderedDict[str, int] = OrderedDict()
         self._verified: set[str] = set()  # remote shards checked against the index here
@@ -93,7 +104,7 @@ class Store:
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
-        keep = ("storage_options", "local", "protocol", "fs", "cache")
+        keep = ("storage_options", "local", "protocol", "_fs", "cache")
         return {k: self.__dict__[k] for k in keep}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
