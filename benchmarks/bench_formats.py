@@ -22,8 +22,9 @@ Local cells evict every shard from the page cache first
 (``posix_fadvise(DONTNEED)``); remote cells read from moto's S3 server on
 127.0.0.1 in a process of its own (``_s3_server.py``) with ``--latency``
 seconds per request, through an empty local cache each time (fairshard's
-``ChunkCache``, streaming's local folder; webdataset streams each shard
-over HTTP with curl and keeps nothing). Cells are interleaved, the order
+``ChunkCache`` through s3fs, streaming's local folder through boto3;
+webdataset streams each shard over HTTP with curl, its objects public, and
+keeps nothing). Cells are interleaved, the order
 rotating per repeat; ratios are taken within a repeat.
 
 Resume: each reader takes a third of an epoch's batches, saves what it can,
@@ -124,10 +125,10 @@ class Sets:
         import s3fs
 
         fs = s3fs.S3FileSystem(**self.options)
-        fs.mkdir("bench")
+        fs.mkdir("bench", acl="public-read")
         for folder in (self.tar, self.mds):
-            for path in sorted(folder.glob("*")):
-                fs.put_file(str(path), f"bench/{folder.name}/{path.name}")
+            for path in sorted(folder.glob("*")):  # public: webdataset reads them over HTTP
+                fs.put_file(str(path), f"bench/{folder.name}/{path.name}", ACL="public-read")
         self.tar_names = sorted(p.name for p in self.tar.glob("*.tar"))
 
     def close(self) -> None:

@@ -153,17 +153,19 @@ class ChunkCache:
             ShardError: The store returned fewer bytes than the index
                 promised (the object was truncated or replaced).
         """
-        chunks = self.chunks(fetch, start, min(stop, fetch.size))
+        stop = min(stop, fetch.size)
+        chunks = self.chunks(fetch, start, stop)
+        cb = self.chunk_bytes
+
+        def part(c: int) -> bytes:  # the bytes of [start, stop) that chunk c holds
+            lo, hi = max(start, c * cb) - c * cb, min(stop, (c + 1) * cb) - c * cb
+            return self.chunk(fetch, c, lo, hi)
+
         if len(chunks) == 1:
-            parts = [self.chunk(fetch, chunks[0])]
-        else:
-            pool = self._executor()
-            parts = list(pool.map(lambda c: self.chunk(fetch, c), chunks))
-        if not parts:
+            return part(chunks[0])
+        if not chunks:
             return b""
-        data = b"".join(parts) if len(parts) > 1 else parts[0]
-        base = chunks[0] * self.chunk_bytes
-        return data[start - base : stop - base]
+        return b"".join(self._executor().map(part, chunks))
 
     def prefetch(self, fetch: Fetch, ranges: Iterable[tuple[int, int]]) -> None:
         """Fetch the chunks of ``ranges`` (``(start, stop)`` byte ranges) in the background."""
@@ -174,47 +176,57 @@ class ChunkCache:
                 with self._lock:
                     if name in self._pending or (self.folder / name).exists():
                         continue
-                    future = pool.submit(self.chunk, fetch, c)
+                    future = pool.submit(self.chunk, fetch, c, 0, 0)
                     self._pending[name] = future
                 future.add_done_callback(functools.partial(self._fetched, name))
 
     def _fetched(self, name: str, _: Future[bytes]) -> None:
         self._pending.pop(name, None)
 
-    def chunk(self, fetch: Fetch, number: int) -> bytes:
-        """Chunk ``number`` of ``fetch``'s file: from the folder, else from the store."""
+    def chunk(self, fetch: Fetch, number: int, lo: int = 0, hi: int | None = None) -> bytes:
+        """Bytes ``[lo, hi)`` of chunk ``number`` of ``fetch``'s file: from the folder, else the store.
+
+        Only those bytes are read from a cached chunk file, so a small record
+        costs a small read however large the chunk.
+        """
         folder = self.folder / fetch.key
         path = folder / str(number)
         want = min(self.chunk_bytes, fetch.size - number * self.chunk_bytes)
-        data = self._load(path, want)
+        hi = want if hi is None else hi
+        data = self._load(path, want, lo, hi)
         if data is not None:
             return data
         folder.mkdir(parents=True, exist_ok=True)
         with _flock(folder / f".{number}.lock", exclusive=True):
-            data = self._load(path, want)
+            data = self._load(path, want, lo, hi)
             if data is not None:
                 return data
             start = number * self.chunk_bytes
-            data = fetch.read(start, start + want)
-            if len(data) != want:
+            whole = fetch.read(start, start + want)
+            if len(whole) != want:
                 raise ShardError(
-                    f"shard {fetch.url}: the store returned {len(data)} bytes at offset {start}, "
+                    f"shard {fetch.url}: the store returned {len(whole)} bytes at offset {start}, "
                     f"the index promised {want} (the object changed or was truncated since it "
                     "was indexed); rebuild the index (rebuild=True) or restore the shard"
                 )
             temp = folder / f".tmp-{os.getpid()}-{threading.get_ident()}-{number}"
-            temp.write_bytes(data)
+            temp.write_bytes(whole)
             os.replace(temp, path)
-        self._wrote(len(data))
-        return data
+        self._wrote(len(whole))
+        return whole[lo:hi]
 
-    def _load(self, path: Path, want: int) -> bytes | None:
+    def _load(self, path: Path, want: int, lo: int, hi: int) -> bytes | None:
+        """Bytes ``[lo, hi)`` of a cached chunk file; ``None`` when it is missing or not ours."""
         try:
-            data = path.read_bytes()
+            fd = os.open(path, os.O_RDONLY)
         except FileNotFoundError:
             return None
-        if len(data) != want:  # a chunk of another length cannot be ours: fetch it again
-            return None
+        try:
+            if os.fstat(fd).st_size != want:  # a chunk of another length: fetch it again
+                return None
+            data = os.pread(fd, hi - lo, lo)
+        finally:
+            os.close(fd)
         now = time.monotonic()
         key = str(path)
         if now - self._touched.get(key, 0.0) > 1.0:

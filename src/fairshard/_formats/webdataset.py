@@ -86,9 +86,47 @@ class TarScanner:
         return Units(counts, np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64))
 
 
+def _plain_members(data: bytes) -> list[tuple[str, int, int]] | None:
+    """``(name, data offset, size)`` of plain ustar/GNU members; ``None`` for anything else.
+
+    The fast path of :func:`decode_sample`: regular files with names in the
+    header itself. Extended headers (pax, GNU long names), links and sizes
+    in base-256 go through :mod:`tarfile` instead.
+    """
+    out: list[tuple[str, int, int]] = []
+    at, end = 0, len(data)
+    while at + _BLOCK <= end:
+        header = data[at : at + _BLOCK]
+        if header[0] == 0:
+            break
+        kind = header[156:157]
+        field = header[124:136]
+        if kind not in (b"0", b"\0") or field[0] & 0x80:
+            return None
+        size = int(field.strip(b"\0 ") or b"0", 8)
+        name = header[0:100].split(b"\0", 1)[0]
+        if header[257:263] == b"ustar\0" and header[345] != 0:  # POSIX name prefix
+            name = header[345:500].split(b"\0", 1)[0] + b"/" + name
+        out.append((name.decode("utf-8"), at + _BLOCK, size))
+        at += _BLOCK + -(-size // _BLOCK) * _BLOCK
+    return out
+
+
 def decode_sample(data: bytes, url: str) -> dict[str, Any]:
     """The sample whose members are the tar bytes ``data`` (one unit)."""
     sample: dict[str, Any] = {"__url__": url}
+    plain = _plain_members(data)
+    if plain is not None:
+        for name, start, size in plain:
+            split = split_name(name)
+            if split is not None:
+                sample["__key__"] = split[0]
+                sample[split[1]] = data[start : start + size]
+        if "__key__" not in sample:
+            raise ShardError(
+                f"shard {url}: no member where the index has a sample; rebuild the index"
+            )
+        return sample
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
             for member in tar:
