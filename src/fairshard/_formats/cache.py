@@ -184,7 +184,7 @@ class ChunkCache:
         self._pending.pop(name, None)
 
     def chunk(self, fetch: Fetch, number: int, lo: int = 0, hi: int | None = None) -> bytes:
-        """Bytes ``[lo, hi)`` of chunk ``number`` of ``fetch``'s file: from the folder, else the store.
+        """Bytes ``[lo, hi)`` of chunk ``number`` of a file: from the folder, else the store.
 
         Only those bytes are read from a cached chunk file, so a small record
         costs a small read however large the chunk.
