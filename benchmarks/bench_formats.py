@@ -344,18 +344,14 @@ def run(sets: Sets, args: Any, n: int, limit: int, load: float, index_seconds: f
     print(
         f"{n:,} records of {RECORD // 1024} KiB ({n * RECORD >> 20} MiB), {limit:,} read per cell; "
     )
-    print(
-        f"load average {load:.1f} at the start; index passes (all sets, local and S3): {index_seconds:.1f} s\n"
-    )
+    print(f"load average {load:.1f} at the start; index passes, every set: {index_seconds:.1f} s\n")
     print(
         table(
             ["store", *[f"{c} (rec/s)" for c in [*ours, *peers]], "fairshard tar / best peer"],
             rows,
         )
     )
-    print(
-        f"\n### Class entropy per batch of {BATCH} (bits; the records as {CLASSES} sorted classes)\n"
-    )
+    print(f"\n### Class entropy per batch of {BATCH} (bits; {CLASSES} sorted classes)\n")
     keys = list(quality)
     print(
         table(
