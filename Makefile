@@ -26,7 +26,7 @@ $(DEMO_STAMP): $(BASE_STAMP)
 # `-e .` installs the linter too: fairshard ships the stdlib-only fairshard_lint package
 # (lint/src, also a distribution of its own for a pre-commit hook without torch).
 $(STAMP): $(BASE_STAMP) lint/pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo,integrations]" "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo,integrations,formats]" "$(TORCH_SPEC)"
 	touch $(DEMO_STAMP) $(STAMP)
 
 install: $(STAMP)
@@ -107,7 +107,7 @@ $(FLOORS_STAMP): pyproject.toml
 	$(FLOORS_PYTHON) -m venv $(FLOORS_VENV)
 	$(FLOORS_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(FLOORS_VENV)/bin/python -m pip install --quiet $(FLOORS_SPEC)
-	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout pytest-xdist hypothesis "scipy<1.12" scikit-learn matplotlib $(FLOORS_SPEC)
+	$(FLOORS_VENV)/bin/python -m pip install --quiet -e . pytest pytest-timeout pytest-xdist hypothesis "scipy<1.12" scikit-learn matplotlib fsspec pyarrow $(FLOORS_SPEC)
 	$(FLOORS_VENV)/bin/python -c "import sys, numpy, torch; print('floors:', sys.version.split()[0], 'torch', torch.__version__, 'numpy', numpy.__version__)"
 	touch $(FLOORS_STAMP)
 

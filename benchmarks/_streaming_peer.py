@@ -8,7 +8,8 @@ under the peer's interpreter and prints one JSON line.
 
     python _streaming_peer.py version
     python _streaming_peer.py write DIR RECORD_BYTES COUNT
-    python _streaming_peer.py read DIR ALGO WORKERS LIMIT
+    python _streaming_peer.py read DIR ALGO WORKERS LIMIT [REMOTE]
+    python _streaming_peer.py resume DIR WORKERS CUT
 
 ``write`` stores ``COUNT`` records of ``RECORD_BYTES`` random bytes, each with
 its index, as MDS shards. ``read`` builds a ``StreamingDataset`` over them
@@ -17,7 +18,13 @@ block size), evicts every shard file from the page cache with
 ``posix_fadvise(DONTNEED)``, then reads the first ``LIMIT`` samples in one
 thread (``WORKERS=0``) or through a ``DataLoader`` with ``WORKERS`` workers
 (batches of 64, timed from the first batch as fairshard's cells are), and
-prints the rate and the indices read, in order.
+prints the rate and the indices read, in order. With ``REMOTE`` (an
+``s3://`` URL; ``S3_ENDPOINT_URL`` names the server) ``DIR`` is the local
+cache it downloads shards into (emptied first). ``resume`` reads ``CUT``
+batches of 64 through a ``StreamingDataLoader``, saves its state, and
+resumes from it in a fresh loader: it prints the seconds from
+``load_state_dict`` to the first resumed batch and the indices read before
+and after the cut, for the caller to count what was lost or repeated.
 """
 
 from __future__ import annotations
@@ -67,14 +74,25 @@ def write(folder: str, record: int, count: int) -> dict[str, Any]:
     return {"written": count}
 
 
-def read(folder: str, algo: str, workers: int, limit: int) -> dict[str, Any]:
+def _dataset(folder: str, remote: str | None, **kwargs: Any) -> Any:
+    import shutil
+
     from streaming import StreamingDataset
     from streaming.base.util import clean_stale_shared_memory
-    from torch.utils.data import DataLoader
 
     clean_stale_shared_memory()
-    data = StreamingDataset(local=folder, shuffle=True, shuffle_algo=algo, batch_size=64)
-    evict_tree(folder)
+    if remote:
+        shutil.rmtree(folder, ignore_errors=True)  # a cold local cache
+        return StreamingDataset(remote=remote, local=folder, shuffle=True, batch_size=64, **kwargs)
+    return StreamingDataset(local=folder, shuffle=True, batch_size=64, **kwargs)
+
+
+def read(folder: str, algo: str, workers: int, limit: int, remote: str | None) -> dict[str, Any]:
+    from torch.utils.data import DataLoader
+
+    data = _dataset(folder, remote, shuffle_algo=algo)
+    if not remote:
+        evict_tree(folder)
     seen: list[int] = []
     if workers == 0:
         it = iter(data)
@@ -101,6 +119,29 @@ def read(folder: str, algo: str, workers: int, limit: int) -> dict[str, Any]:
     return {"rate": rate, "indices": seen[:limit]}
 
 
+def resume(folder: str, workers: int, cut: int) -> dict[str, Any]:
+    from streaming import StreamingDataLoader
+
+    loader = StreamingDataLoader(_dataset(folder, None), batch_size=64, num_workers=workers)
+    before: list[int] = []
+    for k, batch in enumerate(loader):
+        before.extend(int(i) for i in batch["i"])
+        if k + 1 == cut:
+            break
+    state = loader.state_dict()
+    del loader
+    start = time.perf_counter()
+    again = StreamingDataLoader(_dataset(folder, None), batch_size=64, num_workers=workers)
+    again.load_state_dict(state)
+    it = iter(again)
+    first = next(it)
+    seconds = time.perf_counter() - start
+    after = [int(i) for i in first["i"]]
+    for batch in it:
+        after.extend(int(i) for i in batch["i"])
+    return {"seconds": seconds, "before": before, "after": after}
+
+
 def main(argv: list[str]) -> None:
     _stub_torchvision()
     if argv[0] == "version":
@@ -109,8 +150,11 @@ def main(argv: list[str]) -> None:
         result: dict[str, Any] = {"version": streaming.__version__}
     elif argv[0] == "write":
         result = write(argv[1], int(argv[2]), int(argv[3]))
+    elif argv[0] == "resume":
+        result = resume(argv[1], int(argv[2]), int(argv[3]))
     else:
-        result = read(argv[1], argv[2], int(argv[3]), int(argv[4]))
+        remote = argv[5] if len(argv) > 5 else None
+        result = read(argv[1], argv[2], int(argv[3]), int(argv[4]), remote)
     print("@@PEER@@" + json.dumps(result))
 
 

@@ -1,10 +1,11 @@
 """The public surface: names, public paths and signatures, pinned (docs/compatibility.md).
 
-Three public modules: ``fairshard`` and its two namespaces
-``fairshard.distributed`` (the job tools) and ``fairshard.diagnostics`` (the
-simulator and the checks), whose names the top level re-exports as the same
-objects. Each has an explicit, sorted ``__all__``; every public object's
-``__module__`` is its public path; samplers and public functions pickle.
+Four public modules: ``fairshard`` and its three namespaces
+``fairshard.distributed`` (the job tools), ``fairshard.diagnostics`` (the
+simulator and the checks) and ``fairshard.formats`` (sharded formats as
+datasets), whose names the top level re-exports as the same objects. Each
+has an explicit, sorted ``__all__``; every public object's ``__module__`` is
+its public path; samplers and public functions pickle.
 
 ``tests/golden/exports.json`` pins every public name, what it is, its
 signature and, for a class, the signatures of its public members, as httpx
@@ -30,7 +31,7 @@ import fairshard
 from tests.catalog import sampler_families
 
 GOLDEN = Path(__file__).parent / "golden" / "exports.json"
-PUBLIC = ("fairshard", "fairshard.diagnostics", "fairshard.distributed")
+PUBLIC = ("fairshard", "fairshard.diagnostics", "fairshard.distributed", "fairshard.formats")
 
 
 def _module(name: str) -> Any:

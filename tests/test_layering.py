@@ -1,9 +1,9 @@
 """The package's folders are its layers: a module imports only its own layer or lower ones.
 
     _errors < _random < _distributed < _core < {_samplers, _batching, _streams}
-            < _evaluation < {_diagnostics, integrations} < _cli
-            < the package top (``__init__`` and the public namespaces ``distributed``
-              and ``diagnostics``)
+            < {_evaluation, _formats} < {_diagnostics, integrations} < _cli
+            < the package top (``__init__`` and the public namespaces ``distributed``,
+              ``diagnostics`` and ``formats``)
 
 The three family layers never import each other. Every import counts,
 including the lazy ones inside functions. The demo app beside the library
@@ -33,6 +33,7 @@ RANK = {
     "_batching": 4,
     "_streams": 4,
     "_evaluation": 5,
+    "_formats": 5,
     "_diagnostics": 6,
     "integrations": 6,
     "_cli": 7,
@@ -40,10 +41,12 @@ RANK = {
     "__main__": 8,
     "distributed": 8,
     "diagnostics": 8,
+    "formats": 8,
 }
 #: The package top is one layer: the top-level module and its public namespaces
-#: (``fairshard.distributed``, ``fairshard.diagnostics``), which it re-exports.
-TOP = ("__init__", "distributed", "diagnostics")
+#: (``fairshard.distributed``, ``fairshard.diagnostics``, ``fairshard.formats``),
+#: which it re-exports.
+TOP = ("__init__", "distributed", "diagnostics", "formats")
 
 
 def _module_name(path: Path) -> list[str]:

@@ -212,7 +212,9 @@ def test_the_architecture_diagram_is_the_layering_table() -> None:
         assert f"fairshard/{namespace}.py" in top, f"the diagram leaves out {namespace}"
 
 
-@pytest.mark.parametrize("name", ["fairshard.distributed", "fairshard.diagnostics"])
+@pytest.mark.parametrize(
+    "name", ["fairshard.distributed", "fairshard.diagnostics", "fairshard.formats"]
+)
 def test_public_namespaces_are_documented(name: str) -> None:
     text = (ROOT / "docs" / "compatibility.md").read_text()
     assert f"`{name}`" in text

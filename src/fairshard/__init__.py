@@ -5,8 +5,10 @@ an exact ``len()``, an order that is a pure function of (seed, epoch, config),
 mid-epoch and elastic resume through ``state_dict``, and memory that does not
 grow with the dataset.
 
-The job tools also live in :mod:`fairshard.distributed` and the simulator and
-checks in :mod:`fairshard.diagnostics`; the names here are the same objects.
+The job tools also live in :mod:`fairshard.distributed`, the simulator and
+checks in :mod:`fairshard.diagnostics` and the sharded formats (WebDataset,
+MDS, Parquet, Arrow) in :mod:`fairshard.formats`; the names here are the same
+objects.
 
 Public names resolve on first use (PEP 562, as numpy and scipy load their
 submodules): ``import fairshard`` itself imports neither torch nor numpy, so
@@ -62,11 +64,21 @@ if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __
         step_imbalance,
     )
     from .distributed import init_elastic_process_group, loader_state_dict, save_atomic, verify
+    from .formats import (
+        ChunkCache,
+        ShardDataset,
+        ShardError,
+        open_arrow,
+        open_mds,
+        open_parquet,
+        open_webdataset,
+    )
 
 __all__ = [
     "AttentionCost",
     "BatchSchedule",
     "BatchShardSampler",
+    "ChunkCache",
     "ClassBalancedSampler",
     "ClassBatchSampler",
     "ClassificationMetrics",
@@ -91,6 +103,8 @@ __all__ = [
     "Partition",
     "RankMismatchError",
     "Readahead",
+    "ShardDataset",
+    "ShardError",
     "ShardedIterable",
     "ShardedSampler",
     "SimulationReport",
@@ -106,6 +120,10 @@ __all__ = [
     "gather_in_order",
     "init_elastic_process_group",
     "loader_state_dict",
+    "open_arrow",
+    "open_mds",
+    "open_parquet",
+    "open_webdataset",
     "padding_mask",
     "plot_simulation",
     "sample_seed",
@@ -122,6 +140,7 @@ _EXPORTS: dict[str, str] = {
     "AttentionCost": "._batching.costs",
     "BatchSchedule": "._core.steps",
     "BatchShardSampler": "._batching.batch_shard",
+    "ChunkCache": ".formats",
     "ClassBalancedSampler": "._samplers.class_balanced",
     "ClassBatchSampler": "._batching.class_batch",
     "ClassificationMetrics": "._evaluation.metrics",
@@ -146,6 +165,8 @@ _EXPORTS: dict[str, str] = {
     "Partition": "._core.partition",
     "RankMismatchError": "._errors",
     "Readahead": "._samplers.readahead",
+    "ShardDataset": ".formats",
+    "ShardError": ".formats",
     "ShardedIterable": "._streams.sharded_iterable",
     "ShardedSampler": "._samplers.sharded",
     "SimulationReport": ".diagnostics",
@@ -161,6 +182,10 @@ _EXPORTS: dict[str, str] = {
     "gather_in_order": "._evaluation.gather",
     "init_elastic_process_group": ".distributed",
     "loader_state_dict": ".distributed",
+    "open_arrow": ".formats",
+    "open_mds": ".formats",
+    "open_parquet": ".formats",
+    "open_webdataset": ".formats",
     "padding_mask": "._evaluation.shares",
     "plot_simulation": ".diagnostics",
     "sample_seed": "._random.seeding",
@@ -172,7 +197,7 @@ _EXPORTS: dict[str, str] = {
     "verify": ".distributed",
 }
 #: The public namespaces, submodules an attribute access imports.
-_NAMESPACES = ("diagnostics", "distributed")
+_NAMESPACES = ("diagnostics", "distributed", "formats")
 
 
 def __getattr__(name: str) -> typing.Any:
@@ -196,7 +221,7 @@ def _resolve_all() -> None:
     name: the first use leaves the package as an eager ``__init__`` would,
     every family registered (``_core.registry``, which the simulator reads
     by name) and every public object naming its public path, whichever name
-    came first. The two namespaces set their own paths when imported.
+    came first. The namespaces set their own paths when imported.
     """
     from ._core.registry import set_public_path
 

@@ -21,6 +21,7 @@ __all__ = [
     "DegenerateConfigWarning",
     "FairshardWarning",
     "RankMismatchError",
+    "ShardError",
     "StateDictError",
     "check_bool",
     "check_choice",
@@ -49,6 +50,10 @@ class StateDictError(ValueError):
 
 class RankMismatchError(RuntimeError):
     """Ranks of one job disagree on something they must agree on."""
+
+
+class ShardError(ValueError):
+    """A shard of a sharded dataset is missing, unreadable or differs from its index."""
 
 
 class FairshardWarning(UserWarning):

@@ -36,6 +36,8 @@ plus one key derivation per window it touches.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -43,7 +45,13 @@ from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import StreamId, stream_words
 from .plans import IndexPlan
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "DEFAULT_WINDOW", "LocalityPlan", "locality_windows"]
+__all__ = [
+    "DEFAULT_BLOCK_SIZE",
+    "DEFAULT_WINDOW",
+    "LocalityPlan",
+    "WindowTracker",
+    "locality_windows",
+]
 
 #: Records per block when not given (see docs/locality.md for the measurement).
 DEFAULT_BLOCK_SIZE = 256
@@ -144,3 +152,81 @@ def locality_windows(plan: LocalityPlan, positions: NDArray[np.int64]) -> list[N
     for w in plan.windows(positions).tolist():
         seen.setdefault(w, None)
     return [plan.window_blocks(w) for w in seen]
+
+
+class WindowTracker:
+    """Which windows of a locality-ordered sampler's plan a process reads next.
+
+    The data side's half of the locality order (``Readahead`` hints a file,
+    ``fairshard.formats`` datasets fetch shard bytes): given an index being
+    read, it names the window that reads it and, the first time a process
+    meets that window, the windows due next on this rank (this one and the
+    ``ahead`` windows ``lanes`` further on in the plan).
+
+    NOTE (no counter): it holds a copy of the sampler (seed, epoch, world
+    size, lanes) and finds an index's window by inverting the epoch's block
+    permutation (one int64 per block, built once per epoch and process), so
+    prefetching workers, several workers and ``load_state_dict`` change
+    nothing: it reads the plan, not what has been consumed. ``epoch`` set to
+    an int overrides the sampler's (for ``persistent_workers=True``, whose
+    workers keep the sampler copy of their first epoch).
+
+    Args:
+        sampler: A sampler whose ``plan(epoch)`` is a :class:`LocalityPlan`
+            and whose ``pass_epoch()`` names the epoch being read.
+        ahead: Windows due beyond the current one (``>= 0``).
+    """
+
+    def __init__(self, sampler: Any, ahead: int) -> None:
+        self.sampler, self.ahead = sampler, ahead
+        self.epoch: int | None = None  # None: the sampler's epoch
+        self._epoch_cache: tuple[int, LocalityPlan, NDArray[np.int64]] | None = None
+        self._due: set[int] = set()
+        self._seen: set[int] = set()
+
+    def plan(self) -> tuple[LocalityPlan, NDArray[np.int64]]:
+        """The epoch's plan and, per full block, its place in the block order."""
+        epoch = self.sampler.pass_epoch() if self.epoch is None else self.epoch
+        cached = self._epoch_cache
+        if cached is not None and cached[0] == epoch:
+            return cached[1], cached[2]
+        plan = self.sampler.plan(epoch)
+        if not isinstance(plan, LocalityPlan):  # pragma: no cover - checked by the callers
+            raise TypeError("the sampler's plan is not a locality plan")
+        order = plan.window_order_blocks()
+        where = np.empty(len(order), dtype=np.int64)
+        where[order] = np.arange(len(order), dtype=np.int64)  # block -> place in block order
+        self._epoch_cache = (epoch, plan, where)
+        self._due, self._seen = set(), set()
+        return plan, where
+
+    def window_of(self, index: int) -> int:
+        """The window of the epoch's plan that reads dataset index ``index``."""
+        plan, where = self.plan()
+        block = index // plan.block_size
+        if block >= plan.num_blocks:  # the short tail block, last in the order
+            return plan.num_blocks * plan.block_size // plan.span
+        return int(where[block]) // plan.window
+
+    def due(self, index: int) -> list[NDArray[np.int64]]:
+        """The blocks of each window newly due after reading ``index`` (empty when seen).
+
+        Returns:
+            One array of dataset block ids per window newly due (block
+            ``b`` holds indices ``[b * block_size, (b + 1) * block_size)``),
+            in the order they are read; windows due before in this process
+            are left out.
+        """
+        window = self.window_of(int(index))
+        if window in self._seen:
+            return []
+        self._seen.add(window)
+        plan, _ = self.plan()
+        last = (plan.n - 1) // plan.span if plan.n else -1
+        out: list[NDArray[np.int64]] = []
+        for w in (window + k * plan.lanes for k in range(self.ahead + 1)):
+            if w > last or w in self._due:
+                continue
+            self._due.add(w)
+            out.append(plan.window_blocks(w))
+        return out

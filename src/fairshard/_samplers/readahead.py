@@ -6,19 +6,17 @@ on the *dataset* side, turns that into ``posix_fadvise(POSIX_FADV_WILLNEED)``
 hints on the file the records live in, so the kernel reads the next window
 while the loop trains on this one. The sampler itself does no I/O.
 
-NOTE (how it works in DataLoader workers): the helper holds a copy of the
-sampler (its seed, epoch, world size and lanes) and finds, for an index it
-is asked for, its window by inverting the epoch's block permutation (one
-int64 per block, built once per epoch and process). When a process first
-sees an index of a window, it hints that window and the ``ahead`` windows
-this rank reads after it (``lanes`` windows further on in the plan). It
+NOTE (how it works in DataLoader workers): the plan side is
+``_core.locality.WindowTracker`` (a copy of the sampler, the epoch's block
+permutation inverted once per epoch and process; no counter, so prefetching,
+several workers and ``load_state_dict`` change nothing). This helper turns
+the windows it names into byte ranges of one file of fixed-size records. It
 opens the file lazily in each process (a forked or spawned worker gets its
-own descriptor), keeps no per-item state, and needs no counter: it works
-after ``load_state_dict`` and under prefetching, because it reads the plan,
-not what has been consumed. With ``persistent_workers=True`` a worker keeps
-the sampler copy of the epoch it was started in; pass the epoch explicitly
-with ``epoch=`` or rebuild the loader each epoch. On platforms without
-``posix_fadvise`` the hints are no-ops.
+own descriptor) and keeps no per-item state. With
+``persistent_workers=True`` a worker keeps the sampler copy of the epoch it
+was started in; pass the epoch explicitly with ``epoch=`` or rebuild the
+loader each epoch. On platforms without ``posix_fadvise`` the hints are
+no-ops.
 """
 
 from __future__ import annotations
@@ -29,8 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._core.locality import LocalityPlan
-from .._errors import ConfigError, ConfigTypeError, check_int
+from .._core.locality import LocalityPlan, WindowTracker
+from .._errors import ConfigTypeError, check_int
 
 __all__ = ["Readahead"]
 
@@ -80,39 +78,26 @@ class Readahead:
         self.record_bytes = check_int("record_bytes", record_bytes, minimum=1)
         self.header_bytes = check_int("header_bytes", header_bytes, minimum=0)
         self.ahead = check_int("ahead", ahead, minimum=0)
-        self.epoch: int | None = None  # None: the sampler's epoch
+        self._windows = WindowTracker(sampler, self.ahead)
         self._fd: tuple[int, int] | None = None  # (pid, descriptor)
-        self._epoch_cache: tuple[int, LocalityPlan, NDArray[np.int64]] | None = None
-        self._hinted: set[int] = set()
-        self._seen: set[int] = set()
+
+    @property
+    def epoch(self) -> int | None:
+        """The epoch whose plan is hinted; ``None`` (the default): the sampler's."""
+        return self._windows.epoch
+
+    @epoch.setter
+    def epoch(self, value: int | None) -> None:
+        self._windows.epoch = value
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_fd"] = None  # each process opens its own descriptor
         return state
 
-    def _plan(self) -> tuple[LocalityPlan, NDArray[np.int64]]:
-        epoch = self.sampler.pass_epoch() if self.epoch is None else self.epoch
-        cached = self._epoch_cache
-        if cached is not None and cached[0] == epoch:
-            return cached[1], cached[2]
-        plan = self.sampler.plan(epoch)
-        if not isinstance(plan, LocalityPlan):  # pragma: no cover - checked at construction
-            raise ConfigError("Readahead: the sampler's plan is not a locality plan")
-        order = plan.window_order_blocks()
-        where = np.empty(len(order), dtype=np.int64)
-        where[order] = np.arange(len(order), dtype=np.int64)  # block -> place in block order
-        self._epoch_cache = (epoch, plan, where)
-        self._hinted, self._seen = set(), set()
-        return plan, where
-
     def window_of(self, index: int) -> int:
         """The window of the epoch's plan that reads dataset index ``index``."""
-        plan, where = self._plan()
-        block = index // plan.block_size
-        if block >= plan.num_blocks:  # the short tail block, last in the order
-            return plan.num_blocks * plan.block_size // plan.span
-        return int(where[block]) // plan.window
+        return self._windows.window_of(index)
 
     def touch(self, index: int) -> list[tuple[int, int]]:
         """Note that ``index`` is being read; hint what comes next. Returns the ranges hinted.
@@ -121,19 +106,10 @@ class Readahead:
             ``(offset, length)`` byte ranges newly hinted (empty when the
             window was seen before in this process).
         """
-        window = self.window_of(int(index))
-        if window in self._seen:
-            return []
-        self._seen.add(window)
-        plan, _ = self._plan()
-        last = (plan.n - 1) // plan.span if plan.n else -1
-        wanted = [window + k * plan.lanes for k in range(self.ahead + 1)]
+        plan, _ = self._windows.plan()
         ranges: list[tuple[int, int]] = []
-        for w in wanted:
-            if w > last or w in self._hinted:
-                continue
-            self._hinted.add(w)
-            ranges.extend(self._block_ranges(plan, plan.window_blocks(w)))
+        for blocks in self._windows.due(int(index)):
+            ranges.extend(self._block_ranges(plan, blocks))
         for offset, length in ranges:
             self._advise(offset, length)
         return ranges
