@@ -90,6 +90,7 @@ class ChunkCache:
 
     Example:
         >>> import fsspec, tempfile
+        >>> from fairshard._formats.cache import Fetch  # what a ShardDataset builds per read
         >>> fs = fsspec.filesystem("memory")
         >>> fs.pipe("/bucket/shard.bin", bytes(range(256)) * 64)
         >>> cache = ChunkCache(tempfile.mkdtemp(), max_bytes=1 << 20, chunk_bytes=4096)
