@@ -90,9 +90,34 @@ def _saved(name: str, workers: int, cut: int | None) -> dict[str, Any]:
     return state
 
 
+# NOTE (suite time): with 2 workers a configuration spawns worker processes at every cut
+# (about 5-18 s each, 110 s for the catalog). `make test` runs every configuration in
+# process and these four with workers (an index plan, a batch plan, packing, a mixture);
+# the other worker cells carry the ``matrix`` marker and run in `make faults`.
+WITH_WORKERS_IN_MAKE_TEST = ("class-batch", "distributed", "mixture", "packing")
+
+
+def _cells() -> list[Any]:
+    return [
+        pytest.param(
+            name,
+            workers,
+            id=f"{name}-{workers}",
+            marks=(pytest.mark.matrix,)
+            if workers and name not in WITH_WORKERS_IN_MAKE_TEST
+            else (),
+        )
+        for name in NAMES
+        for workers in (0, 2)
+    ]
+
+
+def test_the_worker_cells_make_test_runs_are_catalog_names() -> None:
+    assert set(WITH_WORKERS_IN_MAKE_TEST) <= set(NAMES)
+
+
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("workers", [0, 2])
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("name", "workers"), _cells())
 def test_checkpoint_at_every_batch_boundary(name: str, workers: int) -> None:
     one, two = _epochs(name)
     cuts: list[int | None] = [*range(len(one) + 1), None]
