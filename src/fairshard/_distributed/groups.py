@@ -27,6 +27,25 @@ a mesh dim carries the description ``mesh_<dim name>`` (Megatron's carry
 reads those descriptions of the groups this process belongs to -- locally,
 without any collective -- so a sampler that would take the global world in
 such a job is refused at construction, with the fix.
+
+NOTE (a model-parallel group given as the data group): ``group=mesh["tp"]``
+would give the tensor-parallel peers of one model different shares. Two
+local rules, no collective, refuse it before any group is used:
+
+* by name: a mesh whose dims are named like model-parallel or
+  expert-parallel ones (:func:`not_data_parallel_dim`: ``tp``, ``cp``,
+  ``pp``, ``ep``, ``tensor``, ``pipe``, ``..._parallel``) is never the data
+  group;
+* by ranks: a data-parallel group must not hold two ranks of one
+  model-parallel group of this process -- for a mesh, the groups of its root
+  mesh's model-parallel dims (another mesh of the same job may be shaped
+  otherwise, as when a state is resumed on dp=4 x tp=1 beside dp=2 x tp=2);
+  for a ``ProcessGroup``, every model-parallel group this process belongs to
+  (mesh dims and Megatron's, as above).
+
+A ``ProcessGroup`` of the whole job (``dist.group.WORLD``) is the explicit
+way to say the whole job is meant, and stays accepted; ``verify``'s
+``replicas=`` resolves its group with ``data_parallel=False``.
 """
 
 from __future__ import annotations
@@ -46,17 +65,22 @@ __all__ = [
     "check_not_model_parallel",
     "describe_group",
     "group_of",
+    "is_model_parallel_dim",
     "model_parallel_groups",
+    "not_data_parallel_dim",
     "replica_group",
     "resolve_group",
 ]
 
 #: Mesh dim names whose ranks hold replicas of the data (identical batches).
 MODEL_PARALLEL_DIMS = frozenset(
-    {"tp", "cp", "pp", "sp", "etp", "mp", "tensor", "context", "pipeline", "model"}
+    {"tp", "cp", "pp", "sp", "etp", "mp", "tensor", "context", "pipeline", "pipe", "model"}
 )
 #: Model-parallel dims whose ranks need not all load data (only some pipeline stages do).
-PIPELINE_DIMS = frozenset({"pp", "pipeline"})
+PIPELINE_DIMS = frozenset({"pp", "pipeline", "pipe"})
+#: Expert-parallel dims: a part of the data-parallel ranks (with cp's replicas inside, in
+#: torchtitan), never the data-parallel group on its own.
+_EXPERT_DIMS = frozenset({"ep", "expert"})
 #: Megatron-LM's ``parallel_state`` group descriptions of the same kinds.
 _MEGATRON_GROUPS = frozenset(
     {"TENSOR_MODEL_PARALLEL_GROUP", "PIPELINE_MODEL_PARALLEL_GROUP", "CONTEXT_PARALLEL_GROUP"}
@@ -111,13 +135,121 @@ def _is_mesh(group: Any) -> bool:
     return isinstance(group, DeviceMesh)
 
 
-def resolve_group(group: Any, name: str = "group") -> Group:
+def _normal_dim(name: str) -> str:
+    low = name.strip().lower()
+    for suffix in ("_parallel", "-parallel"):
+        low = low.removesuffix(suffix)
+    return low
+
+
+def is_model_parallel_dim(name: str) -> bool:
+    """Whether a mesh dim named ``name`` holds replicas (``tp``, ``tensor_parallel``...)."""
+    return _normal_dim(name) in MODEL_PARALLEL_DIMS
+
+
+def not_data_parallel_dim(name: str) -> str | None:
+    """What kind of dim ``name`` is when it is never a data-parallel one, else ``None``.
+
+    ``"model-parallel"`` for a dim named like ``tp``, ``cp``, ``pp``, ``sp``,
+    ``tensor``, ``pipe``, ``context`` (``_parallel`` suffix or not, any case);
+    ``"expert-parallel"`` for ``ep``/``expert``. Whole names only: torchtitan's
+    ``dp_shard_in_ep`` is a part of its data-parallel group.
+    """
+    low = _normal_dim(name)
+    if low in MODEL_PARALLEL_DIMS:
+        return "model-parallel"
+    if low in _EXPERT_DIMS:
+        return "expert-parallel"
+    return None
+
+
+def _data_parallel_fix(mesh: Any) -> str:
+    """The fix: ``group=mesh[...]`` over the data-parallel dims of ``mesh``'s root mesh."""
+    names: tuple[str, ...] = ()
+    if mesh is not None:
+        names = tuple(mesh._get_root_mesh().mesh_dim_names or ())
+    data = [n for n in names if not_data_parallel_dim(n) is None]
+    fix = "group=mesh['dp']"
+    if data and data != ["dp"]:
+        dims = ", ".join(repr(n) for n in data)
+        fix = f"group=mesh[{dims}] (group=mesh['dp'] once flattened under that name)"
+    return (
+        f"pass the data-parallel group: {fix}, or num_replicas/rank of the data-parallel "
+        "group (group=torch.distributed.group.WORLD if the whole job is really meant)"
+    )
+
+
+def _refuse_by_name(mesh: Any, name: str) -> None:
+    """Refuse a mesh whose dims are named like model- or expert-parallel ones."""
+    dims = tuple(mesh.mesh_dim_names or ())
+    bad = [(d, kind) for d in dims if (kind := not_data_parallel_dim(d)) is not None]
+    if not bad:
+        return
+    what = "; ".join(
+        f"{d} is a model-parallel dim, whose ranks hold replicas of one model and must read "
+        "identical data"
+        if kind == "model-parallel"
+        else f"{d} is an expert-parallel dim, only a part of the data-parallel ranks"
+        for d, kind in bad
+    )
+    raise ConfigError(
+        f"{name}={describe_group(mesh)} is not a data-parallel group: {what}; "
+        f"{_data_parallel_fix(mesh)}"
+    )
+
+
+def _own_model_parallel_groups(mesh: Any) -> list[tuple[str, list[int]]]:
+    """``(kind, global ranks)`` of this process's model-parallel groups of more than one rank.
+
+    For a mesh, its root mesh's model-parallel dims; otherwise every group of
+    this process that torch or Megatron describes as model parallel.
+    """
+    found: list[tuple[str, list[int]]] = []
+    if mesh is not None:
+        root = mesh._get_root_mesh()
+        for dim in root.mesh_dim_names or ():
+            if is_model_parallel_dim(dim):
+                pg = root.get_group(dim)
+                found.append((dim, list(torch.distributed.get_process_group_ranks(pg))))
+    else:
+        for kind, pg in _model_parallel_pgs():
+            found.append((kind, list(torch.distributed.get_process_group_ranks(pg))))
+    return [(k, r) for k, r in found if len(r) > 1]
+
+
+def _refuse_by_ranks(group: Any, mesh: Any, pg: Any, name: str) -> None:
+    """Refuse a data group that holds two ranks of one model-parallel group of this process."""
+    members = list(torch.distributed.get_process_group_ranks(pg))
+    if mesh is None and len(members) == torch.distributed.get_world_size():
+        return  # the whole job, given explicitly
+    inside = set(members)
+    for kind, ranks in _own_model_parallel_groups(mesh):
+        shared = [r for r in ranks if r in inside]
+        if len(shared) < 2:
+            continue
+        raise ConfigError(
+            f"{name}={describe_group(group)} is not a data-parallel group: it holds global "
+            f"ranks {shared}, which share this process's model-parallel group {kind} (global "
+            f"ranks {ranks}) and so must read identical data; {_data_parallel_fix(mesh)}"
+        )
+
+
+def resolve_group(group: Any, name: str = "group", *, data_parallel: bool = True) -> Group:
     """Resolve a ``ProcessGroup`` or ``DeviceMesh`` into size, rank and process group.
+
+    Args:
+        group: The group.
+        name: The parameter's name, for messages.
+        data_parallel: Whether the group must be a data-parallel one (a
+            sampler's world, the evaluation gathers): a model-parallel group
+            is refused (see the NOTE above). ``False`` for a group of replicas
+            (``verify(replicas=)``).
 
     Raises:
         ConfigTypeError: ``group`` is neither.
         ConfigError: no process group is initialized, a multi-dim mesh cannot
-            be flattened, or this process is not a member of the group.
+            be flattened, this process is not a member of the group, or
+            (``data_parallel``) the group is model parallel.
     """
     mesh = group if _is_mesh(group) else None
     if mesh is None and not isinstance(group, torch.distributed.ProcessGroup):
@@ -131,6 +263,8 @@ def resolve_group(group: Any, name: str = "group") -> Group:
             "torch.distributed.init_process_group (or init_device_mesh) first"
         )
     pg = group
+    if mesh is not None and data_parallel:
+        _refuse_by_name(mesh, name)  # before flattening creates any group
     if mesh is not None:
         flat = mesh
         if mesh.ndim > 1:
@@ -148,6 +282,8 @@ def resolve_group(group: Any, name: str = "group") -> Group:
             f"this process (global rank {torch.distributed.get_rank()}) is not a member of "
             f"{name}={describe_group(group)}; pass the group this rank belongs to"
         )
+    if data_parallel:
+        _refuse_by_ranks(group, mesh, pg, name)
     return Group(pg, mesh, int(torch.distributed.get_world_size(pg)), rank)
 
 
@@ -164,6 +300,11 @@ def model_parallel_groups() -> list[tuple[str, int]]:
     Megatron gives its groups; only groups of more than one rank count. Local:
     no collective.
     """
+    return sorted({(kind, int(pg.size())) for kind, pg in _model_parallel_pgs() if pg.size() > 1})
+
+
+def _model_parallel_pgs() -> list[tuple[str, Any]]:
+    """``(dim or description, group)`` for this process's model-parallel groups (local)."""
     if not process_group_active():
         return []
     from torch.distributed import distributed_c10d as c10d
@@ -172,9 +313,9 @@ def model_parallel_groups() -> list[tuple[str, int]]:
     for pg in list(getattr(c10d._world, "pg_names", {})):
         desc = str(getattr(pg, "group_desc", ""))
         dim = desc[len("mesh_") :] if desc.startswith("mesh_") else None
-        if (dim in MODEL_PARALLEL_DIMS or desc in _MEGATRON_GROUPS) and pg.size() > 1:
-            found.append((dim or desc, int(pg.size())))
-    return sorted(set(found))
+        if (dim is not None and is_model_parallel_dim(dim)) or desc in _MEGATRON_GROUPS:
+            found.append((dim or desc, pg))
+    return found
 
 
 def check_not_model_parallel(size: int, rank: int, source: str) -> None:
