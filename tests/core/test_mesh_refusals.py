@@ -29,7 +29,7 @@ import torch.distributed as dist
 
 import fairshard
 from fairshard import ConfigError
-from fairshard._distributed.groups import not_data_parallel_dim
+from fairshard._distributed.model_parallel import not_data_parallel_dim
 
 from .._dist import run_ranks
 from ..catalog import CATALOG

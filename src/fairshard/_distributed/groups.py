@@ -20,32 +20,10 @@ only. A pickled sampler (a ``DataLoader`` worker's copy of a
 ``ShardedIterable``) keeps its size and rank and drops the group: workers
 make no collectives.
 
-NOTE (catching the global world on a model-parallel mesh): torch keeps no
-list of the meshes a process built, but every process group it creates for
-a mesh dim carries the description ``mesh_<dim name>`` (Megatron's carry
-``TENSOR_MODEL_PARALLEL_GROUP`` and the like). :func:`model_parallel_groups`
-reads those descriptions of the groups this process belongs to -- locally,
-without any collective -- so a sampler that would take the global world in
-such a job is refused at construction, with the fix.
-
-NOTE (a model-parallel group given as the data group): ``group=mesh["tp"]``
-would give the tensor-parallel peers of one model different shares. Two
-local rules, no collective, refuse it before any group is used:
-
-* by name: a mesh whose dims are named like model-parallel or
-  expert-parallel ones (:func:`not_data_parallel_dim`: ``tp``, ``cp``,
-  ``pp``, ``ep``, ``tensor``, ``pipe``, ``..._parallel``) is never the data
-  group;
-* by ranks: a data-parallel group must not hold two ranks of one
-  model-parallel group of this process -- for a mesh, the groups of its root
-  mesh's model-parallel dims (another mesh of the same job may be shaped
-  otherwise, as when a state is resumed on dp=4 x tp=1 beside dp=2 x tp=2);
-  for a ``ProcessGroup``, every model-parallel group this process belongs to
-  (mesh dims and Megatron's, as above).
-
-A ``ProcessGroup`` of the whole job (``dist.group.WORLD``) is the explicit
-way to say the whole job is meant, and stays accepted; ``verify``'s
-``replicas=`` resolves its group with ``data_parallel=False``.
+NOTE (model-parallel groups): what tells a model-parallel group apart --
+the global world refused on a model-parallel job, ``group=mesh["tp"]``
+refused as the data group -- lives in ``model_parallel.py``;
+:func:`resolve_group` applies its rules to every data-parallel group.
 """
 
 from __future__ import annotations
@@ -57,6 +35,16 @@ import torch
 
 from .._errors import ConfigError, ConfigTypeError
 from .collectives import process_group_active
+from .model_parallel import (
+    MODEL_PARALLEL_DIMS,
+    PIPELINE_DIMS,
+    check_not_model_parallel,
+    is_model_parallel_dim,
+    model_parallel_groups,
+    not_data_parallel_dim,
+    refuse_model_parallel_dims,
+    refuse_model_parallel_ranks,
+)
 
 __all__ = [
     "MODEL_PARALLEL_DIMS",
@@ -71,20 +59,6 @@ __all__ = [
     "replica_group",
     "resolve_group",
 ]
-
-#: Mesh dim names whose ranks hold replicas of the data (identical batches).
-MODEL_PARALLEL_DIMS = frozenset(
-    {"tp", "cp", "pp", "sp", "etp", "mp", "tensor", "context", "pipeline", "pipe", "model"}
-)
-#: Model-parallel dims whose ranks need not all load data (only some pipeline stages do).
-PIPELINE_DIMS = frozenset({"pp", "pipeline", "pipe"})
-#: Expert-parallel dims: a part of the data-parallel ranks (with cp's replicas inside, in
-#: torchtitan), never the data-parallel group on its own.
-_EXPERT_DIMS = frozenset({"ep", "expert"})
-#: Megatron-LM's ``parallel_state`` group descriptions of the same kinds.
-_MEGATRON_GROUPS = frozenset(
-    {"TENSOR_MODEL_PARALLEL_GROUP", "PIPELINE_MODEL_PARALLEL_GROUP", "CONTEXT_PARALLEL_GROUP"}
-)
 
 
 class Group:
@@ -135,105 +109,6 @@ def _is_mesh(group: Any) -> bool:
     return isinstance(group, DeviceMesh)
 
 
-def _normal_dim(name: str) -> str:
-    low = name.strip().lower()
-    for suffix in ("_parallel", "-parallel"):
-        low = low.removesuffix(suffix)
-    return low
-
-
-def is_model_parallel_dim(name: str) -> bool:
-    """Whether a mesh dim named ``name`` holds replicas (``tp``, ``tensor_parallel``...)."""
-    return _normal_dim(name) in MODEL_PARALLEL_DIMS
-
-
-def not_data_parallel_dim(name: str) -> str | None:
-    """What kind of dim ``name`` is when it is never a data-parallel one, else ``None``.
-
-    ``"model-parallel"`` for a dim named like ``tp``, ``cp``, ``pp``, ``sp``,
-    ``tensor``, ``pipe``, ``context`` (``_parallel`` suffix or not, any case);
-    ``"expert-parallel"`` for ``ep``/``expert``. Whole names only: torchtitan's
-    ``dp_shard_in_ep`` is a part of its data-parallel group.
-    """
-    low = _normal_dim(name)
-    if low in MODEL_PARALLEL_DIMS:
-        return "model-parallel"
-    if low in _EXPERT_DIMS:
-        return "expert-parallel"
-    return None
-
-
-def _data_parallel_fix(mesh: Any) -> str:
-    """The fix: ``group=mesh[...]`` over the data-parallel dims of ``mesh``'s root mesh."""
-    names: tuple[str, ...] = ()
-    if mesh is not None:
-        names = tuple(mesh._get_root_mesh().mesh_dim_names or ())
-    data = [n for n in names if not_data_parallel_dim(n) is None]
-    fix = "group=mesh['dp']"
-    if data and data != ["dp"]:
-        dims = ", ".join(repr(n) for n in data)
-        fix = f"group=mesh[{dims}] (group=mesh['dp'] once flattened under that name)"
-    return (
-        f"pass the data-parallel group: {fix}, or num_replicas/rank of the data-parallel "
-        "group (group=torch.distributed.group.WORLD if the whole job is really meant)"
-    )
-
-
-def _refuse_by_name(mesh: Any, name: str) -> None:
-    """Refuse a mesh whose dims are named like model- or expert-parallel ones."""
-    dims = tuple(mesh.mesh_dim_names or ())
-    bad = [(d, kind) for d in dims if (kind := not_data_parallel_dim(d)) is not None]
-    if not bad:
-        return
-    what = "; ".join(
-        f"{d} is a model-parallel dim, whose ranks hold replicas of one model and must read "
-        "identical data"
-        if kind == "model-parallel"
-        else f"{d} is an expert-parallel dim, only a part of the data-parallel ranks"
-        for d, kind in bad
-    )
-    raise ConfigError(
-        f"{name}={describe_group(mesh)} is not a data-parallel group: {what}; "
-        f"{_data_parallel_fix(mesh)}"
-    )
-
-
-def _own_model_parallel_groups(mesh: Any) -> list[tuple[str, list[int]]]:
-    """``(kind, global ranks)`` of this process's model-parallel groups of more than one rank.
-
-    For a mesh, its root mesh's model-parallel dims; otherwise every group of
-    this process that torch or Megatron describes as model parallel.
-    """
-    found: list[tuple[str, list[int]]] = []
-    if mesh is not None:
-        root = mesh._get_root_mesh()
-        for dim in root.mesh_dim_names or ():
-            if is_model_parallel_dim(dim):
-                pg = root.get_group(dim)
-                found.append((dim, list(torch.distributed.get_process_group_ranks(pg))))
-    else:
-        for kind, pg in _model_parallel_pgs():
-            found.append((kind, list(torch.distributed.get_process_group_ranks(pg))))
-    return [(k, r) for k, r in found if len(r) > 1]
-
-
-def _refuse_by_ranks(group: Any, mesh: Any, pg: Any, name: str) -> None:
-    """Refuse a data group that holds two ranks of one model-parallel group of this process."""
-    members = list(torch.distributed.get_process_group_ranks(pg))
-    if mesh is None and len(members) == torch.distributed.get_world_size():
-        return  # the whole job, given explicitly
-    inside = set(members)
-    for kind, ranks in _own_model_parallel_groups(mesh):
-        shared = [r for r in ranks if r in inside]
-        if len(shared) < 2:
-            continue
-        raise ConfigError(
-            f"{name}={describe_group(group)} is not a data-parallel group: it holds global "
-            f"ranks {shared}, which share this process's model-parallel group {kind} (global "
-            f"ranks {ranks}) and so must read identical data; {_data_parallel_fix(mesh)}"
-        )
-
-
 def resolve_group(group: Any, name: str = "group", *, data_parallel: bool = True) -> Group:
     """Resolve a ``ProcessGroup`` or ``DeviceMesh`` into size, rank and process group.
 
@@ -242,7 +117,7 @@ def resolve_group(group: Any, name: str = "group", *, data_parallel: bool = True
         name: The parameter's name, for messages.
         data_parallel: Whether the group must be a data-parallel one (a
             sampler's world, the evaluation gathers): a model-parallel group
-            is refused (see the NOTE above). ``False`` for a group of replicas
+            is refused (``model_parallel.py``). ``False`` for a group of replicas
             (``verify(replicas=)``).
 
     Raises:
@@ -264,7 +139,7 @@ def resolve_group(group: Any, name: str = "group", *, data_parallel: bool = True
         )
     pg = group
     if mesh is not None and data_parallel:
-        _refuse_by_name(mesh, name)  # before flattening creates any group
+        refuse_model_parallel_dims(mesh, f"{name}={describe_group(group)}")  # before flattening
     if mesh is not None:
         flat = mesh
         if mesh.ndim > 1:
@@ -283,7 +158,7 @@ def resolve_group(group: Any, name: str = "group", *, data_parallel: bool = True
             f"{name}={describe_group(group)}; pass the group this rank belongs to"
         )
     if data_parallel:
-        _refuse_by_ranks(group, mesh, pg, name)
+        refuse_model_parallel_ranks(mesh, pg, f"{name}={describe_group(group)}")
     return Group(pg, mesh, int(torch.distributed.get_world_size(pg)), rank)
 
 
@@ -291,55 +166,6 @@ def group_of(sampler: Any) -> Any:
     """The process group a sampler was built for (``None``: the default group)."""
     ref = getattr(sampler, "_group", None)
     return ref.pg if isinstance(ref, Group) else None
-
-
-def model_parallel_groups() -> list[tuple[str, int]]:
-    """``(description, size)`` of the model-parallel groups this process belongs to.
-
-    Read from the descriptions torch gives mesh-dim groups (``mesh_tp``) and
-    Megatron gives its groups; only groups of more than one rank count. Local:
-    no collective.
-    """
-    return sorted({(kind, int(pg.size())) for kind, pg in _model_parallel_pgs() if pg.size() > 1})
-
-
-def _model_parallel_pgs() -> list[tuple[str, Any]]:
-    """``(dim or description, group)`` for this process's model-parallel groups (local)."""
-    if not process_group_active():
-        return []
-    from torch.distributed import distributed_c10d as c10d
-
-    found = []
-    for pg in list(getattr(c10d._world, "pg_names", {})):
-        desc = str(getattr(pg, "group_desc", ""))
-        dim = desc[len("mesh_") :] if desc.startswith("mesh_") else None
-        if (dim is not None and is_model_parallel_dim(dim)) or desc in _MEGATRON_GROUPS:
-            found.append((dim or desc, pg))
-    return found
-
-
-def check_not_model_parallel(size: int, rank: int, source: str) -> None:
-    """Refuse the global world for a sampler in a job with model-parallel groups.
-
-    Raises:
-        ConfigError: the world (``size``, ``rank``) is the default group's and
-            this process belongs to a model-parallel group of more than one rank.
-    """
-    if not process_group_active() or size == 1:
-        return
-    if (size, rank) != (torch.distributed.get_world_size(), torch.distributed.get_rank()):
-        return
-    found = model_parallel_groups()
-    if not found:
-        return
-    dims = ", ".join(f"{d}={n}" for d, n in found)
-    raise ConfigError(
-        f"the sampler would shard over the whole job (num_replicas={size}, rank={rank}, from "
-        f"{source}), but this process belongs to model-parallel groups ({dims}) whose ranks "
-        "must read identical data; pass the data-parallel group: group=mesh['dp'] (or "
-        "group=mesh['dp_replicate', 'dp_shard']), or num_replicas/rank of the data-parallel "
-        "group; pass group=torch.distributed.group.WORLD if the whole job is really meant"
-    )
 
 
 @dataclass(frozen=True)
