@@ -356,3 +356,44 @@ def test_cache_file_of_this_user_with_group_or_other_bits_is_rebuilt(
     again = list(fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch"))
     assert again == expected and built == [0]  # built again, never trusted after a chmod
     assert path.stat().st_mode & 0o777 == 0o600  # and published again owner-only
+
+
+def test_a_killed_writer_not_yet_reaped_is_dead(tmp_path: Path) -> None:
+    """A launcher reaps its children late: a zombie writes nothing more."""
+    import time
+
+    from fairshard._distributed.node_arrays import sweep
+
+    folder = tmp_path / "cache"
+    writer = _cache_writer(folder)
+    (tmp,) = folder.glob(".*.tmp")
+    os.kill(writer.pid, signal.SIGKILL)
+    stat = Path(f"/proc/{writer.pid}/stat")
+    deadline = time.monotonic() + 30
+    while stat.read_text().rpartition(")")[2].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the writer did not die"
+        time.sleep(0.01)
+    try:
+        assert sweep(folder, keep_published=True) == [tmp.name]
+    finally:
+        writer.communicate(timeout=60)
+
+
+def test_only_this_hosts_dead_writers_are_swept(tmp_path: Path) -> None:
+    from fairshard._distributed import node_arrays
+
+    dead = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1  # no process has it
+    host = node_arrays._HOST
+    names = {
+        "mine": f".k1@{host}.{dead}.tmp",
+        "other host": f".k1@other-{host}.{dead}.tmp",  # a shared cache: that host's to judge
+        "suffix host": f".k1@x.{host}.{dead}.tmp",  # another host whose name ends like ours
+        "alive": f".k1@{host}.{os.getpid()}.tmp",
+        "not ours": ".k1.tmp",
+    }
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"")
+    assert node_arrays.sweep(tmp_path, keep_published=True) == [names["mine"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        n for k, n in names.items() if k != "mine"
+    )

@@ -13,7 +13,7 @@ kernel when its holder dies, even by SIGKILL) makes exactly one process build
 while the others wait; if the builder dies, the next waiter finds no file and
 builds. The builder writes under a temporary name and renames the file only
 once it is complete, so nobody ever maps half a plan. The temporary name
-(``.<key>.<host>.<pid>.tmp``) names its writer: the next build in the folder
+(``.<key>@<host>.<pid>.tmp``) names its writer: the next build in the folder
 (the node folder and a plan cache alike, :func:`sweep`) removes it once that
 process of this host is gone, SIGKILL between write and rename included, and
 never while it lives (a cache on a shared file system may hold another
@@ -63,7 +63,7 @@ _ALIGN = 64
 SUFFIX = ".plan"
 TMP_SUFFIX = ".tmp"
 #: This host's name in temporary names: a shared cache folder may hold other hosts' writers.
-_HOST = os.uname().nodename.replace("/", "_") or "host"
+_HOST = os.uname().nodename.replace("/", "_").replace("@", "_") or "host"
 
 
 class SharingUnavailable(OSError):
@@ -145,8 +145,8 @@ def _writer_alive(pid: int) -> bool:
 
 
 def _tmp_name(key: str) -> str:
-    """The temporary name this process writes ``key`` under: ``.<key>.<host>.<pid>.tmp``."""
-    return f".{key}.{_HOST}.{os.getpid()}{TMP_SUFFIX}"
+    """The temporary name this process writes ``key`` under: ``.<key>@<host>.<pid>.tmp``."""
+    return f".{key}@{_HOST}.{os.getpid()}{TMP_SUFFIX}"
 
 
 def _dead_writers_file(name: str) -> bool:
@@ -156,8 +156,9 @@ def _dead_writers_file(name: str) -> bool:
     this module does not write is never judged here: its writer may be alive.
     """
     stem = name[1 : -len(TMP_SUFFIX)]
-    rest, _, pid = stem.rpartition(".")
-    if not rest.endswith(f".{_HOST}") or not pid.isdigit():
+    _key, at, writer = stem.rpartition("@")  # a host name holds no "@"
+    host, _, pid = writer.rpartition(".")
+    if not at or host != _HOST or not pid.isdigit():
         return False
     return not _writer_alive(int(pid))
 
@@ -165,7 +166,7 @@ def _dead_writers_file(name: str) -> bool:
 def sweep(folder: Path, *, keep_published: bool = False) -> list[str]:
     """Remove what no process will use in ``folder``; returns the names removed.
 
-    Two kinds of leftovers: an unfinished file (``.<key>.<host>.<pid>.tmp``)
+    Two kinds of leftovers: an unfinished file (``.<key>@<host>.<pid>.tmp``)
     whose writer has died, killed between its write and its rename (a live
     writer's file is kept, whatever holds the lock); and, unless
     ``keep_published`` (a plan cache, whose files are kept across restarts),
