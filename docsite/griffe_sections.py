@@ -33,5 +33,6 @@ class FairshardDocstrings(griffe.Extension):
     """Rewrite each docstring (see the module's docstring) before griffe parses it."""
 
     def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        """Rewrite ``obj``'s docstring in place, before its first parse."""
         if obj.docstring is not None:
             obj.docstring.value = _rewrite(obj.docstring.value)

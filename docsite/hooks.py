@@ -72,8 +72,15 @@ def api_pages() -> dict[str, str]:
         "",
     ]
     pages["api/index.md"] = "\n".join(index)
-    top = ["# fairshard", "", "::: fairshard", "    options:", "      members: false",
-           "      show_root_heading: false", ""]
+    top = [
+        "# fairshard",
+        "",
+        "::: fairshard",
+        "    options:",
+        "      members: false",
+        "      show_root_heading: false",
+        "",
+    ]
     grouped: dict[str, list[str]] = {}
     for name in sorted(pinned["fairshard"]):
         if name in homes:
@@ -86,14 +93,25 @@ def api_pages() -> dict[str, str]:
         top += [f"## {title}", ""]
         for name in grouped[title]:
             top += [f"::: fairshard.{name}", "    options:", "      heading_level: 3", ""]
-    top += ["## From the namespaces", "",
-            "The same objects as the namespaces' names, importable from `fairshard`:", ""]
+    top += [
+        "## From the namespaces",
+        "",
+        "The same objects as the namespaces' names, importable from `fairshard`:",
+        "",
+    ]
     for name in sorted(homes):
         top.append(f"- `fairshard.{name}`: [fairshard.{homes[name]}.{name}][]")
     pages["api/fairshard.md"] = "\n".join([*top, ""])
     for ns in NAMESPACES:
-        body = [f"# fairshard.{ns}", "", f"::: fairshard.{ns}", "    options:",
-                "      members: false", "      show_root_heading: false", ""]
+        body = [
+            f"# fairshard.{ns}",
+            "",
+            f"::: fairshard.{ns}",
+            "    options:",
+            "      members: false",
+            "      show_root_heading: false",
+            "",
+        ]
         for name in sorted(pinned[f"fairshard.{ns}"]):
             body += [f"::: fairshard.{ns}.{name}", ""]
         pages[f"api/{ns}.md"] = "\n".join(body)
@@ -117,21 +135,26 @@ def _repository_path(page_uri: str) -> str:
 
 
 def _site_target(target: str, page_uri: str, files: Files) -> str | None:
-    """The site link for repository link ``target`` on page ``page_uri``; None if outside."""
+    """The site link for repository link ``target`` on page ``page_uri``.
+
+    None for a file of the repository the site does not hold (its text is
+    kept); a link to a page or file that does not exist is kept as a link,
+    so that the strict build reports it.
+    """
     path, _, anchor = target.partition("#")
-    here = posixpath.dirname(_repository_path(page_uri))
     if not path:
         return target
+    here = posixpath.dirname(_repository_path(page_uri))
     resolved = posixpath.normpath(posixpath.join(here, path))
     if resolved in ROOT_PAGES:
         uri = resolved
     elif resolved.startswith("docs/"):
         uri = resolved.removeprefix("docs/")
+        file = files.get_file_from_path(uri)
+        if file is not None and file.inclusion.is_excluded():
+            return None  # a script beside the guides (docs/*.py): shown as its name
     else:
-        return None
-    file = files.get_file_from_path(uri)
-    if file is None or file.inclusion.is_excluded():
-        return None
+        return None if (ROOT / resolved).exists() else target
     link = posixpath.relpath(uri, posixpath.dirname(page_uri) or ".")
     return f"{link}#{anchor}" if anchor else link
 

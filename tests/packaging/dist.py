@@ -99,7 +99,8 @@ def stage(dest: Path) -> Path:
 def _run(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
+        output = done.stdout + done.stderr
+        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{output}")
     return done  # type: ignore[no-any-return]
 
 
@@ -156,7 +157,7 @@ def lazy_table_modules() -> set[str]:
     for module in modules:
         relative = module.lstrip(".").replace(".", "/")
         folder = ROOT / "src" / "fairshard" / relative
-        out.add(f"fairshard/{relative}/__init__.py" if folder.is_dir() else f"fairshard/{relative}.py")
+        out.add(f"fairshard/{relative}" + ("/__init__.py" if folder.is_dir() else ".py"))
     return out
 
 
@@ -256,7 +257,9 @@ def render_problems(paths: Iterable[Path]) -> tuple[list[str], str]:
     if shutil.which("twine") or _importable("twine"):
         done = subprocess.run(
             [sys.executable, "-m", "twine", "check", "--strict", *map(str, paths)],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         bad = [] if done.returncode == 0 else [f"twine check --strict:\n{done.stdout}{done.stderr}"]
         return bad, "twine check --strict"
@@ -265,7 +268,7 @@ def render_problems(paths: Iterable[Path]) -> tuple[list[str], str]:
     problems = []
     for path in paths:
         with zipfile.ZipFile(path) as archive:
-            meta = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")][0]
+            meta = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
             body = email.parser.Parser().parsestr(archive.read(meta).decode()).get_payload()
         if readme_renderer.markdown.render(str(body)) is None:
             problems.append(f"{path.name}: the long description does not render")
@@ -334,8 +337,15 @@ class Transcript:
         self.lines: list[str] = []
 
     def run(
-        self, cmd: list[str], *, cwd: Path, env: dict[str, str], expect: int = 0,
-        keep: int = 12, shown: str | None = None, timeout: float = 900,
+        self,
+        cmd: list[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        expect: int = 0,
+        keep: int = 12,
+        shown: str | None = None,
+        timeout: float = 900,
     ) -> str:
         started = time.perf_counter()
         done = subprocess.run(
@@ -344,7 +354,8 @@ class Transcript:
         seconds = time.perf_counter() - started
         output = (done.stdout + done.stderr).rstrip()
         lines = [line for line in output.splitlines() if "is ignored: it is neither" not in line]
-        self.lines.append(f"$ {shown or ' '.join(cmd)}    # exit {done.returncode}, {seconds:.1f} s")
+        shown = shown or " ".join(cmd)
+        self.lines.append(f"$ {shown}    # exit {done.returncode}, {seconds:.1f} s")
         self.lines += [f"  {line}" for line in lines[:keep]]
         if len(lines) > keep:
             self.lines.append(f"  ... ({len(lines) - keep} more lines)")
@@ -375,31 +386,48 @@ def install_and_run(wheels: Iterable[Path], workdir: Path) -> Transcript:
     base = getattr(sys, "_base_executable", sys.executable)
 
     venv = workdir / "venv"
-    log.run([base, "-m", "venv", str(venv)], cwd=here, env=_clean_env(venv),
-            shown="python -m venv venv")
+    log.run(
+        [base, "-m", "venv", str(venv)], cwd=here, env=_clean_env(venv), shown="python -m venv venv"
+    )
     env = _clean_env(venv)
     pip = ["python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     log.run([*pip, TORCH_SPEC], cwd=here, env=env, shown=f"pip install {TORCH_SPEC}")
     log.run([*pip, str(main)], cwd=here, env=env, shown=f"pip install {main.name}")
     log.run(["fairshard", "--version"], cwd=here, env=env)
     log.run(["fairshard", "--help"], cwd=here, env=env, keep=8)
-    log.run(["fairshard", "simulate", "DistributedSampler", "-n", "1003", "-w", "4"],
-            cwd=here, env=env, keep=14)
+    log.run(
+        ["fairshard", "simulate", "DistributedSampler", "-n", "1003", "-w", "4"],
+        cwd=here,
+        env=env,
+        keep=14,
+    )
     log.run(["fairshard", "lint", "train.py"], cwd=here, env=env, expect=1)
     log.run(["python", "-m", "fairshard", "lint", "train.py"], cwd=here, env=env, expect=1)
     log.run(["fairshard", "demo", "--help"], cwd=here, env=env, keep=4)
-    log.run(["python", "-c", _IMPORT_ALL, json.dumps(public_names()), str(ROOT)],
-            cwd=here, env=env, shown="python -c '<import every public name of exports.json>'")
+    log.run(
+        ["python", "-c", _IMPORT_ALL, json.dumps(public_names()), str(ROOT)],
+        cwd=here,
+        env=env,
+        shown="python -c '<import every public name of exports.json>'",
+    )
 
     bare = workdir / "venv-lint"
-    log.run([base, "-m", "venv", str(bare)], cwd=here, env=_clean_env(bare),
-            shown="python -m venv venv-lint")
+    log.run(
+        [base, "-m", "venv", str(bare)],
+        cwd=here,
+        env=_clean_env(bare),
+        shown="python -m venv venv-lint",
+    )
     env = _clean_env(bare)
     log.run([*pip, str(lint)], cwd=here, env=env, shown=f"pip install {lint.name}")
     log.run(["fairshard-lint", "--version"], cwd=here, env=env)
     log.run(["fairshard-lint", "train.py"], cwd=here, env=env, expect=1)
-    log.run(["python", "-c", _LINT_ONLY], cwd=here, env=env,
-            shown="python -c '<import fairshard_lint; no torch, no fairshard loaded>'")
+    log.run(
+        ["python", "-c", _LINT_ONLY],
+        cwd=here,
+        env=env,
+        shown="python -c '<import fairshard_lint; no torch, no fairshard loaded>'",
+    )
     return log
 
 
@@ -417,15 +445,19 @@ def summary(paths: Iterable[Path]) -> str:
             tops = [n.split("/")[1] if n.count("/") > 1 else "(top)" for n in names]
         counts = {t: tops.count(t) for t in sorted(set(tops))}
         detail = ", ".join(f"{t} {c}" for t, c in counts.items())
-        lines.append(f"{path.name}: {path.stat().st_size / 1024:.0f} KiB, {len(names)} files ({detail})")
+        size = path.stat().st_size / 1024
+        lines.append(f"{path.name}: {size:.0f} KiB, {len(names)} files ({detail})")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.packaging.dist", description=__doc__)
     parser.add_argument("--outdir", type=Path, default=ROOT / "dist")
-    parser.add_argument("--no-isolation", action="store_true",
-                        help="build with the installed setuptools (no build environment)")
+    parser.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="build with the installed setuptools (no build environment)",
+    )
     parser.add_argument("--no-install", action="store_true", help="stop after the checks")
     args = parser.parse_args(argv)
     if args.outdir.exists():

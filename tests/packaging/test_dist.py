@@ -92,7 +92,9 @@ def test_the_long_descriptions_render(wheels: list[Path]) -> None:
     "(one to two minutes): run by `make test-dist`",
 )
 @pytest.mark.timeout(1200)
-def test_sdists_and_wheels_install_and_run_in_a_clean_venv(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_sdists_and_wheels_install_and_run_in_a_clean_venv(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     out = tmp_path_factory.mktemp("dist")
     paths = dist.build(out)
     assert sorted(p.name for p in paths) == sorted(
@@ -101,7 +103,8 @@ def test_sdists_and_wheels_install_and_run_in_a_clean_venv(tmp_path_factory: pyt
         for suffix in (".tar.gz", "-py3-none-any.whl")
     )
     assert dist.check(paths) == []
-    log = dist.install_and_run([p for p in paths if p.suffix == ".whl"], tmp_path_factory.mktemp("venv"))
+    wheels = [p for p in paths if p.suffix == ".whl"]
+    log = dist.install_and_run(wheels, tmp_path_factory.mktemp("venv"))
     print(log)
     text = str(log)
     assert f"fairshard {dist.version()}" in text
