@@ -102,7 +102,7 @@ test-dist: install
 
 # The documentation site in site/ (mkdocs + Material; API pages from the docstrings).
 docs: install
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
 # tested: the suite on the lowest versions, in a venv of its own. The

@@ -72,3 +72,39 @@ def test_every_pinned_public_name_has_its_api_entry(site: Path) -> None:
         if module != "fairshard" or name not in namespaced
     }
     assert want - ids == set()
+
+
+class _Files:
+    """The two questions the link rewriter asks of mkdocs' ``Files``."""
+
+    def __init__(self, uris: set[str], excluded: set[str] | frozenset[str] = frozenset()) -> None:
+        self.uris, self.excluded = uris, excluded
+
+    def get_file_from_path(self, uri: str) -> object | None:
+        if uri not in self.uris:
+            return None
+        excluded = uri in self.excluded
+        return type("F", (), {"inclusion": type("I", (), {"is_excluded": lambda s: excluded})()})()
+
+
+def test_links_written_for_the_repository_lead_to_the_site_pages() -> None:
+    from docsite.hooks import rewrite_links
+
+    files = _Files(
+        {"resume.md", "README.md", "img/x.png", "anneal_curves.py"}, {"anneal_curves.py"}
+    )
+    readme = (
+        "[r](docs/resume.md#a) ![p](docs/img/x.png) [e](examples/train_mesh.py) [z](https://x.org)"
+    )
+    assert rewrite_links(readme, "README.md", files) == (
+        "[r](resume.md#a) ![p](img/x.png) e [z](https://x.org)"
+    )
+    guide = "[h](../README.md#benchmarks) [s](anneal_curves.py) [t](#top)\n```\n[k](../x.md)\n```\n"
+    assert rewrite_links(guide, "steps.md", files) == (
+        "[h](README.md#benchmarks) s [t](#top)\n```\n[k](../x.md)\n```\n"
+    )
+    # a link to nothing stays a link, so that the strict build names it
+    broken = "[m](missing.md) [g](../examples/gone.py) [o](../README.md#x)"
+    assert rewrite_links(broken, "demo.md", files) == (
+        "[m](missing.md) [g](../examples/gone.py) [o](README.md#x)"
+    )
