@@ -19,10 +19,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 _MISSING = [
-    m
-    for m in ("mkdocs", "material", "mkdocstrings_handlers.python")
-    if importlib.util.find_spec(m.split(".")[0]) is None
-    or (m == "mkdocstrings_handlers.python" and importlib.util.find_spec(m) is None)
+    name
+    for name in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers")
+    if importlib.util.find_spec(name) is None
 ]
 pytestmark = pytest.mark.skipif(
     bool(_MISSING),
