@@ -102,7 +102,7 @@ def test_the_long_descriptions_render(wheels: list[Path]) -> None:
 @pytest.mark.skipif(
     os.environ.get("FAIRSHARD_DIST_TEST") != "1",
     reason="builds both sdists and wheels, then installs torch and them in clean venvs "
-    "(one to two minutes): run by `make test-dist`",
+    "(one to two minutes on a quiet machine): run by `make test-dist`",
 )
 @pytest.mark.timeout(1200)
 def test_sdists_and_wheels_install_and_run_in_a_clean_venv(
