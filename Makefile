@@ -5,13 +5,13 @@ TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 # Two install levels in one venv: the demo needs torch + [demo] only (a fresh
 # `make demo` does not pay for the test tools); the suite needs
-# [dev,plot,demo,integrations] (the integrations extra: transformers, datasets and
-# ray[train], about 700 MB, 20-40 s from a warm pip cache).
+# [dev,plot,demo,integrations,formats,docs] (the integrations extra: transformers, datasets and
+# ray[train], about 700 MB, 20-40 s from a warm pip cache; docs: mkdocs, about 20 MB).
 BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook floors-venv floors-check
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook floors-venv floors-check dist test-dist docs
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ $(DEMO_STAMP): $(BASE_STAMP)
 # `-e .` installs the linter too: fairshard ships the stdlib-only fairshard_lint package
 # (lint/src, also a distribution of its own for a pre-commit hook without torch).
 $(STAMP): $(BASE_STAMP) lint/pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo,integrations,formats]" "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo,integrations,formats,docs]" "$(TORCH_SPEC)"
 	touch $(DEMO_STAMP) $(STAMP)
 
 install: $(STAMP)
@@ -90,6 +90,20 @@ test-hook: install
 	$(BIN)/python -m pip install --quiet "pre-commit>=3"
 	FAIRSHARD_HOOK_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider -q tests/diagnostics/test_lint_standalone.py
 
+# The release: sdists and wheels of fairshard and fairshard-lint in dist/, their contents and
+# metadata checked (twine check --strict), then installed into clean venvs outside the
+# checkout (torch first) where the commands and every public name run
+# (tests/packaging/dist.py; one to two minutes). test-dist runs the same as a test.
+dist: install
+	$(BIN)/python -m tests.packaging.dist --outdir dist
+
+test-dist: install
+	FAIRSHARD_DIST_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider -q -n 0 tests/packaging/test_dist.py
+
+# The documentation site in site/ (mkdocs + Material; API pages from the docstrings).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
 # tested: the suite on the lowest versions, in a venv of its own. The
 # integration tests are left out: torchdata, Lightning and accelerate releases
@@ -138,4 +152,4 @@ test-floors-fast: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) dist site .mypy_cache .ruff_cache .pytest_cache .hypothesis
