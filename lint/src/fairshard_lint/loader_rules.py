@@ -179,9 +179,11 @@ def _per_process(mod: Module, value: ast.AST | None) -> bool:
 @rule(
     "FS106",
     "cuda-visible-devices",
-    "the script sets os.environ['CUDA_VISIBLE_DEVICES']: it is ignored once CUDA is "
-    "initialized (any earlier import may do that), and under torchrun each process then "
-    "picks GPUs on its own",
+    "the script sets os.environ['CUDA_VISIBLE_DEVICES'] to the same value in every process "
+    "(a constant, a list of GPUs from the command line): it is ignored once CUDA is "
+    "initialized (any earlier import may do that), and under torchrun it fights the "
+    "launcher's one-GPU-per-process layout (a per-process pin from SLURM_LOCALID, the MPI "
+    "local rank or LOCAL_RANK is left alone)",
     "set CUDA_VISIBLE_DEVICES in the launch command (CUDA_VISIBLE_DEVICES=0,1 torchrun ...) "
     "and call torch.cuda.set_device(local_rank) in the script",
 )
