@@ -1,6 +1,5 @@
 import sys
 
-import torch
 import torch.distributed as dist
 import yaml
 from torch.utils.data import DataLoader

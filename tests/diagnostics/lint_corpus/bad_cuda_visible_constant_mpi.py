@@ -1,8 +1,7 @@
 import os
 
-from mpi4py import MPI
-import torch
 import torch.distributed as dist
+from mpi4py import MPI
 from torch.utils.data import DataLoader, DistributedSampler
 
 

@@ -1,6 +1,4 @@
-import torch
 import torch.distributed as dist
-from accelerate import Accelerator
 from torch.utils.data import DataLoader, DistributedSampler
 
 

@@ -1,4 +1,3 @@
-import torch
 from accelerate import Accelerator
 from torch.utils.data import DataLoader, DistributedSampler
 

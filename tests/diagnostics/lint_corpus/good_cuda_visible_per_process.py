@@ -8,10 +8,9 @@ elif "OMPI_COMM_WORLD_LOCAL_RANK" in os.environ:
 local_rank = int(os.environ.get("LOCAL_RANK", 0))
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", str(local_rank))
 
-import torch
-import torch.distributed as dist
-from mpi4py import MPI
-from torch.utils.data import DataLoader, DistributedSampler
+import torch.distributed as dist  # noqa: E402  (after the pinning, on purpose)
+from mpi4py import MPI  # noqa: E402
+from torch.utils.data import DataLoader, DistributedSampler  # noqa: E402
 
 GPUS_PER_NODE = 8
 
