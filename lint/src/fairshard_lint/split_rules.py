@@ -42,13 +42,25 @@ def _pads(call: ast.Call) -> bool:
 _ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
 
 
+#: Evaluators known to keep one result per image id, named where the script uses
+#: them: the COCO evaluator of torchvision's detection references, which DETR,
+#: Deformable-DETR and their descendants copy (``merge`` keeps the first
+#: evaluation of each image id, ``np.unique(..., return_index=True)``).
+_DEDUPLICATING_EVALUATORS = frozenset({"CocoEvaluator", "coco_evaluator"})
+
+
 def deduplicates(mod: Module) -> bool:
     """The file drops repeated samples by id before scoring (padding then does no harm).
 
     ``np.unique(gathered_ids, return_index=True)``, ``torch.unique(ids)``,
     ``ids.unique()``: an evaluator that de-duplicates by sample or image id
-    counts each sample once whatever the sampler repeated.
+    counts each sample once whatever the sampler repeated. So does a
+    :data:`_DEDUPLICATING_EVALUATORS` evaluator the file names
+    (``test_stats, coco_evaluator = evaluate(...)``), though its ``merge``
+    lives in another module.
     """
+    if mod.identifiers & _DEDUPLICATING_EVALUATORS:
+        return True
     for call in mod.calls:
         if tail(call) != "unique":
             continue
