@@ -83,6 +83,8 @@ ROUND_FOUR = [
     # after the held-out run, from the development set (Deformable-DETR's main.py)
     "good_detr_coco_evaluator.py",
     "bad_padded_eval_beside_coco_api.py",
+    # after the held-out run, from the development set (timm's OrderedDistributedSampler)
+    "bad_own_padded_sampler_eval.py",
 ]
 
 

@@ -1,0 +1,1 @@
+from .loader import create_loader
