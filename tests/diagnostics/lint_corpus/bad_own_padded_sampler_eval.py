@@ -9,7 +9,7 @@ class EvenShardSampler(Sampler):
         self.dataset = dataset
         self.world = dist.get_world_size()
         self.rank = dist.get_rank()
-        self.num_samples = int(math.ceil(len(dataset) / self.world))
+        self.num_samples = math.ceil(len(dataset) / self.world)
         self.total_size = self.num_samples * self.world
 
     def __iter__(self):

@@ -1,5 +1,4 @@
 import torch.distributed as dist
-
 from data import create_loader
 
 

@@ -10,7 +10,7 @@ class OrderedDistributedSampler(Sampler):
         self.dataset = dataset
         self.num_replicas = num_replicas
         self.rank = rank
-        self.num_samples = int(math.ceil(len(dataset) / num_replicas))
+        self.num_samples = math.ceil(len(dataset) / num_replicas)
         self.total_size = self.num_samples * num_replicas
 
     def __iter__(self):
