@@ -17,6 +17,7 @@ Run as a script (prints the replay and the timings as JSON)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -38,7 +39,7 @@ __all__ = ["TORCHFT_PYTHON", "flat", "TorchftResult", "replay", "run_job", "torc
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = "tests.fault.torchft_train"
 #: The torchft venv (``make venv-torchft``); ``FAIRSHARD_TORCHFT_VENV`` moves it.
-VENV = Path(os.environ.get("FAIRSHARD_TORCHFT_VENV", ROOT.parent.parent / "venvs" / "torchft"))
+VENV = Path(os.environ.get("FAIRSHARD_TORCHFT_VENV", ROOT / ".venv-torchft"))
 TORCHFT_PYTHON = VENV / "bin" / "python"
 LIGHTHOUSE = VENV / "bin" / "torchft_lighthouse"
 
@@ -89,26 +90,34 @@ class TorchftResult:
 
 
 def replay(
-    directory: Path, totals: dict[int, int], expected: dict[int, Counter[int]]
+    directory: Path,
+    family: str,
+    totals: dict[int, int],
+    expected: dict[int, Counter[int]],
+    out: TorchftResult | None = None,
 ) -> TorchftResult:
-    """Check the ledgers of ``directory`` against the epochs' plans.
+    """Check ``family``'s records in the ledgers of ``directory`` against its epochs' plans.
+
+    A step's items are trained when some group committed that step in that
+    quorum (its allreduce held every participant's gradient).
 
     Args:
         directory: The job's ledger directory.
+        family: The catalog name whose records are checked.
         totals: Plan length per epoch.
         expected: Dataset indices per epoch (the plan's multiset).
+        out: A result to add to (default: a new one).
     """
-    out = TorchftResult()
+    out = TorchftResult() if out is None else out
     records = list(read_ledgers(directory))
     commits = {(r["step"], r["quorum"]) for r in records if r["t"] == "commit"}
     per_epoch: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        if r["t"] == "items":
+        if r["t"] == "items" and r["family"] == family:
             if (r["step"], r["quorum"]) in commits:
                 per_epoch[r["epoch"]].append(r)
             else:
                 out.redone += len(r["indices"])
-        out.healed += r["t"] == "healed"
     for epoch, total in totals.items():
         recs = per_epoch.get(epoch, [])
         positions = Counter(p for r in recs for p in r["positions"])
@@ -118,13 +127,18 @@ def replay(
         dropped = 0 if last is None else last["dropped"]
         missing = sum(1 for p in range(total) if positions[p] == 0)
         dups = sum(positions.values()) - (total - missing)
-        out.lost += max(0, missing - dropped)
-        out.unexplained += max(0, dups - padded) + (1 if missing < dropped else 0)
+        lost, unexplained = max(0, missing - dropped), max(0, dups - padded)
+        if missing < dropped or dups < padded:
+            out.problems.append(f"{family} epoch {epoch}: fewer holes/duplicates than declared")
+        out.lost += lost
+        out.unexplained += unexplained
+        if lost or unexplained:
+            out.problems.append(f"{family} epoch {epoch}: {lost} lost, {unexplained} repeated")
         out.padded += padded
         out.dropped += dropped
         out.committed_items += sum(indices.values())
         if not dropped and not padded and indices != expected[epoch]:
-            out.problems.append(f"epoch {epoch}: trained indices differ from the plan's")
+            out.problems.append(f"{family} epoch {epoch}: trained indices differ from the plan's")
     return out
 
 
@@ -165,7 +179,12 @@ def run_job(
     timeout: float = 120.0,
     directory: Path | None = None,
 ) -> TorchftResult:
-    """Run one job (see the module docstring) and replay it."""
+    """Run one job (see the module docstring) and replay it.
+
+    Args:
+        family: Catalog names, comma-separated: the job reads one sampler of
+            each in every step and each is replayed on its own.
+    """
     missing = torchft_missing()
     if missing:
         raise RuntimeError(missing)
@@ -213,9 +232,7 @@ def run_job(
             if not let_in and _committed_steps(ledgers, 0) >= join_at:
                 (ledgers / "join").touch()
                 let_in = True
-            if let_in and all(
-                p.poll() is not None for g, p in procs_by_group.items() if g != 1
-            ):
+            if let_in and all(p.poll() is not None for g, p in procs_by_group.items() if g != 1):
                 break
             time.sleep(0.05)
         else:
@@ -226,9 +243,11 @@ def run_job(
                 out.problems.append(f"group {g} ended with rc={rc}")
         if procs_by_group[1].wait(timeout=10) == 0:
             out.problems.append("group 1 was to be SIGKILLed and exited normally")
-        totals, expected = _plans(family, dataset_size, seed, epochs)
-        result = replay(ledgers, totals, expected)
-        result.problems[:0] = out.problems
+        result = TorchftResult(problems=out.problems)
+        for name in family.split(","):
+            totals, expected = _plans(name, dataset_size, seed, epochs)
+            replay(ledgers, name, totals, expected, result)
+        result.healed = sum(1 for r in read_ledgers(ledgers) if r["t"] == "healed")
         _timings(ledgers, 1, joiner, result)
         result.wall_s = time.monotonic() - t_start
         if not result.ok:
@@ -239,10 +258,8 @@ def run_job(
     finally:
         for p in [*procs_by_group.values(), lighthouse]:
             if p.poll() is None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, 9)
-                except ProcessLookupError:
-                    pass
                 p.wait(timeout=10)
         tmp.cleanup()
 

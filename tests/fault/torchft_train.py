@@ -10,7 +10,8 @@ Manager's step and quorum id) and a ``commit`` record after it returned
 and each of its processes) once the Manager reaches step ``S``, right after the
 ``items`` record, so the step is never committed.
 
-Args (positional): ledger directory, family name, dataset size, seed, epochs,
+Args (positional): ledger directory, family names (comma-separated: one
+ReplicaGroupSampler each, all read in every step), dataset size, seed, epochs,
 replica id, die-at-step (-1: never), items per rank, the number of groups to
 wait for before the first quorum (0 for a group that joins later), seconds
 a step's compute takes. A group that joins later imports everything, then
@@ -37,21 +38,18 @@ from tests.fault.torchft_job import flat
 
 
 def main() -> int:
-    directory, family, n, seed, epochs, replica, die_at, per_rank, wait, step_s = sys.argv[1:11]
+    directory, names, n, seed, epochs, replica, die_at, per_rank, wait, step_s = sys.argv[1:11]
     logging.disable(logging.WARNING)
-    entry = {e.name: e for e in sampler_families()}[family]
+    entries = {e.name: e for e in sampler_families()}
+    families = names.split(",")
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     ledger = Ledger(Path(directory), int(replica), 0, rank)
     model = torch.nn.Linear(4, 1)
-    holder: dict[str, ReplicaGroupSampler] = {}
+    samplers: dict[str, ReplicaGroupSampler] = {}
 
     def load(state: dict[str, object]) -> None:
-        model.load_state_dict(state["model"])  # type: ignore[arg-type]
-        holder["sampler"].load_state_dict(state["data"])  # type: ignore[arg-type]
-        ledger.append("healed", epoch=holder["sampler"].epoch)
-
-    def save() -> dict[str, object]:
-        return {"model": model.state_dict(), "data": holder["sampler"].state_dict()}
+        model.load_state_dict(state)  # type: ignore[arg-type]
+        ledger.append("healed", epochs={f: s.epoch for f, s in samplers.items()})
 
     (Path(directory) / f"ready.{replica}.{rank}").touch()
     while (
@@ -64,7 +62,7 @@ def main() -> int:
     manager = Manager(
         pg=ProcessGroupGloo(timeout=timedelta(seconds=5)),
         load_state_dict=load,
-        state_dict=save,
+        state_dict=model.state_dict,
         min_replica_size=1,
         use_async_quorum=False,
         replica_id=f"group{replica}",
@@ -72,23 +70,28 @@ def main() -> int:
         quorum_timeout=timedelta(seconds=30),
         connect_timeout=timedelta(seconds=10),
     )
-    sampler = ReplicaGroupSampler(
-        entry.make(int(n), 0, 1, seed=int(seed)), manager, items_per_rank=int(per_rank)
-    )
-    holder["sampler"] = sampler
+    for family in families:
+        sampler = entries[family].make(int(n), 0, 1, seed=int(seed))
+        samplers[family] = ReplicaGroupSampler(sampler, manager, items_per_rank=int(per_rank))
+        samplers[family].register(key=f"fairshard.{family}")  # the cursor travels with the model
     while True:
         manager.start_quorum()
-        items = sampler.step_items()
-        if sampler.epoch >= int(epochs):
+        steps = {f: s.step_items() for f, s in samplers.items()}
+        live = [f for f, s in samplers.items() if s.epoch < int(epochs)]
+        if not live:
             break
         step = manager.current_step()
         quorum = int(manager._quorum_id)
-        if items is None:
-            grad = torch.zeros(4)
-        else:
+        count = 0
+        for family in live:
+            items, sampler = steps[family], samplers[family]
+            if items is None:
+                continue
             indices = [i for item in items for i in flat(item)]
+            count += len(indices)
             ledger.append(
                 "items",
+                family=family,
                 epoch=sampler.epoch,
                 step=step,
                 quorum=quorum,
@@ -99,9 +102,9 @@ def main() -> int:
                 indices=indices,
                 time=time.time(),
             )
-            grad = torch.full((4,), float(len(indices)))
-            time.sleep(float(step_s))  # the step's compute
-        if step == int(die_at):
+        time.sleep(float(step_s))  # the step's compute
+        grad = torch.full((4,), float(count))
+        if int(die_at) >= 0 and step >= int(die_at):
             if rank == 0:
                 os.kill(os.getppid(), signal.SIGKILL)  # the torchrun agent: no restart
             os.kill(os.getpid(), signal.SIGKILL)  # every process of the group, before commit
@@ -109,7 +112,7 @@ def main() -> int:
         if manager.should_commit():
             with torch.no_grad():
                 model.weight -= 1e-3 * grad
-            ledger.append("commit", epoch=sampler.epoch, step=step, quorum=quorum, time=time.time())
+            ledger.append("commit", step=step, quorum=quorum, time=time.time())
     ledger.append("done", step=manager.current_step())
     ledger.close()
     manager.shutdown(wait=False)

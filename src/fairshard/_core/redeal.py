@@ -127,7 +127,8 @@ class Deal:
         offsets = steps * self.num_slots + slots  # (steps, slots_per_group)
         if offsets.size and len(self.pool):
             offsets %= len(self.pool)  # only the padded last step wraps
-        return self.pool[offsets]
+        out: NDArray[np.int64] = self.pool[offsets]
+        return out
 
 
 def first_deal(

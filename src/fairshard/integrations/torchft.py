@@ -116,10 +116,16 @@ class ReplicaGroupSampler:
         self.last_padded: int = 0
 
     # ----------------------------------------------------------- state hooks
-    def register(self, manager: Any | None = None) -> None:
-        """Add the cursor to the Manager's state-dict hooks (sent to a joining group)."""
+    def register(self, manager: Any | None = None, key: str | None = None) -> None:
+        """Add the cursor to the Manager's state-dict hooks (sent to a joining group).
+
+        Args:
+            manager: The Manager (default: the one the sampler was built with).
+            key: The hook's name (default ``"fairshard"``; one per sampler when
+                a loop reads several).
+        """
         (manager or self.manager).register_state_dict_fn(
-            self.key, self.load_state_dict, self.state_dict
+            key or self.key, self.load_state_dict, self.state_dict
         )
 
     def state_dict(self) -> dict[str, Any]:
