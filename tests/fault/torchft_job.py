@@ -208,6 +208,7 @@ def run_job(
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     procs_by_group: dict[int, subprocess.Popen[bytes]] = {}
+    log_files: list[Any] = []
 
     def launch(group: int, die: int, wait: int) -> None:
         cmd = [
@@ -217,6 +218,7 @@ def run_job(
             str(items_per_rank), str(wait), str(step_s),
         ]  # fmt: skip
         log = open(logs / f"group{group}.log", "wb")  # noqa: SIM115 (closed with the job)
+        log_files.append(log)
         procs_by_group[group] = subprocess.Popen(
             cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
@@ -261,6 +263,8 @@ def run_job(
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(p.pid, 9)
                 p.wait(timeout=10)
+        for log in log_files:
+            log.close()
         tmp.cleanup()
 
 
