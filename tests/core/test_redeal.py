@@ -51,7 +51,7 @@ def committed_reads(deal: Deal, committed: dict[int, int]) -> tuple[list[int], i
     return reads, padded
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(first=quorums, history=histories())
 def test_any_sequence_of_leaves_and_joins_reads_every_position_once(
     first: set[int], history: tuple[int, int, str, list[tuple[set[int], list[float]]]]
