@@ -176,6 +176,7 @@ def run_job(
     die_at: int = 3,
     join_at: int = 6,
     step_s: float = 0.05,
+    heartbeat_ms: int = 600,
     timeout: float = 120.0,
     directory: Path | None = None,
 ) -> TorchftResult:
@@ -204,7 +205,8 @@ def run_job(
     logs = Path(directory or tmp.name)
     lighthouse = subprocess.Popen(
         [str(LIGHTHOUSE), "--min_replicas", "1", "--bind", f"[::]:{port}",
-         "--join_timeout_ms", "300", "--quorum_tick_ms", "20", "--heartbeat_timeout_ms", "600"],
+         "--join_timeout_ms", "300", "--quorum_tick_ms", "20",
+         "--heartbeat_timeout_ms", str(heartbeat_ms)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     procs_by_group: dict[int, subprocess.Popen[bytes]] = {}
@@ -298,11 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--die-at", type=int, default=3)
     parser.add_argument("--join-at", type=int, default=6)
     parser.add_argument("--items-per-rank", type=int, default=2)
+    parser.add_argument("--heartbeat-ms", type=int, default=600, help="the lighthouse's timeout")
     args = parser.parse_args(argv)
     result = run_job(
         args.family, groups=args.groups, procs=args.procs, dataset_size=args.dataset_size,
         epochs=args.epochs, die_at=args.die_at, join_at=args.join_at,
-        items_per_rank=args.items_per_rank,
+        items_per_rank=args.items_per_rank, heartbeat_ms=args.heartbeat_ms,
     )  # fmt: skip
     print(json.dumps({k: v for k, v in vars(result).items()}, indent=1, default=str))
     return 0 if result.ok else 1

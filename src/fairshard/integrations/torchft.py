@@ -25,12 +25,17 @@ The loop (``use_async_quorum=False``, so a healing group loads its state in
 
     sampler = ReplicaGroupSampler(fairshard.DistributedSampler(n, 1, 0, seed=0), manager)
     sampler.register(manager)
-    while sampler.epoch < epochs:
+    while True:
         manager.start_quorum()
         items = sampler.step_items()      # this rank's items of the step
+        if sampler.epoch >= epochs:       # every group sees the same epoch end
+            break
         ...forward / backward on items, manager.allreduce(grads)...
         if manager.should_commit():
             optimizer.step()
+
+docs/faults.md has the whole loop, what was tested and the measured
+comparison with the restart path.
 """
 
 from __future__ import annotations
