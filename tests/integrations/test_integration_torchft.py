@@ -7,10 +7,12 @@ Each test skips, saying how to build the venv, when it is absent.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import fairshard
 from fairshard import ConfigError, StateDictError
+from fairshard._core.redeal import first_deal, redeal
 from fairshard.integrations.torchft import ReplicaGroupSampler
 from tests.catalog import sampler_families
 from tests.fault.torchft_job import run_job, torchft_missing
@@ -84,3 +86,21 @@ def test_a_cursor_from_another_configuration_is_refused() -> None:
     with pytest.raises(StateDictError, match="ReplicaGroupSampler.state_dict"):
         a.load_state_dict({"kind": "other"})
     a.load_state_dict(a.state_dict())  # its own round trips
+
+
+def test_the_deal_is_the_pure_re_deal_of_the_quorum_history() -> None:
+    """The cursor a peer sends (a history) gives the deal the pure functions give."""
+    sampler = ReplicaGroupSampler(
+        fairshard.DistributedSampler(40, num_replicas=1, rank=0, seed=3), None,
+        group_rank=1, group_world_size=2, items_per_rank=3,
+    )  # fmt: skip
+    state = sampler.state_dict()
+    state["history"] = [[3, 0], [2, 1], [3, 2]]  # 3 groups; one leaves after 1 step; one joins
+    sampler.load_state_dict(state)
+    deal = first_deal(40, range(3), 6)
+    deal = redeal(deal, dict.fromkeys(range(3), 1), range(2))
+    deal = redeal(deal, dict.fromkeys(range(2), 1), range(3))
+    got = sampler._replay()
+    assert got.groups == deal.groups and np.array_equal(got.pool, deal.pool)
+    assert got.pool.tolist() == list(range(18 + 12, 40))  # 18 read by 3 groups, 12 by 2
+    assert (got.num_steps, got.num_padded()) == (1, 8)  # 10 left on 18 slots: 1 step, 8 padded
