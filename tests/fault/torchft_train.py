@@ -29,7 +29,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import torch
-from torchft import Manager, ProcessGroupGloo
 
 from fairshard.integrations.torchft import ReplicaGroupSampler
 from tests.catalog import sampler_families
@@ -38,6 +37,8 @@ from tests.fault.torchft_job import flat
 
 
 def main() -> int:
+    from torchft import Manager, ProcessGroupGloo  # the torchft venv only (not at collection)
+
     directory, names, n, seed, epochs, replica, die_at, per_rank, wait, step_s = sys.argv[1:11]
     logging.disable(logging.WARNING)
     entries = {e.name: e for e in sampler_families()}
