@@ -11,7 +11,7 @@ BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook floors-venv floors-check dist test-dist docs
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean venv-torchft test-floors test-floors-fast test-hook floors-venv floors-check dist test-dist docs
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,7 @@ demo: install-demo
 # every family through node losses, shrinks and grows on two torchrun agents,
 # then SIGKILLs of single ranks with relaunches 4 -> 3 -> 2.
 faults: install
+	$(MAKE) $(TORCHFT_STAMP) || echo "faults: torchft did not install; its jobs are skipped"
 	$(BIN)/python -m pytest -p no:cacheprovider -q -m matrix tests
 	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3 --two-agents
 	nice timeout 3600 $(BIN)/python -m tests.fault.elastic --cycles 2 --epochs 3 --families all --seed 3
@@ -78,6 +79,21 @@ $(STREAMING_STAMP):
 	$(PYTHON) -m venv $(STREAMING_VENV)
 	$(STREAMING_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)" "mosaicml-streaming>=0.13" "numpy<2.2"
 	touch $(STREAMING_STAMP)
+
+# torchft (the [torchft] extra) in a venv of its own: its lighthouse and replica groups run
+# tests/fault/torchft_job.py, which tests/integrations/test_integration_torchft.py drives from
+# the main venv (it skips, saying so, without this venv). FAIRSHARD_TORCHFT_VENV points the
+# tests at another one.
+TORCHFT_VENV ?= .venv-torchft
+TORCHFT_STAMP := $(TORCHFT_VENV)/.fairshard-torchft
+
+$(TORCHFT_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(TORCHFT_VENV)
+	$(TORCHFT_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(TORCHFT_VENV)/bin/python -m pip install --quiet -e ".[torchft]" "$(TORCH_SPEC)"
+	touch $(TORCHFT_STAMP)
+
+venv-torchft: $(TORCHFT_STAMP)
 
 bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
@@ -152,4 +168,4 @@ test-floors-fast: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) dist site .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) $(TORCHFT_VENV) dist site .mypy_cache .ruff_cache .pytest_cache .hypothesis
