@@ -52,6 +52,7 @@ if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __
     from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
     from ._samplers.sharded import ShardedSampler
     from ._samplers.weighted import WeightedSampler
+    from ._streams.kfold import kfold
     from ._streams.sharded_iterable import ShardedIterable
     from ._streams.split import split
     from ._streams.stop import StopTogether, stop_together
@@ -119,6 +120,7 @@ __all__ = [
     "collate_packed_padded",
     "gather_in_order",
     "init_elastic_process_group",
+    "kfold",
     "loader_state_dict",
     "open_arrow",
     "open_mds",
@@ -181,6 +183,7 @@ _EXPORTS: dict[str, str] = {
     "collate_packed_padded": "._batching.pack_collate",
     "gather_in_order": "._evaluation.gather",
     "init_elastic_process_group": ".distributed",
+    "kfold": "._streams.kfold",
     "loader_state_dict": ".distributed",
     "open_arrow": ".formats",
     "open_mds": ".formats",

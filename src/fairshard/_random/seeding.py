@@ -58,6 +58,7 @@ class StreamId:
     LOCALITY = 14
     SHUFFLE_BUFFER = 15
     SAMPLE = 16
+    GROUP_SPLIT = 17
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:
