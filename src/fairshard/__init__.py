@@ -22,6 +22,7 @@ from ._version import __version__ as __version__
 
 if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __getattr__
     from ._batching.batch_shard import BatchShardSampler
+    from ._batching.buckets import KeyBatchSampler, ShapeBucketBatchSampler
     from ._batching.class_batch import ClassBatchSampler
     from ._batching.costs import AttentionCost
     from ._batching.length_bucket import LengthBucketBatchSampler
@@ -94,6 +95,7 @@ __all__ = [
     "FairshardWarning",
     "HardExampleSampler",
     "IndexedDataset",
+    "KeyBatchSampler",
     "LengthBucketBatchSampler",
     "LinearAnneal",
     "LinearWeightAnneal",
@@ -104,6 +106,7 @@ __all__ = [
     "Partition",
     "RankMismatchError",
     "Readahead",
+    "ShapeBucketBatchSampler",
     "ShardDataset",
     "ShardError",
     "ShardedIterable",
@@ -157,6 +160,7 @@ _EXPORTS: dict[str, str] = {
     "FairshardWarning": "._errors",
     "HardExampleSampler": "._samplers.hard_example",
     "IndexedDataset": "._samplers.hard_example",
+    "KeyBatchSampler": "._batching.buckets",
     "LengthBucketBatchSampler": "._batching.length_bucket",
     "LinearAnneal": "._samplers.schedules",
     "LinearWeightAnneal": "._samplers.schedules",
@@ -167,6 +171,7 @@ _EXPORTS: dict[str, str] = {
     "Partition": "._core.partition",
     "RankMismatchError": "._errors",
     "Readahead": "._samplers.readahead",
+    "ShapeBucketBatchSampler": "._batching.buckets",
     "ShardDataset": ".formats",
     "ShardError": ".formats",
     "ShardedIterable": "._streams.sharded_iterable",

@@ -59,6 +59,8 @@ class StreamId:
     SHUFFLE_BUFFER = 15
     SAMPLE = 16
     GROUP_SPLIT = 17
+    SHAPE_BUCKET = 18
+    KEY_BATCH = 19
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:
