@@ -30,6 +30,7 @@ if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __
     from ._batching.packing import PackingBatchSampler
     from ._batching.token_budget import TokenBudgetBatchSampler
     from ._core.endless import StepSampler
+    from ._core.migrate import DataChange
     from ._core.partition import Partition
     from ._core.steps import BatchSchedule, StepIndices
     from ._errors import (
@@ -88,6 +89,7 @@ __all__ = [
     "ConfigTypeError",
     "Constant",
     "CoverageSegment",
+    "DataChange",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
@@ -153,6 +155,7 @@ _EXPORTS: dict[str, str] = {
     "ConfigTypeError": "._errors",
     "Constant": "._samplers.schedules",
     "CoverageSegment": ".diagnostics",
+    "DataChange": "._core.migrate",
     "DegenerateConfigWarning": "._errors",
     "DistributedEvalSampler": "._samplers.distributed",
     "DistributedSampler": "._samplers.distributed",

@@ -61,6 +61,7 @@ class StreamId:
     GROUP_SPLIT = 17
     SHAPE_BUCKET = 18
     KEY_BATCH = 19
+    MIGRATE = 20
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:
