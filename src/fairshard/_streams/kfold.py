@@ -3,7 +3,7 @@
 One function for scikit-learn's four splitters -- ``KFold(shuffle=True)``,
 ``StratifiedKFold``, ``GroupKFold`` and ``StratifiedGroupKFold`` -- as a pure
 function of ``(n, n_splits, seed, stratify, groups)``, pinned across versions
-like ``split`` (``tests/golden/kfold.json``; a change is an order change under
+like ``split`` (``tests/golden/group_split.json``; a change is an order change under
 docs/compatibility.md).
 
 NOTE (without groups): the test folds are ``split(n, counts, seed=seed,
