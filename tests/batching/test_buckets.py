@@ -181,3 +181,32 @@ def test_bad_inputs_name_the_parameter() -> None:
         KeyBatchSampler(["a", "b"] * 8, 6, batch_multiple=4, **ONE)
     with pytest.raises(ConfigTypeError, match=r"keys"):
         KeyBatchSampler([0.5, 1.5], 1, **ONE)
+
+
+@settings(**settings_kw)
+@given(
+    lengths=st.lists(st.integers(1, 200), min_size=1, max_size=300),
+    multiple=st.sampled_from([2, 4, 8]),
+    cost=st.sampled_from(["padded", "sum"]),
+    cap=st.sampled_from([None, 12]),
+)
+def test_token_budget_batch_multiple_rounds_down_like_fairseq(
+    lengths: list[int], multiple: int, cost: str, cap: int | None
+) -> None:
+    """Batches are multiples of ``batch_multiple`` unless the budget fits fewer or the epoch ends.
+
+    fairseq's ``required_batch_size_multiple``: the greedy fill's size is
+    rounded down to a multiple; a batch the budget holds fewer than
+    ``batch_multiple`` of stays as it is. Nothing is left out.
+    """
+    from fairshard import TokenBudgetBatchSampler
+
+    kw: dict[str, Any] = {"cost": cost, "max_batch_size": cap, **ONE}
+    s = TokenBudgetBatchSampler(lengths, 400, batch_multiple=multiple, **kw)
+    sizes = s.plan().sizes().tolist()
+    assert sum(1 for k in sizes if k >= multiple and k % multiple) <= 1  # the epoch's last
+    assert sorted(i for b in _epoch(s) for i in b) == list(range(len(lengths)))
+    assert all(c <= 400 for c in s.batch_costs())
+    plain = TokenBudgetBatchSampler(lengths, 400, **kw)
+    assert "batch_multiple" not in plain.state_dict()["config"]  # older states stay valid
+    assert s.state_dict()["config"]["batch_multiple"] == multiple
