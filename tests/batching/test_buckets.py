@@ -210,3 +210,50 @@ def test_token_budget_batch_multiple_rounds_down_like_fairseq(
     plain = TokenBudgetBatchSampler(lengths, 400, **kw)
     assert "batch_multiple" not in plain.state_dict()["config"]  # older states stay valid
     assert s.state_dict()["config"]["batch_multiple"] == multiple
+
+
+@settings(**settings_kw)
+@given(
+    pairs=st.lists(st.tuples(st.integers(1, 300), st.integers(1, 150)), min_size=1, max_size=300),
+    multiple=st.sampled_from([1, 4, 8]),
+    by_tokens=st.booleans(),
+)
+def test_two_dimensional_buckets_input_by_output(
+    pairs: list[tuple[int, int]], multiple: int, by_tokens: bool
+) -> None:
+    src = np.asarray([a for a, _ in pairs])
+    tgt = np.asarray([b for _, b in pairs])
+    size: dict[str, Any] = {"max_tokens": 4800} if by_tokens else {"batch_size": 2 * multiple}
+    try:
+        s = ShapeBucketBatchSampler(
+            src, boundaries=[50, 100, 300], target_lengths=tgt, target_round_to=50,
+            batch_multiple=multiple, **size, **ONE,
+        )  # fmt: skip
+    except ConfigError as e:
+        assert "batch_multiple" in str(e)
+        return
+    batches = _epoch(s)
+    seen = Counter((len(b), *s.padded_length(b)) for b in batches)
+    assert seen == Counter(s.shapes)
+    for b in batches:
+        pad_in, pad_out = s.padded_length(b)
+        assert src[b].max() <= pad_in and tgt[b].max() <= pad_out and pad_out % 50 == 0
+        assert len({(s._bucket[i]) for i in b}) == 1 and len(b) % multiple == 0
+        if by_tokens:
+            assert len(b) * max(pad_in, pad_out) <= 4800
+    items = [i for b in batches for i in b]
+    assert len(items) == len(set(items)) == len(pairs) - s.num_left_out
+
+
+def test_two_dimensional_bad_inputs_name_the_parameter() -> None:
+    with pytest.raises(ConfigError, match=r"target_lengths must hold one length per item"):
+        ShapeBucketBatchSampler([1, 2, 3], 1, target_lengths=[1, 2], **ONE)
+    with pytest.raises(ConfigError, match=r"target_boundaries and target_round_to bucket"):
+        ShapeBucketBatchSampler([1, 2, 3], 1, target_round_to=8, **ONE)
+    with pytest.raises(ConfigError, match=r"item 2 has target_length 40, over the last of "
+                       r"target_boundaries=\[16, 32\]"):  # fmt: skip
+        ShapeBucketBatchSampler([1, 2, 3], 1, target_lengths=[1, 2, 40],
+                                target_boundaries=[16, 32], **ONE)  # fmt: skip
+    with pytest.raises(ConfigError, match=r"give target_boundaries or target_round_to, not both"):
+        ShapeBucketBatchSampler([1, 2], 1, target_lengths=[1, 2], target_boundaries=[4],
+                                target_round_to=2, **ONE)  # fmt: skip

@@ -110,6 +110,56 @@ def _check_multiple(batch_multiple: Any) -> int:
     )
 
 
+def _check_boundaries(
+    boundaries: Any, round_to: Any, lengths: NDArray[Any], prefix: str = ""
+) -> NDArray[Any] | None:
+    """Checked ``boundaries`` (every length at or below the last), or ``None``."""
+    b, r = f"{prefix}boundaries", f"{prefix}round_to"
+    if boundaries is None:
+        return None
+    if round_to is not None:
+        raise ConfigError(f"give {b} or {r}, not both, got {b}={boundaries!r} and {r}={round_to!r}")
+    if isinstance(boundaries, str | bytes) or not hasattr(boundaries, "__len__"):
+        raise ConfigTypeError(
+            f"{b} must be a list of increasing lengths, got {type(boundaries).__name__}"
+        )
+    values = list(boundaries)
+    if not values or any(isinstance(v, bool) or not isinstance(v, numbers.Real) for v in values):
+        raise ConfigError(f"{b} must be a non-empty list of numbers, got {b}={values!r}")
+    array = np.asarray(values)
+    if np.any(np.diff(array) <= 0) or array[0] <= 0 or not np.all(np.isfinite(array)):
+        raise ConfigError(
+            f"{b} must be finite, positive and strictly increasing, got {b}={values!r}"
+        )
+    over = np.flatnonzero(lengths > array[-1])
+    if over.size:
+        first = int(over[0])
+        raise ConfigError(
+            f"item {first} has {prefix}length {lengths[first].item()!r}, over the last of "
+            f"{b}={values!r} ({over.size} item(s) are); add a boundary >= "
+            f"{lengths.max().item()!r}, or truncate those items"
+        )
+    return array
+
+
+def _padded(
+    lengths: NDArray[Any], boundaries: NDArray[Any] | None, round_to: float | None
+) -> NDArray[Any]:
+    """``(n,)`` each item's padded length: its boundary, its rounded length, or itself."""
+    if boundaries is not None:
+        return boundaries[np.searchsorted(boundaries, lengths, side="left")]
+    if round_to is not None:
+        rounded = np.ceil(lengths / round_to) * round_to
+        if lengths.dtype.kind == "i" and float(round_to).is_integer():
+            return rounded.astype(np.int64)
+        return rounded
+    return lengths
+
+
+def _check_round(name: str, value: Any) -> float | None:
+    return None if value is None else check_real(name, value, minimum=0, strict_minimum=True)
+
+
 class _Buckets(BatchPlanSampler[BatchPlan], register=False):
     """Shared plan, shapes and state of the bucketed families."""
 
@@ -171,10 +221,16 @@ class ShapeBucketBatchSampler(_Buckets):
         round_to: Instead of ``boundaries``, round each length up to a
             multiple of ``round_to`` (pad to a multiple of 64, say). With
             neither, every distinct length is its own bucket.
+        target_lengths: Optional second length per item (the output of a
+            sequence-to-sequence pair): buckets are then two-dimensional,
+            ``(input bucket, output bucket)``, and a batch's shape is
+            ``(batch size, input length, output length)``.
+        target_boundaries: Buckets of ``target_lengths``, as ``boundaries``.
+        target_round_to: Rounding of ``target_lengths``, as ``round_to``.
         max_tokens: Instead of ``batch_size``, a budget of padded tokens per
-            batch: bucket ``b`` of padded length ``L_b`` gets
-            ``floor(max_tokens / L_b)`` items, rounded down to a multiple of
-            ``batch_multiple`` (fairseq's ``max_tokens`` with
+            batch: bucket ``b`` of padded length ``L_b`` (the longer side of
+            a two-dimensional bucket) gets ``floor(max_tokens / L_b)``
+            items, rounded down to a multiple of ``batch_multiple`` (fairseq's ``max_tokens`` with
             ``required_batch_size_multiple``).
         max_batch_size: With ``max_tokens``, a cap on items per batch.
         batch_multiple: Every batch size is a multiple of it (8 for tensor
@@ -216,6 +272,9 @@ class ShapeBucketBatchSampler(_Buckets):
         *,
         boundaries: Any = None,
         round_to: float | None = None,
+        target_lengths: Any = None,
+        target_boundaries: Any = None,
+        target_round_to: float | None = None,
         max_tokens: float | None = None,
         max_batch_size: int | None = None,
         batch_multiple: int = 1,
@@ -245,16 +304,35 @@ class ShapeBucketBatchSampler(_Buckets):
                 f"give exactly one of batch_size and max_tokens, got batch_size={batch_size!r} "
                 f"and max_tokens={max_tokens!r}"
             )
-        self.boundaries = self._check_boundaries(boundaries, round_to)
-        self.round_to = (
-            None
-            if round_to is None
-            else check_real("round_to", round_to, minimum=0, strict_minimum=True)
-        )
-        padded = self._padded(self.lengths)  # (n,) each item's padded length
-        bucket_lengths, codes = np.unique(padded, return_inverse=True)
+        self.boundaries = _check_boundaries(boundaries, round_to, self.lengths)
+        self.round_to = _check_round("round_to", round_to)
+        padded = _padded(self.lengths, self.boundaries, self.round_to)  # (n,) padded lengths
+        self.target_lengths: NDArray[Any] | None = None
+        self.target_boundaries: NDArray[Any] | None = None
+        self.target_round_to = _check_round("target_round_to", target_round_to)
+        if target_lengths is None:
+            if target_boundaries is not None or target_round_to is not None:
+                raise ConfigError(
+                    "target_boundaries and target_round_to bucket target_lengths; pass "
+                    "target_lengths (one output length per item) or leave them out"
+                )
+            bucket_lengths, codes = np.unique(padded, return_inverse=True)
+        else:
+            target = check_lengths(target_lengths, name="target_lengths")
+            if target.size != self.lengths.size:
+                raise ConfigError(
+                    f"target_lengths must hold one length per item (shape "
+                    f"({self.lengths.size},)), got shape ({target.size},)"
+                )
+            self.target_lengths = target
+            self.target_boundaries = _check_boundaries(
+                target_boundaries, target_round_to, target, "target_"
+            )
+            out = _padded(target, self.target_boundaries, self.target_round_to)
+            pairs = np.stack([padded, out], axis=1)  # (n, 2) input x output bucket
+            bucket_lengths, codes = np.unique(pairs, axis=0, return_inverse=True)
         self.bucket_lengths: NDArray[Any] = bucket_lengths
-        self._bucket = codes.astype(np.int64)
+        self._bucket = codes.reshape(-1).astype(np.int64)
         by_bucket = np.argsort(self._bucket, kind="stable").astype(np.int64)
         self._members = np.split(by_bucket, np.cumsum(np.bincount(self._bucket))[:-1])
         self.batch_size = (
@@ -272,57 +350,13 @@ class ShapeBucketBatchSampler(_Buckets):
             if max_batch_size is None
             else check_int("max_batch_size", max_batch_size, minimum=1, fix="or None for no cap")
         )
-        self._sizes = [self._bucket_size(float(v)) for v in bucket_lengths.tolist()]
-        self._costs = [float(v) for v in bucket_lengths.tolist()]
+        # One item's cost: its padded length, the longer side of a 2-D bucket (fairseq's
+        # num_tokens = max(source, target)).
+        per_item = bucket_lengths if bucket_lengths.ndim == 1 else bucket_lengths.max(axis=1)
+        self._sizes = [self._bucket_size(float(v)) for v in per_item.tolist()]
+        self._costs = [float(v) for v in per_item.tolist()]
         self._digest = S.digest(self.lengths)
         self._finish_buckets()
-
-    def _check_boundaries(self, boundaries: Any, round_to: Any) -> NDArray[Any] | None:
-        if boundaries is None:
-            return None
-        if round_to is not None:
-            raise ConfigError(
-                f"give boundaries or round_to, not both, got boundaries={boundaries!r} and "
-                f"round_to={round_to!r}"
-            )
-        if isinstance(boundaries, str | bytes) or not hasattr(boundaries, "__len__"):
-            raise ConfigTypeError(
-                f"boundaries must be a list of increasing lengths, got {type(boundaries).__name__}"
-            )
-        values = list(boundaries)
-        if not values or any(
-            isinstance(v, bool) or not isinstance(v, numbers.Real) for v in values
-        ):
-            raise ConfigError(
-                f"boundaries must be a non-empty list of numbers, got boundaries={values!r}"
-            )
-        array = np.asarray(values)
-        if np.any(np.diff(array) <= 0) or array[0] <= 0 or not np.all(np.isfinite(array)):
-            raise ConfigError(
-                f"boundaries must be finite, positive and strictly increasing, got "
-                f"boundaries={values!r}"
-            )
-        top = array[-1]
-        over = np.flatnonzero(self.lengths > top)
-        if over.size:
-            first = int(over[0])
-            raise ConfigError(
-                f"item {first} has length {self.lengths[first].item()!r}, over the last of "
-                f"boundaries={values!r} ({over.size} item(s) are); add a boundary >= "
-                f"{self.lengths.max().item()!r}, or truncate those items"
-            )
-        return array
-
-    def _padded(self, lengths: NDArray[Any]) -> NDArray[Any]:
-        if self.boundaries is not None:
-            return self.boundaries[np.searchsorted(self.boundaries, lengths, side="left")]
-        if self.round_to is not None:
-            step = self.round_to
-            rounded = np.ceil(lengths / step) * step
-            if lengths.dtype.kind == "i" and float(step).is_integer():
-                return rounded.astype(np.int64)
-            return rounded
-        return lengths
 
     def _bucket_size(self, length: float) -> int:
         k = self.batch_multiple
@@ -359,29 +393,48 @@ class ShapeBucketBatchSampler(_Buckets):
             "batch_multiple": self.batch_multiple,
             "drop_last": self.drop_last,
             "balance_run": self.balance_run,
+            **self._target_config(),
+        }
+
+    def _target_config(self) -> dict[str, Any]:
+        if self.target_lengths is None:
+            return {}  # one-dimensional buckets: the config as it was pinned
+        bounds = self.target_boundaries
+        return {
+            "target_lengths": S.digest(self.target_lengths),
+            "target_boundaries": None if bounds is None else bounds.tolist(),
+            "target_round_to": self.target_round_to,
         }
 
     @property
-    def shapes(self) -> dict[tuple[int, Any], int]:
+    def shapes(self) -> dict[tuple[Any, ...], int]:
         """``{(batch size, padded length): batches per epoch}``: every shape an epoch yields.
 
-        Fixed by the inputs before the first epoch (module NOTE); a padded
-        tail recycles batches of these shapes.
+        With ``target_lengths`` the keys are ``(batch size, input length,
+        output length)``. Fixed by the inputs before the first epoch (module
+        NOTE); a padded tail recycles batches of these shapes.
         """
-        out: dict[tuple[int, Any], int] = {}
+        out: dict[tuple[Any, ...], int] = {}
         for (full, last), size, length in zip(
             self._counts, self._sizes, self.bucket_lengths.tolist(), strict=True
         ):
+            dims = tuple(length) if isinstance(length, list) else (length,)
             if full:
-                out[(size, length)] = out.get((size, length), 0) + full
+                key = (size, *dims)
+                out[key] = out.get(key, 0) + full
             if last:
-                out[(last, length)] = out.get((last, length), 0) + 1
+                key = (last, *dims)
+                out[key] = out.get(key, 0) + 1
         return dict(sorted(out.items()))
 
     def padded_length(self, batch: Any) -> Any:
-        """The length to pad ``batch`` (a list of indices) to: its bucket's length."""
+        """The length to pad ``batch`` (a list of indices) to: its bucket's length.
+
+        A ``(input length, output length)`` pair with ``target_lengths``.
+        """
         idx = np.asarray(batch, dtype=np.int64)
-        return self.bucket_lengths[int(self._bucket[idx].max())].item()
+        value = self.bucket_lengths[int(self._bucket[idx].max())]
+        return tuple(value.tolist()) if self.target_lengths is not None else value.item()
 
 
 class KeyBatchSampler(_Buckets):
