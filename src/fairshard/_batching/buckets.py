@@ -456,7 +456,11 @@ class KeyBatchSampler(_Buckets):
         group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``).
 
     Example:
-        >>> s = KeyBatchSampler(["wide", "tall", "wide", "tall", "wide"], 2, num_replicas=1, rank=0)
+        >>> keys = ["wide", "tall", "wide", "tall", "wide"]
+        >>> s = KeyBatchSampler(keys, 2, num_replicas=1, rank=0)
+        >>> sorted(s.key_of(b) for b in s), s.num_left_out
+        (['tall', 'wide', 'wide'], 0)
+        >>> s = KeyBatchSampler(keys, 2, drop_last=True, num_replicas=1, rank=0)
         >>> sorted(s.key_of(b) for b in s), s.num_left_out
         (['tall', 'wide'], 1)
     """
