@@ -28,7 +28,7 @@ from .cursor import Cursor
 from .epochs import EpochRules, ResumePoint
 from .partition import Layout, Partition, Tail
 from .plans import Plan
-from .resume import LoaderView, check_consumed, finished
+from .resume import LoaderView, check_consumed, finished, held_refusal
 
 __all__ = ["SamplerState"]
 
@@ -154,8 +154,9 @@ class SamplerState(EpochRules):
                 ``consumed`` is ``None`` while a multi-worker ``DataLoader``
                 (``StatefulDataLoader`` included, when the call is not its
                 own snapshot) holds prefetched items of this pass the loop
-                has not taken; or the loader yields batches out of order
-                (``in_order=False``) mid-pass.
+                has not taken, or while a loader wrapper that fetches ahead
+                (Ray Train's) holds a batch of it; or the loader yields
+                batches out of order (``in_order=False``) mid-pass.
         """
         return self._state(consumed, sys._getframe(1), in_order=True)
 
@@ -166,6 +167,9 @@ class SamplerState(EpochRules):
             check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
             epoch, start = cursor.epoch, cursor.partition.start
+            refused = held_refusal(self, self.kind, cursor) if consumed is None else None
+            if refused is not None:
+                raise refused
             steps = cursor.taken(consumed, self.kind, caller, in_order)
         else:
             epoch, start, steps = self.epoch, 0, 0
