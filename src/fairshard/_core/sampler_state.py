@@ -297,6 +297,8 @@ class SamplerState(EpochRules):
         self.__dict__.pop(_BOUNDARY, None)
         if keep:
             self._resume = None
+            if boundary:  # a later set_epoch(epoch) re-announces the finished epoch
+                self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps)
         elif complete and boundary:
             # NOTE (the end of an epoch is the next one's start): a snapshot taken after
             # the last step of epoch e resumes at epoch e + 1, whatever the loop does
