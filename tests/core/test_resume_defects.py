@@ -112,9 +112,12 @@ def test_rolling_a_live_sampler_back_to_a_finished_epoch() -> None:
     list(sampler)
     end_of_0 = sampler.state_dict()
     sampler.set_epoch(1)
-    list(sampler)  # epoch 1 ran: the load below is a rollback
+    epoch_1 = list(sampler)  # epoch 1 ran: the load below is a rollback
+    sampler.load_state_dict(end_of_0)  # the end of epoch 0: the start of epoch 1
+    assert sampler.epoch == 1 and list(sampler) == epoch_1
     sampler.load_state_dict(end_of_0)
-    assert sampler.epoch == 0 and len(sampler) == 0
+    sampler.set_epoch(0)
+    assert len(sampler) == 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateConfigWarning)
         assert list(sampler) == []  # the rest of epoch 0: nothing
@@ -204,17 +207,24 @@ def test_a_probe_after_a_resume_keeps_the_resume_point(workers: int) -> None:
     assert _ids(taken) + rest == list(first.plan().take(torch.arange(N).numpy()))
 
 
-def test_a_probe_of_an_epoch_a_loaded_state_ended_explains_itself() -> None:
-    """The tutorial snapshots after epoch e and resumes epoch e: len() == 0 is explained."""
+def test_a_probe_of_an_epoch_a_loaded_state_ended_reads_the_next_epoch() -> None:
+    """The tutorial snapshots after epoch e and probes before set_epoch: the probe reads e + 1.
+
+    It raised StopIteration (the empty rest of epoch e); the relaunch of
+    tests/core/test_ddp_tutorial.py runs the tutorial's loop itself.
+    """
     done = fairshard.DistributedSampler(N, 1, 0)
     list(done)
     sampler = fairshard.DistributedSampler(N, 1, 0)
     sampler.load_state_dict(done.state_dict())
     loader = _dl(sampler)
-    with (
-        pytest.warns(DegenerateConfigWarning, match=r"set_epoch\(1\)"),
-        pytest.raises(StopIteration),
-    ):
-        next(iter(loader))
-    sampler.set_epoch(1)  # what the warning says
-    assert len(list(loader)) == N // BATCH
+    reference = fairshard.DistributedSampler(N, 1, 0)
+    reference.set_epoch(1)
+    nxt = list(reference)
+    assert next(iter(loader)).tolist() == nxt[:BATCH]  # the probe: epoch 1
+    sampler.set_epoch(1)
+    assert _ids(list(loader)) == nxt
+    sampler.load_state_dict(done.state_dict())
+    sampler.set_epoch(0)  # the finished epoch re-announced: its end, which says why
+    with pytest.warns(DegenerateConfigWarning, match=r"set_epoch\(1\)"):
+        assert list(loader) == []

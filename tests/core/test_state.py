@@ -134,19 +134,26 @@ def test_blocked_layout_resumes_only_on_the_same_world_size() -> None:
 
 
 def test_state_at_the_end_of_an_epoch_does_not_replay_it() -> None:
-    """A checkpoint taken after the last step resumes with nothing left of that epoch."""
-    done = DistributedSampler(8, 2, 0, shuffle=False)
+    """A checkpoint taken after the last step resumes at the next epoch, nothing of it again."""
+    done = DistributedSampler(8, 2, 0, seed=1)
     list(done)
     state = done.state_dict()
     for world, rank in ((2, 0), (3, 2), (1, 0)):  # same world size and elastic
-        resumed = DistributedSampler(8, world, rank, shuffle=False)
+        reference = DistributedSampler(8, world, rank, seed=1)
+        reference.set_epoch(1)
+        nxt = list(reference)
+        resumed = DistributedSampler(8, world, rank, seed=1)
         resumed.load_state_dict(state)
-        assert len(resumed) == 0
-        resumed.set_epoch(0)  # a resume loop re-announcing the same epoch
+        assert resumed.epoch == 1 and len(resumed) == len(nxt) > 0  # the epoch boundary
+        assert list(resumed) == nxt  # no set_epoch needed: epoch 1
+        again = DistributedSampler(8, world, rank, seed=1)
+        again.load_state_dict(state)
+        again.set_epoch(0)  # a resume loop re-announcing the finished epoch
+        assert len(again) == 0
         with pytest.warns(DegenerateConfigWarning, match="yields nothing"):  # and why
-            assert list(resumed) == []
-        resumed.set_epoch(1)
-        assert len(list(resumed)) == len(resumed) > 0
+            assert list(again) == []
+        again.set_epoch(1)
+        assert list(again) == nxt
 
 
 def test_elastic_resume_after_a_dropped_tail_completes_the_epoch() -> None:
@@ -155,6 +162,11 @@ def test_elastic_resume_after_a_dropped_tail_completes_the_epoch() -> None:
     list(first)
     later = DistributedSampler(40, 4, 1, drop_last=True)
     later.load_state_dict(first.state_dict())
+    nxt = DistributedSampler(40, 4, 1, drop_last=True)
+    nxt.set_epoch(1)
+    assert later.epoch == 1 and list(later) == list(nxt)  # the next epoch
+    later.load_state_dict(first.state_dict())
+    later.set_epoch(0)
     with pytest.warns(DegenerateConfigWarning, match="yields nothing"):
         assert list(later) == []
 
@@ -218,8 +230,9 @@ def test_an_uneven_rank_that_took_its_whole_share_is_complete() -> None:
     state = short.state_dict()
     again = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
     again.load_state_dict(state)
-    assert len(again) == 0
+    assert again.epoch == 1 and len(again) == 5  # the next epoch
     again.set_epoch(0)
+    assert len(again) == 0
     with pytest.warns(DegenerateConfigWarning, match="yields nothing"):
         assert list(again) == []
     later = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")

@@ -22,7 +22,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from torch.utils.data import DataLoader
+import torch
+from torch.utils.data import DataLoader, Dataset
 
 from fairshard import ConfigError, ConfigTypeError, DistributedSampler, LengthBucketBatchSampler
 
@@ -183,3 +184,164 @@ def test_the_guard_sees_accelerates_wrappers_in_process() -> None:
     assert len([i for b in shard for i in b]) == N // 2
     single = BatchSamplerShard(BatchSampler(DistributedSampler(N, 2, 0), 4, False))
     assert sorted(i for b in single for i in b) == sorted(DistributedSampler(N, 2, 0))
+
+
+class _Seeds(Dataset[int]):
+    """Each row is the torch seed of the worker that read it."""
+
+    def __len__(self) -> int:
+        return N
+
+    def __getitem__(self, i: int) -> int:
+        return int(torch.initial_seed())
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+@pytest.mark.parametrize("batch", [False, True])
+def test_set_epoch_before_the_first_pass_is_the_pass_epoch(workers: int, batch: bool) -> None:
+    """``loader.set_epoch(e)`` before the first pass: that pass is epoch ``e``, the next ``e+1``.
+
+    accelerate's wrapper asks its StatefulDataLoader for a state when it is
+    built, which draws a pass of the sampler at epoch 0 that the first
+    ``iter()`` then reused: epoch ``e`` was never seen.
+    """
+    from accelerate import Accelerator
+
+    from fairshard.integrations.accelerate import prepare_data_loader
+
+    def make() -> Any:
+        if batch:
+            return LengthBucketBatchSampler(LENGTHS, 3, num_replicas=1, rank=0, seed=2)
+        return DistributedSampler(N, 1, 0, seed=4)
+
+    def epoch_of(e: int) -> list[int]:
+        sampler = make()
+        sampler.set_epoch(e)
+        return [i for b in sampler for i in (b if batch else [b])]
+
+    sampler = make()
+    params: dict[str, Any] = {"batch_sampler": sampler} if batch else {"sampler": sampler}
+    if not batch:
+        params["batch_size"] = 4
+    loader = prepare_data_loader(
+        Accelerator(cpu=True), DataLoader(list(range(N)), num_workers=workers, **params)
+    )
+    loader.set_epoch(3)
+    assert [i for b in loader for i in b.tolist()] == epoch_of(3)
+    assert [i for b in loader for i in b.tolist()] == epoch_of(4)
+    assert sampler.epoch == 4
+
+
+def test_every_dataloader_argument_is_kept() -> None:
+    """What the DataLoader was built with reaches accelerate's loader (``generator=`` too).
+
+    The worker seeds come from the loader's ``generator``; dropped, they came
+    from the global RNG, so two runs with one generator seed read different
+    augmentations.
+    """
+    import inspect
+
+    from accelerate import Accelerator
+
+    from fairshard.integrations.accelerate import prepare_data_loader
+
+    accelerator = Accelerator(cpu=True)
+
+    def seeds(generator_seed: int, global_seed: int) -> list[int]:
+        torch.manual_seed(global_seed)
+        generator = torch.Generator().manual_seed(generator_seed)
+        loader = DataLoader(
+            _Seeds(),
+            batch_size=4,
+            sampler=DistributedSampler(N, 1, 0),
+            num_workers=1,
+            generator=generator,
+        )
+        prepared = prepare_data_loader(accelerator, loader)
+        return [i for b in prepared for i in b.tolist()]
+
+    assert seeds(5, 1) == seeds(5, 2)  # the generator decides, not the global RNG
+    assert seeds(5, 1) != seeds(6, 1)
+    # Every argument a DataLoader keeps, set to something other than its default.
+    generator = torch.Generator().manual_seed(1)
+    values: dict[str, Any] = {
+        "num_workers": 1,
+        "collate_fn": collate_rows,
+        "pin_memory": False,
+        "timeout": 7.0,
+        "worker_init_fn": _no_op,
+        "multiprocessing_context": "spawn",
+        "generator": generator,
+        "prefetch_factor": 3,
+        "persistent_workers": True,
+        "pin_memory_device": "",
+        "in_order": False,
+    }
+    handled = {"self", "dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "drop_last"}
+    params = set(inspect.signature(DataLoader.__init__).parameters) - handled
+    assert params <= set(values), f"a new DataLoader argument to check: {params - set(values)}"
+    loader = DataLoader(list(range(N)), batch_size=4, sampler=DistributedSampler(N, 1, 0), **values)
+    base = prepare_data_loader(accelerator, loader).base_dataloader
+    for name, value in values.items():
+        got = getattr(base, name)
+        if name == "multiprocessing_context":
+            got = got.get_start_method()
+        assert got is value or got == value, f"{name}: {got!r} != {value!r}"
+
+
+def collate_rows(rows: list[Any]) -> Any:
+    return rows
+
+
+def _no_op(worker: int) -> None:
+    return None
+
+
+NLP_SCRIPT = Path(__file__).parent / "scripts" / "accelerate_nlp_job.py"
+NLP_N, NLP_EVAL_N = 46, 13  # the job's training and evaluation rows
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("workers", [0])
+def test_complete_nlp_example_loop_resumes_exactly_and_exits(tmp_path: Path, workers: int) -> None:
+    """accelerate's ``complete_nlp_example`` loop, resumed from three step checkpoints.
+
+    Its resume is ``load_state`` and then ``skip_first_batches`` of the
+    consumed batches. On a fairshard loader (restored by ``load_state``)
+    that skip drew the batches again on a loader of accelerate's, and the
+    restored state then came back at the next epoch: the rest of epoch 0 was
+    trained again as epoch 1, and from the end of epoch 0 (``step_6``) the
+    whole of epoch 0 was. Now the skip returns the restored loader; every
+    run trains each rank's share of every epoch exactly once and exits in time.
+    """
+    cmd = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes=2",
+        "--num_machines=1",
+        "--mixed_precision=no",
+        "--dynamo_backend=no",
+        str(NLP_SCRIPT),
+        str(tmp_path),
+        str(workers),
+    ]
+    proc = subprocess.run(
+        cmd, env=child_env(), capture_output=True, text=True, timeout=240, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    for rank in range(2):
+        report = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        share = [_share(lambda r=rank: DistributedSampler(NLP_N, 2, r, seed=3), e) for e in (0, 1)]
+        full = report["full"]
+        assert full["seen"] == {"0": share[0], "1": share[1]} and full["steps"] == 12
+        assert sorted(full["evaluated"]) == sorted(list(range(NLP_EVAL_N)) * 2)
+        for step in (3, 6, 9):  # 6 batches of 4 (the last of 3) per rank and epoch
+            run = report[f"step_{step}"]
+            epoch, done = divmod(step, 6)
+            want = {str(e): share[e][done * 4 if e == epoch else 0 :] for e in range(epoch, 2)}
+            assert run["seen"] == want, (rank, step)
+            assert run["steps"] == 12, (rank, step)
+            assert sorted(run["evaluated"]) == sorted(list(range(NLP_EVAL_N)) * (2 - epoch))

@@ -208,7 +208,10 @@ def test_batch_sampler_reshuffles_and_exact_resume_under_lightnings_launcher(
 def test_loader_built_before_the_trainer_fails_naming_the_fix_and_ends(tmp_path: Path) -> None:
     start = time.monotonic()
     proc = _launch(tmp_path, "before", 150)  # a hung parent would raise TimeoutExpired
-    assert proc.returncode != 0
+    # An ordinary failure, not Lightning's SIGKILL of the main process (-9, shells say
+    # 137, which reads as an out-of-memory kill).
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    assert "ended with exit code 1" in proc.stderr
     assert "WORLD_SIZE=2 but not RANK" in proc.stderr
     assert "build the DataLoader inside LightningModule.train_dataloader()" in proc.stderr
     assert time.monotonic() - start < 150

@@ -97,6 +97,10 @@ def test_trainer_trains_on_the_shares_and_resumes_exactly(job: dict[str, Any], n
         assert after["steps"] == 12 and after["lr"] == full["lr"][3:]
         if name == "batch":  # workers=0: the rows this process read are the ones trained
             assert after["reads"] == len(expected[0]) - CONSUMED + len(expected[1])
+        # Resumed from checkpoint-6, the end of epoch 0: Trainer's set_epoch(1) comes
+        # before the new loader's first pass, and that pass is epoch 1 (not epoch 0 again).
+        boundary = r["resumed"][name]["boundary"]
+        assert boundary["epochs"] == [expected[1]] and boundary["steps"] == 12
     if name == "index":
         firsts = [set(_share(name, rank, 0)) for rank in range(2)]
         assert not firsts[0] & firsts[1] and len(firsts[0] | firsts[1]) == N
@@ -133,3 +137,40 @@ def test_train_sampler_must_be_a_fairshard_sampler() -> None:
         )
     built = _resolve(lambda ds: DistributedSampler(len(ds), 1, 0), range(4), "train_sampler")
     assert isinstance(built, DistributedSampler) and built.n == 4
+
+
+def test_trainer_loader_takes_trainers_loader_arguments() -> None:
+    """FairshardTrainer's loader is built with what Trainer's own loader is built with.
+
+    Trainer seeds its loader workers with ``seed_worker`` (``worker_init_fn``)
+    and passes ``in_order``; both reach the DataLoader accelerate iterates.
+    """
+    import torch
+    from transformers import Trainer, TrainingArguments
+
+    from fairshard.integrations.transformers import FairshardTrainer
+
+    args = TrainingArguments(
+        output_dir="unused",
+        use_cpu=True,
+        per_device_train_batch_size=2,
+        dataloader_num_workers=2,
+        dataloader_prefetch_factor=3,
+        dataloader_in_order=False,
+        report_to=[],
+    )
+    data = [{"x": torch.tensor([float(i)]), "labels": torch.tensor(0.0)} for i in range(8)]
+    model = torch.nn.Linear(1, 1)
+    own = Trainer(model=model, args=args, train_dataset=data).get_train_dataloader()
+    ours = FairshardTrainer(
+        model=model,
+        args=args,
+        train_dataset=data,
+        train_sampler=lambda ds: DistributedSampler(len(ds), 1, 0),
+    ).get_train_dataloader()
+    theirs, mine = own.base_dataloader, ours.base_dataloader
+    for name in ("num_workers", "prefetch_factor", "in_order", "pin_memory", "generator"):
+        assert getattr(mine, name) == getattr(theirs, name), name
+    init = mine.worker_init_fn
+    assert init is not None and init.func is theirs.worker_init_fn.func, init
+    assert init.keywords == theirs.worker_init_fn.keywords

@@ -41,6 +41,16 @@ tell a pass the loader drew and threw away from a repeated epoch
 (``discarded``), never to compute a state: the exact recipes above do not
 depend on them. Should torch rename them, a bare mid-epoch ``state_dict()``
 under workers is still refused (the gap counts as unknown).
+
+NOTE (a wrapper that fetches ahead): a loader wrapper around the DataLoader
+may itself take batches before the loop asks (Ray Train's
+``prepare_data_loader`` fetches the next batch as it hands one over), with
+``num_workers=0`` too, where no frame says so. Such a wrapper counts what
+it handed to the loop, and marks its pass with :func:`hold_pass`: while the
+pass is held, a bare ``state_dict()`` of that pass raises with the
+wrapper's own fix (its ``state_dict()``, from its count), even once the
+wrapper is gone (the fetched batch is lost with it). A new pass of the
+sampler is not the held one.
 """
 
 from __future__ import annotations
@@ -61,6 +71,8 @@ __all__ = [
     "discarded",
     "find_driver",
     "finished",
+    "held_refusal",
+    "hold_pass",
     "loaded_by_torchdata",
     "loader_state_dict",
     "refuse_out_of_order",
@@ -127,6 +139,54 @@ class Driver:
 def _gone() -> None:
     """A reference whose loader iterator no longer exists."""
     return None
+
+
+class Hold:
+    """A wrapper's mark on one pass of a sampler: it holds fetched batches back."""
+
+    __slots__ = ("cursor", "fix", "live", "who")
+
+    def __init__(self, cursor: Any, who: str, fix: str) -> None:
+        self.cursor = cursor  # the pass held (the sampler's cursor when it was marked)
+        self.who = who
+        self.fix = fix
+        self.live = True  # False once the wrapper handed the loop the pass's last batch
+
+    def release(self) -> None:
+        """The wrapper gave the loop everything it fetched (the pass ran out)."""
+        self.live = False
+
+
+_HOLD = "_fairshard_hold"
+
+
+def hold_pass(sampler: Any, who: str, fix: str) -> Hold:
+    """Mark ``sampler``'s current pass as driven by a wrapper that fetches ahead.
+
+    Args:
+        sampler: the fairshard sampler whose pass has started.
+        who: the wrapper, as the error names it.
+        fix: what to save instead of the bare state.
+
+    Returns:
+        The mark; ``release()`` it when the wrapper's pass ran out.
+    """
+    hold = Hold(getattr(sampler, "_cursor", None), who, fix)
+    sampler.__dict__[_HOLD] = hold
+    return hold
+
+
+def held_refusal(sampler: Any, kind: str, cursor: Any) -> ConfigError | None:
+    """The error for a bare state of a pass a wrapper holds batches of (None: not held)."""
+    hold = sampler.__dict__.get(_HOLD)
+    if hold is None or not hold.live or cursor is None or hold.cursor is not cursor:
+        return None
+    return ConfigError(
+        f"{kind}.state_dict() in the middle of a pass driven by {hold.who}, which fetches "
+        "the next batch before the training loop asks for it (with num_workers=0 too): "
+        "the sampler has handed out a batch the loop has not received, so this state "
+        f"would skip it on resume. {hold.fix}"
+    )
 
 
 def _is_loader_iterator(obj: Any) -> bool:

@@ -28,9 +28,12 @@ from .cursor import Cursor
 from .epochs import EpochRules, ResumePoint
 from .partition import Layout, Partition, Tail
 from .plans import Plan
-from .resume import LoaderView, check_consumed, finished
+from .resume import LoaderView, check_consumed, finished, held_refusal, loaded_by_torchdata
 
 __all__ = ["SamplerState"]
+
+#: Where a loaded end-of-epoch state left its epoch, until the next pass or set_epoch.
+_BOUNDARY = "_fairshard_boundary"
 
 
 class SamplerState(EpochRules):
@@ -154,8 +157,9 @@ class SamplerState(EpochRules):
                 ``consumed`` is ``None`` while a multi-worker ``DataLoader``
                 (``StatefulDataLoader`` included, when the call is not its
                 own snapshot) holds prefetched items of this pass the loop
-                has not taken; or the loader yields batches out of order
-                (``in_order=False``) mid-pass.
+                has not taken, or while a loader wrapper that fetches ahead
+                (Ray Train's) holds a batch of it; or the loader yields
+                batches out of order (``in_order=False``) mid-pass.
         """
         return self._state(consumed, sys._getframe(1), in_order=True)
 
@@ -166,6 +170,9 @@ class SamplerState(EpochRules):
             check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
             epoch, start = cursor.epoch, cursor.partition.start
+            refused = held_refusal(self, self.kind, cursor) if consumed is None else None
+            if refused is not None:
+                raise refused
             steps = cursor.taken(consumed, self.kind, caller, in_order)
         else:
             epoch, start, steps = self.epoch, 0, 0
@@ -243,6 +250,7 @@ class SamplerState(EpochRules):
                 version, or was saved under a different config (the message
                 names the field; an unknown draw fails as ``draw``).
         """
+        caller = sys._getframe(1)
         config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
         saved = config.get("draw", 1) if isinstance(config, dict) else self._draw
         previous = self._draw
@@ -250,15 +258,20 @@ class SamplerState(EpochRules):
             self._draw = saved
             self.forget_plans()
         try:
-            self._load_state(state_dict)
+            self._load_state(state_dict, boundary=not loaded_by_torchdata(caller))
         except BaseException:
             if self._draw != previous:
                 self._draw = previous
                 self.forget_plans()
             raise
 
-    def _load_state(self, state_dict: dict[str, Any]) -> None:
-        """``load_state_dict`` in the draw the state names."""
+    def _load_state(self, state_dict: dict[str, Any], boundary: bool = True) -> None:
+        """``load_state_dict`` in the draw the state names.
+
+        ``boundary``: a state at the end of its epoch is the start of the next
+        one (see ``load_state_dict``); not for torchdata's loaders, which
+        restore a finished epoch themselves.
+        """
         state = S.unseal(state_dict, self.kind)
         S.check_config(state[S.K_CONFIG], self._load_config())
         if state[S.K_SEED] != self.seed:
@@ -281,9 +294,33 @@ class SamplerState(EpochRules):
         self._cursor = None
         self._fresh = True
         self._warned_empty = False
+        self.__dict__.pop(_BOUNDARY, None)
         if keep:
             self._resume = None
+            if boundary:  # a later set_epoch(epoch) re-announces the finished epoch
+                self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps)
+        elif complete and boundary:
+            # NOTE (the end of an epoch is the next one's start): a snapshot taken after
+            # the last step of epoch e resumes at epoch e + 1, whatever the loop does
+            # first (the DDP tutorial probes next(iter(loader)) before its set_epoch). A
+            # resume loop that re-announces the finished epoch (set_epoch(e)) gets its
+            # end back: an empty pass, which says why, and nothing of e again.
+            self.epoch = epoch + 1
+            self._resume = None
+            self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps)
         else:
             self.epoch = epoch
             self._resume = ResumePoint(epoch, start, steps)
         self._on_epoch_change()
+
+    def set_epoch(self, epoch: int) -> None:
+        """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``.
+
+        The first ``set_epoch(e)`` after loading a state saved at the end of
+        epoch ``e`` (which resumes at ``e + 1``) selects the end of ``e``:
+        nothing of it is yielded again.
+        """
+        boundary = self.__dict__.pop(_BOUNDARY, None)
+        super().set_epoch(epoch)
+        if boundary is not None and self.epoch == boundary.epoch:
+            self._resume = boundary

@@ -48,6 +48,7 @@ from .collectives import (
     talks_to_group,
 )
 from .groups import Group, check_not_model_parallel, describe_group, resolve_group
+from .lightning_exit import exit_plainly_on_child_failure
 from .local_rank import check_not_local_rank, note_rank
 
 __all__ = [
@@ -119,6 +120,9 @@ def _implicit(need_rank: bool = True, need_world: bool = True) -> World:
     if env_world is not None or env_rank is not None:  # a missing one is given explicitly
         rank = 0 if env_rank is None else env_rank
         return World(rank, 1 if env_world is None else env_world, "environment")
+    # No launcher yet: if Lightning's starts the others later, their refusal of a sampler
+    # built like this one ends the job with code 1, not a SIGKILL (see lightning_exit).
+    exit_plainly_on_child_failure()
     return World(0, 1, "single process")
 
 

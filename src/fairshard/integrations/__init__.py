@@ -21,7 +21,8 @@ at all), so ``import fairshard.integrations`` never requires one.
 * ``fairshard.integrations.lightning``: ``ExactResume``, a callback for exact
   mid-epoch resume of a plain DataLoader.
 * ``fairshard.integrations.ray``: ``prepare_data_loader(loader)``, Ray
-  Train's call with ``add_dist_sampler=False`` and the world checked.
+  Train's call with ``add_dist_sampler=False`` and the world checked; the
+  ``ResumableLoader`` it returns has an exact ``state_dict()``.
 * ``fairshard.integrations.torchft``: ``ReplicaGroupSampler``, a sampler
   read by (replica group, rank) under torchft's ``Manager``; the epoch's
   unread positions are dealt again at each quorum change and the cursor

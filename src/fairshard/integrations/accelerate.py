@@ -57,7 +57,7 @@ from torch.utils.data import BatchSampler, DataLoader
 from .._core.base import PlannedSampler
 from .._errors import ConfigError, ConfigTypeError
 
-__all__ = ["check_accelerate", "prepare_data_loader", "scheduler_steps"]
+__all__ = ["batches_done", "check_accelerate", "prepare_data_loader", "scheduler_steps"]
 
 _SHARDING = ("BatchSamplerShard", "DataLoaderDispatcher", "DataLoaderShard")
 
@@ -170,12 +170,71 @@ def _loader_kwargs(loader: DataLoader[Any]) -> dict[str, Any]:
         "timeout": loader.timeout,
         "worker_init_fn": loader.worker_init_fn,
         "persistent_workers": loader.persistent_workers,
+        "generator": loader.generator,  # the workers' base seed (and any random sampler)
+        "pin_memory_device": loader.pin_memory_device,
+        "in_order": loader.in_order,
     }
     if loader.num_workers > 0:
         kwargs["prefetch_factor"] = loader.prefetch_factor
     if loader.multiprocessing_context is not None:
         kwargs["multiprocessing_context"] = loader.multiprocessing_context
     return kwargs
+
+
+def batches_done(state: dict[str, Any]) -> int | None:
+    """Batches a torchdata ``StatefulDataLoader`` state has yielded in its epoch (None: unknown)."""
+    if "_num_yielded" in state:  # no workers
+        return int(state["_num_yielded"])
+    snapshot = state.get("_snapshot")
+    if isinstance(snapshot, dict) and "_snapshot_step" in snapshot:  # workers
+        return int(snapshot["_snapshot_step"]) + int(state.get("_steps_since_snapshot", 0))
+    return None
+
+
+def _skip_first_batches(original: Any) -> Any:
+    """The ``skip_first_batches`` of accelerate, returning a restored fairshard loader as is."""
+
+    def skip_first_batches(dataloader: Any, num_batches: int = 0) -> Any:
+        if not getattr(dataloader, "_fairshard_prepared", False):
+            return original(dataloader, num_batches)
+        restored = dataloader.fairshard_restored
+        if num_batches == 0 or restored == num_batches:
+            return dataloader  # load_state put it there: the next batch is the next one
+        where = (
+            "no state was loaded into it"
+            if restored is None
+            else f"accelerator.load_state put it {restored} batch(es) into the epoch"
+        )
+        raise ConfigError(
+            f"accelerator.skip_first_batches(loader, num_batches={num_batches}) on a fairshard "
+            f"loader, but {where}. A fairshard loader is resumed by accelerator.load_state "
+            "alone (its next batch is the one after the checkpoint, nothing drawn again); "
+            "skipping by drawing would start its next epoch at the wrong place. Call "
+            "accelerator.load_state(checkpoint) first and skip the number of batches the "
+            "checkpoint was taken after (or iterate the loader without skip_first_batches)"
+        )
+
+    skip_first_batches._fairshard = True  # type: ignore[attr-defined]
+    skip_first_batches.__wrapped__ = original  # type: ignore[attr-defined]
+    return skip_first_batches
+
+
+def _install_skip() -> None:
+    """Route ``Accelerator.skip_first_batches`` of a fairshard loader through ours (once).
+
+    NOTE (why a module name): ``Accelerator.skip_first_batches`` calls the
+    ``skip_first_batches`` that ``accelerate.accelerator`` imported; a loop
+    such as accelerate's ``complete_nlp_example`` calls it after
+    ``load_state`` to skip the consumed batches, which a fairshard loader
+    does not need (its state was restored) and which, by drawing, leaves the
+    next epoch at the wrong place. Every other loader goes to accelerate's
+    own function unchanged.
+    """
+    import accelerate.accelerator as accelerator_module
+
+    current = getattr(accelerator_module, "skip_first_batches", None)
+    if current is not None and not getattr(current, "_fairshard", False):
+        accelerator_module.skip_first_batches = _skip_first_batches(current)
 
 
 @lru_cache(maxsize=1)
@@ -191,6 +250,16 @@ def _shard_class() -> type[Any]:
         def __init__(self, *args: Any, fairshard_remainder: int = -1, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.fairshard_remainder = fairshard_remainder
+            self.fairshard_restored: int | None = None
+            # NOTE: accelerate takes the StatefulDataLoader's state when it builds the
+            # wrapper; with no iterator yet, torchdata makes one for that state -- a pass of
+            # the sampler at its epoch then -- and hands it to the first iter(). A
+            # set_epoch(e) in between would be ignored (epoch e never seen). Drop it: the
+            # first iter() starts its pass at the epoch set by then.
+            base = self.base_dataloader
+            if getattr(base, "_initial_iter_for_state_dict", False):
+                base._iterator = None
+                base._initial_iter_for_state_dict = False
 
         def begin(self) -> None:
             super().begin()
@@ -198,13 +267,28 @@ def _shard_class() -> type[Any]:
             # sharding; ours is exact for the eval layout and unknown (-1: keep all) else.
             self.remainder = self.fairshard_remainder
 
+        def __iter__(self) -> Iterator[Any]:
+            self.fairshard_restored = None  # a state loaded before is this pass's start
+            for batch in super().__iter__():
+                if self.end_of_dataloader:  # the last batch: the next pass is the next epoch
+                    self._fairshard_last = self.iteration
+                yield batch
+
         def state_dict(self) -> dict[str, Any]:
-            return {**self.dl_state_dict, "fairshard_iteration": self.iteration}
+            # Saved after the pass's last batch and before the loop asked for more, the
+            # pass counter has not moved on yet; the next pass is the next epoch.
+            iteration = self.iteration
+            if self.end_of_dataloader and self.__dict__.get("_fairshard_last") == iteration:
+                iteration += 1
+            return {**self.dl_state_dict, "fairshard_iteration": iteration}
 
         def load_state_dict(self, state_dict: dict[str, Any]) -> None:
             state = dict(state_dict)
             self.iteration = int(state.pop("fairshard_iteration", self.iteration))
             super().load_state_dict(state)
+            # Where the next pass starts in its epoch (skip_first_batches checks it).
+            done = batches_done(state)
+            self.fairshard_restored = 0 if state.get("_iterator_finished") else done
 
         def __reduce__(self) -> Any:
             raise TypeError(
@@ -298,4 +382,5 @@ def prepare_data_loader(
     )
     shard.iteration = int(sampler.epoch)
     shard._is_accelerate_prepared = True
+    _install_skip()
     return accelerator.prepare_data_loader(shard)  # registers it (save_state/load_state)

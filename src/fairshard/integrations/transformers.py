@@ -41,6 +41,7 @@ per optimizer step.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import weakref
@@ -54,6 +55,7 @@ from torch.utils.data import DataLoader
 from .._core.base import PlannedSampler
 from .._distributed.checkpoint import save_atomic
 from .._errors import ConfigError, ConfigTypeError
+from .accelerate import batches_done as _batches_done
 from .accelerate import prepare_data_loader
 
 # FairshardTrainer is built by the module's __getattr__ on first use (it subclasses Trainer).
@@ -111,16 +113,6 @@ def _install_skip() -> None:
         setattr(trainer_module, name, _skip_first_batches(current))
 
 
-def _batches_done(state: dict[str, Any]) -> int | None:
-    """Batches a torchdata ``StatefulDataLoader`` state has yielded in its epoch (None: unknown)."""
-    if "_num_yielded" in state:  # no workers
-        return int(state["_num_yielded"])
-    snapshot = state.get("_snapshot")
-    if isinstance(snapshot, dict) and "_snapshot_step" in snapshot:  # workers
-        return int(snapshot["_snapshot_step"]) + int(state.get("_steps_since_snapshot", 0))
-    return None
-
-
 def _state_path(checkpoint: str | os.PathLike[str], rank: int) -> Path:
     return Path(checkpoint) / STATE_FILE.format(rank=rank)
 
@@ -172,7 +164,12 @@ def _trainer_class() -> type[Any]:
         # ---- loaders ----
 
         def _fairshard_loader_of(
-            self, dataset: Any, sampler: PlannedSampler[Any, Any], batch_size: int, what: str
+            self,
+            dataset: Any,
+            sampler: PlannedSampler[Any, Any],
+            batch_size: int,
+            what: str,
+            training: bool = False,
         ) -> Any:
             collator = self.data_collator
             datasets = sys.modules.get("datasets")  # a datasets.Dataset was made by it
@@ -192,6 +189,14 @@ def _trainer_class() -> type[Any]:
                 params["prefetch_factor"] = args.dataloader_prefetch_factor
                 if args.dataloader_multiprocessing_context is not None:
                     params["multiprocessing_context"] = args.dataloader_multiprocessing_context
+            if hasattr(args, "dataloader_in_order"):
+                params["in_order"] = args.dataloader_in_order
+            if training:  # as Trainer seeds its own training loader's workers
+                from transformers.trainer_utils import seed_worker
+
+                params["worker_init_fn"] = functools.partial(
+                    seed_worker, num_workers=args.dataloader_num_workers, rank=args.process_index
+                )
             if _yields_batches(sampler):
                 params["batch_sampler"] = sampler
             else:
@@ -208,7 +213,7 @@ def _trainer_class() -> type[Any]:
                 raise ConfigError("FairshardTrainer: training requires a train_dataset")
             sampler = _resolve(self.fairshard_train_sampler, self.train_dataset, "train_sampler")
             loader = self._fairshard_loader_of(
-                self.train_dataset, sampler, self._train_batch_size, "training"
+                self.train_dataset, sampler, self._train_batch_size, "training", training=True
             )
             this = weakref.ref(self)
 

@@ -5,7 +5,11 @@ Usage: python ray_job.py OUT_DIR
 Each worker writes OUT_DIR/rank{r}.json: for every family of
 the catalog's ``sampler_families()``, what Ray's own ``prepare_data_loader`` (default
 arguments) left in the loader, and the batches per epoch through
-``fairshard.integrations.ray.prepare_data_loader``.
+``fairshard.integrations.ray.prepare_data_loader``, and the resume ledger: for an
+index and a batch family, ``num_workers`` 0 and 2, a pass stopped after 3 batches,
+its state taken as docs/resume.md says (the bare ``sampler.state_dict()``; when
+that is refused, the loader's own ``state_dict()``), a fresh sampler and loader
+resumed from it, and every index the training loop received, per epoch.
 """
 
 import json
@@ -65,7 +69,51 @@ def train(config):
         report["refused"] = "no error"
     except fairshard.ConfigError as exc:
         report["refused"] = str(exc)
+    report["resume"] = {
+        f"{name}-w{workers}": _resume_ledger(FAMILIES[name], rank, world, workers)
+        for name in ("distributed", "length-bucket")
+        for workers in (0, 2)
+    }
     Path(config["out"], f"rank{rank}.json").write_text(json.dumps(report))
+
+
+def _resume_ledger(make, rank, world, workers, stop=3):
+    """Indices the loop received in epochs 0 and 1, with a stop and resume in epoch 0."""
+    import fairshard
+    from fairshard.integrations.ray import prepare_data_loader
+
+    data = list(range(N))
+
+    def build():
+        sampler = make(N, rank, world)
+        if isinstance(sampler, fairshard._batching.base.BatchPlanSampler):
+            raw = DataLoader(data, batch_sampler=sampler, num_workers=workers)
+        else:
+            raw = DataLoader(data, batch_size=4, sampler=sampler, num_workers=workers)
+        return sampler, prepare_data_loader(raw)
+
+    sampler, loader = build()
+    seen = {0: [], 1: []}
+    sampler.set_epoch(0)
+    for step, batch in enumerate(loader):
+        seen[0] += batch.tolist()
+        if step + 1 == stop:
+            try:
+                state, refused = sampler.state_dict(), None
+            except fairshard.ConfigError as exc:
+                refused = str(exc)
+                if not hasattr(loader, "state_dict"):
+                    return {"refused": refused, "seen": None}
+                state = loader.state_dict()
+            break
+    del loader
+    sampler, loader = build()  # the relaunch
+    sampler.load_state_dict(state)
+    for epoch in (0, 1):
+        sampler.set_epoch(epoch)
+        for batch in loader:
+            seen[epoch] += batch.tolist()
+    return {"refused": refused, "seen": [seen[0], seen[1]]}
 
 
 def main():

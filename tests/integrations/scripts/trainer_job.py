@@ -11,6 +11,7 @@ Each rank writes OUT_DIR/rank{r}.json with what its model saw:
 * ``resumed``: the same runs stopped after step 5 with a checkpoint at step
   3 (steps 4-5 are lost work), then a new trainer resumed from checkpoint-3:
   the ids trained after the resume and how many rows the dataset read;
+  ``boundary``: resumed from checkpoint-6, the end of epoch 0;
 * ``eval``: ``evaluate()`` with a ``DistributedEvalSampler`` over 101 rows
   (51 and 50 per rank): the ids ``compute_metrics`` was given;
 * ``refused``: a plain ``Trainer`` whose ``_get_train_sampler`` returns a
@@ -215,7 +216,10 @@ def main():
         result["full"][name] = run(out / f"full-{name}", name)
         first = run(out / f"cut-{name}", name, stop_at=5)
         again = run(out / f"cut-{name}", name, resume=str(out / f"cut-{name}" / "checkpoint-3"))
-        result["resumed"][name] = {"before": first, "after": again}
+        # checkpoint-6 (written by the resumed run) ends epoch 0: Trainer resumes at
+        # epoch 1 with no batch to skip and calls set_epoch(1) before the first pass.
+        boundary = run(out / f"cut-{name}", name, resume=str(out / f"cut-{name}" / "checkpoint-6"))
+        result["resumed"][name] = {"before": first, "after": again, "boundary": boundary}
     result["eval"] = evaluate(out / "eval")
     result["refused"] = refused(out / "refused")
     result["foreign"] = foreign(out / "foreign")
