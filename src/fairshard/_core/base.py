@@ -104,16 +104,15 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
     )
 
     #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
-    #: so a family must not warn about padding or dropping one.
+    #: so a family must not warn about padding or dropping one, and a plan
+    #: laid out for the world size (``order="locality"``'s lanes) lays itself
+    #: out for none.
     _endless: bool = False
     #: Counts ``forget_plans`` calls: a reader that evaluated plans ahead re-reads them.
     _plan_version: int = 0
     #: The family folds what it learned into its plans at ``set_epoch`` (an
     #: endless stream, which never calls it, refuses such a family).
     _learns_at_epoch: bool = False
-    #: The plan is laid out for the world size (``order="locality"``'s lanes):
-    #: StepSampler, which deals one plan to any world, refuses it.
-    _plan_knows_world: bool = False
     #: ``(epoch, position)`` the latest plan change starts at, for a sampler whose
     #: plans change during training (``None``: they never do).
     changed_from: tuple[int, int] | None = None

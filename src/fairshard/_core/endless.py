@@ -23,7 +23,7 @@ from __future__ import annotations
 import operator
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,6 +38,11 @@ from .resume import find_driver, refuse, unsafe_gap
 from .steps import BatchSchedule, SkipRanges, StepIndices, deal
 
 __all__ = ["StepSampler"]
+
+
+class _NoEpochs(ConfigError, AttributeError):
+    """``StepSampler.set_epoch``: a ``ConfigError`` that ``hasattr`` reads as absent."""
+
 
 _FIRST_CHUNK, _CHUNK = 64, 8192  # items a rank evaluates at once: first, at most
 
@@ -89,12 +94,6 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "epochs (set_epoch before each), or use OnlineMixtureSampler, whose weights "
                 "change at any step"
             )
-        if sampler._plan_knows_world:
-            raise ConfigError(
-                f"{sampler.kind}'s plan is laid out for its world size (order='locality' gives "
-                "each rank whole windows), and a StepSampler deals one plan to any world size; "
-                "use order='lazy' under a StepSampler"
-            )
         if (global_batch_size is None) == (schedule is None):
             raise ConfigError(
                 "give exactly one of global_batch_size= (a constant size) or schedule= "
@@ -103,13 +102,19 @@ class StepSampler(Registered, Sampler[Any], register=False):
             )
         self.sampler = sampler
         sampler._endless = True
+        sampler.forget_plans()  # a plan built for the epoch loop may be laid out for its world
         self.micro_batch_size = check_int("micro_batch_size", micro_batch_size, minimum=1)
         self.schedule = schedule or BatchSchedule.constant(int(global_batch_size or 0))
         self.num_replicas, self.rank, self.seed = sampler.num_replicas, sampler.rank, sampler.seed
-        self.schedule.check_divides(
-            self.num_replicas * self.micro_batch_size,
-            f"num_replicas * micro_batch_size ({self.num_replicas} * {self.micro_batch_size})",
+        self._unit_name = (
+            f"num_replicas * micro_batch_size ({self.num_replicas} * {self.micro_batch_size})"
         )
+        unit = self.num_replicas * self.micro_batch_size
+        fits = self.schedule.fits_from(unit)
+        if fits is None:  # not even the last size splits: no resume point helps
+            self.schedule.check_divides(unit, self._unit_name)
+        # Sizes before this step do not split on this world: it may only resume after them.
+        self._fits_from: int = fits or 0
         self.skip = SkipRanges(skip)
         self.with_epoch = bool(with_epoch)
         self._chain = EpochChain(sampler)
@@ -126,8 +131,29 @@ class StepSampler(Registered, Sampler[Any], register=False):
         return items, epochs.tolist(), positions.tolist()
 
     def accumulation_steps(self, step: int) -> int:
-        """Micro-batches per rank in step ``step``: ``size(step) / (W * b)``."""
-        return self.schedule.size(step) // (self.num_replicas * self.micro_batch_size)
+        """Micro-batches per rank in step ``step``: ``size(step) / (W * b)``.
+
+        Raises:
+            ConfigError: the step's size does not split into micro-batches on
+                this world (a ramp's first steps on a larger world).
+        """
+        unit = self.num_replicas * self.micro_batch_size
+        self.schedule.check_step(step, unit, self._unit_name)
+        return self.schedule.size(step) // unit
+
+    def _check_world_from(self, step: int, what: str) -> None:
+        """Refuse to run from ``step`` on a world that cannot split a size from there on."""
+        if step < self._fits_from:
+            bad = self.schedule.size(self._fits_from - 1)
+            raise ConfigError(
+                f"{what} is step {step}, but global batch size {bad} of step "
+                f"{self._fits_from - 1} is not a multiple of {self._unit_name} = "
+                f"{self.num_replicas * self.micro_batch_size}: this world can train from "
+                f"step {self._fits_from} on (sample {self.schedule.first(self._fits_from)}); "
+                "resume it from a state saved at or after that step, start the job on a "
+                "world whose num_replicas * micro_batch_size divides every size, or use a "
+                "smaller micro_batch_size"
+            )
 
     def indices_at(self, step: int, *, num_replicas: int | None = None) -> StepIndices:
         """What every rank takes in global step ``step`` -- O(1), no replay.
@@ -139,8 +165,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         """
         world = self.num_replicas if num_replicas is None else num_replicas
         world = check_int("num_replicas", world, minimum=1)
-        self.schedule.check_divides(
-            world * self.micro_batch_size, "num_replicas * micro_batch_size"
+        self.schedule.check_step(
+            step, world * self.micro_batch_size, "num_replicas * micro_batch_size"
         )
         first, size = self.schedule.first(step), self.schedule.size(step)
         ranks, epochs, positions = [], [], []
@@ -173,6 +199,40 @@ class StepSampler(Registered, Sampler[Any], register=False):
         b = int(self.skip.position(np.array([last - 1], dtype=np.int64))[0]) + 1
         return a, b
 
+    # ------------------------------------------------- what an epoch loop asks
+    def __len__(self) -> int:
+        """Refused: the stream is endless (a ``TypeError``, as for any unsized iterable)."""
+        raise ConfigTypeError(
+            "a StepSampler is endless and has no len(); count steps instead: run the loop "
+            "for max_steps optimizer steps (Lightning's Trainer(max_steps=...), a Trainer's "
+            "max_steps), taking accumulation_steps(step) micro-batches for step `step`; "
+            "for an epoch loop with a length, use the inner sampler itself"
+        )
+
+    def __bool__(self) -> bool:
+        """A stream is always truthy (a truth test must not ask for its length)."""
+        return True
+
+    if not TYPE_CHECKING:  # (a type checker still sees every other missing name)
+
+        def __getattr__(self, name: str) -> Any:
+            """Name what to use instead of an epoch loop's ``set_epoch``.
+
+            An ``AttributeError`` still, so ``hasattr(sampler, "set_epoch")`` is
+            false and a framework's epoch loop (Lightning, accelerate, a
+            ``Trainer``) leaves the stream alone, as it does any sampler without
+            epochs.
+            """
+            if name == "set_epoch":
+                raise _NoEpochs(
+                    "a StepSampler has no epochs to set: it chains the inner sampler's epochs "
+                    "into one stream by itself; to move to a point of the stream pass "
+                    "start_step= (or load_state_dict), to see the epoch of each item build it "
+                    "with with_epoch=True, and for an epoch loop call set_epoch on the inner "
+                    "sampler instead of wrapping it"
+                )
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # ---------------------------------------------------------------- iteration
     @property
     def consumed_samples(self) -> int:
@@ -188,6 +248,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
     def __iter__(self) -> Iterator[Any]:
         self._consumed = self.consumed_samples
         self._live = None
+        self._check_world_from(self.step_of(self._consumed), "the start of this pass")
         self._driver = find_driver(sys._getframe(1))
         return self._stream(self._consumed)
 
@@ -296,6 +357,13 @@ class StepSampler(Registered, Sampler[Any], register=False):
             }
         )
 
+    @staticmethod
+    def _past_end(skip: SkipRanges, consumed: int) -> int:
+        """One past the stream position of the last of ``consumed`` samples (0: none)."""
+        if consumed == 0:
+            return 0
+        return int(skip.position(np.array([consumed - 1], dtype=np.int64))[0]) + 1
+
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume where ``state_dict`` was saved, on any world size and micro-batch size.
 
@@ -312,15 +380,20 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 f"seed={self.seed}; build the inner sampler with seed={state[S.K_SEED]}"
             )
         consumed = int(state[S.K_STEPS])
-        saved = tuple(tuple(int(v) for v in r) for r in state[S.K_EXTRA].get("skip", []))
-        at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
-        ours = self.skip.prefix_until(at)
-        if saved != ours:
+        saved = SkipRanges(state[S.K_EXTRA].get("skip", []))
+        # The past: the stream positions of the samples consumed, up to the last one.
+        past_end = self._past_end(saved, consumed)
+        theirs, ours = saved.prefix_until(past_end), self.skip.prefix_until(past_end)
+        if theirs != ours:
             raise StateDictError(
-                f"state_dict skipped the stream ranges {[list(r) for r in saved]} before its "
-                f"resume point, but this sampler's skip= gives {[list(r) for r in ours]} there; "
-                "keep the ranges already passed and add new ones only after the resume point"
+                f"state_dict skipped the stream ranges {[list(r) for r in theirs]} among the "
+                f"positions [0, {past_end}) its {consumed} consumed samples read, but this "
+                f"sampler's skip= gives {[list(r) for r in ours]} there, which would change "
+                "what those samples were; keep the ranges already passed as they were, and "
+                f"add new ones only from position {past_end} on (positions_of_steps(k, ...) "
+                "with k at or after the resume step gives one)"
             )
+        self._check_world_from(self.step_of(consumed), "the resume point of state_dict")
         self.sampler._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
         self._consumed = consumed
         self._live = None
