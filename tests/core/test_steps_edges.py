@@ -234,3 +234,32 @@ def test_set_epoch_and_len_name_what_to_do_instead() -> None:
     assert next(iter(loader)).tolist() == sampler.indices_at(0).ranks[0][:4]
     with pytest.raises(AttributeError, match="no_such"):
         sampler.no_such  # type: ignore[attr-defined]  # noqa: B018
+
+
+# ------------------------------------------------ the fast path keeps its promises
+def test_a_plan_change_mid_step_takes_effect_at_the_next_step_of_a_chunk_read_ahead() -> None:
+    """The stream reads many steps ahead in one list; a change cuts it at the step's end."""
+    import gc
+    import pickle
+
+    def make() -> Any:
+        return fairshard.OnlineMixtureSampler(
+            [500, 200, 50], [1, 1, 1], num_samples=750, num_replicas=1, rank=0, seed=0
+        )
+
+    inner = make()
+    steps = StepSampler(inner, micro_batch_size=4, global_batch_size=16)
+    stream = iter(steps)
+    before = [next(stream) for _ in range(16 * 9 + 6)]  # into step 9, many steps evaluated
+    epoch, position = steps.epoch_position(10)
+    inner.update_weights([0, 0, 1], epoch=epoch, position=position)
+    rest = [next(stream) for _ in range(10 + 16 * 2)]
+    assert before + rest[:10] == [i for s in range(10) for i in steps.indices_at(s).ranks[0]]
+    assert all(i >= 700 for i in rest[10:])  # steps 10 and 11: only the third source
+    assert rest[10:] == steps.indices_at(10).ranks[0] + steps.indices_at(11).ranks[0]
+    assert steps.consumed_samples == 12 * 16
+    # the watchers are held weakly and outside the sampler
+    pickle.loads(pickle.dumps(inner))
+    del steps, stream
+    gc.collect()
+    inner.update_weights([1, 1, 1], epoch=epoch, position=position + 64)

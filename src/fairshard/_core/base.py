@@ -37,8 +37,9 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import weakref
 from abc import abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Generic, TypeVar
 
 import torch.distributed
@@ -57,6 +58,11 @@ from .resume import find_driver, loaded_by_torchdata
 from .sampler_state import SamplerState
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
+
+#: sampler -> weak references to what ``forget_plans`` tells (``watch_plans``).
+_PLAN_WATCHERS: weakref.WeakKeyDictionary[Any, list[weakref.WeakMethod[Any]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 T = TypeVar("T")
 P = TypeVar("P", bound=Plan)
@@ -256,9 +262,26 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         return plan
 
     def forget_plans(self) -> None:
-        """Drop the cached plan: a subclass calls it when its plan inputs change (new weights)."""
+        """Drop the cached plan: a subclass calls it when its plan inputs change (new weights).
+
+        Readers that evaluated plans ahead (``watch_plans``) are told at once.
+        """
         self._plan_cache = None
         self._plan_version += 1
+        for ref in list(_PLAN_WATCHERS.get(self, ())):
+            watcher = ref()
+            if watcher is not None:
+                watcher()
+
+    def watch_plans(self, watcher: Callable[[], None]) -> None:
+        """Call the bound method ``watcher`` whenever ``forget_plans`` runs (held weakly).
+
+        NOTE (outside the sampler): the watchers live in a module-level weak
+        table, not on the sampler, so a copied or pickled sampler carries none.
+        """
+        refs = _PLAN_WATCHERS.setdefault(self, [])
+        refs[:] = [r for r in refs if r() is not None]
+        refs.append(weakref.WeakMethod(watcher))
 
     def pass_epoch(self) -> int:
         """The epoch the live (or next) pass iterates: the cursor's while a pass runs."""

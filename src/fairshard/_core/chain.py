@@ -63,6 +63,8 @@ class EpochChain:
         """The plan items at sorted stream positions, and their epochs."""
         epochs, local = self.locate(positions)
         items: list[Any] = []
+        if epochs.size and epochs[0] == epochs[-1]:  # one epoch (sorted): no split, no copy
+            return self.sampler.plan(int(epochs[0])).items(local), epochs
         if epochs.size:
             cuts = np.flatnonzero(np.diff(epochs)) + 1
             for part_e, part_p in zip(np.split(epochs, cuts), np.split(local, cuts), strict=True):

@@ -20,6 +20,7 @@ and the family's own ``tail`` and ``layout`` are not used.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -44,7 +45,7 @@ class _NoEpochs(ConfigError, AttributeError):
     """``StepSampler.set_epoch``: a ``ConfigError`` that ``hasattr`` reads as absent."""
 
 
-_FIRST_CHUNK, _CHUNK = 64, 8192  # items a rank evaluates at once: first, at most
+_FIRST_CHUNK, _CHUNK = 64, 65536  # items a rank evaluates at once: first, at most
 
 
 class StepSampler(Registered, Sampler[Any], register=False):
@@ -103,6 +104,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
         self.sampler = sampler
         sampler._endless = True
         sampler.forget_plans()  # a plan built for the epoch loop may be laid out for its world
+        sampler.watch_plans(self._plans_changed)
         self.micro_batch_size = check_int("micro_batch_size", micro_batch_size, minimum=1)
         self.schedule = schedule or BatchSchedule.constant(int(global_batch_size or 0))
         self.num_replicas, self.rank, self.seed = sampler.num_replicas, sampler.rank, sampler.seed
@@ -119,8 +121,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         self.with_epoch = bool(with_epoch)
         self._chain = EpochChain(sampler)
         self._consumed = self.schedule.first(check_int("start_step", start_step, minimum=0))
-        # (samples before the live step's part, its items, their live iterator)
-        self._live: tuple[int, int, Iterator[Any]] | None = None
+        # (samples before the live chunk, its items, items per step, their live iterator)
+        self._live: tuple[int, list[Any], int, Iterator[Any]] | None = None
         self._driver: Any = None
 
     # --------------------------------------------------------------- addressing
@@ -239,8 +241,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         """Samples (all ranks) consumed, in whole micro-batches of what was handed out."""
         if self._live is None:
             return self._consumed
-        before, count, live = self._live
-        handed = count - operator.length_hint(live)
+        before, items, _, live = self._live
+        handed = len(items) - operator.length_hint(live)
         return (
             before + (handed // self.micro_batch_size) * self.num_replicas * self.micro_batch_size
         )
@@ -250,9 +252,22 @@ class StepSampler(Registered, Sampler[Any], register=False):
         self._live = None
         self._check_world_from(self.step_of(self._consumed), "the start of this pass")
         self._driver = find_driver(sys._getframe(1))
-        return self._stream(self._consumed)
+        # NOTE (speed): the items pass through C-level iterators only (a chain of
+        # list iterators, one per chunk of steps), as in ``PlannedSampler``; no
+        # Python frame runs per item or per step. A plan change is seen through
+        # ``watch_plans``, which cuts the live chunk at the end of its step.
+        return itertools.chain.from_iterable(self._chunks(self._consumed))
 
-    def _stream(self, consumed: int) -> Iterator[Any]:
+    def _plans_changed(self) -> None:
+        """The inner plans changed: end the live chunk at the end of the step it is in."""
+        if self._live is None:
+            return
+        _, items, per, live = self._live
+        handed = len(items) - operator.length_hint(live)
+        del items[-(-handed // per) * per :]  # its list iterator stops there
+
+    def _chunks(self, consumed: int) -> Iterator[Iterator[Any]]:
+        """Lists of the items of several whole steps (one vectorized chunk each)."""
         step, offset = self.schedule.locate(consumed)
         unit = self.num_replicas * self.micro_batch_size
         if offset % unit:
@@ -281,16 +296,16 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 numbers = (numbers[None, :] + starts).reshape(-1)
             else:
                 count = 1
-            items, epochs, _ = self._items(numbers)
+            items, epochs = self._chain.items(self.skip.position(numbers))
             if self.with_epoch:
-                items = list(zip(epochs, items, strict=True))
-            per, done = len(items) // count, 0
-            while done < count and self.sampler._plan_version == version:
-                live = iter(items[done * per : (done + 1) * per])
-                self._live = (first + offset + done * size, per, live)
-                yield from live
-                done += 1
-            step, offset = step + done, 0
+                items = list(zip(epochs.tolist(), items, strict=True))
+            per = len(items) // count
+            live = iter(items)
+            # Micro-batch k of the chunk is consumed numbers first + offset + k*W*b
+            # (the chunk's steps have one size and follow each other).
+            self._live = (first + offset, items, per, live)
+            yield live
+            step, offset = step + len(items) // per, 0  # fewer if a plan change cut it
 
     def _check_change(self, consumed: int) -> None:
         """Refuse a plan change that reaches back into samples already handed out."""
