@@ -46,7 +46,11 @@ class EpochChain:
         """(epoch, position in that epoch's plan) of stream positions: (m,) -> (m,), (m,)."""
         if self.known is not None:
             n = self.epoch_length(0)
-            return positions // n, positions % n
+            if positions.size and int(positions.min()) // n == int(positions.max()) // n:
+                epoch = int(positions[0]) // n  # one epoch: a subtraction, no division
+                return np.full(positions.shape, epoch, dtype=np.int64), positions - epoch * n
+            epochs, local = np.divmod(positions, n)
+            return epochs, local
         self._extend(0, int(positions.max()) if positions.size else 0)
         ends = np.asarray(self._ends, dtype=np.int64)
         epochs = np.searchsorted(ends, positions, side="right") - 1

@@ -45,7 +45,7 @@ class _NoEpochs(ConfigError, AttributeError):
     """``StepSampler.set_epoch``: a ``ConfigError`` that ``hasattr`` reads as absent."""
 
 
-_FIRST_CHUNK, _CHUNK = 64, 65536  # items a rank evaluates at once: first, at most
+_FIRST_CHUNK, _CHUNK = 64, 16384  # items a rank evaluates at once: first, at most
 
 
 class StepSampler(Registered, Sampler[Any], register=False):
@@ -276,7 +276,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 f"of micro-batches of num_replicas * micro_batch_size = {unit}; resume at a "
                 "step boundary (state_dict(step=...))"
             )
-        chunk = _FIRST_CHUNK
+        chunk, cap = _FIRST_CHUNK, _CHUNK
         version = self.sampler._plan_version
         while True:
             first, size = self.schedule.first(step), self.schedule.size(step)
@@ -288,7 +288,9 @@ class StepSampler(Registered, Sampler[Any], register=False):
             end = self.schedule.segment_end(step)
             # (Plans of unknown length are walked epoch by epoch: no read-ahead there.)
             count = max(1, chunk // max(1, numbers.size)) if self._chain.known is not None else 1
-            chunk = min(2 * chunk, _CHUNK)  # start small (a resume reads little), then double
+            # Start small (a resume reads little), then double up to the plan's own chunk
+            # (larger arrays fall out of the CPU caches: slower per item, not faster).
+            chunk = min(2 * chunk, cap)
             if end is not None:
                 count = min(count, end - step)
             if offset == 0 and count > 1:
@@ -297,6 +299,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
             else:
                 count = 1
             items, epochs = self._chain.items(self.skip.position(numbers))
+            if epochs.size:
+                cap = min(_CHUNK, self.sampler.plan(int(epochs[-1])).max_chunk)  # (cached)
             if self.with_epoch:
                 items = list(zip(epochs.tolist(), items, strict=True))
             per = len(items) // count

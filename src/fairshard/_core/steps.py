@@ -294,6 +294,8 @@ class SkipRanges:
 
     def position(self, consumed: NDArray[np.int64]) -> NDArray[np.int64]:
         """Stream positions of consumed-sample numbers: (m,) -> (m,)."""
+        if not self.ranges:
+            return consumed
         k = np.searchsorted(self._kept, consumed, side="right")
         out: NDArray[np.int64] = consumed + self._before[k]
         return out

@@ -1,0 +1,180 @@
+"""StepSampler beside the DistributedSampler it wraps and Megatron-LM's two samplers.
+
+One rank's share of an epoch (rank 0 of 8, micro batch 4, global batch 32)
+at n = 1e6 and 1e8 items, each cell in a fresh process, the cells
+interleaved and repeated (``--reps``, default 3). The ratios are taken
+within a rep (its cells ran back to back), so load from other processes on
+a shared machine moves the absolute times more than the ratios.
+
+    python benchmarks/bench_steps.py            # n = 1e6, 1e8
+    python benchmarks/bench_steps.py --quick    # n = 1e5, 1e6
+
+Cells (each iterates n / 8 indices, consumed without storing them):
+  inner           fairshard.DistributedSampler(n, 8, 0): what StepSampler wraps
+  StepSampler     StepSampler(inner, micro_batch_size=4, global_batch_size=32)
+  StepSampler+BS  the same through torch's BatchSampler(4): micro-batch lists,
+                  as a DataLoader makes them (Megatron's samplers yield lists)
+  Megatron random MegatronPretrainingRandomSampler (data_sharding=True, its
+                  default): randperm of the rank's bucket, yields lists of 4
+  Megatron seq    MegatronPretrainingSampler: walks all n, yields this rank's 4
+
+Megatron's samplers are vendored unchanged under ``benchmarks/_megatron/``
+(BSD-3-Clause, its LICENSE beside them). The run also replays the vendored
+ramp-up calculator (``RampupBatchsizeNumMicroBatchesCalculator``) over a
+grid of ramps and counts where ``BatchSchedule.ramp`` disagrees with it, by
+default and with ``rounding="megatron"``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from _harness import bench_args, fmt_ratio, median, run_cells, table
+
+WORLD, MICRO, GLOBAL = 8, 4, 32
+
+SETUP = f"""
+import sys
+sys.path.insert(0, {str(HERE.parent / "src")!r})
+sys.path.insert(0, {str(HERE)!r})
+from collections import deque
+from itertools import islice
+from torch.utils.data import BatchSampler
+import fairshard
+from _megatron.data_samplers import MegatronPretrainingRandomSampler, MegatronPretrainingSampler
+"""
+
+
+def _cells(n: int) -> dict[str, tuple[str, str]]:
+    share = n // WORLD
+    inner = f"fairshard.DistributedSampler({n}, {WORLD}, 0, seed=0)"
+    step = f"fairshard.StepSampler({inner}, micro_batch_size={MICRO}, global_batch_size={GLOBAL})"
+    rand = (
+        f"MegatronPretrainingRandomSampler(None, total_samples={n}, consumed_samples=0, "
+        f"micro_batch_size={MICRO}, data_parallel_rank=0, data_parallel_size={WORLD}, "
+        "data_sharding=True)"
+    )
+    seq = (
+        f"MegatronPretrainingSampler(total_samples={n}, consumed_samples=0, "
+        f"micro_batch_size={MICRO}, data_parallel_rank=0, data_parallel_size={WORLD})"
+    )
+    return {
+        "inner": (SETUP + f"s = {inner}\n", "deque(s, maxlen=0)"),
+        "StepSampler": (SETUP + f"s = {step}\n", f"deque(islice(s, {share}), maxlen=0)"),
+        "StepSampler+BS": (
+            SETUP + f"s = BatchSampler({step}, {MICRO}, False)\n",
+            f"deque(islice(s, {share // MICRO}), maxlen=0)",
+        ),
+        "Megatron random": (SETUP + f"s = {rand}\n", "deque(s, maxlen=0)"),
+        "Megatron seq": (SETUP + f"s = {seq}\n", "deque(s, maxlen=0)"),
+    }
+
+
+def _per_index(ms: list, share: int) -> str:
+    good = [m.seconds / share * 1e9 for m in ms if m.ok]
+    if not good:
+        return ms[0].status if ms else "n/a"
+    return f"{median(good):.0f} ns ({min(good):.0f}-{max(good):.0f})"
+
+
+def speed_table(sizes: list[int], reps: int) -> str:
+    rows = []
+    for n in sizes:
+        got = run_cells(_cells(n), reps)
+        share = n // WORLD
+        ours = got["StepSampler"]
+        rows.append(
+            [
+                f"{n:.0e}",
+                *(_per_index(got[c], share) for c in got),
+                fmt_ratio(ours, got["inner"]),
+                fmt_ratio(got["Megatron random"], ours),
+                fmt_ratio(got["Megatron random"], got["StepSampler+BS"]),
+            ]
+        )
+    header = [
+        "n",
+        *(f"{c} per index" for c in _cells(sizes[0])),
+        "StepSampler / inner",
+        "Megatron random / StepSampler",
+        "Megatron random / StepSampler+BS",
+    ]
+    return table(header, rows)
+
+
+def _megatron_sizes(start: int, incr: int, ramp: int, final: int, steps: int) -> list[int]:
+    from _megatron.num_microbatches_calculator import RampupBatchsizeNumMicroBatchesCalculator
+
+    calc = RampupBatchsizeNumMicroBatchesCalculator(final, 1, 1, False, 1, start, incr, ramp)
+    consumed, sizes = 0, []
+    for _ in range(steps):
+        size = calc.get_current_global_batch_size()
+        sizes.append(size)
+        consumed += size
+        calc.update(consumed, False)
+    return sizes
+
+
+def schedule_table() -> str:
+    import fairshard
+
+    grid = list(itertools.product(range(1, 61), range(1, 13), (1, 3)))
+    counts = {"exact": [0, 0, 0], "megatron": [0, 0, 0]}  # ramps, thresholds, steps that differ
+    for ramp, k, incr in grid:
+        start, final = 2 * incr, 2 * incr + k * incr
+        want = _megatron_sizes(start, incr, ramp, final, 80)
+        thresholds = {
+            a
+            for a, _ in fairshard.BatchSchedule.ramp(
+                start=start, increment=incr, ramp_samples=ramp, final=final, rounding="megatron"
+            ).points
+        }
+        for rounding, c in counts.items():
+            sched = fairshard.BatchSchedule.ramp(
+                start=start, increment=incr, ramp_samples=ramp, final=final, rounding=rounding
+            )
+            bad = sum(sched.size(s) != w for s, w in enumerate(want))
+            c[0] += bad > 0
+            c[1] += (
+                len({a for a, _ in sched.points} ^ thresholds) // 2 if rounding == "exact" else 0
+            )
+            c[2] += bad
+    rows = [
+        [f"`rounding={r!r}`", str(c[0]), str(c[1]) if r == "exact" else "0", str(c[2])]
+        for r, c in counts.items()
+    ]
+    header = [
+        f"BatchSchedule.ramp over {len(grid)} ramps (ramp_samples 1-60, 1-12 increments)",
+        "ramps that differ from Megatron's calculator",
+        "thresholds that differ",
+        "steps that differ (first 80 of each)",
+    ]
+    return table(header, rows)
+
+
+def main() -> None:
+    args = bench_args(__doc__)
+    sizes = [10**5, 10**6] if args.quick else [10**6, 10**8]
+    load = os.getloadavg()[0]
+    print(
+        f"\n### StepSampler iteration: one rank's epoch share (rank 0 of {WORLD}, micro batch "
+        f"{MICRO}, global batch {GLOBAL}), {args.reps} interleaved reps, median (range)\n"
+    )
+    print(speed_table(sizes, args.reps))
+    print(
+        f"\nLoad average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end. "
+        "Ratios per rep: `a / b` above 1 means `b` is faster.\n"
+    )
+    print("\n### Ramp-up schedules against Megatron's calculator (vendored)\n")
+    print(schedule_table())
+
+
+if __name__ == "__main__":
+    main()
