@@ -161,10 +161,19 @@ def test_megatron_rounding_reproduces_its_calculator_where_the_exact_one_does_no
             start=start, increment=incr, ramp_samples=ramp, final=final, rounding="megatron"
         )
         assert [sched.size(s) for s in range(80)] == want, (start, incr, ramp, final)
+        # every threshold, not only those a step boundary lands on
+        per_increment = ramp / k
+        size_at = [
+            final if c > ramp else start + int(c / per_increment) * incr for c in range(ramp + 2)
+        ]
+        changes = [(0, start)] + [
+            (c, size_at[c]) for c in range(1, ramp + 2) if size_at[c] != size_at[c - 1]
+        ]
+        assert list(sched.points) == changes
         assert [sched.first(s) for s in range(80)] == list(itertools.accumulate([0, *want[:-1]]))
         plain = BatchSchedule.ramp(start=start, increment=incr, ramp_samples=ramp, final=final)
-        differ += [plain.size(s) for s in range(80)] != want
-    assert differ > 0  # the grid holds cases where the two roundings disagree
+        differ += list(plain.points) != changes
+    assert differ >= 10  # the grid holds ramps where the two roundings disagree
 
 
 def test_megatron_rounding_passes_megatrons_own_calculator_cases() -> None:
