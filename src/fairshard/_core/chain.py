@@ -46,9 +46,6 @@ class EpochChain:
         """(epoch, position in that epoch's plan) of stream positions: (m,) -> (m,), (m,)."""
         if self.known is not None:
             n = self.epoch_length(0)
-            if positions.size and int(positions.min()) // n == int(positions.max()) // n:
-                epoch = int(positions[0]) // n  # one epoch: a subtraction, no division
-                return np.full(positions.shape, epoch, dtype=np.int64), positions - epoch * n
             epochs, local = np.divmod(positions, n)
             return epochs, local
         self._extend(0, int(positions.max()) if positions.size else 0)
@@ -65,10 +62,15 @@ class EpochChain:
 
     def items(self, positions: NDArray[np.int64]) -> tuple[list[Any], NDArray[np.int64]]:
         """The plan items at sorted stream positions, and their epochs."""
+        if self.known is not None and positions.size:
+            n = self.epoch_length(0)
+            epoch = int(positions[0]) // n
+            if int(positions[-1]) // n == epoch:  # sorted: one epoch, no division, no split
+                local = positions - epoch * n if epoch else positions
+                epochs: NDArray[np.int64] = np.broadcast_to(np.int64(epoch), positions.shape)
+                return self.sampler.plan(epoch).items(local), epochs
         epochs, local = self.locate(positions)
         items: list[Any] = []
-        if epochs.size and epochs[0] == epochs[-1]:  # one epoch (sorted): no split, no copy
-            return self.sampler.plan(int(epochs[0])).items(local), epochs
         if epochs.size:
             cuts = np.flatnonzero(np.diff(epochs)) + 1
             for part_e, part_p in zip(np.split(epochs, cuts), np.split(local, cuts), strict=True):

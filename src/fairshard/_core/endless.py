@@ -283,27 +283,30 @@ class StepSampler(Registered, Sampler[Any], register=False):
             if self.sampler._plan_version != version:  # the plans changed (new weights)
                 self._check_change(first + offset)
                 version = self.sampler._plan_version
-            numbers = deal(first, size, offset, self.num_replicas, self.rank, self.micro_batch_size)
-            # Several steps of one size at once (one vectorized chunk): (k, per-step items).
+            world = self.num_replicas
+            per = (size - offset) // world  # this rank's items in the (rest of the) step
+            # Several steps of one size at once (one vectorized chunk).
             end = self.schedule.segment_end(step)
             # (Plans of unknown length are walked epoch by epoch: no read-ahead there.)
-            count = max(1, chunk // max(1, numbers.size)) if self._chain.known is not None else 1
+            count = max(1, chunk // max(1, per)) if self._chain.known is not None else 1
             # Start small (a resume reads little), then double up to the plan's own chunk
             # (larger arrays fall out of the CPU caches: slower per item, not faster).
             chunk = min(2 * chunk, cap)
             if end is not None:
                 count = min(count, end - step)
-            if offset == 0 and count > 1:
-                starts = np.arange(count, dtype=np.int64)[:, None] * size
-                numbers = (numbers[None, :] + starts).reshape(-1)
-            else:
+            if offset:
                 count = 1
+            # NOTE (one stride): ``deal`` gives micro-batch m, slot j of a step the number
+            # first + m*W*b + j*W + rank = first + rank + W*(m*b + j), and the next step
+            # starts size = A*W*b later, so the chunk's numbers, in this rank's order,
+            # are first + offset + rank + W*t for t < count * per: one arange.
+            begin = first + offset + self.rank
+            numbers = np.arange(begin, begin + world * count * per, world, dtype=np.int64)
             items, epochs = self._chain.items(self.skip.position(numbers))
             if epochs.size:
                 cap = min(_CHUNK, self.sampler.plan(int(epochs[-1])).max_chunk)  # (cached)
             if self.with_epoch:
                 items = list(zip(epochs.tolist(), items, strict=True))
-            per = len(items) // count
             live = iter(items)
             # Micro-batch k of the chunk is consumed numbers first + offset + k*W*b
             # (the chunk's steps have one size and follow each other).
