@@ -10,7 +10,7 @@ a shared machine moves the absolute times more than the ratios.
     python benchmarks/bench_steps.py --quick    # n = 1e5, 1e6
 
 Cells (each iterates n / 8 indices, consumed without storing them, with a
-fresh sampler for each of 3 passes in its process (2 at 1e8); a cell counts
+fresh sampler for each of 3 passes in its process; a cell counts
 its best pass, so a burst of load on one pass does not decide it):
   inner           fairshard.DistributedSampler(n, 8, 0): what StepSampler wraps
   StepSampler     StepSampler(inner, micro_batch_size=4, global_batch_size=32)
@@ -114,7 +114,7 @@ def _ratio(theirs: list[Measurement], ours: list[Measurement]) -> str:
 def speed_table(sizes: list[int], reps: int) -> str:
     rows = []
     for n in sizes:
-        got = run_cells(_cells(n, 3 if n <= 10**6 else 2), reps)
+        got = run_cells(_cells(n, 3), reps)
         share = n // WORLD
         ours = got["StepSampler"]
         rows.append(
