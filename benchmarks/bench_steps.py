@@ -19,6 +19,9 @@ its best pass, so a burst of load on one pass does not decide it):
   Megatron random MegatronPretrainingRandomSampler (data_sharding=True, its
                   default): randperm of the rank's bucket, yields lists of 4
   Megatron seq    MegatronPretrainingSampler: walks all n, yields this rank's 4
+  taking turns    one process running inner, StepSampler and Megatron random in
+                  turn, five times each: its ratios of best passes are the
+                  steadiest on a loaded machine
 
 Megatron's samplers are vendored unchanged under ``benchmarks/_megatron/``
 (BSD-3-Clause, its LICENSE beside them). The run also replays the vendored
@@ -71,7 +74,8 @@ def _cells(n: int, passes: int) -> dict[str, tuple[str, str]]:
         f"micro_batch_size={MICRO}, data_parallel_rank=0, data_parallel_size={WORLD})"
     )
     built = {
-        "inner": (inner, "deque(s, maxlen=0)"),
+        # (islice for both: an endless stream needs it, so the inner pays it too)
+        "inner": (inner, f"deque(islice(s, {share}), maxlen=0)"),
         "StepSampler": (step, f"deque(islice(s, {share}), maxlen=0)"),
         "StepSampler+BS": (
             f"BatchSampler({step}, {MICRO}, False)",
@@ -89,11 +93,33 @@ def _cells(n: int, passes: int) -> dict[str, tuple[str, str]]:
         "    best = min(best, time.perf_counter() - t)\n"
         "RESULT = best\n"
     )
-    return {name: (SETUP, body.format(make=m, run=r)) for name, (m, r) in built.items()}
+    cells = {name: (SETUP, body.format(make=m, run=r)) for name, (m, r) in built.items()}
+    # One process taking turns (inner, StepSampler, Megatron random) five times: a
+    # burst of load lands on all three alike, so its ratios of best passes hold best.
+    paired = ["inner", "StepSampler", "Megatron random"]
+    turns = "".join(
+        f"    s = {built[name][0]}\n"
+        "    t = time.perf_counter()\n"
+        f"    {built[name][1]}\n"
+        f"    best[{name!r}] = min(best.get({name!r}, float('inf')), time.perf_counter() - t)\n"
+        for name in paired
+    )
+    cells["turns"] = (SETUP, f"best = {{}}\nfor _ in range(5):\n{turns}RESULT = best\n")
+    return cells
 
 
-def _best(ms: list[Measurement]) -> list[float]:
+def _best(ms: list[Measurement], name: str | None = None) -> list[float]:
+    """Each rep's best pass (of the cell, or of ``name`` in the cell that takes turns)."""
+    if name is not None:
+        return [float(m.result[name]) for m in ms if m.ok and isinstance(m.result, dict)]
     return [float(m.result) for m in ms if m.ok and isinstance(m.result, float)]
+
+
+def _turns(ms: list[Measurement], theirs: str, ours: str) -> str:
+    pairs = [a / b for a, b in zip(_best(ms, theirs), _best(ms, ours), strict=False)]
+    if not pairs:
+        return ms[0].status if ms else "n/a"
+    return f"{median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f})"
 
 
 def _per_index(ms: list[Measurement], share: int) -> str:
@@ -120,18 +146,22 @@ def speed_table(sizes: list[int], reps: int) -> str:
         rows.append(
             [
                 f"{n:.0e}",
-                *(_per_index(got[c], share) for c in got),
+                *(_per_index(got[c], share) for c in got if c != "turns"),
                 _ratio(ours, got["inner"]),
                 _ratio(got["Megatron random"], ours),
                 _ratio(got["Megatron random"], got["StepSampler+BS"]),
+                _turns(got["turns"], "StepSampler", "inner"),
+                _turns(got["turns"], "Megatron random", "StepSampler"),
             ]
         )
     header = [
         "n",
-        *(f"{c} per index" for c in _cells(sizes[0], 1)),
+        *(f"{c} per index" for c in _cells(sizes[0], 1) if c != "turns"),
         "StepSampler / inner",
         "Megatron random / StepSampler",
         "Megatron random / StepSampler+BS",
+        "taking turns: StepSampler / inner",
+        "taking turns: Megatron random / StepSampler",
     ]
     return table(header, rows)
 
