@@ -42,7 +42,7 @@ __all__ = ["StepSampler"]
 
 
 class _NoEpochs(ConfigError, AttributeError):
-    """``StepSampler.set_epoch``: a ``ConfigError`` that ``hasattr`` reads as absent."""
+    """A step stream asked for ``set_epoch``: a ``ConfigError`` that ``hasattr`` reads as absent."""
 
 
 _FIRST_CHUNK, _CHUNK = 64, 16384  # items a rank evaluates at once: first, at most
