@@ -59,7 +59,7 @@ from .sampler_state import SamplerState
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
 
-#: sampler -> weak references to what ``forget_plans`` tells (``watch_plans``).
+#: sampler -> weak references to what ``forget_plans`` tells (``_watch_plans``).
 _PLAN_WATCHERS: weakref.WeakKeyDictionary[Any, list[weakref.WeakMethod[Any]]] = (
     weakref.WeakKeyDictionary()
 )
@@ -264,7 +264,7 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
     def forget_plans(self) -> None:
         """Drop the cached plan: a subclass calls it when its plan inputs change (new weights).
 
-        Readers that evaluated plans ahead (``watch_plans``) are told at once.
+        Readers that evaluated plans ahead (``_watch_plans``) are told at once.
         """
         self._plan_cache = None
         self._plan_version += 1
@@ -273,7 +273,7 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
             if watcher is not None:
                 watcher()
 
-    def watch_plans(self, watcher: Callable[[], None]) -> None:
+    def _watch_plans(self, watcher: Callable[[], None]) -> None:
         """Call the bound method ``watcher`` whenever ``forget_plans`` runs (held weakly).
 
         NOTE (outside the sampler): the watchers live in a module-level weak

@@ -104,7 +104,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
         self.sampler = sampler
         sampler._endless = True
         sampler.forget_plans()  # a plan built for the epoch loop may be laid out for its world
-        sampler.watch_plans(self._plans_changed)
+        sampler._watch_plans(self._plans_changed)
         self.micro_batch_size = check_int("micro_batch_size", micro_batch_size, minimum=1)
         self.schedule = schedule or BatchSchedule.constant(int(global_batch_size or 0))
         self.num_replicas, self.rank, self.seed = sampler.num_replicas, sampler.rank, sampler.seed
@@ -255,7 +255,7 @@ class StepSampler(Registered, Sampler[Any], register=False):
         # NOTE (speed): the items pass through C-level iterators only (a chain of
         # list iterators, one per chunk of steps), as in ``PlannedSampler``; no
         # Python frame runs per item or per step. A plan change is seen through
-        # ``watch_plans``, which cuts the live chunk at the end of its step.
+        # ``_watch_plans``, which cuts the live chunk at the end of its step.
         return itertools.chain.from_iterable(self._chunks(self._consumed))
 
     def _plans_changed(self) -> None:
