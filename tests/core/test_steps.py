@@ -25,11 +25,11 @@ from fairshard._core.steps import SkipRanges, deal
 from ..catalog import CATALOG, sampler_families
 from ..contract import flat
 
-#: Every family with a plan (the catalog's samplers), but the two StepSampler refuses.
+#: Every family with a plan (the catalog's samplers), but the one StepSampler refuses.
 FAMILIES: dict[str, Any] = {
     f.name: f.make
     for f in sampler_families()
-    if f.name not in ("hard-example", "distributed-locality")  # both refused: see below
+    if f.name != "hard-example"  # refused: see below
 }
 
 N = 37  # a prime: steps straddle epoch ends at every offset
@@ -223,12 +223,6 @@ def test_state_under_prefetching_loader_needs_the_step() -> None:
         sampler.state_dict()
     assert sampler.state_dict(step=3)["steps"] == 3 * G
     del it
-
-
-def test_a_plan_laid_out_for_the_world_size_is_refused() -> None:
-    inner = CATALOG["distributed-locality"].make(N, 0, 2)
-    with pytest.raises(ConfigError, match="order='lazy'"):
-        StepSampler(inner, micro_batch_size=1, global_batch_size=G)
 
 
 def test_a_family_that_learns_at_set_epoch_is_refused() -> None:

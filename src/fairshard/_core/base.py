@@ -37,8 +37,9 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import weakref
 from abc import abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Generic, TypeVar
 
 import torch.distributed
@@ -57,6 +58,11 @@ from .resume import find_driver, loaded_by_torchdata
 from .sampler_state import SamplerState
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
+
+#: sampler -> weak references to what ``forget_plans`` tells (``_watch_plans``).
+_PLAN_WATCHERS: weakref.WeakKeyDictionary[Any, list[weakref.WeakMethod[Any]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 T = TypeVar("T")
 P = TypeVar("P", bound=Plan)
@@ -104,16 +110,15 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
     )
 
     #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
-    #: so a family must not warn about padding or dropping one.
+    #: so a family must not warn about padding or dropping one, and a plan
+    #: laid out for the world size (``order="locality"``'s lanes) lays itself
+    #: out for none.
     _endless: bool = False
     #: Counts ``forget_plans`` calls: a reader that evaluated plans ahead re-reads them.
     _plan_version: int = 0
     #: The family folds what it learned into its plans at ``set_epoch`` (an
     #: endless stream, which never calls it, refuses such a family).
     _learns_at_epoch: bool = False
-    #: The plan is laid out for the world size (``order="locality"``'s lanes):
-    #: StepSampler, which deals one plan to any world, refuses it.
-    _plan_knows_world: bool = False
     #: ``(epoch, position)`` the latest plan change starts at, for a sampler whose
     #: plans change during training (``None``: they never do).
     changed_from: tuple[int, int] | None = None
@@ -257,9 +262,26 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         return plan
 
     def forget_plans(self) -> None:
-        """Drop the cached plan: a subclass calls it when its plan inputs change (new weights)."""
+        """Drop the cached plan: a subclass calls it when its plan inputs change (new weights).
+
+        Readers that evaluated plans ahead (``_watch_plans``) are told at once.
+        """
         self._plan_cache = None
         self._plan_version += 1
+        for ref in list(_PLAN_WATCHERS.get(self, ())):
+            watcher = ref()
+            if watcher is not None:
+                watcher()
+
+    def _watch_plans(self, watcher: Callable[[], None]) -> None:
+        """Call the bound method ``watcher`` whenever ``forget_plans`` runs (held weakly).
+
+        NOTE (outside the sampler): the watchers live in a module-level weak
+        table, not on the sampler, so a copied or pickled sampler carries none.
+        """
+        refs = _PLAN_WATCHERS.setdefault(self, [])
+        refs[:] = [r for r in refs if r() is not None]
+        refs.append(weakref.WeakMethod(watcher))
 
     def pass_epoch(self) -> int:
         """The epoch the live (or next) pass iterates: the cursor's while a pass runs."""

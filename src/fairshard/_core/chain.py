@@ -46,7 +46,8 @@ class EpochChain:
         """(epoch, position in that epoch's plan) of stream positions: (m,) -> (m,), (m,)."""
         if self.known is not None:
             n = self.epoch_length(0)
-            return positions // n, positions % n
+            epochs, local = np.divmod(positions, n)
+            return epochs, local
         self._extend(0, int(positions.max()) if positions.size else 0)
         ends = np.asarray(self._ends, dtype=np.int64)
         epochs = np.searchsorted(ends, positions, side="right") - 1
@@ -61,6 +62,13 @@ class EpochChain:
 
     def items(self, positions: NDArray[np.int64]) -> tuple[list[Any], NDArray[np.int64]]:
         """The plan items at sorted stream positions, and their epochs."""
+        if self.known is not None and positions.size:
+            n = self.epoch_length(0)
+            epoch = int(positions[0]) // n
+            if int(positions[-1]) // n == epoch:  # sorted: one epoch, no division, no split
+                local = positions - epoch * n if epoch else positions
+                epochs: NDArray[np.int64] = np.broadcast_to(np.int64(epoch), positions.shape)
+                return self.sampler.plan(epoch).items(local), epochs
         epochs, local = self.locate(positions)
         items: list[Any] = []
         if epochs.size:

@@ -20,10 +20,11 @@ and the family's own ``tail`` and ``layout`` are not used.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,7 +40,12 @@ from .steps import BatchSchedule, SkipRanges, StepIndices, deal
 
 __all__ = ["StepSampler"]
 
-_FIRST_CHUNK, _CHUNK = 64, 8192  # items a rank evaluates at once: first, at most
+
+class _NoEpochs(ConfigError, AttributeError):
+    """A step stream asked for ``set_epoch``: a ``ConfigError`` that ``hasattr`` reads as absent."""
+
+
+_FIRST_CHUNK, _CHUNK = 64, 16384  # items a rank evaluates at once: first, at most
 
 
 class StepSampler(Registered, Sampler[Any], register=False):
@@ -89,12 +95,6 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "epochs (set_epoch before each), or use OnlineMixtureSampler, whose weights "
                 "change at any step"
             )
-        if sampler._plan_knows_world:
-            raise ConfigError(
-                f"{sampler.kind}'s plan is laid out for its world size (order='locality' gives "
-                "each rank whole windows), and a StepSampler deals one plan to any world size; "
-                "use order='lazy' under a StepSampler"
-            )
         if (global_batch_size is None) == (schedule is None):
             raise ConfigError(
                 "give exactly one of global_batch_size= (a constant size) or schedule= "
@@ -103,19 +103,26 @@ class StepSampler(Registered, Sampler[Any], register=False):
             )
         self.sampler = sampler
         sampler._endless = True
+        sampler.forget_plans()  # a plan built for the epoch loop may be laid out for its world
+        sampler._watch_plans(self._plans_changed)
         self.micro_batch_size = check_int("micro_batch_size", micro_batch_size, minimum=1)
         self.schedule = schedule or BatchSchedule.constant(int(global_batch_size or 0))
         self.num_replicas, self.rank, self.seed = sampler.num_replicas, sampler.rank, sampler.seed
-        self.schedule.check_divides(
-            self.num_replicas * self.micro_batch_size,
-            f"num_replicas * micro_batch_size ({self.num_replicas} * {self.micro_batch_size})",
+        self._unit_name = (
+            f"num_replicas * micro_batch_size ({self.num_replicas} * {self.micro_batch_size})"
         )
+        unit = self.num_replicas * self.micro_batch_size
+        fits = self.schedule.fits_from(unit)
+        if fits is None:  # not even the last size splits: no resume point helps
+            self.schedule.check_divides(unit, self._unit_name)
+        # Sizes before this step do not split on this world: it may only resume after them.
+        self._fits_from: int = fits or 0
         self.skip = SkipRanges(skip)
         self.with_epoch = bool(with_epoch)
         self._chain = EpochChain(sampler)
         self._consumed = self.schedule.first(check_int("start_step", start_step, minimum=0))
-        # (samples before the live step's part, its items, their live iterator)
-        self._live: tuple[int, int, Iterator[Any]] | None = None
+        # (samples before the live chunk, its items, items per step, their live iterator)
+        self._live: tuple[int, list[Any], int, Iterator[Any]] | None = None
         self._driver: Any = None
 
     # --------------------------------------------------------------- addressing
@@ -126,8 +133,29 @@ class StepSampler(Registered, Sampler[Any], register=False):
         return items, epochs.tolist(), positions.tolist()
 
     def accumulation_steps(self, step: int) -> int:
-        """Micro-batches per rank in step ``step``: ``size(step) / (W * b)``."""
-        return self.schedule.size(step) // (self.num_replicas * self.micro_batch_size)
+        """Micro-batches per rank in step ``step``: ``size(step) / (W * b)``.
+
+        Raises:
+            ConfigError: the step's size does not split into micro-batches on
+                this world (a ramp's first steps on a larger world).
+        """
+        unit = self.num_replicas * self.micro_batch_size
+        self.schedule.check_step(step, unit, self._unit_name)
+        return self.schedule.size(step) // unit
+
+    def _check_world_from(self, step: int, what: str) -> None:
+        """Refuse to run from ``step`` on a world that cannot split a size from there on."""
+        if step < self._fits_from:
+            bad = self.schedule.size(self._fits_from - 1)
+            raise ConfigError(
+                f"{what} is step {step}, but global batch size {bad} of step "
+                f"{self._fits_from - 1} is not a multiple of {self._unit_name} = "
+                f"{self.num_replicas * self.micro_batch_size}: this world can train from "
+                f"step {self._fits_from} on (sample {self.schedule.first(self._fits_from)}); "
+                "resume it from a state saved at or after that step, start the job on a "
+                "world whose num_replicas * micro_batch_size divides every size, or use a "
+                "smaller micro_batch_size"
+            )
 
     def indices_at(self, step: int, *, num_replicas: int | None = None) -> StepIndices:
         """What every rank takes in global step ``step`` -- O(1), no replay.
@@ -139,8 +167,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
         """
         world = self.num_replicas if num_replicas is None else num_replicas
         world = check_int("num_replicas", world, minimum=1)
-        self.schedule.check_divides(
-            world * self.micro_batch_size, "num_replicas * micro_batch_size"
+        self.schedule.check_step(
+            step, world * self.micro_batch_size, "num_replicas * micro_batch_size"
         )
         first, size = self.schedule.first(step), self.schedule.size(step)
         ranks, epochs, positions = [], [], []
@@ -173,14 +201,48 @@ class StepSampler(Registered, Sampler[Any], register=False):
         b = int(self.skip.position(np.array([last - 1], dtype=np.int64))[0]) + 1
         return a, b
 
+    # ------------------------------------------------- what an epoch loop asks
+    def __len__(self) -> int:
+        """Refused: the stream is endless (a ``TypeError``, as for any unsized iterable)."""
+        raise ConfigTypeError(
+            "a StepSampler is endless and has no len(); count steps instead: run the loop "
+            "for max_steps optimizer steps (Lightning's Trainer(max_steps=...), a Trainer's "
+            "max_steps), taking accumulation_steps(step) micro-batches for step `step`; "
+            "for an epoch loop with a length, use the inner sampler itself"
+        )
+
+    def __bool__(self) -> bool:
+        """A stream is always truthy (a truth test must not ask for its length)."""
+        return True
+
+    if not TYPE_CHECKING:  # (a type checker still sees every other missing name)
+
+        def __getattr__(self, name: str) -> Any:
+            """Name what to use instead of an epoch loop's ``set_epoch``.
+
+            An ``AttributeError`` still, so ``hasattr(sampler, "set_epoch")`` is
+            false and a framework's epoch loop (Lightning, accelerate, a
+            ``Trainer``) leaves the stream alone, as it does any sampler without
+            epochs.
+            """
+            if name == "set_epoch":
+                raise _NoEpochs(
+                    "a StepSampler has no epochs to set: it chains the inner sampler's epochs "
+                    "into one stream by itself; to move to a point of the stream pass "
+                    "start_step= (or load_state_dict), to see the epoch of each item build it "
+                    "with with_epoch=True, and for an epoch loop call set_epoch on the inner "
+                    "sampler instead of wrapping it"
+                )
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     # ---------------------------------------------------------------- iteration
     @property
     def consumed_samples(self) -> int:
         """Samples (all ranks) consumed, in whole micro-batches of what was handed out."""
         if self._live is None:
             return self._consumed
-        before, count, live = self._live
-        handed = count - operator.length_hint(live)
+        before, items, _, live = self._live
+        handed = len(items) - operator.length_hint(live)
         return (
             before + (handed // self.micro_batch_size) * self.num_replicas * self.micro_batch_size
         )
@@ -188,10 +250,24 @@ class StepSampler(Registered, Sampler[Any], register=False):
     def __iter__(self) -> Iterator[Any]:
         self._consumed = self.consumed_samples
         self._live = None
+        self._check_world_from(self.step_of(self._consumed), "the start of this pass")
         self._driver = find_driver(sys._getframe(1))
-        return self._stream(self._consumed)
+        # NOTE (speed): the items pass through C-level iterators only (a chain of
+        # list iterators, one per chunk of steps), as in ``PlannedSampler``; no
+        # Python frame runs per item or per step. A plan change is seen through
+        # ``_watch_plans``, which cuts the live chunk at the end of its step.
+        return itertools.chain.from_iterable(self._chunks(self._consumed))
 
-    def _stream(self, consumed: int) -> Iterator[Any]:
+    def _plans_changed(self) -> None:
+        """The inner plans changed: end the live chunk at the end of the step it is in."""
+        if self._live is None:
+            return
+        _, items, per, live = self._live
+        handed = len(items) - operator.length_hint(live)
+        del items[-(-handed // per) * per :]  # its list iterator stops there
+
+    def _chunks(self, consumed: int) -> Iterator[Iterator[Any]]:
+        """Lists of the items of several whole steps (one vectorized chunk each)."""
         step, offset = self.schedule.locate(consumed)
         unit = self.num_replicas * self.micro_batch_size
         if offset % unit:
@@ -200,36 +276,43 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 f"of micro-batches of num_replicas * micro_batch_size = {unit}; resume at a "
                 "step boundary (state_dict(step=...))"
             )
-        chunk = _FIRST_CHUNK
+        chunk, cap = _FIRST_CHUNK, _CHUNK
         version = self.sampler._plan_version
         while True:
             first, size = self.schedule.first(step), self.schedule.size(step)
             if self.sampler._plan_version != version:  # the plans changed (new weights)
                 self._check_change(first + offset)
                 version = self.sampler._plan_version
-            numbers = deal(first, size, offset, self.num_replicas, self.rank, self.micro_batch_size)
-            # Several steps of one size at once (one vectorized chunk): (k, per-step items).
+            world = self.num_replicas
+            per = (size - offset) // world  # this rank's items in the (rest of the) step
+            # Several steps of one size at once (one vectorized chunk).
             end = self.schedule.segment_end(step)
             # (Plans of unknown length are walked epoch by epoch: no read-ahead there.)
-            count = max(1, chunk // max(1, numbers.size)) if self._chain.known is not None else 1
-            chunk = min(2 * chunk, _CHUNK)  # start small (a resume reads little), then double
+            count = max(1, chunk // max(1, per)) if self._chain.known is not None else 1
+            # Start small (a resume reads little), then double up to the plan's own chunk
+            # (larger arrays fall out of the CPU caches: slower per item, not faster).
+            chunk = min(2 * chunk, cap)
             if end is not None:
                 count = min(count, end - step)
-            if offset == 0 and count > 1:
-                starts = np.arange(count, dtype=np.int64)[:, None] * size
-                numbers = (numbers[None, :] + starts).reshape(-1)
-            else:
+            if offset:
                 count = 1
-            items, epochs, _ = self._items(numbers)
+            # NOTE (one stride): ``deal`` gives micro-batch m, slot j of a step the number
+            # first + m*W*b + j*W + rank = first + rank + W*(m*b + j), and the next step
+            # starts size = A*W*b later, so the chunk's numbers, in this rank's order,
+            # are first + offset + rank + W*t for t < count * per: one arange.
+            begin = first + offset + self.rank
+            numbers = np.arange(begin, begin + world * count * per, world, dtype=np.int64)
+            items, epochs = self._chain.items(self.skip.position(numbers))
+            if epochs.size:
+                cap = min(_CHUNK, self.sampler.plan(int(epochs[-1])).max_chunk)  # (cached)
             if self.with_epoch:
-                items = list(zip(epochs, items, strict=True))
-            per, done = len(items) // count, 0
-            while done < count and self.sampler._plan_version == version:
-                live = iter(items[done * per : (done + 1) * per])
-                self._live = (first + offset + done * size, per, live)
-                yield from live
-                done += 1
-            step, offset = step + done, 0
+                items = list(zip(epochs.tolist(), items, strict=True))
+            live = iter(items)
+            # Micro-batch k of the chunk is consumed numbers first + offset + k*W*b
+            # (the chunk's steps have one size and follow each other).
+            self._live = (first + offset, items, per, live)
+            yield live
+            step, offset = step + len(items) // per, 0  # fewer if a plan change cut it
 
     def _check_change(self, consumed: int) -> None:
         """Refuse a plan change that reaches back into samples already handed out."""
@@ -296,6 +379,13 @@ class StepSampler(Registered, Sampler[Any], register=False):
             }
         )
 
+    @staticmethod
+    def _past_end(skip: SkipRanges, consumed: int) -> int:
+        """One past the stream position of the last of ``consumed`` samples (0: none)."""
+        if consumed == 0:
+            return 0
+        return int(skip.position(np.array([consumed - 1], dtype=np.int64))[0]) + 1
+
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Resume where ``state_dict`` was saved, on any world size and micro-batch size.
 
@@ -312,15 +402,20 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 f"seed={self.seed}; build the inner sampler with seed={state[S.K_SEED]}"
             )
         consumed = int(state[S.K_STEPS])
-        saved = tuple(tuple(int(v) for v in r) for r in state[S.K_EXTRA].get("skip", []))
-        at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
-        ours = self.skip.prefix_until(at)
-        if saved != ours:
+        saved = SkipRanges(state[S.K_EXTRA].get("skip", []))
+        # The past: the stream positions of the samples consumed, up to the last one.
+        past_end = self._past_end(saved, consumed)
+        theirs, ours = saved.prefix_until(past_end), self.skip.prefix_until(past_end)
+        if theirs != ours:
             raise StateDictError(
-                f"state_dict skipped the stream ranges {[list(r) for r in saved]} before its "
-                f"resume point, but this sampler's skip= gives {[list(r) for r in ours]} there; "
-                "keep the ranges already passed and add new ones only after the resume point"
+                f"state_dict skipped the stream ranges {[list(r) for r in theirs]} among the "
+                f"positions [0, {past_end}) its {consumed} consumed samples read, but this "
+                f"sampler's skip= gives {[list(r) for r in ours]} there, which would change "
+                "what those samples were; keep the ranges already passed as they were, and "
+                f"add new ones only from position {past_end} on (positions_of_steps(k, ...) "
+                "with k at or after the resume step gives one)"
             )
+        self._check_world_from(self.step_of(consumed), "the resume point of state_dict")
         self.sampler._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
         self._consumed = consumed
         self._live = None

@@ -50,7 +50,11 @@ class Plan(Protocol):
         ...
 
     def items(self, positions: NDArray[np.int64]) -> list[Any]:
-        """Python objects at ``positions`` (each in ``[0, len(self))``)."""
+        """Python objects at ``positions`` (each in ``[0, len(self))``), in a new list.
+
+        The caller owns the list (a ``StepSampler`` cuts it short when the
+        plans change): never return a list the plan keeps.
+        """
         ...
 
 

@@ -32,14 +32,18 @@ import bisect
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .._errors import ConfigError, check_int
+from .._errors import ConfigError, check_choice, check_int
 
 __all__ = ["BatchSchedule", "SkipRanges", "StepIndices", "deal"]
+
+
+Rounding = Literal["exact", "megatron"]
+ROUNDINGS: tuple[Rounding, ...] = ("exact", "megatron")
 
 
 @dataclass(frozen=True)
@@ -86,19 +90,49 @@ class BatchSchedule:
         return cls([(0, global_batch_size)])
 
     @classmethod
-    def ramp(cls, *, start: int, increment: int, ramp_samples: int, final: int) -> BatchSchedule:
+    def ramp(
+        cls,
+        *,
+        start: int,
+        increment: int,
+        ramp_samples: int,
+        final: int,
+        rounding: Rounding = "exact",
+    ) -> BatchSchedule:
         """Megatron's ``--rampup-batch-size start increment ramp_samples`` up to ``final``.
 
         The size grows from ``start`` by ``increment`` each time another
         ``ramp_samples / K`` samples are consumed (``K = (final - start) /
-        increment`` increments), then stays at ``final``. Thresholds are
-        exact integers: ``ceil(k * ramp_samples / K)`` (Megatron divides in
-        floating point).
+        increment`` increments), then stays at ``final``.
+
+        Args:
+            start: The first global batch size.
+            increment: What each increment adds.
+            ramp_samples: Samples over which the ``K`` increments are spread.
+            final: The size after the ramp.
+            rounding: ``"exact"`` (default): increment ``k`` comes once
+                ``ceil(k * ramp_samples / K)`` samples are consumed (exact
+                integers). ``"megatron"``: Megatron-LM's calculator
+                (``RampupBatchsizeNumMicroBatchesCalculator``), which divides in
+                floating point -- ``int(consumed / (ramp_samples / K))``
+                increments, and ``final`` only once more than ``ramp_samples``
+                are consumed -- so a step whose float quotient falls just
+                below an integer has one increment less; use it to reproduce
+                a Megatron run step for step.
+
+        Example:
+            >>> exact = BatchSchedule.ramp(start=1, increment=1, ramp_samples=9, final=8)
+            >>> megatron = BatchSchedule.ramp(
+            ...     start=1, increment=1, ramp_samples=9, final=8, rounding="megatron"
+            ... )
+            >>> exact.size_after(9), megatron.size_after(9)   # 9 / (9 / 7) = 6.999...
+            (8, 7)
         """
         start = check_int("start", start, minimum=1)
         increment = check_int("increment", increment, minimum=1)
         ramp_samples = check_int("ramp_samples", ramp_samples, minimum=1)
         final = check_int("final", final, minimum=start)
+        check_choice("rounding", rounding, ROUNDINGS)
         if (final - start) % increment:
             raise ConfigError(
                 f"final - start must be a multiple of increment, got final={final}, "
@@ -108,6 +142,8 @@ class BatchSchedule:
         points = [(0, start)]
         for k in range(1, k_max + 1):
             at = -(-k * ramp_samples // k_max)
+            if rounding == "megatron":
+                at = _megatron_threshold(k, k_max, ramp_samples, at)
             if at > points[-1][0]:
                 points.append((at, start + k * increment))
             else:  # several increments on one sample: keep the largest
@@ -172,15 +208,60 @@ class BatchSchedule:
         """Raise unless every size is a multiple of ``unit`` (``W * b``)."""
         bad = [g for g in self.sizes() if g % unit]
         if bad:
-            raise ConfigError(
-                f"global batch size {bad[0]} is not a multiple of {what} = {unit}; "
-                "every global batch size must split into whole micro-batches on every "
-                "rank: choose sizes that are multiples of it, or another micro_batch_size"
-            )
+            raise ConfigError(_not_a_multiple(bad[0], unit, what))
+
+    def fits_from(self, unit: int) -> int | None:
+        """The first step from which every size is a multiple of ``unit`` (``None``: never).
+
+        A ramp's first sizes may be smaller than ``W * b`` of a larger world
+        that a job moves to once the ramp has passed (Megatron checks the
+        size of the current step only).
+        """
+        if self._segments[-1].size % unit:
+            return None
+        for seg, nxt in zip(self._segments[::-1][1:], self._segments[::-1], strict=False):
+            if seg.size % unit:
+                return nxt.step
+        return 0
+
+    def check_step(self, step: int, unit: int, what: str) -> None:
+        """Raise unless the size of step ``step`` is a multiple of ``unit``."""
+        size = self.size(step)
+        if size % unit:
+            raise ConfigError(_not_a_multiple(size, unit, what) + f" (step {step})")
 
     def to_config(self) -> list[list[int]]:
         """Plain data for a state."""
         return [[a, g] for a, g in self.points]
+
+
+def _not_a_multiple(size: int, unit: int, what: str) -> str:
+    return (
+        f"global batch size {size} is not a multiple of {what} = {unit}; "
+        "every global batch size must split into whole micro-batches on every "
+        "rank: choose sizes that are multiples of it, or another micro_batch_size"
+    )
+
+
+def _megatron_threshold(k: int, k_max: int, ramp_samples: int, exact: int) -> int:
+    """The fewest consumed samples at which Megatron's calculator counts ``k`` increments.
+
+    Megatron counts ``int(c / (ramp_samples / k_max))`` increments after
+    ``c <= ramp_samples`` samples and all ``k_max`` after more. That count is
+    monotone in ``c`` and within one of the exact ``floor(c * k_max /
+    ramp_samples)``, so the threshold is found by stepping from the exact one.
+    """
+    per_increment = ramp_samples / k_max
+
+    def count(consumed: int) -> int:
+        return k_max if consumed > ramp_samples else int(consumed / per_increment)
+
+    at = exact
+    while at > 0 and count(at - 1) >= k:
+        at -= 1
+    while count(at) < k:
+        at += 1
+    return at
 
 
 class SkipRanges:
@@ -213,6 +294,8 @@ class SkipRanges:
 
     def position(self, consumed: NDArray[np.int64]) -> NDArray[np.int64]:
         """Stream positions of consumed-sample numbers: (m,) -> (m,)."""
+        if not self.ranges:
+            return consumed
         k = np.searchsorted(self._kept, consumed, side="right")
         out: NDArray[np.int64] = consumed + self._before[k]
         return out

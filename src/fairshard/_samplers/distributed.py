@@ -136,7 +136,6 @@ class DistributedSampler(IndexSampler[IndexPlan]):
                 "into several samplers"
             )
         self.shuffle = shuffle
-        self._plan_knows_world = shuffle and order == "locality"
         self.order: Order = order
         if order != "locality" and (block_size is not None or window is not None):
             raise ConfigError(
@@ -185,7 +184,15 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         return config
 
     def _lanes(self, epoch: int) -> int:
-        """Lanes of the locality plan of ``epoch`` (see ``_core.locality``)."""
+        """Lanes of the locality plan of ``epoch`` (see ``_core.locality``).
+
+        Under a ``StepSampler`` (``_endless``) one lane: the plan must not
+        depend on the world size there (global-batch invariance), and its
+        strided deal gives a step's consecutive positions -- runs of one
+        window -- to the ranks of the job together.
+        """
+        if self._endless:
+            return 1
         if epoch in self._saved_lanes:
             return self._saved_lanes[epoch]
         return self.num_replicas if self.layout == "strided" else 1
@@ -194,13 +201,13 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         migrated = self._migrated
         if migrated is not None and migrated[0] == self.epoch:
             return {"migrated": migrated[1].to_plain(migrated[2])}
-        if self.order != "locality" or not self.shuffle:
-            return {}
+        if self.order != "locality" or not self.shuffle or self._endless:
+            return {}  # (an endless stream's locality plan has one lane, always)
         return {"lanes": self._lanes(self.epoch)}
 
     def _load_extra_state(self, extra: dict[str, Any]) -> None:
         extra.pop("migrated", None)  # installed before the resume point was computed
-        if self.order != "locality" or not self.shuffle:
+        if self.order != "locality" or not self.shuffle or self._endless:
             super()._load_extra_state(extra)
             return
         lanes = extra.get("lanes")
