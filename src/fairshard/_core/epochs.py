@@ -16,7 +16,10 @@ the rules are:
   states themselves and move on);
 * a resumed pass left before it ran out (a probe ``next(iter(loader))``)
   leaves the resume point for the next pass; one that ran out finished the
-  epoch.
+  epoch;
+* a pass that began from a loaded state and is left with items it never
+  handed out when ``set_epoch`` moves to another epoch lost them: it warns
+  once per loaded state (``_warn_abandoned``), naming how many and the fix.
 
 NOTE (the later epoch, or a rollback): two loaders load a finished epoch's
 state into an object that is already past it, and mean opposite things.
@@ -48,6 +51,10 @@ class ResumePoint(NamedTuple):
     start: int
     #: Local steps (items, or batches) this rank had consumed of that partition.
     steps: int
+    #: Steps of the epoch the loaded state recorded before that partition (an elastic
+    #: resume re-partitions what is left, a finished epoch leaves nothing): counted by
+    #: ``len()``, which is the whole epoch's (``_core.sampler_state``'s NOTE on len).
+    before: int = 0
 
 
 class EpochRules:
@@ -68,15 +75,40 @@ class EpochRules:
         self._fresh = True  # set_epoch / load_state_dict since the last pass began
         self._warned_repeat = False
         self._warned_empty = False  # reset by every load_state_dict
+        self._warned_abandoned = False  # reset by every load_state_dict
 
     def set_epoch(self, epoch: int) -> None:
         """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``."""
-        self.epoch = check_int("epoch", epoch, minimum=0)
+        epoch = check_int("epoch", epoch, minimum=0)
+        if epoch != self.epoch:
+            self._check_abandoned()
+        self.epoch = epoch
         self._fresh = True
         self._on_epoch_change()
 
     def _on_epoch_change(self) -> None:
         """Hook: the epoch of the next pass was set (``set_epoch``, ``auto_epoch``, a load)."""
+
+    def _check_abandoned(self) -> None:
+        """Hook: the epoch is about to change; warn if a resumed pass of it was cut short."""
+
+    def _warn_abandoned(self, epoch: int, unread: int, length: int, unit: str) -> None:
+        """Warn (once a load) that a pass begun from a loaded state left ``unread`` behind."""
+        if self.__dict__.get("_warned_abandoned", False):
+            return
+        self._warned_abandoned = True
+        warn(
+            f"{self.kind}: epoch {epoch} was resumed from a loaded state, and its pass "
+            f"ended with {unread} of the epoch's {length} {unit} on this rank never read: "
+            "the loop stopped before the sampler ran out, so those samples are lost to "
+            f"this epoch. len({self._role}) is the whole epoch's, steps already taken "
+            f"included ({self._role}.remaining is what is left): a loop that counts its "
+            "own restored steps reads to the end. Resume through the loader instead of "
+            "restarting it by hand: under Lightning the ExactResume callback or torchdata's "
+            "StatefulDataLoader (whose state holds the sampler's), elsewhere read the pass "
+            "to its end before set_epoch.",
+            DegenerateConfigWarning,
+        )
 
     def _warn_repeat(self, epoch: int) -> None:
         """Warn (once per object) that a pass repeats the completed ``epoch``."""
