@@ -89,3 +89,53 @@ def test_a_resumed_epoch_under_lightning_reads_every_item_once(
     if recipe != "stateful-batch":  # every sample of the epoch, once (one declared pad)
         assert sorted(set(shares[0] + shares[1])) == list(range(N))
         assert len(shares[0]) + len(shares[1]) == N + 1
+
+
+def _launch_elastic(out: Path, devices: int) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), str(out), "elastic", str(devices)],
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=200,
+        cwd=out,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+@pytest.mark.distributed
+@pytest.mark.timeout(450)
+def test_a_resumed_epoch_lightning_cuts_short_warns_with_the_count(tmp_path: Path) -> None:
+    """One process to two: Lightning keeps the fresh epoch's length, and the backstop says so.
+
+    Lightning reads ``len(loader)`` before ``StatefulDataLoader`` restores
+    the sampler: 26 batches, a rank's share of a fresh epoch on two ranks.
+    Resumed after 16 items taken on one rank, the epoch is 16 + 94 items
+    (28 batches) a rank; Lightning stops at 26 and leaves the last 6 items
+    of each rank unread, and ``set_epoch(1)`` warns with that count. The
+    fix it names, ``ExactResume``, reads the whole rest in the same launches.
+    """
+    _launch_elastic(tmp_path, 1)
+    _launch_elastic(tmp_path, 2)
+    one = fairshard.DistributedSampler(N, 1, 0, seed=3)
+    it = iter(one)
+    for _ in range(STEPS_BEFORE * BATCH):
+        next(it)
+    state = one.state_dict()
+    for rank in range(2):
+        ledger = json.loads((tmp_path / f"elastic2-rank{rank}.json").read_text())
+        resumed = fairshard.DistributedSampler(N, 2, rank, seed=3)
+        resumed.load_state_dict(state)
+        assert len(resumed) == 110 and resumed.remaining == 94
+        rest = list(resumed)
+        cut, exact = ledger["stateful-index"], ledger["exact"]
+        assert cut["seen"]["0"] == rest[:88]  # Lightning stopped 6 items short
+        assert cut["lengths"] == [26]
+        [said] = cut["warnings"]
+        assert "epoch 0 was resumed" in said
+        assert "6 of the epoch's 110 items on this rank never read" in said
+        assert "ExactResume" in said
+        assert len(cut["seen"]["1"]) == 102  # the next epoch is whole
+        # ExactResume loads the state before Lightning reads len(): the whole rest.
+        assert exact["seen"]["0"] == rest and exact["lengths"] == [28]
+        assert exact["warnings"] == [] and len(exact["seen"]["1"]) == 102

@@ -99,14 +99,15 @@ class EpochRules:
         self._warned_abandoned = True
         warn(
             f"{self.kind}: epoch {epoch} was resumed from a loaded state, and its pass "
-            f"ended with {unread} of the epoch's {length} {unit} on this rank never read: "
-            "the loop stopped before the sampler ran out, so those samples are lost to "
-            f"this epoch. len({self._role}) is the whole epoch's, steps already taken "
-            f"included ({self._role}.remaining is what is left): a loop that counts its "
-            "own restored steps reads to the end. Resume through the loader instead of "
-            "restarting it by hand: under Lightning the ExactResume callback or torchdata's "
-            "StatefulDataLoader (whose state holds the sampler's), elsewhere read the pass "
-            "to its end before set_epoch.",
+            f"ended with {unread} of the epoch's {length} {unit} on this rank never read by "
+            "the loop: they are lost to this epoch. len() is the whole epoch's, the steps "
+            f"the state recorded included ({self._role}.remaining counts what is left), so a "
+            "loop that ends the epoch when its restored step count reaches len(loader) "
+            "reads everything, provided the state was loaded before the loop read len(). "
+            "Load it before: under Lightning the ExactResume callback does (torchdata's "
+            "StatefulDataLoader restores the sampler at iter(), after Lightning read len(), "
+            "which falls short after a resume on more ranks); elsewhere read the pass to its "
+            "end before set_epoch.",
             DegenerateConfigWarning,
         )
 

@@ -41,7 +41,7 @@ from .cursor import Cursor
 from .epochs import EpochRules, ResumePoint
 from .partition import Layout, Partition, Tail
 from .plans import Plan
-from .resume import LoaderView, check_consumed, finished
+from .resume import LoaderView, check_consumed, finished, loop_took
 
 __all__ = ["SamplerState"]
 
@@ -142,18 +142,22 @@ class SamplerState(EpochRules):
         return self._next_left()
 
     def _check_abandoned(self) -> None:
-        """Warn when a pass begun from a loaded state has items it never handed out.
+        """Warn when a pass begun from a loaded state left items the loop never read.
 
         Called by ``set_epoch`` when it changes the epoch: that pass is over.
-        A new ``iter()`` over the same epoch loses nothing (it starts again at
-        the resume point), nor does a pass that was not resumed.
+        Never read: not handed out by the sampler, or fetched by a live
+        multi-worker loader that gave the loop fewer batches
+        (``resume.loop_took``). A new ``iter()`` over the same epoch loses
+        nothing (it starts again at the resume point), nor does a pass that
+        was not resumed.
         """
         cursor = self._cursor
         if self._resume is not None or cursor is None or cursor.epoch != self.epoch:
             return
         if cursor.first == 0 and cursor.partition.start == 0 and cursor.before == 0:
             return  # not a resumed pass
-        unread = cursor.num_items - cursor.steps
+        handed_out = cursor.steps - cursor.first
+        unread = cursor.num_items - cursor.first - loop_took(cursor.driver, handed_out, self)
         if unread > 0:
             unit = "batches" if self._yields_batches else "items"
             self._warn_abandoned(cursor.epoch, unread, cursor.before + cursor.num_items, unit)

@@ -1,6 +1,6 @@
 """Lightning's own launcher (``python script.py``, devices=2): resumed epochs, three recipes.
 
-Usage: python lightning_resume_job.py OUT_DIR
+Usage: python lightning_resume_job.py OUT_DIR [elastic DEVICES]
 
 In the same two processes, three recipes, each in two phases: phase 1
 trains 6 steps of epoch 0 with a checkpoint after step 4 (steps 5 and 6
@@ -15,6 +15,16 @@ are lost work); phase 2, a new Trainer, resumes from that checkpoint with
 * ``handmade``: a plain ``DataLoader`` (``num_workers=0``); the module saves
   ``sampler.state_dict()`` in ``on_save_checkpoint`` and loads it into the
   sampler it builds in ``train_dataloader``.
+
+``elastic DEVICES``: the ``stateful-index`` recipe and ``exact`` (a plain
+``DataLoader(num_workers=2)`` with the ``ExactResume`` callback) on another
+world size, one phase per launch: with ``DEVICES=1`` phase 1 (one process), with
+``DEVICES=2`` phase 2 from its checkpoint. Lightning fixes the epoch's
+length from ``len(loader)`` before ``StatefulDataLoader`` restores the
+sampler (at ``iter()``): the resumed epoch on two ranks is longer than
+the fresh epoch's share whose length Lightning kept, so it stops early and
+the backstop warns at ``set_epoch(1)``. ``ExactResume`` restores the
+sampler before Lightning reads the length: exact.
 
 Each rank writes OUT_DIR/rank{r}.json: per recipe and phase, the sample ids
 of every epoch in order, ``len(loader)`` as Lightning read it, and the
@@ -34,6 +44,7 @@ from torch.utils.data import DataLoader, Dataset
 from torchdata.stateful_dataloader import StatefulDataLoader
 
 import fairshard
+from fairshard.integrations.lightning import ExactResume
 
 N = 203
 BATCH = 4
@@ -69,6 +80,12 @@ class Module(L.LightningModule):
                 Indexed(), batch_sampler=batches, collate_fn=collate, num_workers=2
             )
         sampler = fairshard.DistributedSampler(N, seed=3)
+        if self.recipe == "exact":
+            return self.resume.loader(
+                DataLoader(
+                    Indexed(), batch_size=BATCH, sampler=sampler, collate_fn=collate, num_workers=2
+                )
+            )
         if self.recipe == "stateful-index":
             return StatefulDataLoader(
                 Indexed(), batch_size=BATCH, sampler=sampler, collate_fn=collate, num_workers=2
@@ -98,10 +115,10 @@ class Module(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=0.01)
 
 
-def trainer_for(recipe, out, **flags):
+def trainer_for(recipe, out, devices=2, **flags):
     return L.Trainer(
         accelerator="cpu",
-        devices=2,
+        devices=devices,
         strategy="ddp",
         use_distributed_sampler=recipe != "stateful-batch",
         logger=False,
@@ -112,8 +129,12 @@ def trainer_for(recipe, out, **flags):
     )
 
 
-def phase(recipe, out, ckpt_path=None, **flags):
+def phase(recipe, out, ckpt_path=None, callbacks=(), **flags):
     module = Module(recipe)
+    if recipe == "exact":
+        module.resume = ExactResume()
+        callbacks = [*callbacks, module.resume]
+    flags["callbacks"] = list(callbacks)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         trainer = trainer_for(recipe, out, **flags)
@@ -122,8 +143,30 @@ def phase(recipe, out, ckpt_path=None, **flags):
     return trainer, {"seen": module.seen, "lengths": module.lengths, "warnings": said}
 
 
+def elastic(out, devices):
+    ledger, rank = {}, 0
+    for recipe in ("stateful-index", "exact"):
+        folder = out / f"elastic-{recipe}"
+        if devices == 1:
+            ckpt = ModelCheckpoint(
+                dirpath=str(folder), filename="{step}", every_n_train_steps=4, save_top_k=-1
+            )
+            trainer, ledger[recipe] = phase(
+                recipe, folder, devices=1, max_steps=6, callbacks=[ckpt]
+            )
+        else:
+            trainer, ledger[recipe] = phase(
+                recipe, folder, str(folder / "step=4.ckpt"), max_epochs=2
+            )
+        rank = trainer.global_rank
+    (out / f"elastic{devices}-rank{rank}.json").write_text(json.dumps(ledger))
+
+
 def main():
     out = Path(sys.argv[1])
+    if len(sys.argv) > 2:
+        elastic(out, int(sys.argv[3]))
+        return
     ledger, rank = {}, 0
     for recipe in ("stateful-index", "stateful-batch", "handmade"):
         folder = out / recipe
