@@ -141,7 +141,8 @@ def test_state_at_the_end_of_an_epoch_does_not_replay_it() -> None:
     for world, rank in ((2, 0), (3, 2), (1, 0)):  # same world size and elastic
         resumed = DistributedSampler(8, world, rank, shuffle=False)
         resumed.load_state_dict(state)
-        assert len(resumed) == 0
+        assert resumed.remaining == 0
+        assert len(resumed) == 4  # the 4 steps the state took, none left
         resumed.set_epoch(0)  # a resume loop re-announcing the same epoch
         with pytest.warns(DegenerateConfigWarning, match="yields nothing"):  # and why
             assert list(resumed) == []
@@ -218,7 +219,7 @@ def test_an_uneven_rank_that_took_its_whole_share_is_complete() -> None:
     state = short.state_dict()
     again = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
     again.load_state_dict(state)
-    assert len(again) == 0
+    assert again.remaining == 0 and len(again) == 5
     again.set_epoch(0)
     with pytest.warns(DegenerateConfigWarning, match="yields nothing"):
         assert list(again) == []

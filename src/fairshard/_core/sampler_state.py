@@ -131,14 +131,17 @@ class SamplerState(EpochRules):
 
         During a pass, what it has still to hand out (a ``DataLoader``'s
         workers may hold some already handed out); 0 once it handed out
-        everything, until ``set_epoch`` (or ``auto_epoch``) picks the next
-        epoch. Otherwise what the next ``iter()`` yields: ``len(sampler)``
+        everything, until ``set_epoch`` picks the next epoch (with
+        ``auto_epoch``, the next epoch's count at once). Otherwise what the
+        next ``iter()`` yields: ``len(sampler)``
         less the steps a loaded state records as taken. ``len(sampler)``
         stays the whole epoch's (``docs/resume.md``).
         """
         cursor = self._cursor
         if self._resume is None and cursor is not None and cursor.epoch == self.epoch:
-            return max(0, cursor.num_items - cursor.steps)
+            left = cursor.num_items - cursor.steps
+            if left > 0 or not self.auto_epoch:
+                return max(0, left)
         return self._next_left()
 
     def _check_abandoned(self) -> None:
