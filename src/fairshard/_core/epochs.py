@@ -129,7 +129,8 @@ class EpochRules:
             return
         self._warned_empty = True
         warn(
-            f"{self.kind}: this pass over epoch {epoch} yields nothing ({self._role}.remaining == 0): "
+            f"{self.kind}: this pass over epoch {epoch} yields nothing "
+            f"({self._role}.remaining == 0): "
             f"the state loaded was saved at the end of epoch {epoch}. A checkpoint taken "
             f"after epoch {epoch} resumes at epoch {epoch + 1}: start the epoch loop there "
             f"({self._role}.set_epoch({epoch + 1}) before iterating){self._empty_fix}.",
