@@ -88,6 +88,8 @@ def main() -> None:
             sampler.set_epoch(epoch)  # not for the resumed epoch: load_state_dict set it
             consumed = []
         seen = []
+        # This pass's batches: the rest of a resumed epoch (len(loader) is the whole epoch's).
+        batches = -(-sampler.remaining // args.batch_size)
         for taken, (idx, xb, yb) in enumerate(loader, start=1):
             loss = torch.nn.functional.cross_entropy(net(xb), yb)
             opt.zero_grad()
@@ -95,7 +97,7 @@ def main() -> None:
             opt.step()
             step += 1
             seen.extend(idx.tolist())
-            if step % args.every == 0 or taken == len(loader):
+            if step % args.every == 0 or taken == batches:
                 shares = gather(seen)  # demonstration only: what the epoch consumed
                 if rank == 0:
                     state = {

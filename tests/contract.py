@@ -7,6 +7,12 @@ prefix).
 
 Checked for every sampler:
 - ``len()`` equals the number of items (or batches) yielded, on every rank;
+- after ``load_state_dict`` in the middle of an epoch, ``len()`` is still the
+  whole epoch's, constant through the resumed pass, which yields
+  ``len() - consumed`` (``remaining``), also on another world size;
+- a pass begun from a loaded state and left with unread items when
+  ``set_epoch`` moves on warns once, naming the count; reading it to its
+  end, a pass not resumed, or a new ``iter()`` of the epoch do not warn;
 - every rank takes the same number of steps (unless ``uneven``);
 - the union of all ranks' shares is the plan (plus declared padding, minus
   declared drops), so shares are disjoint beyond declared padding;
@@ -156,6 +162,59 @@ class SamplerContract:
             if k < len(full):
                 assert len(rest) == len(full) - k
 
+    def test_len_is_the_whole_epoch_through_a_resumed_pass(self) -> None:
+        full = list(self.make(0, 2))
+        for k in sorted({1, len(full) // 2, max(1, len(full) - 1), len(full)}):
+            s = self.make(0, 2)
+            it = iter(s)
+            head = [next(it) for _ in range(k)]
+            fresh = self.make(0, 2)
+            fresh.load_state_dict(json.loads(json.dumps(s.state_dict(consumed=k))))
+            assert len(fresh) == len(full), f"len() after a resume at {k} of {len(full)}"
+            assert fresh.remaining == len(full) - k
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", ".*yields nothing", DegenerateConfigWarning)
+                rest, lengths = [], []
+                for item in fresh:
+                    rest.append(item)
+                    lengths.append(len(fresh))
+            assert head + rest == full and len(rest) == len(full) - k
+            assert set(lengths) <= {len(full)}, "len() changed during the resumed pass"
+            assert len(fresh) == len(full) and fresh.remaining == 0
+
+    def test_abandoned_resumed_pass_warns_once_with_the_count(self) -> None:
+        w = 2 if len(self.make(0, 2)) >= 3 else 1  # three steps at least to cut one short
+        full = len(self.make(0, w))
+        s = self.make(0, w)
+        it = iter(s)
+        for _ in range(1):
+            next(it)
+        state = json.loads(json.dumps(s.state_dict(consumed=1)))
+        fresh = self.make(0, w)
+        fresh.load_state_dict(state)
+        it = iter(fresh)
+        next(it)  # the loop stops after one step: full - 2 never read
+        unread = f"{full - 2} of the epoch's {full}"
+        with pytest.warns(DegenerateConfigWarning, match=f"{unread} .* never read"):
+            fresh.set_epoch(1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warnings.filterwarnings("ignore", ".*split evenly", DegenerateConfigWarning)
+            list(fresh)  # epoch 1, not resumed: nothing to say
+            fresh.set_epoch(2)
+            for correct in range(3):
+                again = self.make(0, w)
+                again.load_state_dict(state)
+                if correct == 0:  # read to the end
+                    list(again)
+                elif correct == 1:  # a probe, then the pass from the resume point again
+                    next(iter(again))
+                    assert len(list(again)) == full - 1
+                else:  # a pass not resumed, cut short
+                    again = self.make(0, w)
+                    next(iter(again))
+                again.set_epoch(1)
+
     def test_pickles_mid_pass(self) -> None:
         """A copy sent to a spawn-started process: same state, same rest of the pass."""
         full = list(self.make(1, self.world_size))
@@ -195,6 +254,8 @@ class SamplerContract:
                 s.set_epoch(0)  # re-announced, epoch 0 is its end (what this test reads)
         new_part = new[0].partition()  # the remainder of the epoch, re-partitioned over 3
         assert new_part.world_size == 3 and new_part.start > 0
+        for r, s in enumerate(new):  # the epoch's len: the steps taken plus those left
+            assert len(s) == steps + new_part.num_items(r) and s.remaining == len(s) - steps
         with warnings.catch_warnings():
             # A tiny plan can be over after a third of it: the new ranks' empty pass
             # then says why (pinned in tests/core/test_resume_defects.py).

@@ -303,11 +303,16 @@ def assert_rejected(sampler: Any, state: Any) -> None:
 
 def assert_coherent(sampler: Any, n: int) -> None:
     """An accepted state leaves a sampler that keeps its promises."""
-    length = len(sampler)
+    length, left = len(sampler), sampler.remaining
+    assert 0 <= left <= length, "remaining is not within the epoch's len()"
     with warnings.catch_warnings():  # a state at the end of its epoch warns on a new pass
         warnings.simplefilter("ignore", DegenerateConfigWarning)
-        items = list(sampler)
-    assert len(items) == length, "len() does not match the pass"
+        items, lengths = [], set()
+        for item in sampler:
+            items.append(item)
+            lengths.add(len(sampler))
+    assert len(items) == left, "remaining does not match the pass"
+    assert lengths <= {length}, "len() changed during the pass"
     flat = [i for item in items for i in (item if isinstance(item, list) else [item])]
     assert all(0 <= i < n for i in flat)
     resumed = sampler.state_dict()

@@ -244,7 +244,7 @@ def resume_method(job: Job, method: str) -> dict[str, Any]:
     opt.load_state_dict(ckpt["optimizer"])
     epoch = int(ckpt["epoch"])
     part = sampler.partition(epoch)
-    begin = part.num_items(job.rank) - len(sampler)
+    begin = part.num_items(job.rank) - sampler.remaining
     loader = DataLoader(job.train, batch_size=args.batch_size, sampler=sampler)
     seen: list[int] = []
     loss_sum = 0.0

@@ -43,5 +43,6 @@ def test_save_atomic_round_trips_a_sampler_state(tmp_path: Path) -> None:
     loaded = torch.load(path, weights_only=True)
     resumed = fairshard.DistributedSampler(20, num_replicas=2, rank=1, seed=3)
     resumed.load_state_dict(loaded["sampler"])  # another world size
-    assert loaded["step"] == 1 and len(resumed) == (20 - 4) // 2
+    assert loaded["step"] == 1 and resumed.remaining == (20 - 4) // 2
+    assert len(resumed) == 1 + (20 - 4) // 2  # the epoch's: the step taken, and the rest
     assert [p.name for p in path.parent.iterdir()] == ["ckpt.pt"]  # no temporary left

@@ -57,4 +57,5 @@ def test_state_mixed_leaf_by_leaf_across_ranks_loads(name: str) -> None:
     for world in (2, 4, 1):
         fresh = ALL[name](40, 0, world)
         fresh.load_state_dict(mixed)
-        assert len(fresh) == -(-left // world)  # the rest of the epoch, padded evenly
+        assert fresh.remaining == -(-left // world)  # the rest of the epoch, padded evenly
+        assert len(fresh) == 1 + fresh.remaining  # the epoch's: the step taken, and the rest

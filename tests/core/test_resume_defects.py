@@ -117,7 +117,8 @@ def test_rolling_a_live_sampler_back_to_a_finished_epoch() -> None:
     assert sampler.epoch == 1 and list(sampler) == epoch_1
     sampler.load_state_dict(end_of_0)
     sampler.set_epoch(0)
-    assert len(sampler) == 0
+    assert sampler.epoch == 0 and sampler.remaining == 0
+    assert len(sampler) == len(fairshard.DistributedSampler(N, 2, 1))  # the epoch's
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateConfigWarning)
         assert list(sampler) == []  # the rest of epoch 0: nothing
@@ -199,9 +200,10 @@ def test_a_probe_after_a_resume_keeps_the_resume_point(workers: int) -> None:
     sampler = fairshard.DistributedSampler(N, 1, 0, seed=2)
     sampler.load_state_dict(state)
     loader = _dl(sampler, workers)
+    assert sampler.remaining == N - 5 * BATCH
     probe = next(iter(loader))  # read the batch size
     assert len(probe) == BATCH
-    assert len(loader) == N // BATCH - 5
+    assert len(loader) == N // BATCH  # the epoch's, the 5 batches taken included
     sampler.set_epoch(0)  # the resume loop's set_epoch of the saved epoch
     rest = _ids(list(loader))
     assert _ids(taken) + rest == list(first.plan().take(torch.arange(N).numpy()))

@@ -52,7 +52,7 @@ def _build(name: str, n: int, rank: int, world: int, **kw: Any) -> Any:
     passes=st.integers(1, 3),
     cut=st.floats(0, 1),
 )
-def test_len_is_what_the_next_iter_yields_under_auto_epoch(
+def test_len_and_remaining_are_what_the_next_iter_yields_under_auto_epoch(
     name: str, n: int, world: int, passes: int, cut: float
 ) -> None:
     with warnings.catch_warnings():
@@ -72,7 +72,7 @@ def test_len_is_what_the_next_iter_yields_under_auto_epoch(
         fresh = _build(name, n, world - 1, world, auto_epoch=True)
         fresh.load_state_dict(state)
         for _ in range(2):
-            assert len(fresh) == len(list(fresh))
+            assert fresh.remaining == len(list(fresh))
 
 
 def test_class_batch_pk_stop_len_after_a_pass() -> None:

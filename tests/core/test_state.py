@@ -145,11 +145,13 @@ def test_state_at_the_end_of_an_epoch_does_not_replay_it() -> None:
         resumed = DistributedSampler(8, world, rank, seed=1)
         resumed.load_state_dict(state)
         assert resumed.epoch == 1 and len(resumed) == len(nxt) > 0  # the epoch boundary
+        assert resumed.remaining == len(nxt)
         assert list(resumed) == nxt  # no set_epoch needed: epoch 1
         again = DistributedSampler(8, world, rank, seed=1)
         again.load_state_dict(state)
         again.set_epoch(0)  # a resume loop re-announcing the finished epoch
-        assert len(again) == 0
+        assert again.remaining == 0
+        assert len(again) == 4  # the 4 steps the state took, none left
         with pytest.warns(DegenerateConfigWarning, match="yields nothing"):  # and why
             assert list(again) == []
         again.set_epoch(1)
@@ -230,9 +232,9 @@ def test_an_uneven_rank_that_took_its_whole_share_is_complete() -> None:
     state = short.state_dict()
     again = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")
     again.load_state_dict(state)
-    assert again.epoch == 1 and len(again) == 5  # the next epoch
+    assert again.epoch == 1 and len(again) == 5 == again.remaining  # the next epoch
     again.set_epoch(0)
-    assert len(again) == 0
+    assert again.remaining == 0 and len(again) == 5  # its 5 steps taken, none left
     with pytest.warns(DegenerateConfigWarning, match="yields nothing"):
         assert list(again) == []
     later = DistributedSampler(11, 2, 1, tail="uneven", layout="blocked")

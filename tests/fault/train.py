@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     for epoch in range(first_epoch, args.epochs):
         if not (resuming and epoch == first_epoch):
             sampler.set_epoch(epoch)
-        length = len(sampler)
+        length = sampler.remaining  # this pass: the rest of a resumed epoch (len() is the epoch's)
         ledger.append(
             "segment",
             epoch=epoch,

@@ -88,6 +88,7 @@ class BatchPlanSampler(PlannedSampler[list[int], BP], Generic[BP], register=Fals
     """
 
     kind = "BatchPlanSampler"
+    _yields_batches = True
 
     def __iter__(self) -> Iterator[list[int]]:
         refuse_index_sampler_use(self, sys._getframe(1))

@@ -310,13 +310,17 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
 
     # -------------------------------------------------------------- iteration
     def __len__(self) -> int:
-        """Exact number of items the next ``iter()`` yields on this rank.
+        """Exact number of items of this rank's epoch: constant through the epoch.
 
-        A full epoch's share, or what is left of it after ``load_state_dict``;
-        with ``auto_epoch``, of the epoch that ``iter()`` will move on to.
+        A full epoch's share, also after ``load_state_dict`` in the middle
+        of it: the steps the state records as taken plus those left, as
+        PyTorch's samplers and torchdata keep ``len()`` (a framework that
+        restores its own step counter ends the epoch at ``len()``). The
+        resumed pass yields what is left: ``remaining``. With
+        ``auto_epoch``, the epoch that ``iter()`` will move on to.
         """
         epoch, _ = self._next_pass()
-        return max(0, self.partition(epoch).num_items(self.rank) - self._resumed_steps(epoch))
+        return self._epoch_length(epoch)
 
     def _check_world(self) -> None:
         """Raise if the sampler guessed one process and a larger process group runs now.
@@ -356,14 +360,17 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         partition = self.partition(epoch)
         num_items = partition.num_items(self.rank)
         begin = 0
-        if self._resume is not None and self._resume.epoch == epoch:
-            begin = min(self._resume.steps, num_items)
+        resume = self._resume
+        if resume is not None and resume.epoch == epoch:
+            begin = min(resume.steps, num_items)
         self._resume = None
         caller = sys._getframe(1)
         at_end = partition.start == partition.total > 0  # a loaded state ended the epoch
         if at_end and not loaded_by_torchdata(caller):
             self._warn_empty(epoch)
         cursor = Cursor(epoch, partition, begin, num_items)
+        if resume is not None and resume.epoch == epoch:
+            cursor.before = resume.before
         cursor.driver = find_driver(caller)
         self._cursor = cursor
         return itertools.chain.from_iterable(self._chunks(plan, cursor))

@@ -32,6 +32,7 @@ class Cursor:
     """Progress of one pass over a rank's share."""
 
     __slots__ = (
+        "before",
         "chunk_begin",
         "chunk_len",
         "driver",
@@ -48,6 +49,7 @@ class Cursor:
         self.partition = partition
         self.num_items = num_items
         self.first = begin  # local items already consumed when the pass started (resume)
+        self.before = 0  # steps of the epoch a loaded state took before this partition
         self.chunk_begin = begin
         self.chunk_len = 0
         self.live: Iterator[Any] | None = None

@@ -16,7 +16,10 @@ the rules are:
   states themselves and move on);
 * a resumed pass left before it ran out (a probe ``next(iter(loader))``)
   leaves the resume point for the next pass; one that ran out finished the
-  epoch.
+  epoch;
+* a pass that began from a loaded state and is left with items it never
+  handed out when ``set_epoch`` moves to another epoch lost them: it warns
+  once per loaded state (``_warn_abandoned``), naming how many and the fix.
 
 NOTE (the later epoch, or a rollback): two loaders load a finished epoch's
 state into an object that is already past it, and mean opposite things.
@@ -48,6 +51,10 @@ class ResumePoint(NamedTuple):
     start: int
     #: Local steps (items, or batches) this rank had consumed of that partition.
     steps: int
+    #: Steps of the epoch the loaded state recorded before that partition (an elastic
+    #: resume re-partitions what is left, a finished epoch leaves nothing): counted by
+    #: ``len()``, which is the whole epoch's (``_core.sampler_state``'s NOTE on len).
+    before: int = 0
 
 
 class EpochRules:
@@ -68,15 +75,41 @@ class EpochRules:
         self._fresh = True  # set_epoch / load_state_dict since the last pass began
         self._warned_repeat = False
         self._warned_empty = False  # reset by every load_state_dict
+        self._warned_abandoned = False  # reset by every load_state_dict
 
     def set_epoch(self, epoch: int) -> None:
         """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``."""
-        self.epoch = check_int("epoch", epoch, minimum=0)
+        epoch = check_int("epoch", epoch, minimum=0)
+        if epoch != self.epoch:
+            self._check_abandoned()
+        self.epoch = epoch
         self._fresh = True
         self._on_epoch_change()
 
     def _on_epoch_change(self) -> None:
         """Hook: the epoch of the next pass was set (``set_epoch``, ``auto_epoch``, a load)."""
+
+    def _check_abandoned(self) -> None:
+        """Hook: the epoch is about to change; warn if a resumed pass of it was cut short."""
+
+    def _warn_abandoned(self, epoch: int, unread: int, length: int, unit: str) -> None:
+        """Warn (once a load) that a pass begun from a loaded state left ``unread`` behind."""
+        if self.__dict__.get("_warned_abandoned", False):
+            return
+        self._warned_abandoned = True
+        warn(
+            f"{self.kind}: epoch {epoch} was resumed from a loaded state, and its pass "
+            f"ended with {unread} of the epoch's {length} {unit} on this rank never read by "
+            "the loop: they are lost to this epoch. len() is the whole epoch's, the steps "
+            f"the state recorded included ({self._role}.remaining counts what is left), so a "
+            "loop that ends the epoch when its restored step count reaches len(loader) "
+            "reads everything, provided the state was loaded before the loop read len(). "
+            "Load it before: under Lightning the ExactResume callback does (torchdata's "
+            "StatefulDataLoader restores the sampler at iter(), after Lightning read len(), "
+            "which falls short after a resume on more ranks); elsewhere read the pass to its "
+            "end before set_epoch.",
+            DegenerateConfigWarning,
+        )
 
     def _warn_repeat(self, epoch: int) -> None:
         """Warn (once per object) that a pass repeats the completed ``epoch``."""
@@ -96,7 +129,8 @@ class EpochRules:
             return
         self._warned_empty = True
         warn(
-            f"{self.kind}: this pass over epoch {epoch} yields nothing (len({self._role}) == 0): "
+            f"{self.kind}: this pass over epoch {epoch} yields nothing "
+            f"({self._role}.remaining == 0): "
             f"the state loaded was saved at the end of epoch {epoch}. A checkpoint taken "
             f"after epoch {epoch} resumes at epoch {epoch + 1}: start the epoch loop there "
             f"({self._role}.set_epoch({epoch + 1}) before iterating){self._empty_fix}.",

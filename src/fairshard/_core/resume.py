@@ -75,6 +75,7 @@ __all__ = [
     "hold_pass",
     "loaded_by_torchdata",
     "loader_state_dict",
+    "loop_took",
     "refuse_out_of_order",
     "unsafe_gap",
 ]
@@ -247,6 +248,29 @@ def unsafe_gap(driver: Driver | None, complete: bool, snapshot: bool = False) ->
         return None if complete else -1
     gap = sent - yielded
     return gap if gap > 0 else None
+
+
+def loop_took(driver: Driver | None, handed_out: int, sampler: Any) -> int:
+    """Of the ``handed_out`` items (batches) of a pass, those the loader gave the loop.
+
+    All of them without workers or once the loader's iterator is gone (then
+    what it held back is unknown: the count is an upper bound); else the
+    batches the live iterator returned, in ``sampler``'s units (a torch
+    ``BatchSampler`` around an index sampler makes ``batch_size`` items a
+    batch).
+    """
+    if driver is None or driver.num_workers == 0 or unsafe_gap(driver, True) is None:
+        return handed_out
+    iterator = driver.ref()
+    yielded = getattr(iterator, "_rcvd_idx", None)
+    if not isinstance(yielded, int):
+        yielded = getattr(iterator, "_num_yielded", None)
+    if not isinstance(yielded, int):
+        return handed_out
+    batches = getattr(iterator, "_index_sampler", None)
+    size = getattr(batches, "batch_size", None) if batches is not sampler else 1
+    per = size if isinstance(size, int) and size > 0 else 1
+    return min(handed_out, yielded * per)
 
 
 def discarded(driver: Driver | None) -> bool:

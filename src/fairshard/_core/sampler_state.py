@@ -15,6 +15,19 @@ under a plain multi-worker ``DataLoader``, which prefetches: there the loop
 says what it took (``state_dict(consumed=k)`` or
 ``fairshard.loader_state_dict``), and a bare ``state_dict()`` that would
 overcount raises (see ``resume``).
+
+NOTE (len): ``len()`` is the epoch's, constant through it, as PyTorch's
+samplers and torchdata's keep it: after ``load_state_dict`` too, it counts
+the steps the state records as taken (``ResumePoint.before`` and
+``steps``) plus those left, while the resumed pass yields only what is
+left (``remaining``). Every framework that restores its own batch counter
+(Lightning's loop, accelerate's and the HF Trainer's step counts) ends the
+epoch when that counter reaches ``len(loader)``; a ``len()`` of what is
+left ended a resumed epoch that many steps early. What a state records is
+the steps of its own partition: after an elastic resume, a state saved
+later in that epoch no longer counts the steps taken before the
+re-partition (the backstop of ``_check_abandoned`` warns where a loop
+then stops early).
 """
 
 from __future__ import annotations
@@ -28,7 +41,14 @@ from .cursor import Cursor
 from .epochs import EpochRules, ResumePoint
 from .partition import Layout, Partition, Tail
 from .plans import Plan
-from .resume import LoaderView, check_consumed, finished, held_refusal, loaded_by_torchdata
+from .resume import (
+    LoaderView,
+    check_consumed,
+    finished,
+    held_refusal,
+    loaded_by_torchdata,
+    loop_took,
+)
 
 __all__ = ["SamplerState"]
 
@@ -50,6 +70,8 @@ class SamplerState(EpochRules):
     _resume: ResumePoint | None
     _draw: int
     auto_epoch: bool
+    #: A batch sampler yields batches (the unit the warnings count in).
+    _yields_batches: ClassVar[bool] = False
 
     if TYPE_CHECKING:
 
@@ -94,11 +116,64 @@ class SamplerState(EpochRules):
             return None  # not a resumed pass: the next one starts at the beginning anyway
         if finished(cursor.driver, cursor.exhausted):
             return None  # the resumed pass ran out: the epoch is done
-        return ResumePoint(cursor.epoch, cursor.partition.start, cursor.first)
+        return ResumePoint(cursor.epoch, cursor.partition.start, cursor.first, cursor.before)
 
-    def _resumed_steps(self, epoch: int) -> int:
+    def _resumed(self, epoch: int) -> ResumePoint | None:
+        """The pending resume point of ``epoch``, if the next pass over it starts there."""
         resume = self._pending_resume()
-        return resume.steps if resume is not None and resume.epoch == epoch else 0
+        return resume if resume is not None and resume.epoch == epoch else None
+
+    def _epoch_length(self, epoch: int) -> int:
+        """``len()`` of ``epoch``: the whole epoch's, steps already taken included (NOTE on len)."""
+        resume = self._resumed(epoch)
+        before = 0 if resume is None else resume.before
+        return before + self.partition(epoch).num_items(self.rank)
+
+    def _next_left(self) -> int:
+        """Items (batches) the next ``iter()`` yields: what is left of its epoch."""
+        epoch, _ = self._next_pass()
+        resume = self._resumed(epoch)
+        return self.partition(epoch).num_items(self.rank) - (0 if resume is None else resume.steps)
+
+    @property
+    def remaining(self) -> int:
+        """Items (batches, for a batch sampler) of this epoch not handed out yet on this rank.
+
+        During a pass, what it has still to hand out (a ``DataLoader``'s
+        workers may hold some already handed out); 0 once it handed out
+        everything, until ``set_epoch`` picks the next epoch (with
+        ``auto_epoch``, the next epoch's count at once). Otherwise what the
+        next ``iter()`` yields: ``len(sampler)``
+        less the steps a loaded state records as taken. ``len(sampler)``
+        stays the whole epoch's (``docs/resume.md``).
+        """
+        cursor = self._cursor
+        if self._resume is None and cursor is not None and cursor.epoch == self.epoch:
+            left = cursor.num_items - cursor.steps
+            if left > 0 or not self.auto_epoch:
+                return max(0, left)
+        return self._next_left()
+
+    def _check_abandoned(self) -> None:
+        """Warn when a pass begun from a loaded state left items the loop never read.
+
+        Called by ``set_epoch`` when it changes the epoch: that pass is over.
+        Never read: not handed out by the sampler, or fetched by a live
+        multi-worker loader that gave the loop fewer batches
+        (``resume.loop_took``). A new ``iter()`` over the same epoch loses
+        nothing (it starts again at the resume point), nor does a pass that
+        was not resumed.
+        """
+        cursor = self._cursor
+        if self._resume is not None or cursor is None or cursor.epoch != self.epoch:
+            return
+        if cursor.first == 0 and cursor.partition.start == 0 and cursor.before == 0:
+            return  # not a resumed pass
+        handed_out = cursor.steps - cursor.first
+        unread = cursor.num_items - cursor.first - loop_took(cursor.driver, handed_out, self)
+        if unread > 0:
+            unit = "batches" if self._yields_batches else "items"
+            self._warn_abandoned(cursor.epoch, unread, cursor.before + cursor.num_items, unit)
 
     def _next_pass(self) -> tuple[int, bool]:
         """``(epoch, repeat)`` of the next ``iter()``, without changing anything.
@@ -134,7 +209,7 @@ class SamplerState(EpochRules):
         cursor = self._cursor
         if self._resume is None and cursor is not None and cursor.epoch == self.epoch:
             return cursor.num_items - cursor.first
-        return len(self)
+        return self._next_left()
 
     def state_dict(self, consumed: int | None = None) -> dict[str, Any]:
         """Plain, versioned state: where this rank is in which epoch.
@@ -166,7 +241,7 @@ class SamplerState(EpochRules):
     def _state(self, consumed: int | None, caller: Any, in_order: bool) -> dict[str, Any]:
         cursor = self._cursor
         if self._resume is not None and self._resume.epoch == self.epoch:
-            epoch, start, steps = self._resume
+            epoch, start, steps, _ = self._resume
             check_consumed(consumed, 0)
         elif cursor is not None and cursor.epoch == self.epoch:
             epoch, start = cursor.epoch, cursor.partition.start
@@ -279,7 +354,7 @@ class SamplerState(EpochRules):
                 f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
                 f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
             )
-        epoch = state[S.K_EPOCH]
+        epoch, saved_start, saved_steps = state[S.K_EPOCH], state[S.K_START], state[S.K_STEPS]
         start, steps, complete = S.resume_point(
             state,
             self._saved_plan_length(epoch),
@@ -295,10 +370,13 @@ class SamplerState(EpochRules):
         self._fresh = True
         self._warned_empty = False
         self.__dict__.pop(_BOUNDARY, None)
+        self._warned_abandoned = False
+        # Re-partitioned (another world size) or finished: the saved steps come before.
+        before = saved_steps - steps if start != saved_start else 0
         if keep:
             self._resume = None
             if boundary:  # a later set_epoch(epoch) re-announces the finished epoch
-                self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps)
+                self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps, before)
         elif complete and boundary:
             # NOTE (the end of an epoch is the next one's start): a snapshot taken after
             # the last step of epoch e resumes at epoch e + 1, whatever the loop does
@@ -307,10 +385,10 @@ class SamplerState(EpochRules):
             # end back: an empty pass, which says why, and nothing of e again.
             self.epoch = epoch + 1
             self._resume = None
-            self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps)
+            self.__dict__[_BOUNDARY] = ResumePoint(epoch, start, steps, before)
         else:
             self.epoch = epoch
-            self._resume = ResumePoint(epoch, start, steps)
+            self._resume = ResumePoint(epoch, start, steps, before)
         self._on_epoch_change()
 
     def set_epoch(self, epoch: int) -> None:

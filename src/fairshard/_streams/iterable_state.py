@@ -80,6 +80,26 @@ class IterableState(EpochRules):
             return None  # the resumed pass ran out: the epoch is done
         return origin
 
+    def _check_abandoned(self) -> None:
+        """Warn when a pass begun from a loaded state left items unread (``EpochRules``).
+
+        Seen where the pass ran: in this process, one consumer for the whole
+        rank (``num_workers=0``), on the shape it was saved on and with a
+        known length; a worker's copy reports nothing to the main process.
+        """
+        progress, origin = self._progress, self._origin
+        if progress is None or origin is None or self._elastic is not None:
+            return
+        if progress.consumer.num_workers > 1 or self._abandoned(progress.consumer) is None:
+            return
+        try:
+            length = len(self)  # type: ignore[arg-type]
+        except TypeError:
+            return  # a stream of unknown length
+        unread = length - progress.consumed
+        if unread > 0:
+            self._warn_abandoned(self.epoch, unread, length, "items")
+
     # ----------------------------------------------------------------- state
     def _config(self) -> dict[str, Any]:
         num_shards = len(self.source) if self.mode == "shard" else None  # type: ignore[arg-type]
@@ -141,6 +161,7 @@ class IterableState(EpochRules):
         self._elastic = None
         self._origin = None
         self._fresh = True
+        self._warned_abandoned = False
         if isinstance(elastic, tuple):  # another rank's state of the same world size
             self.epoch, self._resume, self._resume_workers = elastic[0], None, elastic
             return

@@ -25,15 +25,16 @@ batch sampler is a link to its own ``set_epoch``: every epoch reshuffles.
 Mid-epoch resume with a plain DataLoader: the ``ExactResume`` callback.
 Lightning restores its loop counters from a checkpoint (``k`` batches of
 the epoch done) and stops the epoch when that count reaches
-``len(train_loader)``. A fairshard sampler restored from its state yields
-only the rest of the epoch and its ``len`` says so (``n - k`` batches), so
-restoring the sampler in ``on_load_checkpoint`` by hand ends the epoch
-``k`` batches early (those samples are never seen). ``ExactResume`` saves
-the sampler state at the batches the loop consumed (``loader_state_dict``),
-restores it before Lightning draws the first batch, and gives the loop the
-whole epoch's count back (``k + (n - k)``), so the resumed epoch is exactly
-the rest of the interrupted one. Hand it each training DataLoader with
-``resume.loader(loader)`` (before ``fit``, or inside ``train_dataloader()``).
+``len(train_loader)``; a fairshard sampler restored from its state keeps
+``len()`` the whole epoch's (``n``) and yields the rest (``n - k``), so the
+resumed epoch ends where the interrupted one would have. What a state must
+hold is the batches the *loop* consumed: a multi-worker loader has fetched
+more, and Lightning's checkpoint does not say how many.
+``ExactResume`` saves the sampler state at the batches the loop consumed
+(``loader_state_dict``) and restores it before Lightning draws the first
+batch, so the resumed epoch is exactly the rest of the interrupted one.
+Hand it each training DataLoader with ``resume.loader(loader)`` (before
+``fit``, or inside ``train_dataloader()``).
 """
 
 from __future__ import annotations
@@ -155,7 +156,6 @@ def _exact_resume_class() -> type[Any]:
             super().__init__()
             self._loaders: list[Any] = []
             self._pending: dict[str, Any] | None = None
-            self._restored: int | None = None  # batches done before the restored state
             self._offset: tuple[int, int] | None = None  # (epoch, batches) restored
 
         def loader(self, loader: Any) -> Any:
@@ -173,7 +173,6 @@ def _exact_resume_class() -> type[Any]:
             if pending["state"] is None:  # saved at an epoch's end: nothing to restore
                 return
             _target(self._loaders[0]).load_state_dict(pending["state"])
-            self._restored = int(pending["batches"])
             self._offset = (int(pending["epoch"]), int(pending["batches"]))
 
         def on_save_checkpoint(self, trainer: Any, pl_module: Any, checkpoint: Any) -> None:
@@ -202,39 +201,6 @@ def _exact_resume_class() -> type[Any]:
                     "training loader: pass it with resume.loader(loader) before fit (or inside "
                     "train_dataloader()), else the resumed epoch restarts from its beginning"
                 )
-            if self._restored is None:
-                return
-            # Lightning ends the epoch when its restored count reaches len(loader);
-            # the restored sampler's len is what is left: give back the done batches.
-            # NOTE: three places hold that count: the loop's max_batches, the combined
-            # loader's limits (they cap every later epoch) and the data fetcher's length.
-            fit_loop = trainer.fit_loop
-            fetcher = getattr(fit_loop, "_data_fetcher", None)
-            combined = getattr(fit_loop, "_combined_loader", None)
-            limits = getattr(combined, "limits", None)
-            if (
-                not isinstance(getattr(fetcher, "length", None), int)
-                or not isinstance(limits, list)
-                or len(limits) != 1
-            ):
-                raise ConfigError(
-                    "ExactResume cannot give Lightning's training loop the resumed epoch's "
-                    "length (one training loader of known length; tested with Lightning 2.6). "
-                    "Use torchdata's StatefulDataLoader instead, which Lightning resumes itself"
-                )
-            if trainer.limit_train_batches not in (1.0, None):
-                raise ConfigError(
-                    "ExactResume resumes whole epochs: build the Trainer with the default "
-                    "limit_train_batches=1.0, got "
-                    f"limit_train_batches={trainer.limit_train_batches}"
-                )
-            fit_loop.max_batches = self._restored + fit_loop.max_batches
-            combined.limits = [fit_loop.max_batches]  # type: ignore[union-attr]
-            fetcher.length = fit_loop.max_batches  # type: ignore[union-attr]
-            interval = trainer.val_check_interval
-            if isinstance(interval, float) and trainer.val_check_batch not in (None, float("inf")):
-                trainer.val_check_batch = max(1, int(fit_loop.max_batches * interval))
-            self._restored = None
 
     ExactResume.__module__ = __name__
     return ExactResume
