@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 
 import fairshard  # noqa: E402
-from tests.seams.cells import EPOCHS, Cell, iter_cells, stop_after, steps_per_epoch  # noqa: E402
+from tests.seams.cells import EPOCHS, Cell, iter_cells, steps_per_epoch, stop_after  # noqa: E402
 from tests.seams.families import build, ids_of, loader  # noqa: E402
 
 
@@ -247,7 +247,7 @@ def accelerate_cell(cell: Cell, rank: int, world: int, out: Path) -> Ledger:
             prepare_data_loader(accelerator, loader(cell.kind, sampler, cell.workers)),
         )
 
-    accelerator, sampler, data = prepared()
+    accelerator, _, data = prepared()
     if cell.kind == "steps":
         batches = iter(data)
         for _ in range(stop):
@@ -275,7 +275,7 @@ def accelerate_cell(cell: Cell, rank: int, world: int, out: Path) -> Ledger:
     del data
     accelerator.wait_for_everyone()
     ledger.phase = "phase2"
-    accelerator, sampler, data = prepared()
+    accelerator, _, data = prepared()
     accelerator.load_state(str(folder))
     start = json.loads(marker.read_text())["epoch"]
     if cell.kind == "steps":

@@ -56,7 +56,10 @@ def run(
         timeout=timeout,
         check=False,
     )
-    tail = f"exit {proc.returncode}\n--- stdout\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}"
+    tail = (
+        f"exit {proc.returncode}\n--- stdout\n{proc.stdout[-3000:]}\n"
+        f"--- stderr\n{proc.stderr[-3000:]}"
+    )
     verdicts = {}
     for cell in cells:
         ledgers = read_ledgers(out / cell.id)
@@ -66,7 +69,8 @@ def run(
                 []
                 if len(errors) == WORLD and all(cell.refusal in e for e in errors)
                 else [
-                    f"expected every rank to refuse with {cell.refusal!r}, got {errors or 'no error'}"
+                    f"expected every rank to refuse with {cell.refusal!r}, "
+                    f"got {errors or 'no error'}"
                 ]
             )
         elif errors:
