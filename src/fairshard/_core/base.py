@@ -324,6 +324,22 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         self._check_source()
         check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
         self._check_world()
+        # chain pulls the first chunk, and so binds the pass, at the first item.
+        return itertools.chain.from_iterable(self._bound_chunks(sys._getframe(1)))
+
+    def _bound_chunks(self, caller: Any) -> Iterator[Iterator[T]]:
+        """One pass's chunks, the pass bound to its epoch and resume point at its first item.
+
+        NOTE (why at the first item, not at ``iter()``): frameworks create
+        the sampler's iterator before they set the epoch. torchdata's
+        ``BatchSampler`` calls ``iter(sampler)`` when the loader's iterator
+        is made, and Lightning makes it (to restore a ``StatefulDataLoader``)
+        before its ``set_epoch``; a pass bound at ``iter()`` then trained the
+        previous epoch's order again, silently. PyTorch's samplers read the
+        epoch when ``__iter__`` runs; here it is read when the loop asks for
+        the first item, after every ``set_epoch`` and ``load_state_dict``
+        the framework makes in between.
+        """
         self._resume = self._pending_resume()
         epoch = self._epoch_for_pass()
         if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
@@ -337,14 +353,13 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         if self._resume is not None and self._resume.epoch == epoch:
             begin = min(self._resume.steps, num_items)
         self._resume = None
-        caller = sys._getframe(1)
         at_end = partition.start == partition.total > 0  # a loaded state ended the epoch
         if at_end and not loaded_by_torchdata(caller):
             self._warn_empty(epoch)
         cursor = Cursor(epoch, partition, begin, num_items)
         cursor.driver = find_driver(caller)
         self._cursor = cursor
-        return itertools.chain.from_iterable(self._chunks(plan, cursor))
+        yield from self._chunks(plan, cursor)
 
     def _chunks(self, plan: Plan, cursor: Cursor) -> Iterator[Iterator[T]]:
         max_chunk = plan.max_chunk

@@ -179,6 +179,27 @@ def _loader_kwargs(loader: DataLoader[Any]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
+def _drop_unread_iterator(loader: Any) -> None:
+    """Drop the iterator a ``StatefulDataLoader`` made for ``state_dict()`` before any pass.
+
+    NOTE (why): accelerate asks a stateful loader for its state when it wraps
+    it, and torchdata then makes the pass's iterator -- with workers, they
+    prefetch at once, at the sampler's epoch of that moment -- and hands
+    that same iterator to the next ``iter()``. A ``set_epoch`` in between
+    (the Trainer's, on a resume at a later epoch) came too late for it: the
+    epoch was read in the previous epoch's order. Nothing of it was read yet,
+    so it is dropped and the next ``iter()`` makes one at the new epoch.
+    """
+    if loader is None or not getattr(loader, "_initial_iter_for_state_dict", False):
+        return
+    iterator = getattr(loader, "_iterator", None)
+    shutdown = getattr(iterator, "_shutdown_workers", None)
+    if callable(shutdown):
+        shutdown()
+    loader._iterator = None
+    loader._initial_iter_for_state_dict = False
+
+
 def _shard_class() -> type[Any]:
     from accelerate.data_loader import DataLoaderShard
 
@@ -197,6 +218,11 @@ def _shard_class() -> type[Any]:
             # accelerate's guess (len(dataset) % total batch size) assumes its own
             # sharding; ours is exact for the eval layout and unknown (-1: keep all) else.
             self.remainder = self.fairshard_remainder
+
+        def set_epoch(self, epoch: int) -> None:
+            if epoch != self.iteration:
+                _drop_unread_iterator(getattr(self, "base_dataloader", None))
+            super().set_epoch(epoch)
 
         def state_dict(self) -> dict[str, Any]:
             return {**self.dl_state_dict, "fairshard_iteration": self.iteration}

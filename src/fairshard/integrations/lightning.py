@@ -170,7 +170,12 @@ def _exact_resume_class() -> type[Any]:
             if pending is None or not self._loaders:
                 return
             self._pending = None
-            if pending["state"] is None:  # saved at an epoch's end: nothing to restore
+            if pending["state"] is None:  # saved at an epoch's end: the next epoch is next
+                if pending.get("ended"):
+                    # NOTE: set now, before Lightning makes the loader's iterator (it does
+                    # so before its own set_epoch on a restart; a batch sampler's epoch it
+                    # never sets): the fresh sampler would read epoch 0's order again.
+                    _target(self._loaders[0]).set_epoch(int(pending["epoch"]) + 1)
                 return
             _target(self._loaders[0]).load_state_dict(pending["state"])
             self._restored = int(pending["batches"])
@@ -189,7 +194,8 @@ def _exact_resume_class() -> type[Any]:
             total = trainer.fit_loop.max_batches
             mid_epoch = 0 < taken < total
             state = loader_state_dict(loader, taken - offset) if mid_epoch else None
-            checkpoint[_KEY] = {"epoch": epoch, "batches": taken, "state": state}
+            ended = taken > 0 and taken >= total
+            checkpoint[_KEY] = {"epoch": epoch, "batches": taken, "state": state, "ended": ended}
 
         def on_load_checkpoint(self, trainer: Any, pl_module: Any, checkpoint: Any) -> None:
             self._pending = checkpoint.get(_KEY)
