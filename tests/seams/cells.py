@@ -69,7 +69,24 @@ IN_MAKE_TEST = {
 # Cells that fairshard refuses at run time instead of training: (driver, workers,
 # stop, kind) -> a fragment of the error message that names the fix. None yet:
 # a refusal is added here only with its reason in docs/integrations.md.
-REFUSED: dict[tuple[str, int, str, str], str] = {}
+REFUSED: dict[tuple[str, int, str, str], str] = {
+    **{
+        ("lightning-stateful", w, "last", k): "Lightning resumed from a checkpoint taken after"
+        for w in WORKERS
+        for k in FAMILIES
+        if k != "steps"
+    },
+    **{
+        ("lightning-stateful", w, s, "steps"): "Lightning restores this StepSampler"
+        for w in WORKERS
+        for s in STOPS
+    },
+    **{
+        ("trainer", w, s, "steps"): "a StepSampler is one endless stream"
+        for w in WORKERS
+        for s in STOPS
+    },
+}
 
 
 @dataclass(frozen=True)

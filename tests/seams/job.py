@@ -31,7 +31,14 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 
 import fairshard  # noqa: E402
-from tests.seams.cells import EPOCHS, Cell, iter_cells, steps_per_epoch, stop_after  # noqa: E402
+from tests.seams.cells import (  # noqa: E402
+    BATCH,
+    EPOCHS,
+    Cell,
+    iter_cells,
+    steps_per_epoch,
+    stop_after,
+)
 from tests.seams.families import build, ids_of, loader  # noqa: E402
 
 
@@ -156,17 +163,31 @@ def _lightning(cell: Cell, rank: int, world: int, out: Path, stateful: bool) -> 
             **flags,
         )
 
+    loader_class = StatefulDataLoader if stateful else torch.utils.data.DataLoader
+
+    class Steps(Module):
+        """A StepSampler's recipe: built in train_dataloader() from the restored step."""
+
+        def train_dataloader(self) -> Any:
+            inner = build("index", self.trainer.global_rank, self.trainer.world_size)
+            sampler = fairshard.StepSampler(
+                inner,
+                micro_batch_size=BATCH,
+                global_batch_size=BATCH * self.trainer.world_size,
+                start_step=self.trainer.global_step,
+            )
+            return loader("steps", sampler, cell.workers, loader_class=loader_class)
+
     def fit(flags: dict[str, Any], ckpt: str | None, save: Any = None) -> Any:
+        if cell.kind == "steps":
+            run = trainer(callbacks=[save] if save is not None else [], **flags)
+            run.fit(Steps(), ckpt_path=ckpt)
+            return run
         resume = None if stateful else ExactResume()
         callbacks = [c for c in (resume, save) if c is not None]
         run = trainer(callbacks=callbacks, **flags)
         sampler = build(cell.kind, run.global_rank, run.world_size)
-        data = loader(
-            cell.kind,
-            sampler,
-            cell.workers,
-            loader_class=StatefulDataLoader if stateful else torch.utils.data.DataLoader,
-        )
+        data = loader(cell.kind, sampler, cell.workers, loader_class=loader_class)
         if resume is not None:
             data = resume.loader(data)
         run.fit(Module(), data, ckpt_path=ckpt)

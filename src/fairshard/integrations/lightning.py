@@ -128,6 +128,13 @@ def _target(loader: Any) -> Any:
     dataset = getattr(loader, "dataset", None)
     if callable(getattr(dataset, "_loader_state", None)):
         return dataset
+    if type(getattr(loader, "sampler", None)).__name__ == "StepSampler":
+        raise ConfigError(
+            "ExactResume resumes an epoch's pass, and a StepSampler is one endless stream "
+            "that resumes from the step count alone: leave ExactResume out and build the "
+            "loader in LightningModule.train_dataloader() with "
+            "fairshard.StepSampler(..., start_step=self.trainer.global_step)"
+        )
     raise ConfigError(
         f"ExactResume.loader needs a DataLoader over a fairshard sampler, batch sampler or "
         f"ShardedIterable, got a {type(loader).__name__} without one"
