@@ -5,13 +5,13 @@ TORCH_SPEC ?= torch==2.13.0
 BIN := $(VENV)/bin
 # Two install levels in one venv: the demo needs torch + [demo] only (a fresh
 # `make demo` does not pay for the test tools); the suite needs
-# [dev,plot,demo,integrations] (the integrations extra: transformers, datasets and
-# ray[train], about 700 MB, 20-40 s from a warm pip cache).
+# [dev,plot,demo,integrations,formats,docs] (the integrations extra: transformers, datasets and
+# ray[train], about 700 MB, 20-40 s from a warm pip cache; docs: mkdocs, about 20 MB).
 BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean test-floors test-floors-fast test-hook floors-venv floors-check
+.PHONY: install install-demo test lint typecheck pytest demo bench faults clean venv-torchft test-floors test-floors-fast test-hook floors-venv floors-check dist test-dist docs
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +26,7 @@ $(DEMO_STAMP): $(BASE_STAMP)
 # `-e .` installs the linter too: fairshard ships the stdlib-only fairshard_lint package
 # (lint/src, also a distribution of its own for a pre-commit hook without torch).
 $(STAMP): $(BASE_STAMP) lint/pyproject.toml
-	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo,integrations,formats]" "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,plot,demo,integrations,formats,docs]" "$(TORCH_SPEC)"
 	touch $(DEMO_STAMP) $(STAMP)
 
 install: $(STAMP)
@@ -63,6 +63,7 @@ demo: install-demo
 # every family through node losses, shrinks and grows on two torchrun agents,
 # then SIGKILLs of single ranks with relaunches 4 -> 3 -> 2.
 faults: install
+	$(MAKE) $(TORCHFT_STAMP) || echo "faults: torchft did not install; its jobs are skipped"
 	$(BIN)/python -m pytest -p no:cacheprovider -q -m matrix tests
 	nice timeout 1800 $(BIN)/python -m tests.fault.probe 3 --two-agents
 	nice timeout 3600 $(BIN)/python -m tests.fault.elastic --cycles 2 --epochs 3 --families all --seed 3
@@ -79,6 +80,21 @@ $(STREAMING_STAMP):
 	$(STREAMING_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)" "mosaicml-streaming>=0.13" "numpy<2.2"
 	touch $(STREAMING_STAMP)
 
+# torchft (the [torchft] extra) in a venv of its own: its lighthouse and replica groups run
+# tests/fault/torchft_job.py, which tests/integrations/test_integration_torchft.py drives from
+# the main venv (it skips, saying so, without this venv). FAIRSHARD_TORCHFT_VENV points the
+# tests at another one.
+TORCHFT_VENV ?= .venv-torchft
+TORCHFT_STAMP := $(TORCHFT_VENV)/.fairshard-torchft
+
+$(TORCHFT_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(TORCHFT_VENV)
+	$(TORCHFT_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(TORCHFT_VENV)/bin/python -m pip install --quiet -e ".[torchft]" "$(TORCH_SPEC)"
+	touch $(TORCHFT_STAMP)
+
+venv-torchft: $(TORCHFT_STAMP)
+
 bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
 	$(MAKE) $(STREAMING_STAMP) || echo "bench: mosaicml streaming did not install; bench_cold leaves its cells out"
@@ -89,6 +105,20 @@ bench: install
 test-hook: install
 	$(BIN)/python -m pip install --quiet "pre-commit>=3"
 	FAIRSHARD_HOOK_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider -q tests/diagnostics/test_lint_standalone.py
+
+# The release: sdists and wheels of fairshard and fairshard-lint in dist/, their contents and
+# metadata checked (twine check --strict), then installed into clean venvs outside the
+# checkout (torch first) where the commands and every public name run
+# (tests/packaging/dist.py; one to two minutes). test-dist runs the same as a test.
+dist: install
+	$(BIN)/python -m tests.packaging.dist --outdir dist
+
+test-dist: install
+	FAIRSHARD_DIST_TEST=1 $(BIN)/python -m pytest -p no:cacheprovider -q -n 0 tests/packaging/test_dist.py
+
+# The documentation site in site/ (mkdocs + Material; API pages from the docstrings).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The declared floors (pyproject: Python >= 3.10, torch >= 2.1, numpy >= 1.24),
 # tested: the suite on the lowest versions, in a venv of its own. The
@@ -138,4 +168,4 @@ test-floors-fast: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) $(TORCHFT_VENV) dist site .mypy_cache .ruff_cache .pytest_cache .hypothesis

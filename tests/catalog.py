@@ -289,6 +289,35 @@ _ENTRIES = (
         from_input=lambda lengths: fairshard.TokenBudgetBatchSampler(lengths, 64, **ONE),
     ),
     Family(
+        "shape-bucket",
+        "ShapeBucketBatchSampler",
+        lambda n, r, w, seed=5, **k: fairshard.ShapeBucketBatchSampler(
+            _lengths(n),
+            round_to=8,
+            max_tokens=64,
+            batch_multiple=2,
+            num_replicas=w,
+            rank=r,
+            seed=seed,
+            **k,
+        ),
+        "batch",
+        lambda w, r: fairshard.ShapeBucketBatchSampler(
+            _P_LENGTHS, boundaries=[8, 16, 32], max_tokens=64, batch_multiple=2, **_kw(w, r)
+        ),
+        reads="lengths",
+        from_input=lambda lengths: fairshard.ShapeBucketBatchSampler(lengths, 1, **ONE),
+    ),
+    Family(
+        "key-batch",
+        "KeyBatchSampler",
+        lambda n, r, w, seed=5, **k: fairshard.KeyBatchSampler(
+            _labels(n), 2, num_replicas=w, rank=r, seed=seed, **k
+        ),
+        "batch",
+        lambda w, r: fairshard.KeyBatchSampler(_P_LABELS, 4, batch_multiple=2, **_kw(w, r)),
+    ),
+    Family(
         "batch-shard",
         "BatchShardSampler",
         lambda n, r, w, seed=5, **k: fairshard.BatchShardSampler(

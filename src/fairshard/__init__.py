@@ -22,6 +22,7 @@ from ._version import __version__ as __version__
 
 if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __getattr__
     from ._batching.batch_shard import BatchShardSampler
+    from ._batching.buckets import KeyBatchSampler, ShapeBucketBatchSampler
     from ._batching.class_batch import ClassBatchSampler
     from ._batching.costs import AttentionCost
     from ._batching.length_bucket import LengthBucketBatchSampler
@@ -29,6 +30,7 @@ if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __
     from ._batching.packing import PackingBatchSampler
     from ._batching.token_budget import TokenBudgetBatchSampler
     from ._core.endless import StepSampler
+    from ._core.migrate import DataChange
     from ._core.partition import Partition
     from ._core.steps import BatchSchedule, StepIndices
     from ._errors import (
@@ -52,6 +54,7 @@ if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __
     from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
     from ._samplers.sharded import ShardedSampler
     from ._samplers.weighted import WeightedSampler
+    from ._streams.kfold import kfold
     from ._streams.sharded_iterable import ShardedIterable
     from ._streams.split import split
     from ._streams.stop import StopTogether, stop_together
@@ -86,6 +89,7 @@ __all__ = [
     "ConfigTypeError",
     "Constant",
     "CoverageSegment",
+    "DataChange",
     "DegenerateConfigWarning",
     "DistributedEvalSampler",
     "DistributedSampler",
@@ -93,6 +97,7 @@ __all__ = [
     "FairshardWarning",
     "HardExampleSampler",
     "IndexedDataset",
+    "KeyBatchSampler",
     "LengthBucketBatchSampler",
     "LinearAnneal",
     "LinearWeightAnneal",
@@ -103,6 +108,7 @@ __all__ = [
     "Partition",
     "RankMismatchError",
     "Readahead",
+    "ShapeBucketBatchSampler",
     "ShardDataset",
     "ShardError",
     "ShardedIterable",
@@ -119,6 +125,7 @@ __all__ = [
     "collate_packed_padded",
     "gather_in_order",
     "init_elastic_process_group",
+    "kfold",
     "loader_state_dict",
     "open_arrow",
     "open_mds",
@@ -148,6 +155,7 @@ _EXPORTS: dict[str, str] = {
     "ConfigTypeError": "._errors",
     "Constant": "._samplers.schedules",
     "CoverageSegment": ".diagnostics",
+    "DataChange": "._core.migrate",
     "DegenerateConfigWarning": "._errors",
     "DistributedEvalSampler": "._samplers.distributed",
     "DistributedSampler": "._samplers.distributed",
@@ -155,6 +163,7 @@ _EXPORTS: dict[str, str] = {
     "FairshardWarning": "._errors",
     "HardExampleSampler": "._samplers.hard_example",
     "IndexedDataset": "._samplers.hard_example",
+    "KeyBatchSampler": "._batching.buckets",
     "LengthBucketBatchSampler": "._batching.length_bucket",
     "LinearAnneal": "._samplers.schedules",
     "LinearWeightAnneal": "._samplers.schedules",
@@ -165,6 +174,7 @@ _EXPORTS: dict[str, str] = {
     "Partition": "._core.partition",
     "RankMismatchError": "._errors",
     "Readahead": "._samplers.readahead",
+    "ShapeBucketBatchSampler": "._batching.buckets",
     "ShardDataset": ".formats",
     "ShardError": ".formats",
     "ShardedIterable": "._streams.sharded_iterable",
@@ -181,6 +191,7 @@ _EXPORTS: dict[str, str] = {
     "collate_packed_padded": "._batching.pack_collate",
     "gather_in_order": "._evaluation.gather",
     "init_elastic_process_group": ".distributed",
+    "kfold": "._streams.kfold",
     "loader_state_dict": ".distributed",
     "open_arrow": ".formats",
     "open_mds": ".formats",

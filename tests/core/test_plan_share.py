@@ -269,3 +269,131 @@ def test_unknown_sharing_mode_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("FAIRSHARD_SHARE_PLANS", "yes")
     with pytest.raises(fairshard.ConfigError, match="FAIRSHARD_SHARE_PLANS='yes'"):
         list(fairshard.DistributedSampler(30, num_replicas=2, rank=0, order="torch"))
+
+
+_WRITER = """
+import os, sys
+import fairshard
+from fairshard._distributed import node_arrays
+def held(*args):  # the file is written; the writer stops just before naming it
+    print("written", flush=True)
+    sys.stdin.readline()
+node_arrays.os.rename = held
+list(fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch"))
+"""
+
+
+def _cache_writer(folder: Path) -> subprocess.Popen[str]:
+    """A process that builds into the plan cache ``folder`` and stops before its rename."""
+    env = child_env(FAIRSHARD_SHARE_PLANS="1", FAIRSHARD_PLAN_CACHE=str(folder))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "written\n"
+    return proc
+
+
+def test_a_live_writers_temporary_file_is_never_swept(tmp_path: Path) -> None:
+    from fairshard._distributed.node_arrays import sweep
+
+    folder = tmp_path / "cache"
+    writer = _cache_writer(folder)
+    try:
+        (tmp,) = folder.glob(".*.tmp")
+        assert str(writer.pid) in tmp.name
+        for keep_published in (True, False):  # a plan cache's sweep, the node folder's
+            assert sweep(folder, keep_published=keep_published) == []  # as a lock holder would
+        assert tmp.exists()  # its writer is alive: not stale
+    finally:
+        writer.kill()
+        writer.communicate(timeout=60)
+    assert writer.returncode == -signal.SIGKILL
+    assert sweep(folder, keep_published=True) == [tmp.name]
+    assert not list(folder.iterdir())
+
+
+def test_cache_writer_killed_before_rename_is_swept(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "cache"
+    writer = _cache_writer(folder)
+    os.kill(writer.pid, signal.SIGKILL)  # between the write and the rename
+    writer.communicate(timeout=60)
+    assert writer.returncode == -signal.SIGKILL
+    (tmp,) = folder.glob(".*.tmp")
+    _share(monkeypatch, folder, cache=True)
+    # The next build of any key sweeps it; the kept plans stay.
+    other = list(fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch", seed=1))
+    assert not tmp.exists() and len(list(folder.glob("*.plan"))) == 1
+    again = list(fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch"))
+    assert sorted(p.name.startswith(".") for p in folder.iterdir()) == [False, False]
+    monkeypatch.setenv("FAIRSHARD_SHARE_PLANS", "0")
+    assert other == list(
+        fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch", seed=1)
+    )
+    assert again == list(fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch"))
+
+
+@pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o666])
+def test_cache_file_of_this_user_with_group_or_other_bits_is_rebuilt(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: int
+) -> None:
+    path, expected = _cached_file(monkeypatch, tmp_path / "cache")
+    path.chmod(mode)
+    built = []
+    original = fairshard.DistributedSampler._build_plan
+
+    def counting(self: fairshard.DistributedSampler, epoch: int) -> object:
+        built.append(epoch)
+        return original(self, epoch)
+
+    monkeypatch.setattr(fairshard.DistributedSampler, "_build_plan", counting)
+    again = list(fairshard.DistributedSampler(3000, num_replicas=2, rank=0, order="torch"))
+    assert again == expected and built == [0]  # built again, never trusted after a chmod
+    assert path.stat().st_mode & 0o777 == 0o600  # and published again owner-only
+
+
+def test_a_killed_writer_not_yet_reaped_is_dead(tmp_path: Path) -> None:
+    """A launcher reaps its children late: a zombie writes nothing more."""
+    import time
+
+    from fairshard._distributed.node_arrays import sweep
+
+    folder = tmp_path / "cache"
+    writer = _cache_writer(folder)
+    (tmp,) = folder.glob(".*.tmp")
+    os.kill(writer.pid, signal.SIGKILL)
+    stat = Path(f"/proc/{writer.pid}/stat")
+    deadline = time.monotonic() + 30
+    while stat.read_text().rpartition(")")[2].split()[0] != "Z":
+        assert time.monotonic() < deadline, "the writer did not die"
+        time.sleep(0.01)
+    try:
+        assert sweep(folder, keep_published=True) == [tmp.name]
+    finally:
+        writer.communicate(timeout=60)
+
+
+def test_only_this_hosts_dead_writers_are_swept(tmp_path: Path) -> None:
+    from fairshard._distributed import node_arrays
+
+    dead = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1  # no process has it
+    host = node_arrays._HOST
+    names = {
+        "mine": f".k1@{host}.{dead}.tmp",
+        "other host": f".k1@other-{host}.{dead}.tmp",  # a shared cache: that host's to judge
+        "suffix host": f".k1@x.{host}.{dead}.tmp",  # another host whose name ends like ours
+        "alive": f".k1@{host}.{os.getpid()}.tmp",
+        "not ours": ".k1.tmp",
+    }
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"")
+    assert node_arrays.sweep(tmp_path, keep_published=True) == [names["mine"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        n for k, n in names.items() if k != "mine"
+    )

@@ -190,7 +190,7 @@ def _worker_cells() -> list[tuple[str, str, str, bool, bool]]:
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize(("name", "how", "cut", "follow", "probe"), _worker_cells())
 def test_one_cell_per_family_with_workers(
-    name: str, how: str, cut: str, follow: bool, probe: bool
+    name: str, how: str, cut: str, follow: bool, probe: bool, request: pytest.FixtureRequest
 ) -> None:
     if how == "dl2-unordered" and not HAS_IN_ORDER:
         pytest.skip("DataLoader(in_order=...) needs torch >= 2.6")
@@ -200,6 +200,13 @@ def test_one_cell_per_family_with_workers(
         # probe, or the fresh one that replaces a finished iterator) copies the main
         # process's stream, which never saw the state, and reads its epoch from the start.
         pytest.xfail("StatefulDataLoader with workers restores a stream for one iterator")
+    if name == "stream-shard" and how == "dl2" and cut == "mid":
+        # Known, not fixed here (found when the catalog grew and the rotation gave this
+        # family this cell; it fails on main too, with or without set_epoch and a probe):
+        # a shard-mode stream resumed mid-epoch under a plain DataLoader with 2 workers
+        # yields more items than the rest of its epoch. Strict: the fix must remove this.
+        reason = "shard-mode stream, mid-epoch resume under DataLoader workers"
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     _scenario(CATALOG[name], how, cut, follow, probe, N_WORKERS)
 
 

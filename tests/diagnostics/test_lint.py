@@ -178,3 +178,131 @@ def test_readme_lists_every_rule_and_fs108_says_the_real_harm() -> None:
         # batches and the same batches every epoch, not whole classes on one rank
         assert "whole classes on one rank" not in text
         assert "every class" in text and "single" in text.replace("-", " ")
+
+
+_DIST = (
+    "import torch.distributed as dist\n"
+    "from torch.utils.data import DataLoader\n"
+    "dist.init_process_group('nccl')\n"
+)
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        'hparams["dataloader_options"]["shuffle"]',
+        'cfg["train"]["shuffle"]',
+        'cfg.get("shuffle", False)',
+        'config.get("shuffle_train")',
+        "config.data.train.shuffle",
+        "self.hparams.shuffle",
+        "args.shuffle",
+    ],
+)
+def test_fs103_reads_a_config_valued_shuffle_as_unknown(flag: str) -> None:
+    train = lint_source(_DIST + f"train_loader = DataLoader(train_set, shuffle={flag})\n")
+    assert [f.code for f in train] == ["FS103"]
+    assert "shuffle=" in train[0].message
+    # evaluation loaders read whole by every rank are left alone
+    assert lint_source(_DIST + f"val_loader = DataLoader(val_set, shuffle={flag})\n") == []
+
+
+@pytest.mark.parametrize(
+    "flag", ["shuffle", "is_train", "False", 'cfg["train"]["batch_size"]', "split == 'train'"]
+)
+def test_fs103_leaves_flags_that_are_not_config_lookups_of_shuffle(flag: str) -> None:
+    assert lint_source(_DIST + f"train_loader = DataLoader(train_set, shuffle={flag})\n") == []
+
+
+@pytest.mark.parametrize("base", ["sb.Brain", "sb.core.Brain", "speechbrain.core.Brain", "Brain"])
+def test_fs103_a_speechbrain_brain_subclass_makes_the_script_distributed(base: str) -> None:
+    head = "import speechbrain as sb\nimport speechbrain\nfrom speechbrain.core import Brain\n"
+    head += "from torch.utils.data import DataLoader\n"
+    body = f"class ASR({base}):\n    pass\nloader = DataLoader(train_set, shuffle=True)\n"
+    assert [f.code for f in lint_source(head + body)] == ["FS103"]
+    # any other base class says nothing about the world
+    other = head + "class ASR(Trainer):\n    pass\nloader = DataLoader(train_set, shuffle=True)\n"
+    assert lint_source(other) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        'os.environ["SLURM_LOCALID"]',
+        'os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", "0")',
+        'os.environ["MV2_COMM_WORLD_LOCAL_RANK"]',
+        "str(args.local_rank)",
+        'f"{MPI.COMM_WORLD.Get_rank() % 8}"',
+        "str(rank % torch.cuda.device_count())",
+        "str(local_id)",
+    ],
+)
+def test_fs106_leaves_per_process_pinning_alone(value: str) -> None:
+    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    assert lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n') == []
+    setdefault = f'os.environ.setdefault("CUDA_VISIBLE_DEVICES", {value})\n'
+    assert lint_source(head + setdefault) == []
+
+
+@pytest.mark.parametrize("value", ['"0"', '"0,1,2,3"', "args.gpus", "','.join(gpus)"])
+def test_fs106_still_reports_the_same_value_in_every_process(value: str) -> None:
+    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n')
+    assert [f.code for f in found] == ["FS106"]
+
+
+_BUILDER = """\
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+{imports}
+
+def build(dataset):
+    train_loader = DataLoader(dataset, sampler=DistributedSampler(dataset))
+    return train_loader
+
+def main(dataset, model, epochs, {owner}):
+    dist.init_process_group("nccl")
+    train_loader = {prepare}
+    for epoch in range(epochs):
+        for batch in train_loader:
+            model(batch)
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "owner", "prepare", "codes"),
+    [
+        (
+            "from accelerate import Accelerator",
+            "accelerator",
+            "accelerator.prepare(build(dataset))",
+            [],
+        ),
+        (
+            "from fairshard.integrations.accelerate import prepare_data_loader",
+            "accelerator",
+            "prepare_data_loader(accelerator, build(dataset))",
+            [],
+        ),
+        (
+            "from accelerate.data_loader import prepare_data_loader",
+            "state",
+            "prepare_data_loader(build(dataset))",
+            [],
+        ),
+        ("import lightning as L", "fabric", "fabric.setup_dataloaders(build(dataset))", []),
+        # Ray Train's prepare_data_loader does not call set_epoch: still reported
+        (
+            "from ray.train.torch import prepare_data_loader",
+            "unused",
+            "prepare_data_loader(build(dataset))",
+            ["FS101"],
+        ),
+        ("import os", "unused", "build(dataset)", ["FS101"]),
+    ],
+)
+def test_fs101_prepared_loaders_set_their_epoch(
+    imports: str, owner: str, prepare: str, codes: list[str]
+) -> None:
+    text = _BUILDER.format(imports=imports, owner=owner, prepare=prepare)
+    assert [f.code for f in lint_source(text)] == codes

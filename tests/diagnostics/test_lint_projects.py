@@ -65,3 +65,70 @@ def test_imported_set_epoch_is_seen_only_in_the_project() -> None:
     root = PROJECTS / "imported_train_sets_epoch_good"
     assert _found(root, [root]) == set()
     assert _found(root, sorted(root.rglob("*.py"))) == {("main.py", 9, "FS101")}
+
+
+VENDORED = PROJECTS / "vendored_good"
+#: The four copies of a padded evaluation in vendored_good's vendored trees: a
+#: ``third_party/`` folder, a ``vendor/`` folder, a nested copy of a known
+#: package (``mmcv``) and a nested distribution (its own setup.py and LICENSE).
+VENDORED_COPIES = {
+    "annotator/uniformer/mmcv/engine/test.py",
+    "libs/copied_pkg/copied/evaluate.py",
+    "third_party/detlib/engine/evaluator.py",
+    "vendor/seglib/test.py",
+}
+
+
+def test_vendored_trees_are_skipped_by_default() -> None:
+    skipped: list[str] = []
+    findings, files = lint_paths([VENDORED], skipped=skipped)
+    assert findings == []
+    # train.py and the project's own extension package (setup.py, no licence: its own)
+    assert files == 3
+    (note,) = skipped
+    for folder in ("third_party", "vendor", "annotator/uniformer/mmcv", "libs/copied_pkg"):
+        assert folder in note
+    assert "--include-vendored" in note
+
+
+def test_vendored_trees_are_linted_on_request() -> None:
+    findings, files = lint_paths([VENDORED], include_vendored=True)
+    assert files == 9
+    found = {Path(f.path).relative_to(VENDORED).as_posix() for f in findings}
+    assert found == VENDORED_COPIES
+    assert {f.code for f in findings} == {"FS109"}
+
+
+def test_a_vendored_file_named_explicitly_is_linted() -> None:
+    path = VENDORED / "third_party" / "detlib" / "engine" / "evaluator.py"
+    findings, files = lint_paths([path])
+    assert files == 1 and [f.code for f in findings] == ["FS109"]
+
+
+def test_a_package_beside_its_own_setup_is_not_vendored(tmp_path: Path) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    # a folder of several checkouts: each repository's own package is linted
+    for repo, package in (("fairseq", "fairseq"), ("timm-repo", "timm")):
+        (tmp_path / repo / package).mkdir(parents=True)
+        (tmp_path / repo / "setup.py").write_text("")
+        (tmp_path / repo / "LICENSE").write_text("")
+        assert vendored_folder(tmp_path, Path(repo) / package) is None
+        assert vendored_folder(tmp_path, Path(repo)) is None  # a checkout at the top
+    # the src layout: the package's setup is one folder further up
+    (tmp_path / "accelerate-repo" / "src" / "accelerate").mkdir(parents=True)
+    (tmp_path / "accelerate-repo" / "pyproject.toml").write_text("")
+    assert vendored_folder(tmp_path, Path("accelerate-repo/src/accelerate")) is None
+    (tmp_path / "app" / "ext" / "timm").mkdir(parents=True)
+    assert vendored_folder(tmp_path, Path("app/ext/timm")) == "app/ext/timm"
+    assert vendored_folder(tmp_path, Path("timm")) is None  # linted from its own root
+    assert vendored_folder(tmp_path, Path("src/third_party")) == "src/third_party"
+
+
+def test_the_command_line_includes_vendored_trees_on_request(capsys) -> None:
+    from fairshard_lint.cli import main
+
+    assert main([str(VENDORED)]) == 0
+    assert "--include-vendored" in capsys.readouterr().err
+    assert main([str(VENDORED), "--include-vendored"]) == 1
+    assert capsys.readouterr().out.count("FS109") == 4

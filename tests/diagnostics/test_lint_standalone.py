@@ -161,6 +161,8 @@ def test_pre_commit_installs_the_hook_without_torch(tmp_path: Path) -> None:
     (repo / "train.py").write_text(BAD)
     (repo / "tests").mkdir()
     (repo / "tests" / "test_mock.py").write_text(BAD)  # excluded like the folder walk does
+    (repo / "third_party" / "lib").mkdir(parents=True)
+    (repo / "third_party" / "lib" / "train.py").write_text(BAD)  # vendored: skipped too
     git("add", "-A")
     run = subprocess.run(
         [pre_commit, "run", "--all-files"],
@@ -174,6 +176,7 @@ def test_pre_commit_installs_the_hook_without_torch(tmp_path: Path) -> None:
     assert run.returncode == 1, run.stdout + run.stderr
     assert "train.py:5:5: FS101" in run.stdout
     assert "test_mock.py" not in run.stdout
+    assert "third_party" not in run.stdout
     (python,) = (tmp_path / "home").glob("repo*/py_env-*/bin/python")
     listed = subprocess.run(
         [str(python), "-m", "pip", "list", "--format", "json"],
@@ -200,3 +203,20 @@ def test_pre_commit_installs_the_hook_without_torch(tmp_path: Path) -> None:
         check=False,
     )
     assert clean.returncode == 0, clean.stdout + clean.stderr
+
+
+def test_the_hooks_skip_vendored_trees_as_the_folder_walk_does() -> None:
+    from fairshard_lint.files import VENDOR_FOLDERS
+
+    pages = {
+        ".pre-commit-hooks.yaml": (ROOT / ".pre-commit-hooks.yaml").read_text(),
+        "docs/pitfalls.md": _hook_config(),
+    }
+    for where, text in pages.items():
+        (pattern,) = re.findall(r"exclude: '([^']+)'", text)
+        for folder in sorted(VENDOR_FOLDERS):
+            assert re.search(pattern, f"{folder}/pkg/evaluate.py"), (where, folder)
+            assert re.search(pattern, f"src/{folder}/evaluate.py"), (where, folder)
+        for kept in ("train.py", "src/vendor_utils.py", "tools/third_party_check.py"):
+            assert not re.search(pattern, kept), (where, kept)
+        assert re.search(pattern, "tests/test_mock.py"), where

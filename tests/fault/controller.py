@@ -54,6 +54,7 @@ class JobSpec:
     epochs: int = 3
     every: int = 3
     batch_size: int = 1
+    step_seconds: float = 0.0
 
     def min_steps(self) -> int:
         """A lower bound on the job's global steps (largest world, shortest epoch)."""
@@ -159,6 +160,8 @@ def _launch(spec: JobSpec, run_dir: Path, launch: int, restarts: int, timeout: f
         str(spec.every),
         "--batch-size",
         str(spec.batch_size),
+        "--step-seconds",
+        str(spec.step_seconds),
     ]
     env = {
         **os.environ,

@@ -7,15 +7,16 @@ and a rank killed before it leaves no record (the step was not consumed).
 
 One file per (launch, restart generation, rank): a torn last line can never
 be continued by a later writer. Lines carry ``launch`` (which torchrun
-invocation), ``gen`` (``TORCHELASTIC_RESTART_COUNT``), ``rank`` and ``t``
-(the record type); item records add ``epoch``, ``step`` (the job's global
-step) and ``indices``.
+invocation), ``gen`` (``TORCHELASTIC_RESTART_COUNT``), ``rank``, ``t``
+(the record type) and ``at`` (``time.time()`` of the write); item records
+add ``epoch``, ``step`` (the job's global step) and ``indices``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,8 @@ class Ledger:
 
     def append(self, kind: str, **fields: Any) -> None:
         """Write one record and make it durable before returning."""
-        line = json.dumps({"t": kind, **self.tags, **fields}, separators=(",", ":")) + "\n"
+        record = {"t": kind, **self.tags, "at": time.time(), **fields}
+        line = json.dumps(record, separators=(",", ":")) + "\n"
         os.write(self._fd, line.encode())
         os.fsync(self._fd)
 

@@ -64,3 +64,32 @@ def test_ranks_match_simulation_and_elastic_resume() -> None:
     assert sorted(seen) == list(range(N))
     assert set(seen.values()) == {1}
     assert len({len(share) for share in rest}) == 1
+
+
+def migrated_job(rank: int, world: int, state: dict[str, Any]) -> list[int]:
+    """Resume on data that lost items 0..29 and gained 100: the declared change."""
+    from fairshard import DataChange
+
+    job = DistributedSampler(N - 30 + 100, seed=11)  # rank and world from the process group
+    job.load_state_dict(state, migrate=DataChange(N, removed=range(30), appended=100))
+    return [int(i) for i in job]
+
+
+def test_resume_on_changed_data_on_real_ranks() -> None:
+    """Stopped on 4 ranks, resumed on 3 after the data changed: consumed stay consumed."""
+    from fairshard import DataChange
+
+    first = run_ranks(first_job, 4)
+    state = first[0]["state"]
+    change = DataChange(N, removed=range(30), appended=100)
+    rest = run_ranks(migrated_job, 3, state)
+    assert len({len(share) for share in rest}) == 1  # equal steps
+    consumed = Counter(
+        int(i) for r in first for i in change.new_index(r["consumed"]).tolist() if i >= 0
+    )
+    seen = consumed + Counter(i for share in rest for i in share)
+    # Every new item once: the kept ones consumed before or taken now, the 100 new ones now;
+    # the removed ones nowhere. 160 consumed positions leave 843 old, 1003 - 30 + 100 = 1073.
+    assert sorted(seen) == list(range(change.new_size))
+    padded = sum(len(share) for share in rest) - (change.new_size - sum(consumed.values()))
+    assert padded < 3 and sum(seen.values()) == change.new_size + padded

@@ -36,6 +36,8 @@ BATCH_SAMPLERS = [
     fairshard.ClassBatchSampler,
     fairshard.BatchShardSampler,
     fairshard.PackingBatchSampler,
+    fairshard.ShapeBucketBatchSampler,
+    fairshard.KeyBatchSampler,
 ]
 
 

@@ -38,7 +38,8 @@ examples:
 (fairshard-lint is the same program.)
 
 what is linted: .py files under folders (skipping {", ".join(DEFAULT_EXCLUDES)}
-unless --no-default-excludes) and files named explicitly; only files that use
+unless --no-default-excludes, and vendored trees unless --include-vendored)
+and files named explicitly; only files that use
 PyTorch data loading produce findings; other files named explicitly are skipped
 with a note on stderr. A folder's files are linted as one project: a loader
 built in one of its modules and used in another is followed.
@@ -89,6 +90,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="also lint test files, virtual environments and build output under folders",
     )
     p.add_argument(
+        "--include-vendored",
+        action="store_true",
+        help="also lint vendored trees under folders (third_party/, vendor/, copies of "
+        "known packages such as mmcv or detectron2, nested distributions with their own "
+        "setup.py and licence); skipped by default",
+    )
+    p.add_argument(
         "--list-rules", action="store_true", help="print every rule: code, what goes wrong, the fix"
     )
     p.set_defaults(func=run, lint_prog=p.prog)
@@ -113,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             ignore=args.ignore,
             excludes=excludes,
             skipped=skipped,
+            include_vendored=args.include_vendored,
         )
     except LintConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

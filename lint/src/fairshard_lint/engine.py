@@ -266,6 +266,7 @@ def lint_paths(
     ignore: Iterable[str] | None = None,
     excludes: Sequence[str] = DEFAULT_EXCLUDES,
     skipped: list[str] | None = None,
+    include_vendored: bool = False,
 ) -> tuple[list[Finding], int]:
     """Lint every Python file under ``paths``; returns the findings and the number of files.
 
@@ -275,7 +276,11 @@ def lint_paths(
         ignore: Skip these codes.
         excludes: Globs skipped while walking folders (see ``files``).
         skipped: When given, receives one line per file named explicitly but
-            not linted (not Python).
+            not linted (not Python), and one line naming the vendored trees
+            skipped under folders.
+        include_vendored: Also lint vendored trees found under folders
+            (``third_party/``, ``vendor/``, copies of known packages; see
+            ``files.vendored_folder``). Files named explicitly are always linted.
 
     Files that do not use PyTorch data loading are read but yield nothing;
     an unreadable or undecodable file is one ``FS100`` finding.
@@ -290,7 +295,8 @@ def lint_paths(
     _check_codes(ignore, "ignore")
     findings: list[Finding] = []
     count = 0
-    for root, group in _grouped(iter_python_files(paths, excludes)):
+    vendored: dict[str, int] | None = None if include_vendored else {}
+    for root, group in _grouped(iter_python_files(paths, excludes, vendored=vendored)):
         parsed: dict[Path, Module] = {}
         if root is not None:
             _, parsed = _project_of(root, [file for file, is_python in group if is_python])
@@ -315,7 +321,20 @@ def lint_paths(
                     parsed=parsed.get(file),
                 )
             )
+    if vendored and skipped is not None:
+        skipped.append(_vendored_note(vendored))
     return findings, count
+
+
+def _vendored_note(trees: dict[str, int]) -> str:
+    """One line: how many files of which vendored trees were skipped."""
+    names = sorted(trees)
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    files = sum(trees.values())
+    return (
+        f"skipped {files} file{'s' if files != 1 else ''} in vendored trees ({shown}); "
+        "--include-vendored lints them"
+    )
 
 
 def _grouped(

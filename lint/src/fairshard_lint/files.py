@@ -8,6 +8,11 @@ error). Files found by walking a folder are matched against exclusion globs
 files, whose fixtures and mocks are not training scripts); files named
 explicitly are always linted.
 
+Vendored trees found while walking a folder are skipped unless asked for
+(``--include-vendored``): they are other projects' code, copied in, and a
+finding there is neither the user's to fix nor, usually, a pitfall of how
+the copy is used. See :func:`vendored_folder` for how they are recognized.
+
 NOTE (decoding): sources are decoded as Python itself does — a PEP 263
 declaration (``# -*- coding: latin-1 -*-``) or a BOM, else UTF-8 — so a
 valid Latin-1 script is linted, and an undecodable one becomes one finding
@@ -25,7 +30,16 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 
-__all__ = ["DEFAULT_EXCLUDES", "decode", "excluded", "iter_python_files", "kind_of"]
+__all__ = [
+    "DEFAULT_EXCLUDES",
+    "KNOWN_PACKAGES",
+    "VENDOR_FOLDERS",
+    "decode",
+    "excluded",
+    "iter_python_files",
+    "kind_of",
+    "vendored_folder",
+]
 
 #: Globs skipped while walking folders (matched against every path part and
 #: the path relative to the folder given).
@@ -46,6 +60,109 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
 )
 
 _PYTHON_SUFFIXES = frozenset({".py", ".pyw"})
+
+#: Folder names that hold copies of other projects.
+VENDOR_FOLDERS = frozenset(
+    {
+        "third_party",
+        "third-party",
+        "thirdparty",
+        "3rdparty",
+        "3rd_party",
+        "vendor",
+        "vendors",
+        "vendored",
+        "_vendor",
+        "_vendored",
+    }
+)
+#: Import names of packages that training repositories often copy in whole.
+KNOWN_PACKAGES = frozenset(
+    {
+        "accelerate",
+        "apex",
+        "clip",
+        "deepspeed",
+        "detectron2",
+        "diffusers",
+        "dinov2",
+        "fairseq",
+        "fvcore",
+        "k_diffusion",
+        "lavis",
+        "lightning",
+        "maskrcnn_benchmark",
+        "megatron",
+        "mmcv",
+        "mmdet",
+        "mmdet3d",
+        "mmengine",
+        "mmpose",
+        "mmseg",
+        "open_clip",
+        "peft",
+        "pycocotools",
+        "pytorch_lightning",
+        "segment_anything",
+        "taming",
+        "timm",
+        "torchvision",
+        "transformers",
+        "ultralytics",
+        "yolox",
+    }
+)
+_PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
+_LICENCES = ("LICENSE", "LICENCE", "COPYING")
+
+
+def _has_packaging(folder: Path) -> bool:
+    return any((folder / name).is_file() for name in _PACKAGING)
+
+
+def _has_licence(folder: Path) -> bool:
+    try:
+        return any(
+            child.name.upper().startswith(_LICENCES) and child.is_file()
+            for child in folder.iterdir()
+        )
+    except OSError:
+        return False
+
+
+def _packaged(parent: Path) -> bool:
+    """``parent`` packages the folders in it: a setup beside them, or one above ``src/``."""
+    return _has_packaging(parent) or (parent.name == "src" and _has_packaging(parent.parent))
+
+
+def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
+    """The vendored tree ``folder`` (relative to the walked ``root``) lies in, or ``None``.
+
+    A folder is vendored when it is named like one (:data:`VENDOR_FOLDERS`:
+    ``third_party/``, ``vendor/``, ``_vendor/``...), or, below the top level of
+    ``root``, when it is a copy of a known package (:data:`KNOWN_PACKAGES`,
+    ``annotator/uniformer/mmcv/``) whose parent folder does not package it (no
+    ``setup.py``/``pyproject.toml``/``setup.cfg`` beside it, or above a ``src/``
+    layout: that would be the project's own package), or when it is a distribution of its own (a
+    licence file and a packaging file: ``torchhub/facebookresearch_dinov2_main/``).
+
+    NOTE: the top level of ``root`` is never vendored by the last two tests, so
+    linting a folder of several checkouts (``repos/fairseq/``) or a package
+    from its own root (``timm/``) reads their code.
+    """
+    parts = PurePosixPath(Path(folder).as_posix()).parts
+    for index, part in enumerate(parts):
+        here = PurePosixPath(*parts[: index + 1])
+        if part.lower() in VENDOR_FOLDERS:
+            return here.as_posix()
+        if index == 0:
+            continue
+        path = root / here
+        if part in KNOWN_PACKAGES and not _packaged(path.parent):
+            return here.as_posix()
+        if _has_packaging(path) and _has_licence(path):
+            return here.as_posix()
+    return None
 
 
 def kind_of(path: Path) -> str:
@@ -88,7 +205,10 @@ def _is_python(path: Path) -> bool:
 
 
 def iter_python_files(
-    paths: Sequence[str | Path], excludes: Sequence[str] = DEFAULT_EXCLUDES
+    paths: Sequence[str | Path],
+    excludes: Sequence[str] = DEFAULT_EXCLUDES,
+    *,
+    vendored: dict[str, int] | None = None,
 ) -> Iterator[tuple[Path, bool, Path | None]]:
     """``(file, is_python, folder)`` for each path given and each ``*.py`` under folders, sorted.
 
@@ -97,7 +217,10 @@ def iter_python_files(
 
     Files named explicitly come back even when they are not Python (flagged
     ``False``, so the caller can say it skipped them); folder contents are
-    filtered by ``excludes`` and never include pipes or devices.
+    filtered by ``excludes`` and never include pipes or devices. When
+    ``vendored`` is given, files of vendored trees under folders (see
+    :func:`vendored_folder`) are skipped too and counted into it by tree
+    (``"repo/third_party": 12``, the path as the folder was given).
 
     Raises:
         LintConfigError: a path does not exist or is not a file or folder (the
@@ -106,10 +229,20 @@ def iter_python_files(
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            trees: dict[PurePosixPath, str | None] = {}
             for found in sorted(path.rglob("*.py")):
                 relative = PurePosixPath(found.relative_to(path).as_posix())
-                if found.is_file() and not excluded(relative, excludes):
-                    yield found, True, path
+                if not found.is_file() or excluded(relative, excludes):
+                    continue
+                if vendored is not None:
+                    if relative.parent not in trees:
+                        trees[relative.parent] = vendored_folder(path, relative.parent)
+                    tree = trees[relative.parent]
+                    if tree is not None:
+                        key = (PurePosixPath(path.as_posix()) / tree).as_posix()
+                        vendored[key] = vendored.get(key, 0) + 1
+                        continue
+                yield found, True, path
         elif path.is_file():
             yield path, _is_python(path), None
         else:

@@ -27,6 +27,7 @@ from .names import (
     argument,
     dotted,
     env_key,
+    is_config_lookup,
     is_constant,
     is_eval_name,
     loader_shuffles,
@@ -39,8 +40,10 @@ from .names import (
 __all__ = [
     "BATCH_SAMPLERS",
     "LOADERS",
+    "TRAINER_BASES",
     "WRAPPERS",
     "Flow",
+    "epoch_managing",
     "flow_of",
     "is_batch_sampler_call",
     "is_distributed_sampler",
@@ -48,11 +51,13 @@ __all__ = [
     "is_local_world",
     "needs_set_epoch",
     "parameters",
+    "shuffle_from_config",
     "shuffles",
+    "trainer_subclasses",
 ]
 
 #: Calls that build a data loader.
-LOADERS = frozenset({"DataLoader", "StatefulDataLoader"})
+LOADERS = frozenset({"DataLoader", "StatefulDataLoader", "SaveableDataLoader"})
 #: Calls that hand their (first) argument's items through unchanged, lazily.
 WRAPPERS = frozenset(
     {"tqdm", "enumerate", "iter", "zip", "islice", "cycle", "chain", "log_every", "track"}
@@ -66,6 +71,7 @@ _DISTRIBUTED_CALLS = frozenset(
         "DistributedDataParallel",
         "DDP",
         "init_distributed_mode",
+        "ddp_init_group",
         "get_world_size",
         "get_rank",
         "barrier",
@@ -75,6 +81,11 @@ _DISTRIBUTED_CALLS = frozenset(
     }
 )
 _DISTRIBUTED_ENV = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE"})
+#: Trainer base classes (by package) that set up DDP themselves and add a
+#: distributed sampler only to the loaders they build from a dataset: a
+#: DataLoader the script builds and hands to ``fit`` is read whole by every
+#: rank. SpeechBrain's ``Brain`` (``run_opts`` from ``torchrun``) is one.
+TRAINER_BASES: dict[str, frozenset[str]] = {"speechbrain": frozenset({"Brain"})}
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -148,6 +159,9 @@ class Flow:
         local_world_names: Names assigned from a node-local world size.
         batch_names: Names only ever bound to a batch sampler.
         shuffle_dicts: Names of dicts that hold ``shuffle=True`` (for ``**kwargs``).
+        managed_scopes: Names bound to a loader that accelerate or Lightning Fabric
+            prepared (they call ``set_epoch`` at every pass), by scope as
+            ``rank_scopes``. Use :meth:`managed`.
         distributed: The script runs under a process group.
         bindings: Every ``names = value`` of the file.
     """
@@ -160,6 +174,7 @@ class Flow:
     local_world_names: set[str] = field(default_factory=set)
     batch_names: set[str] = field(default_factory=set)
     shuffle_dicts: set[str] = field(default_factory=set)
+    managed_scopes: dict[int | None, set[str]] = field(default_factory=dict)
     distributed: bool = False
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
 
@@ -183,6 +198,21 @@ class Flow:
         if scope is not None:
             names |= self.rank_scopes.get(scope, set())
         return names
+
+    def managed(self, node: ast.AST | None) -> bool:
+        """``node`` names a loader prepared by a framework that sets its epoch itself.
+
+        NOTE: scoped like the rank names, so ``train_loader`` returned by a
+        builder function is a carrier there while ``train_loader =
+        prepare_data_loader(accelerator, build())`` in ``main`` is managed.
+        """
+        if node is None or (name := dotted(node)) is None:
+            return False
+        scope = self._scope(node)
+        names = set(self.managed_scopes.get(None, set()))
+        if scope is not None:
+            names |= self.managed_scopes.get(scope, set())
+        return name in names
 
     # ------------------------------------------------------------ carriers
     def carries(self, node: ast.AST | None) -> bool:
@@ -240,6 +270,11 @@ class Flow:
                     self.producers.add(name)
             if before == (len(self.carriers), len(self.producers), self._rank_count()):
                 break
+        for names, value in bindings:
+            if isinstance(value, ast.Call) and epoch_managing(self.mod, value):
+                scope = self._scope(value)
+                for name in names:
+                    self.managed_scopes.setdefault(None if "." in name else scope, set()).add(name)
         assigned: dict[str, list[int]] = {}
         for i, (names, value) in enumerate(bindings):
             for name in names:
@@ -263,11 +298,55 @@ class Flow:
         }
 
     def _find_distributed(self) -> None:
-        self.distributed = any(tail(c) in _DISTRIBUTED_CALLS for c in self.mod.calls) or any(
-            env_key(node) in _DISTRIBUTED_ENV
-            for node in self.mod.nodes
-            if isinstance(node, ast.Subscript | ast.Call)
+        self.distributed = (
+            any(tail(c) in _DISTRIBUTED_CALLS for c in self.mod.calls)
+            or any(
+                env_key(node) in _DISTRIBUTED_ENV
+                for node in self.mod.nodes
+                if isinstance(node, ast.Subscript | ast.Call)
+            )
+            or bool(trainer_subclasses(self.mod))
         )
+
+
+#: Calls that wrap a loader so that every pass calls its sampler's ``set_epoch``:
+#: accelerate's ``prepare`` / ``prepare_data_loader`` (``DataLoaderShard``),
+#: fairshard's accelerate ``prepare_data_loader``, Lightning Fabric's
+#: ``setup_dataloaders``. (Ray Train's ``prepare_data_loader`` does not.)
+_EPOCH_MANAGERS = frozenset({"prepare", "prepare_data_loader", "setup_dataloaders"})
+
+
+def epoch_managing(mod: Module, call: ast.Call) -> bool:
+    """``call`` returns loaders whose epoch the framework advances at every pass."""
+    name = tail(call)
+    if name not in _EPOCH_MANAGERS:
+        return False
+    qualified = mod.qualified(call.func) or ""
+    if qualified.startswith("ray.") or ".ray." in qualified:
+        return False
+    if name == "prepare":  # accelerator.prepare(...): a method of an accelerate object
+        return isinstance(call.func, ast.Attribute) and mod.imports_any(frozenset({"accelerate"}))
+    return True
+
+
+def trainer_subclasses(mod: Module) -> list[ast.ClassDef]:
+    """Classes of ``mod`` derived from a :data:`TRAINER_BASES` class (``class ASR(sb.Brain)``)."""
+    found: list[ast.ClassDef] = []
+    for node in mod.nodes:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for base in node.bases:
+            qualified = mod.qualified(base) or ""
+            package, _, _ = qualified.partition(".")
+            if qualified.rpartition(".")[2] in TRAINER_BASES.get(package, frozenset()):
+                found.append(node)
+                break
+    return found
+
+
+def shuffle_from_config(call: ast.Call) -> bool:
+    """The loader's ``shuffle=`` is a configuration lookup: unknown here, maybe ``True``."""
+    return is_config_lookup(argument(call, "shuffle", 2), "shuffle")
 
 
 def shuffles(flow: Flow, call: ast.Call) -> bool:

@@ -11,9 +11,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import target_names
-from .flow import LOADERS, flow_of, shuffles
-from .names import Module, argument, dotted, is_constant, name_words, tail
+from .context import context_of, target_names
+from .flow import LOADERS, flow_of, shuffle_from_config, shuffles
+from .names import (
+    Module,
+    argument,
+    dotted,
+    env_key,
+    is_constant,
+    mentions_local_rank,
+    mentions_rank,
+    name_words,
+    tail,
+)
 from .rulebook import rule
 
 __all__: list[str] = []
@@ -71,9 +81,10 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
 @rule(
     "FS103",
     "unsharded-loader",
-    "a distributed script (process group, DDP, rank or world-size queries) builds "
-    "DataLoader(shuffle=True) without a distributed sampler: every rank reads the whole "
-    "dataset in its own order",
+    "a distributed script (process group, DDP, rank or world-size queries, or a trainer "
+    "base class such as SpeechBrain's Brain that shards only the loaders it builds) builds "
+    "DataLoader(shuffle=True) without a distributed sampler (also shuffle= read from a "
+    "config, outside evaluation): every rank reads the whole dataset in its own order",
     "pass sampler=fairshard.DistributedSampler(dataset) (or PyTorch's) and drop shuffle=True",
 )
 def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
@@ -81,7 +92,11 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     if not flow.distributed:
         return
     for call in mod.calls:
-        if tail(call) not in LOADERS or not shuffles(flow, call):
+        if tail(call) not in LOADERS:
+            continue
+        # a flag read from a config is unknown, so maybe True; evaluation loaders aside
+        from_config = shuffle_from_config(call) and context_of(mod, call) != "eval"
+        if not (shuffles(flow, call) or from_config):
             continue
         if _given(argument(call, "sampler", 3)) or _given(argument(call, "batch_sampler", 4)):
             continue
@@ -89,10 +104,15 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # the single-process branch of a script that also runs distributed
         if _framework_shards(mod, call):
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
+        flag = (
+            f"shuffle={ast.unparse(argument(call, 'shuffle', 2) or call)}"
+            if from_config and not shuffles(flow, call)
+            else "shuffle=True"
+        )
         yield (
             call,
             (
-                "DataLoader(shuffle=True) without a distributed sampler in a distributed "
+                f"DataLoader({flag}) without a distributed sampler in a distributed "
                 "script: every rank reads the whole dataset; pass "
                 "sampler=DistributedSampler(dataset)"
             ),
@@ -126,12 +146,44 @@ def _is_environ(node: ast.AST) -> bool:
     return (dotted(node) or "").endswith("environ")
 
 
+#: Launcher variables (SLURM, Open MPI, MVAPICH, PMI) and MPI calls that give a
+#: process its own rank.
+_PROCESS_VARIABLES = frozenset(
+    {"SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK", "PMI_LOCAL_RANK"}
+)
+_PROCESS_CALLS = frozenset({"Get_rank", "local_rank", "get_local_rank"})
+
+
+def _per_process(mod: Module, value: ast.AST | None) -> bool:
+    """The value differs from process to process: a GPU chosen per process on purpose.
+
+    ``os.environ["SLURM_LOCALID"]``, the MPI local rank, ``str(local_rank)``,
+    ``f"{MPI.COMM_WORLD.Get_rank() % GPUS_PER_NODE}"``: a launcher started one
+    process per GPU and each pins its own before CUDA starts, which is what the
+    launch command would do. Only the same value for every process (a
+    constant, a command-line list of GPUs) fights the launcher.
+    """
+    if value is None:
+        return False
+    flow = flow_of(mod)
+    names = flow.rank_names_at(value) | flow.local_names
+    if mentions_local_rank(value, names) or mentions_rank(value, names):
+        return True
+    return any(
+        env_key(sub) in _PROCESS_VARIABLES
+        or (isinstance(sub, ast.Call) and tail(sub) in _PROCESS_CALLS)
+        for sub in ast.walk(value)
+    )
+
+
 @rule(
     "FS106",
     "cuda-visible-devices",
-    "the script sets os.environ['CUDA_VISIBLE_DEVICES']: it is ignored once CUDA is "
-    "initialized (any earlier import may do that), and under torchrun each process then "
-    "picks GPUs on its own",
+    "the script sets os.environ['CUDA_VISIBLE_DEVICES'] to the same value in every process "
+    "(a constant, a list of GPUs from the command line): it is ignored once CUDA is "
+    "initialized (any earlier import may do that), and under torchrun it fights the "
+    "launcher's one-GPU-per-process layout (a per-process pin from SLURM_LOCALID, the MPI "
+    "local rank or LOCAL_RANK is left alone)",
     "set CUDA_VISIBLE_DEVICES in the launch command (CUDA_VISIBLE_DEVICES=0,1 torchrun ...) "
     "and call torch.cuda.set_device(local_rank) in the script",
 )
@@ -152,6 +204,7 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 and _is_environ(target.value)
                 and isinstance(target.slice, ast.Constant)
                 and target.slice.value == _CVD
+                and not _per_process(mod, getattr(node, "value", None))
             ):
                 yield node, message
         if isinstance(node, ast.Call):
@@ -166,5 +219,9 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     and any(isinstance(k, ast.Constant) and k.value == _CVD for k in first.keys)
                 )
             )
+            if setter and _per_process(mod, node.args[1] if len(node.args) > 1 else None):
+                continue
+            if updater and any(k.arg == _CVD and _per_process(mod, k.value) for k in node.keywords):
+                continue
             if setter or updater:
                 yield node, message

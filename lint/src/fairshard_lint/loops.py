@@ -39,26 +39,45 @@ def _iterated_parameters(func: Function) -> set[str]:
 def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | None:
     """What a call iterates: a carrier it wraps or passes to a training function."""
     name = tail(call)
-    if name == "iter" and any(flow.carries(a) for a in call.args):
+
+    def carries(node: ast.AST) -> bool:
+        return flow.carries(node) and not flow.managed(node)
+
+    if name == "iter" and any(carries(a) for a in call.args):
         return ast.unparse(call)
     if name in iterating:
         return f"{name}() (iterates a distributed loader)"
-    passed = [a for a in call.args if flow.carries(a)]
-    passed += [k.value for k in call.keywords if k.arg and flow.carries(k.value)]
+    passed = [a for a in call.args if carries(a)]
+    passed += [k.value for k in call.keywords if k.arg and carries(k.value)]
     if not passed:
         return None
     for func in flow.mod.functions.get(name, []):
         params = parameters(func)
         used = _iterated_parameters(func)
         for position, arg in enumerate(call.args):
-            if position < len(params) and params[position] in used and flow.carries(arg):
+            if position < len(params) and params[position] in used and carries(arg):
                 return f"{dotted(arg) or ast.unparse(arg)} (through {name}())"
         for keyword in call.keywords:
-            if keyword.arg in used and flow.carries(keyword.value):
+            if keyword.arg in used and carries(keyword.value):
                 return f"{dotted(keyword.value)} (through {name}())"
     if name not in flow.mod.functions and _TRAIN_WORDS & set(name_words(name)):
         return f"{dotted(passed[0]) or ast.unparse(passed[0])} (through {name}())"
     return None
+
+
+def _own_parameter(flow: Flow, node: ast.AST) -> bool:
+    """``node`` is a plain parameter of its function whose callers are all of the file.
+
+    Whether ``def train_one_epoch(model, loader)`` iterates a carrier depends on
+    what its callers pass (``_call_iterates`` checks each call); the parameter
+    merely sharing its name with a carrier elsewhere in the file (a builder's
+    local ``loader``) says nothing. Functions never called in the file keep the
+    name match: their callers are in other modules.
+    """
+    func = flow.mod.function_of(node)
+    if func is None or not isinstance(node, ast.Name) or node.id not in parameters(func):
+        return False
+    return any(tail(c) == func.name for c in flow.mod.calls)
 
 
 def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
@@ -66,7 +85,12 @@ def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
     sites: list[tuple[ast.AST, str]] = []
     in_for_iter: set[ast.AST] = set()
     for node in flow.mod.nodes:
-        if isinstance(node, ast.For | ast.AsyncFor) and flow.carries(node.iter):
+        if (
+            isinstance(node, ast.For | ast.AsyncFor)
+            and flow.carries(node.iter)
+            and not flow.managed(node.iter)
+            and not _own_parameter(flow, node.iter)
+        ):
             sites.append((node, dotted(node.iter) or ast.unparse(node.iter)))
             in_for_iter.update(ast.walk(node.iter))
     for call in flow.mod.calls:

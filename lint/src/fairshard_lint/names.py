@@ -16,6 +16,7 @@ __all__ = [
     "calls",
     "dotted",
     "env_key",
+    "is_config_lookup",
     "is_constant",
     "is_eval_name",
     "is_train_name",
@@ -149,6 +150,37 @@ def is_constant(node: ast.AST | None, value: object) -> bool:
 def loader_shuffles(call: ast.Call) -> bool:
     """A ``DataLoader(...)`` call passes ``shuffle=True`` (keyword or third positional)."""
     return is_constant(argument(call, "shuffle", 2), True)
+
+
+def _key_words(node: ast.AST) -> list[str]:
+    """The words of the last key of a lookup: ``"shuffle"`` in ``cfg["loader"]["shuffle"]``."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return name_words(key.value)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
+        return name_words(node.attr)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return name_words(node.args[0].value)
+    return []
+
+
+def is_config_lookup(node: ast.AST | None, word: str) -> bool:
+    """A value read from a configuration under a key that says ``word``.
+
+    ``hparams["dataloader_options"]["shuffle"]``, ``cfg.get("shuffle", False)``,
+    ``config.data.train.shuffle``: what the flag is lives in a YAML file or on
+    the command line, so the script alone cannot say it is ``False`` (a plain
+    name such as a function's ``shuffle`` parameter is not a lookup).
+    """
+    return node is not None and word in _key_words(node)
 
 
 def env_key(node: ast.AST) -> str | None:

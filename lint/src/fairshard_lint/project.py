@@ -75,6 +75,8 @@ class Project:
     _suffixes: dict[str, list[str]] | None = None
     producers: dict[str, set[str]] = field(default_factory=dict)
     setters: dict[str, set[str]] = field(default_factory=dict)
+    #: Sampler classes of the tree that pad by repeating (rule FS109), once computed.
+    padded_samplers: set[str] | None = None
 
     # ------------------------------------------------------------- building
     def add(self, name: str, module: Module, path: str, is_package: bool = False) -> None:

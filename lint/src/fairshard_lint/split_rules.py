@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import context_of
+from .context import context_of, is_sampler_class
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .names import (
     Module,
@@ -42,13 +42,25 @@ def _pads(call: ast.Call) -> bool:
 _ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
 
 
+#: Evaluators known to keep one result per image id, named where the script uses
+#: them: the COCO evaluator of torchvision's detection references, which DETR,
+#: Deformable-DETR and their descendants copy (``merge`` keeps the first
+#: evaluation of each image id, ``np.unique(..., return_index=True)``).
+_DEDUPLICATING_EVALUATORS = frozenset({"CocoEvaluator", "coco_evaluator"})
+
+
 def deduplicates(mod: Module) -> bool:
     """The file drops repeated samples by id before scoring (padding then does no harm).
 
     ``np.unique(gathered_ids, return_index=True)``, ``torch.unique(ids)``,
     ``ids.unique()``: an evaluator that de-duplicates by sample or image id
-    counts each sample once whatever the sampler repeated.
+    counts each sample once whatever the sampler repeated. So does a
+    :data:`_DEDUPLICATING_EVALUATORS` evaluator the file names
+    (``test_stats, coco_evaluator = evaluate(...)``), though its ``merge``
+    lives in another module.
     """
+    if mod.identifiers & _DEDUPLICATING_EVALUATORS:
+        return True
     for call in mod.calls:
         if tail(call) != "unique":
             continue
@@ -56,6 +68,62 @@ def deduplicates(mod: Module) -> bool:
         if any(set(name_words(ast.unparse(part))) & _ID_WORDS for part in parts):
             return True
     return False
+
+
+def _repeats(value: ast.AST, name: str) -> bool:
+    """``value`` is a slice of ``name`` (``indices[:n]``, ``(indices * k)[:n]``)."""
+    if not isinstance(value, ast.Subscript) or not isinstance(value.slice, ast.Slice):
+        return False
+    base = value.value
+    while isinstance(base, ast.BinOp) and isinstance(base.op, ast.Mult):
+        base = base.left if dotted(base.left) == name else base.right
+    return dotted(base) == name
+
+
+def pads_by_repeating(cls: ast.ClassDef) -> bool:
+    """A sampler class that fills its tail with its own head (``indices += indices[:pad]``).
+
+    The padding of PyTorch's ``DistributedSampler``, copied into samplers of
+    their own by many codebases (timm's ``OrderedDistributedSampler``): every
+    rank gets the same length by repeating samples.
+    """
+    for node in ast.walk(cls):
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+            name = dotted(node.target)
+            if name and _repeats(node.value, name):
+                return True
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.BinOp)
+            and isinstance(node.value.op, ast.Add)
+        ):
+            for target in node.targets:
+                name = dotted(target)
+                if name and dotted(node.value.left) == name and _repeats(node.value.right, name):
+                    return True
+    return False
+
+
+def _pad_classes_of(modules: list[Module]) -> set[str]:
+    return {
+        node.name
+        for module in modules
+        for node in module.nodes
+        if isinstance(node, ast.ClassDef) and is_sampler_class(node) and pads_by_repeating(node)
+    }
+
+
+def _padded_classes(mod: Module) -> set[str]:
+    """Sampler classes that pad by repeating, of the linted project (or of this file alone)."""
+    project = mod.cache.get("project")
+    if isinstance(project, Project):
+        if project.padded_samplers is None:
+            project.padded_samplers = _pad_classes_of(list(project.modules.values()))
+        return project.padded_samplers
+    cached = mod.cache.get("padded_samplers")
+    if not isinstance(cached, set):
+        cached = mod.cache["padded_samplers"] = _pad_classes_of([mod])
+    return cached
 
 
 @rule(
@@ -71,8 +139,13 @@ def deduplicates(mod: Module) -> bool:
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     if deduplicates(mod):
         return
+    named = any(word.endswith("Sampler") for word in mod.identifiers)
+    padded = _padded_classes(mod) if named else set()
     for call in mod.calls:
-        if tail(call) != "DistributedSampler" or not _pads(call):
+        name = tail(call)
+        if name != "DistributedSampler" and name not in padded:
+            continue
+        if not _pads(call):
             continue
         verdict = context_of(mod, call)
         if verdict == "train":
@@ -91,7 +164,7 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         yield (
             call,
             (
-                f"DistributedSampler pads every rank by repeating samples, so evaluation metrics "
+                f"{name} pads every rank by repeating samples, so evaluation metrics "
                 f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
                 "combine results with gather_in_order or ExactMetrics"
             ),

@@ -58,6 +58,11 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
         skip_oversized: Leave out items whose own cost exceeds ``max_tokens``
             (counted in ``num_skipped`` and reported by a warning) instead of
             raising.
+        batch_multiple: Round every batch's size down to a multiple of it
+            (8 for tensor cores), as fairseq's ``required_batch_size_multiple``:
+            a batch the budget holds fewer than ``batch_multiple`` items of
+            stays as it is, and the epoch's last batch is what is left. For
+            a set of shapes fixed in advance, see ``ShapeBucketBatchSampler``.
         num_replicas: World size; detected when ``None``.
         rank: This rank; detected when ``None``.
         seed: Root seed, identical on every rank.
@@ -90,6 +95,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
         max_batch_size: int | None = None,
         cost: str | CostFn = "padded",
         skip_oversized: bool = False,
+        batch_multiple: int = 1,
         num_replicas: int | None = None,
         rank: int | None = None,
         seed: int | None = 0,
@@ -124,6 +130,9 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
                 f"skip_oversized must be a bool, got skip_oversized={skip_oversized!r}"
             )
         self.skip_oversized = skip_oversized
+        self.batch_multiple = check_int(
+            "batch_multiple", batch_multiple, minimum=1, fix="8 suits tensor cores; 1 for any size"
+        )
         self.balance_run = check_balance_run(balance_run)
         # None when every item is kept: the plan then permutes 0..n-1 directly.
         self._kept: NDArray[np.int64] | None = self._find_kept()
@@ -176,6 +185,8 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
             "cost": self._cost_id,
             "skip_oversized": self.skip_oversized,
             "balance_run": self.balance_run,
+            # Only when set, so states and shared plans of the default stay as they were.
+            **({"batch_multiple": self.batch_multiple} if self.batch_multiple != 1 else {}),
         }
 
     def _shares_plan(self) -> bool:
@@ -229,7 +240,7 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
             run_starts = np.concatenate(([0], np.flatnonzero(key[1:] != key[:-1]) + 1))
             del key
             per_run = item_costs(self.lengths[flat[run_starts]], cost)
-            return _padded_bounds(run_starts, per_run, m, budget, cap)
+            return _padded_bounds(run_starts, per_run, m, budget, cap, self.batch_multiple)
         lengths = self.lengths[flat]
         bounds = [0]
         p = 0
@@ -240,13 +251,25 @@ class TokenBudgetBatchSampler(BatchPlanSampler[BatchPlan]):
                 end = min(max(end, p + 1), p + cap, m)
                 while end > p + 1 and batch_cost(lengths[p:end], cost) > budget:
                     end -= 1  # float rounding of the prefix sums
-                p = end
+                p = self._round(p, end, m)
                 bounds.append(p)
         else:
             while p < m:
-                p = self._grow(lengths, flat, p, min(p + cap, m))
+                p = self._round(p, self._grow(lengths, flat, p, min(p + cap, m)), m)
                 bounds.append(p)
         return np.asarray(bounds, dtype=np.int64)
+
+    def _round(self, p: int, end: int, m: int) -> int:
+        """``end`` with the batch ``[p, end)`` cut to a multiple of ``batch_multiple``.
+
+        Not below one multiple (a batch the budget holds fewer of stays), and
+        not for the epoch's last batch.
+        """
+        k = self.batch_multiple
+        size = end - p
+        if k == 1 or end == m or size < k:
+            return end
+        return p + size // k * k
 
     def _grow(self, lengths: NDArray[Any], flat: NDArray[np.int64], p: int, limit: int) -> int:
         """Largest end in ``(p, limit]`` with cost(lengths[p:end]) within budget."""
@@ -335,7 +358,12 @@ def _longest_first(key: NDArray[Any], items: NDArray[Any], out: NDArray[Any]) ->
 
 
 def _padded_bounds(
-    run_starts: NDArray[np.int64], per_run: NDArray[np.float64], m: int, budget: float, cap: int
+    run_starts: NDArray[np.int64],
+    per_run: NDArray[np.float64],
+    m: int,
+    budget: float,
+    cap: int,
+    multiple: int = 1,
 ) -> NDArray[np.int64]:
     """(num_batches + 1,) greedy boundaries for a padded cost over items sorted longest first.
 
@@ -351,6 +379,7 @@ def _padded_bounds(
         m: Items in all.
         budget: ``max_tokens``.
         cap: Largest batch.
+        multiple: Round ``k`` down to a multiple of it, when ``k >= multiple``.
     """
     run_ends = [*run_starts[1:].tolist(), m]
     values = per_run.tolist()
@@ -362,6 +391,8 @@ def _padded_bounds(
         take = min(int(budget // g), cap)
         while take > 1 and g * take > budget:  # float rounding
             take -= 1
+        if take >= multiple:
+            take -= take % multiple
         # The previous run's last batch ended at or after a, so a <= p < b here.
         here = np.arange(p, b, max(take, 1), dtype=np.int64)
         starts.append(here)

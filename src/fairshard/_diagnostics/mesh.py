@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .._distributed.groups import MODEL_PARALLEL_DIMS
+from .._distributed.groups import is_model_parallel_dim
 from .._errors import ConfigError
 
 __all__ = ["MeshRank", "MeshReport", "check_mesh", "parse_mesh", "sampler_world"]
@@ -52,7 +52,7 @@ def parse_mesh(text: str) -> dict[str, int]:
 
 def data_dims(mesh: dict[str, int]) -> list[str]:
     """The data-parallel dims: every dim not named like a model-parallel one."""
-    return [d for d in mesh if d not in MODEL_PARALLEL_DIMS]
+    return [d for d in mesh if not is_model_parallel_dim(d)]
 
 
 def sampler_world(mesh: dict[str, int], group: str | None) -> list[str]:

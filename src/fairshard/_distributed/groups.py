@@ -20,13 +20,10 @@ only. A pickled sampler (a ``DataLoader`` worker's copy of a
 ``ShardedIterable``) keeps its size and rank and drops the group: workers
 make no collectives.
 
-NOTE (catching the global world on a model-parallel mesh): torch keeps no
-list of the meshes a process built, but every process group it creates for
-a mesh dim carries the description ``mesh_<dim name>`` (Megatron's carry
-``TENSOR_MODEL_PARALLEL_GROUP`` and the like). :func:`model_parallel_groups`
-reads those descriptions of the groups this process belongs to -- locally,
-without any collective -- so a sampler that would take the global world in
-such a job is refused at construction, with the fix.
+NOTE (model-parallel groups): what tells a model-parallel group apart --
+the global world refused on a model-parallel job, ``group=mesh["tp"]``
+refused as the data group -- lives in ``model_parallel.py``;
+:func:`resolve_group` applies its rules to every data-parallel group.
 """
 
 from __future__ import annotations
@@ -38,6 +35,16 @@ import torch
 
 from .._errors import ConfigError, ConfigTypeError
 from .collectives import process_group_active
+from .model_parallel import (
+    MODEL_PARALLEL_DIMS,
+    PIPELINE_DIMS,
+    check_not_model_parallel,
+    is_model_parallel_dim,
+    model_parallel_groups,
+    not_data_parallel_dim,
+    refuse_model_parallel_dims,
+    refuse_model_parallel_ranks,
+)
 
 __all__ = [
     "MODEL_PARALLEL_DIMS",
@@ -46,21 +53,12 @@ __all__ = [
     "check_not_model_parallel",
     "describe_group",
     "group_of",
+    "is_model_parallel_dim",
     "model_parallel_groups",
+    "not_data_parallel_dim",
     "replica_group",
     "resolve_group",
 ]
-
-#: Mesh dim names whose ranks hold replicas of the data (identical batches).
-MODEL_PARALLEL_DIMS = frozenset(
-    {"tp", "cp", "pp", "sp", "etp", "mp", "tensor", "context", "pipeline", "model"}
-)
-#: Model-parallel dims whose ranks need not all load data (only some pipeline stages do).
-PIPELINE_DIMS = frozenset({"pp", "pipeline"})
-#: Megatron-LM's ``parallel_state`` group descriptions of the same kinds.
-_MEGATRON_GROUPS = frozenset(
-    {"TENSOR_MODEL_PARALLEL_GROUP", "PIPELINE_MODEL_PARALLEL_GROUP", "CONTEXT_PARALLEL_GROUP"}
-)
 
 
 class Group:
@@ -111,13 +109,22 @@ def _is_mesh(group: Any) -> bool:
     return isinstance(group, DeviceMesh)
 
 
-def resolve_group(group: Any, name: str = "group") -> Group:
+def resolve_group(group: Any, name: str = "group", *, data_parallel: bool = True) -> Group:
     """Resolve a ``ProcessGroup`` or ``DeviceMesh`` into size, rank and process group.
+
+    Args:
+        group: The group.
+        name: The parameter's name, for messages.
+        data_parallel: Whether the group must be a data-parallel one (a
+            sampler's world, the evaluation gathers): a model-parallel group
+            is refused (``model_parallel.py``). ``False`` for a group of replicas
+            (``verify(replicas=)``).
 
     Raises:
         ConfigTypeError: ``group`` is neither.
         ConfigError: no process group is initialized, a multi-dim mesh cannot
-            be flattened, or this process is not a member of the group.
+            be flattened, this process is not a member of the group, or
+            (``data_parallel``) the group is model parallel.
     """
     mesh = group if _is_mesh(group) else None
     if mesh is None and not isinstance(group, torch.distributed.ProcessGroup):
@@ -131,6 +138,8 @@ def resolve_group(group: Any, name: str = "group") -> Group:
             "torch.distributed.init_process_group (or init_device_mesh) first"
         )
     pg = group
+    if mesh is not None and data_parallel:
+        refuse_model_parallel_dims(mesh, f"{name}={describe_group(group)}")  # before flattening
     if mesh is not None:
         flat = mesh
         if mesh.ndim > 1:
@@ -148,6 +157,8 @@ def resolve_group(group: Any, name: str = "group") -> Group:
             f"this process (global rank {torch.distributed.get_rank()}) is not a member of "
             f"{name}={describe_group(group)}; pass the group this rank belongs to"
         )
+    if data_parallel:
+        refuse_model_parallel_ranks(mesh, pg, f"{name}={describe_group(group)}")
     return Group(pg, mesh, int(torch.distributed.get_world_size(pg)), rank)
 
 
@@ -155,50 +166,6 @@ def group_of(sampler: Any) -> Any:
     """The process group a sampler was built for (``None``: the default group)."""
     ref = getattr(sampler, "_group", None)
     return ref.pg if isinstance(ref, Group) else None
-
-
-def model_parallel_groups() -> list[tuple[str, int]]:
-    """``(description, size)`` of the model-parallel groups this process belongs to.
-
-    Read from the descriptions torch gives mesh-dim groups (``mesh_tp``) and
-    Megatron gives its groups; only groups of more than one rank count. Local:
-    no collective.
-    """
-    if not process_group_active():
-        return []
-    from torch.distributed import distributed_c10d as c10d
-
-    found = []
-    for pg in list(getattr(c10d._world, "pg_names", {})):
-        desc = str(getattr(pg, "group_desc", ""))
-        dim = desc[len("mesh_") :] if desc.startswith("mesh_") else None
-        if (dim in MODEL_PARALLEL_DIMS or desc in _MEGATRON_GROUPS) and pg.size() > 1:
-            found.append((dim or desc, int(pg.size())))
-    return sorted(set(found))
-
-
-def check_not_model_parallel(size: int, rank: int, source: str) -> None:
-    """Refuse the global world for a sampler in a job with model-parallel groups.
-
-    Raises:
-        ConfigError: the world (``size``, ``rank``) is the default group's and
-            this process belongs to a model-parallel group of more than one rank.
-    """
-    if not process_group_active() or size == 1:
-        return
-    if (size, rank) != (torch.distributed.get_world_size(), torch.distributed.get_rank()):
-        return
-    found = model_parallel_groups()
-    if not found:
-        return
-    dims = ", ".join(f"{d}={n}" for d, n in found)
-    raise ConfigError(
-        f"the sampler would shard over the whole job (num_replicas={size}, rank={rank}, from "
-        f"{source}), but this process belongs to model-parallel groups ({dims}) whose ranks "
-        "must read identical data; pass the data-parallel group: group=mesh['dp'] (or "
-        "group=mesh['dp_replicate', 'dp_shard']), or num_replicas/rank of the data-parallel "
-        "group; pass group=torch.distributed.group.WORLD if the whole job is really meant"
-    )
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,12 @@ NOTE (publication and crashes): a folder lock (``flock``, released by the
 kernel when its holder dies, even by SIGKILL) makes exactly one process build
 while the others wait; if the builder dies, the next waiter finds no file and
 builds. The builder writes under a temporary name and renames the file only
-once it is complete, so nobody ever maps half a plan; a temporary file seen
-by the next lock holder is a dead builder's and is removed. (An unnamed
+once it is complete, so nobody ever maps half a plan. The temporary name
+(``.<key>@<host>.<pid>.tmp``) names its writer: the next build in the folder
+(the node folder and a plan cache alike, :func:`sweep`) removes it once that
+process of this host is gone, SIGKILL between write and rename included, and
+never while it lives (a cache on a shared file system may hold another
+host's writer, whose file is that host's to remove). (An unnamed
 ``O_TMPFILE`` linked in at the end would leave nothing at all, but linking
 it needs ``/proc`` semantics that sandboxed kernels do not all give.) Each process that
 maps the file counts itself in the file's header; the one that brings the
@@ -58,6 +62,8 @@ _PREFIX = struct.Struct("<8sQQ")
 _ALIGN = 64
 SUFFIX = ".plan"
 TMP_SUFFIX = ".tmp"
+#: This host's name in temporary names: a shared cache folder may hold other hosts' writers.
+_HOST = os.uname().nodename.replace("/", "_").replace("@", "_") or "host"
 
 
 class SharingUnavailable(OSError):
@@ -122,16 +128,57 @@ def _in_use(fd: int) -> bool:
     return False
 
 
-def sweep(folder: Path) -> list[str]:
-    """Remove the files in ``folder`` that no process maps; returns their names.
+def _writer_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host may still be writing (a zombie has stopped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    try:
+        # /proc/<pid>/stat: "pid (comm) state ..."; comm may hold spaces and parentheses.
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
 
-    The caller holds the folder lock. Every half-written file is then stale:
-    only the lock's holder writes one, so its writer died mid-build.
+
+def _tmp_name(key: str) -> str:
+    """The temporary name this process writes ``key`` under: ``.<key>@<host>.<pid>.tmp``."""
+    return f".{key}@{_HOST}.{os.getpid()}{TMP_SUFFIX}"
+
+
+def _dead_writers_file(name: str) -> bool:
+    """Whether ``name`` is an unfinished file whose writer, on this host, has died.
+
+    A file of another host (a cache on a shared file system) or of a name
+    this module does not write is never judged here: its writer may be alive.
+    """
+    stem = name[1 : -len(TMP_SUFFIX)]
+    _key, at, writer = stem.rpartition("@")  # a host name holds no "@"
+    host, _, pid = writer.rpartition(".")
+    if not at or host != _HOST or not pid.isdigit():
+        return False
+    return not _writer_alive(int(pid))
+
+
+def sweep(folder: Path, *, keep_published: bool = False) -> list[str]:
+    """Remove what no process will use in ``folder``; returns the names removed.
+
+    Two kinds of leftovers: an unfinished file (``.<key>@<host>.<pid>.tmp``)
+    whose writer has died, killed between its write and its rename (a live
+    writer's file is kept, whatever holds the lock); and, unless
+    ``keep_published`` (a plan cache, whose files are kept across restarts),
+    a published file that no process maps. The caller holds the folder lock.
     """
     removed = []
     for path in folder.glob(f".*{TMP_SUFFIX}"):
-        path.unlink(missing_ok=True)
-        removed.append(path.name)
+        if _dead_writers_file(path.name):
+            path.unlink(missing_ok=True)
+            removed.append(path.name)
+    if keep_published:
+        return removed
     for path in folder.glob(f"*{SUFFIX}"):
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
@@ -179,7 +226,7 @@ def _publish(
     header = with_digest("0" * 64)
     start = -(-(_PREFIX.size + len(header)) // _ALIGN) * _ALIGN
     size = start + max(data_size, 1)
-    tmp = folder / f".{key}.{os.getpid()}{TMP_SUFFIX}"
+    tmp = folder / _tmp_name(key)
     fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
     try:
         os.posix_fallocate(fd, 0, size)  # ENOSPC here, not SIGBUS on a full tmpfs later
@@ -212,12 +259,17 @@ def _attach(
         return None
     try:
         info = os.fstat(fd)
-        mine = info.st_uid == os.geteuid()
-        if not (stat.S_ISREG(info.st_mode) and mine and not info.st_mode & 0o077):
+        if not (stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()):
             raise SharingUnavailable(
                 f"{path} is not an owner-only file of this user (uid {info.st_uid}, mode "
                 f"{oct(info.st_mode & 0o777)}); remove it or use another folder"
             )
+        if info.st_mode & 0o077:
+            # This user's file, readable or writable by others: never trusted,
+            # not even after a chmod (another may hold it open for writing).
+            os.close(fd)
+            _unlink_same(path, info)
+            return None
         fcntl.flock(fd, fcntl.LOCK_SH)  # held while mapped: marks the file as in use
         view = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
         found = _read(view, key)
@@ -231,6 +283,14 @@ def _attach(
         with contextlib.suppress(OSError):
             os.close(fd)
         raise
+
+
+def _unlink_same(path: Path, info: os.stat_result) -> None:
+    """Remove ``path`` if it still names the file ``info`` describes (nothing else)."""
+    with contextlib.suppress(FileNotFoundError):
+        now = path.lstat()
+        if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino):
+            path.unlink()
 
 
 def _read(view: mmap.mmap, key: str) -> tuple[dict[str, NDArray[Any]], dict[str, Any]] | None:
@@ -301,8 +361,7 @@ def share_arrays(
             built = False
             attached = _attach(path, key)
             if attached is None:
-                if not persist:
-                    sweep(folder)
+                sweep(folder, keep_published=persist)
                 arrays, meta = build()
                 _publish(folder, path, key, arrays, meta)
                 del arrays

@@ -229,7 +229,7 @@ def _replica_verdict(local: dict[str, Any], replicas: Any, timeout: float | None
     """All-gather ``local`` in ``replicas``; the error message if the replicas differ."""
     import torch
 
-    pg = resolve_group(replicas, "replicas").pg
+    pg = resolve_group(replicas, "replicas", data_parallel=False).pg
     gathered = all_gather_objects(local, timeout=timeout, group=pg)
     ranks = torch.distributed.get_process_group_ranks(pg)
     for field in (*SHARED_FIELDS, "rank", "len", "first"):

@@ -58,6 +58,10 @@ class StreamId:
     LOCALITY = 14
     SHUFFLE_BUFFER = 15
     SAMPLE = 16
+    GROUP_SPLIT = 17
+    SHAPE_BUCKET = 18
+    KEY_BATCH = 19
+    MIGRATE = 20
 
 
 def normalize_seed(seed: object, name: str = "seed") -> int:

@@ -25,6 +25,11 @@ completely and every part has exactly ``s_i`` members: largest remainders
 first, then augmenting paths where the greedy choice leaves a part short (the
 fractional quotas prove a solution exists; the paths find one). So every class
 is in every part within one sample of its proportion.
+
+NOTE (groups): with ``groups``, whole groups are placed (``group_split.py``
+says how): the unstratified rule lays the groups end to end in a keyed random
+order and cuts at the part sizes by midpoints; with ``stratify`` a greedy
+exact chi-square rule places them. ``tests/golden/group_split.json`` pins it.
 """
 
 from __future__ import annotations
@@ -42,8 +47,16 @@ from .._core.labels import encode_labels
 from .._errors import ConfigError, ConfigTypeError, DegenerateConfigWarning, check_int, warn
 from .._random.permutation import ROUNDS, KeyedPermutation
 from .._random.seeding import StreamId, normalize_seed, stream_words
+from .group_split import (
+    encode_groups,
+    greedy_parts,
+    group_order,
+    group_table,
+    midpoint_parts,
+    parts_of_groups,
+)
 
-__all__ = ["apportion", "split"]
+__all__ = ["apportion", "class_codes", "dataset_size", "split"]
 
 _TOLERANCE = Fraction(1, 10**9)
 
@@ -185,38 +198,8 @@ def _stratified_counts(class_sizes: list[int], part_sizes: list[int]) -> NDArray
             raise AssertionError("stratified rounding found no solution; please report")
 
 
-def split(
-    n_or_dataset: Any,
-    sizes: Sequence[Any],
-    *,
-    seed: int = 0,
-    stratify: Any = None,
-) -> tuple[NDArray[np.int64], ...]:
-    """Split ``range(n)`` into disjoint, covering parts, reproducibly.
-
-    Args:
-        n_or_dataset: The number of items, or a sized dataset (its ``len()``).
-        sizes: Fractions summing to 1 (within 1e-9), or ints summing to ``n``.
-            Fractions become counts by the largest remainder rule.
-        seed: The split's seed (any int; a negative one is taken modulo 2**64).
-        stratify: Optional labels, one per item: every class is then shared
-            out so that its count in each part is within one sample of
-            ``n_c * size_i / n``.
-
-    Returns:
-        One int64 index array per part, each sorted ascending; together they
-        are a partition of ``range(n)``.
-
-    Raises:
-        ConfigError: empty data, bad sizes, or labels of the wrong length.
-        ConfigTypeError: wrong types.
-
-    Example:
-        >>> import numpy as np
-        >>> train, val = split(10, [0.8, 0.2], seed=0)
-        >>> len(train), len(val), sorted(np.concatenate([train, val]).tolist()) == list(range(10))
-        (8, 2, True)
-    """
+def dataset_size(n_or_dataset: Any) -> int:
+    """``n`` from an int or a sized dataset; an empty one is an error."""
     if isinstance(n_or_dataset, numbers.Integral) and not isinstance(n_or_dataset, bool):
         n = check_int("n", n_or_dataset, minimum=0)
     elif hasattr(n_or_dataset, "__len__"):
@@ -227,6 +210,84 @@ def split(
         )
     if n == 0:
         raise ConfigError("cannot split an empty dataset (n=0); check the data path or filter")
+    return n
+
+
+def class_codes(stratify: Any, n: int) -> NDArray[np.int64]:
+    _, inverse = encode_labels(stratify, "stratify")  # (n,) class code of each item
+    if len(inverse) != n:
+        raise ConfigError(
+            f"stratify must hold one label per item (shape ({n},)), got shape "
+            f"({len(inverse)},); pass the labels of the same dataset"
+        )
+    return inverse.astype(np.int64, copy=False)
+
+
+def _group_split(
+    n: int, counts: list[int], root: int, stratify: Any, groups: Any
+) -> tuple[NDArray[np.int64], ...]:
+    codes = encode_groups(groups, n)
+    classes = None if stratify is None else class_codes(stratify, n)
+    table = group_table(codes, classes)
+    sizes = table.sum(axis=1)
+    order = group_order(sizes, root, largest_first=False)
+    if classes is None:
+        part_of_group = midpoint_parts(sizes, order, counts)
+    else:
+        part_of_group = greedy_parts(table, order, counts)
+    parts = parts_of_groups(codes, part_of_group, len(counts))
+    for i, (p, c) in enumerate(zip(parts, counts, strict=True)):
+        if c > 0 and len(p) == 0:
+            warn(
+                f"split: part {i} got no group (wanted {c} of n={n} items in {len(sizes)} "
+                "groups); the groups are too few or too large for this part: enlarge it, "
+                "or split without groups",
+                DegenerateConfigWarning,
+            )
+    return parts
+
+
+def split(
+    n_or_dataset: Any,
+    sizes: Sequence[Any],
+    *,
+    seed: int = 0,
+    stratify: Any = None,
+    groups: Any = None,
+) -> tuple[NDArray[np.int64], ...]:
+    """Split ``range(n)`` into disjoint, covering parts, reproducibly.
+
+    Args:
+        n_or_dataset: The number of items, or a sized dataset (its ``len()``).
+        sizes: Fractions summing to 1 (within 1e-9), or ints summing to ``n``.
+            Fractions become counts by the largest remainder rule.
+        seed: The split's seed (any int; a negative one is taken modulo 2**64).
+        stratify: Optional labels, one per item: every class is then shared
+            out so that its count in each part is within one sample of
+            ``n_c * size_i / n`` (without ``groups``), or as close as whole
+            groups allow (with them).
+        groups: Optional group ids (ints or strings), one per item: all the
+            items of a group land in the same part (a patient, speaker or
+            document is never on two sides). Part sizes are then met as
+            closely as whole groups allow (docs/changes.md); with
+            ``stratify`` too, groups are placed to keep every class's share
+            of each part close to its share of the data.
+
+    Returns:
+        One int64 index array per part, each sorted ascending; together they
+        are a partition of ``range(n)``.
+
+    Raises:
+        ConfigError: empty data, bad sizes, or labels or groups of the wrong length.
+        ConfigTypeError: wrong types.
+
+    Example:
+        >>> import numpy as np
+        >>> train, val = split(10, [0.8, 0.2], seed=0)
+        >>> len(train), len(val), sorted(np.concatenate([train, val]).tolist()) == list(range(10))
+        (8, 2, True)
+    """
+    n = dataset_size(n_or_dataset)
     root = normalize_seed(seed)
     counts = apportion(n, sizes)
     for i, c in enumerate(counts):
@@ -235,16 +296,13 @@ def split(
                 f"split: part {i} is empty (sizes={list(sizes)} of n={n}); enlarge it or drop it",
                 DegenerateConfigWarning,
             )
+    if groups is not None:
+        return _group_split(n, counts, root, stratify, groups)
     if stratify is None:
         shuffled = _permuted(np.arange(n, dtype=np.int64), root, 0)
         bounds = np.cumsum([0, *counts])
         return tuple(np.sort(shuffled[bounds[i] : bounds[i + 1]]) for i in range(len(counts)))
-    _, inverse = encode_labels(stratify, "stratify")  # (n,) class code of each item
-    if len(inverse) != n:
-        raise ConfigError(
-            f"stratify must hold one label per item (shape ({n},)), got shape "
-            f"({len(inverse)},); pass the labels of the same dataset"
-        )
+    inverse = class_codes(stratify, n)
     by_class = np.argsort(inverse, kind="stable")  # (n,) indices grouped by class, ascending
     ends = np.cumsum(np.bincount(inverse))
     members = np.split(by_class, ends[:-1])

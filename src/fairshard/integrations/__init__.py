@@ -22,6 +22,10 @@ at all), so ``import fairshard.integrations`` never requires one.
   mid-epoch resume of a plain DataLoader.
 * ``fairshard.integrations.ray``: ``prepare_data_loader(loader)``, Ray
   Train's call with ``add_dist_sampler=False`` and the world checked.
+* ``fairshard.integrations.torchft``: ``ReplicaGroupSampler``, a sampler
+  read by (replica group, rank) under torchft's ``Manager``; the epoch's
+  unread positions are dealt again at each quorum change and the cursor
+  travels with the model state to a joining group.
 * ``fairshard.integrations.hf_datasets``: ``sharded_iterable(ids)``, a
   ``datasets.IterableDataset``'s shards as a ``ShardedIterable``.
 """

@@ -1,0 +1,3 @@
+from .loader import create_loader
+
+__all__ = ["create_loader"]
