@@ -22,11 +22,15 @@ list iterators of chunk results, so each item costs what iterating a Python
 list costs. Progress is read, when a state is asked for, from the live list
 iterator's ``__length_hint__`` -- no per-item bookkeeping.
 
-NOTE (when the epoch is fixed): the epoch and plan are bound when ``iter()``
-is called, not at the first ``next()``. A ``DataLoader`` calls ``iter()`` on
-the sampler when its own iterator is created and workers start prefetching
-right away, so ``set_epoch`` must come *before* ``iter(loader)`` (the
-``for batch in loader`` line); a later call only affects the next epoch.
+NOTE (when the epoch is fixed): the epoch and plan are bound when the
+pass's first item is asked for, not when ``iter()`` is called: frameworks
+make the sampler's iterator before they set the epoch (torchdata's
+``BatchSampler`` at ``iter(loader)``, Lightning before its ``set_epoch`` on
+a restart, accelerate when it asks a stateful loader for its state). A
+``DataLoader`` with workers asks for items as soon as its iterator is made,
+so there ``set_epoch`` must still come before ``iter(loader)`` (the ``for
+batch in loader`` line); a ``set_epoch`` that comes after the workers began
+another epoch's pass is refused (``SamplerState._check_late_epoch``).
 
 What a sampler saves and resumes (``state_dict``, ``loader_state``,
 ``load_state_dict`` and where the next pass starts) is ``_core.sampler_state``.
@@ -54,7 +58,7 @@ from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plan_share import shared_plan
 from .plans import Plan
 from .registry import Registered
-from .resume import find_driver, loaded_by_torchdata
+from .resume import driven_by_lightning, find_driver, loaded_by_torchdata
 from .sampler_state import SamplerState
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
@@ -350,12 +354,28 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         self._check_source()
         check_not_local_rank(self.rank, self.num_replicas)  # this process reading this share
         self._check_world()
-        self._resume = self._pending_resume()
-        epoch = self._epoch_for_pass()
-        if os.environ.get(VERIFY_ENV, "") not in ("", "0"):
+        if os.environ.get(VERIFY_ENV, "") not in ("", "0"):  # a collective: at iter(), as before
             from .._distributed.verify import verify_epoch
 
             verify_epoch(self)
+        # chain pulls the first chunk, and so binds the pass, at the first item.
+        return itertools.chain.from_iterable(self._bound_chunks(sys._getframe(1)))
+
+    def _bound_chunks(self, caller: Any) -> Iterator[Iterator[T]]:
+        """One pass's chunks, the pass bound to its epoch and resume point at its first item.
+
+        NOTE (why at the first item, not at ``iter()``): frameworks create
+        the sampler's iterator before they set the epoch. torchdata's
+        ``BatchSampler`` calls ``iter(sampler)`` when the loader's iterator
+        is made, and Lightning makes it (to restore a ``StatefulDataLoader``)
+        before its ``set_epoch``; a pass bound at ``iter()`` then trained the
+        previous epoch's order again, silently. PyTorch's samplers read the
+        epoch when ``__iter__`` runs; here it is read when the loop asks for
+        the first item, after every ``set_epoch`` and ``load_state_dict``
+        the framework makes in between.
+        """
+        self._resume = self._pending_resume()
+        epoch = self._epoch_for_pass()
         plan = self.plan(epoch)
         partition = self.partition(epoch)
         num_items = partition.num_items(self.rank)
@@ -364,8 +384,20 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         if resume is not None and resume.epoch == epoch:
             begin = min(resume.steps, num_items)
         self._resume = None
-        caller = sys._getframe(1)
         at_end = partition.start == partition.total > 0  # a loaded state ended the epoch
+        if at_end and begin >= num_items and driven_by_lightning():
+            # NOTE (why refused): Lightning restored from a checkpoint taken at the last
+            # batch of an epoch runs one pass, which it counts as the next epoch, without
+            # a set_epoch; the restored loader's pass is the end of the saved epoch, so
+            # the next epoch would be lost whole (a StatefulDataLoader restores it so).
+            raise ConfigError(
+                f"{self.kind}: Lightning resumed from a checkpoint taken after the last batch "
+                f"of epoch {epoch} and before the epoch's end, and counts this pass as epoch "
+                f"{epoch + 1}, but the restored loader is at the end of epoch {epoch}: epoch "
+                f"{epoch + 1} would be skipped. Resume a plain DataLoader with "
+                "fairshard.integrations.lightning.ExactResume, or take the checkpoint at the "
+                "epoch's end (ModelCheckpoint(save_on_train_epoch_end=True))"
+            )
         if at_end and not loaded_by_torchdata(caller):
             self._warn_empty(epoch)
         cursor = Cursor(epoch, partition, begin, num_items)
@@ -373,7 +405,7 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
             cursor.before = resume.before
         cursor.driver = find_driver(caller)
         self._cursor = cursor
-        return itertools.chain.from_iterable(self._chunks(plan, cursor))
+        yield from self._chunks(plan, cursor)
 
     def _chunks(self, plan: Plan, cursor: Cursor) -> Iterator[Iterator[T]]:
         max_chunk = plan.max_chunk

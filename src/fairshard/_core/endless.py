@@ -35,7 +35,7 @@ from . import state as S
 from .base import PlannedSampler
 from .chain import EpochChain
 from .registry import Registered
-from .resume import find_driver, refuse, unsafe_gap
+from .resume import driven_by_lightning, find_driver, refuse, unsafe_gap
 from .steps import BatchSchedule, SkipRanges, StepIndices, deal
 
 __all__ = ["StepSampler"]
@@ -393,7 +393,19 @@ class StepSampler(Registered, Sampler[Any], register=False):
             StateDictError: the state is foreign or tampered, was saved under
                 another config or seed, or this sampler's ``skip`` ranges
                 differ from the state's before its resume point.
+            ConfigError: Lightning restores it through a ``StatefulDataLoader``.
         """
+        if driven_by_lightning():
+            # NOTE (why refused): Lightning fetches one batch ahead of the step it
+            # trains from a loader without len() (this endless stream), so the loader
+            # state in its checkpoint is a batch past the step: resumed, it skips one.
+            raise ConfigError(
+                "Lightning restores this StepSampler from a StatefulDataLoader state taken "
+                "one batch ahead of the checkpoint's step (it prefetches from a loader "
+                "without len()), which would skip a batch: use a plain DataLoader built in "
+                "LightningModule.train_dataloader() with "
+                "fairshard.StepSampler(..., start_step=self.trainer.global_step)"
+            )
         state = S.unseal(state_dict, self.kind)
         S.check_config(state[S.K_CONFIG], self.full_config())
         if state[S.K_SEED] != self.seed:

@@ -80,11 +80,15 @@ class EpochRules:
     def set_epoch(self, epoch: int) -> None:
         """Use ``epoch`` for the next pass (as in PyTorch); call it before ``iter()``."""
         epoch = check_int("epoch", epoch, minimum=0)
+        self._check_late_epoch(epoch)
         if epoch != self.epoch:
             self._check_abandoned()
         self.epoch = epoch
         self._fresh = True
         self._on_epoch_change()
+
+    def _check_late_epoch(self, epoch: int) -> None:
+        """Hook: refuse an epoch set after a loader began the pass it would change."""
 
     def _on_epoch_change(self) -> None:
         """Hook: the epoch of the next pass was set (``set_epoch``, ``auto_epoch``, a load)."""

@@ -204,6 +204,21 @@ def _frames(frame: FrameType | None) -> list[FrameType]:
     return out
 
 
+_LIGHTNING_LOOPS = ("lightning.pytorch.loops", "pytorch_lightning.loops")
+
+
+def driven_by_lightning() -> bool:
+    """Whether Lightning's training loop is on the call stack (it asked for this item)."""
+    frame: FrameType | None = sys._getframe(1)
+    for _ in range(48):  # Lightning's loop sits 10-20 frames above a sampler's pass
+        if frame is None:
+            return False
+        if str(frame.f_globals.get("__name__", "")).startswith(_LIGHTNING_LOOPS):
+            return True
+        frame = frame.f_back
+    return False
+
+
 def find_driver(frame: FrameType | None = None) -> Driver | None:
     """The DataLoader iterator on the call stack above ``frame``, if any."""
     for f in _frames(sys._getframe(2) if frame is None else frame):

@@ -118,6 +118,36 @@ class SamplerState(EpochRules):
             return None  # the resumed pass ran out: the epoch is done
         return ResumePoint(cursor.epoch, cursor.partition.start, cursor.first, cursor.before)
 
+    def _check_late_epoch(self, epoch: int) -> None:
+        """Refuse ``set_epoch`` when loader workers already prefetch another epoch's pass.
+
+        NOTE (why): a pass is bound to its epoch at its first item. A
+        ``DataLoader`` with workers pulls items as soon as its iterator is
+        made, so an iterator made before ``set_epoch`` -- Lightning makes it
+        before its own ``set_epoch`` when it restarts a run, a loop that calls
+        ``iter(loader)`` first -- trains the epoch it was made at. While that
+        iterator has yielded no batch yet the epoch it would train is known to
+        be the wrong one: refuse, rather than train the other epoch's order.
+        """
+        cursor = self._cursor
+        if cursor is None or cursor.epoch == epoch or cursor.exhausted:
+            return
+        driver = cursor.driver
+        iterator = driver.ref() if driver is not None else None
+        if iterator is None or driver is None or driver.num_workers == 0:
+            return
+        if getattr(iterator, "_num_yielded", 1) != 0 or cursor.steps <= cursor.first:
+            return
+        raise ConfigError(
+            f"{self.kind}.set_epoch({epoch}) came after a DataLoader with "
+            f"num_workers={driver.num_workers} made its iterator, whose workers already "
+            f"prefetch epoch {cursor.epoch}: that pass would train epoch {cursor.epoch}'s "
+            f"order as epoch {epoch}. Call set_epoch before iter(loader) (the `for` line). "
+            "Lightning does this when it restarts from a checkpoint taken at an epoch's end "
+            "with a StatefulDataLoader: use fairshard.integrations.lightning.ExactResume "
+            "with a plain DataLoader instead"
+        )
+
     def _resumed(self, epoch: int) -> ResumePoint | None:
         """The pending resume point of ``epoch``, if the next pass over it starts there."""
         resume = self._pending_resume()

@@ -129,6 +129,13 @@ def _target(loader: Any) -> Any:
     dataset = getattr(loader, "dataset", None)
     if callable(getattr(dataset, "_loader_state", None)):
         return dataset
+    if type(getattr(loader, "sampler", None)).__name__ == "StepSampler":
+        raise ConfigError(
+            "ExactResume resumes an epoch's pass, and a StepSampler is one endless stream "
+            "that resumes from the step count alone: leave ExactResume out and build the "
+            "loader in LightningModule.train_dataloader() with "
+            "fairshard.StepSampler(..., start_step=self.trainer.global_step)"
+        )
     raise ConfigError(
         f"ExactResume.loader needs a DataLoader over a fairshard sampler, batch sampler or "
         f"ShardedIterable, got a {type(loader).__name__} without one"
@@ -170,7 +177,12 @@ def _exact_resume_class() -> type[Any]:
             if pending is None or not self._loaders:
                 return
             self._pending = None
-            if pending["state"] is None:  # saved at an epoch's end: nothing to restore
+            if pending["state"] is None:  # saved at an epoch's end: the next epoch is next
+                if pending.get("ended"):
+                    # NOTE: set now, before Lightning makes the loader's iterator (it does
+                    # so before its own set_epoch on a restart; a batch sampler's epoch it
+                    # never sets): the fresh sampler would read epoch 0's order again.
+                    _target(self._loaders[0]).set_epoch(int(pending["epoch"]) + 1)
                 return
             _target(self._loaders[0]).load_state_dict(pending["state"])
             self._offset = (int(pending["epoch"]), int(pending["batches"]))
@@ -188,7 +200,8 @@ def _exact_resume_class() -> type[Any]:
             total = trainer.fit_loop.max_batches
             mid_epoch = 0 < taken < total
             state = loader_state_dict(loader, taken - offset) if mid_epoch else None
-            checkpoint[_KEY] = {"epoch": epoch, "batches": taken, "state": state}
+            ended = taken > 0 and taken >= total
+            checkpoint[_KEY] = {"epoch": epoch, "batches": taken, "state": state, "ended": ended}
 
         def on_load_checkpoint(self, trainer: Any, pl_module: Any, checkpoint: Any) -> None:
             self._pending = checkpoint.get(_KEY)

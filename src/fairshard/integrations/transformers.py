@@ -69,6 +69,13 @@ SamplerSpec = Any  # a fairshard sampler or batch sampler, or dataset -> one of 
 
 def _resolve(spec: SamplerSpec, dataset: Any, name: str) -> PlannedSampler[Any, Any]:
     sampler = spec(dataset) if callable(spec) and not isinstance(spec, PlannedSampler) else spec
+    if type(sampler).__name__ == "StepSampler":
+        raise ConfigTypeError(
+            f"FairshardTrainer({name}=...) trains epochs of a sampler's plan and resumes "
+            "them; a StepSampler is one endless stream addressed by the step count, which "
+            "Trainer's epochs would cut: pass the sampler it wraps (with max_steps= for a "
+            "step-based run)"
+        )
     if not isinstance(sampler, PlannedSampler):
         raise ConfigTypeError(
             f"FairshardTrainer({name}=...) needs a fairshard sampler or batch sampler, or a "
