@@ -35,7 +35,7 @@ from . import state as S
 from .base import PlannedSampler
 from .chain import EpochChain
 from .registry import Registered
-from .resume import driven_by_lightning, find_driver, refuse, unsafe_gap
+from .resume import driven_by_lightning, find_driver, loaded_by_torchdata, refuse, unsafe_gap
 from .steps import BatchSchedule, SkipRanges, StepIndices, deal
 
 __all__ = ["StepSampler"]
@@ -356,7 +356,13 @@ class StepSampler(Registered, Sampler[Any], register=False):
         if step is not None:
             consumed = self.schedule.first(check_int("step", step, minimum=0))
         else:
-            gap = unsafe_gap(self._driver, False) if self._live is not None else None
+            # torchdata's own snapshot (StatefulDataLoader) is exact: it is taken per batch.
+            snapshot = loaded_by_torchdata(sys._getframe(1))
+            gap = (
+                unsafe_gap(self._driver, False, snapshot=snapshot)
+                if self._live is not None
+                else None
+            )
             if gap is not None:
                 raise refuse(self.kind, self.consumed_samples, gap, self._driver.num_workers)
             consumed = self.consumed_samples
