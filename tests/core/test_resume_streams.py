@@ -75,7 +75,10 @@ def _small(mode: str) -> Any:
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param(1, marks=pytest.mark.matrix), 2, pytest.param(3, marks=pytest.mark.matrix)],
+)  # 2 workers (resumed by 2 and by 3) in make test; 1 and 3 in make faults
 @pytest.mark.parametrize("mode", ["item", "shard"])
 def test_every_cut_resumes_exactly_on_the_same_and_another_num_workers(
     mode: str, workers: int
