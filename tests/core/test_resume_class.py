@@ -236,6 +236,7 @@ def test_one_cell_per_family_with_workers(
 STREAMS = [name for name in NAMES if CATALOG[name].items == "stream"]
 
 
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # 3 workers
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("cut", ["early", "mid", "late"])
 @pytest.mark.parametrize(

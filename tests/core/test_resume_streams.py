@@ -74,6 +74,7 @@ def _small(mode: str) -> Any:
     )
 
 
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # 3 workers
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize(
     "workers",
