@@ -15,7 +15,10 @@ of a loaded epoch. ``torchdata.nodes`` runs torchdata's own save/load check.
 Grids: ``num_workers=0`` loaders run the full grid for every family (cheap);
 the worker loaders (in order and not, torch's and torchdata's) run one cell
 per family, rotating over the families so every worker configuration and
-every cell is covered by several families (workers are expensive).
+every cell is covered by several families (workers are expensive). A stream batched
+in DataLoader workers is compared with an uninterrupted pass of as many workers (which
+items its first batches hold depends on ``num_workers``), and what the loop took with
+the rest must be the whole epoch.
 """
 
 from __future__ import annotations
@@ -51,9 +54,14 @@ WORKER_LOADERS = ("dl2", "dl2-unordered", "sdl2")
 HAS_IN_ORDER = hasattr(DataLoader(range(1)), "in_order")
 
 
+def _workers(how: str) -> int:
+    """The ``num_workers`` of loader ``how``: ``dl0``, ``dl2-unordered``, ``sdl2``, ``dl3``..."""
+    return int(how.removeprefix("s").removeprefix("dl")[0])
+
+
 def _build(family: Family, sampler: Any, how: str, n: int = N) -> Any:
     """The loader ``how`` over ``sampler`` (a sampler, or a ``ShardedIterable``)."""
-    workers = 2 if how.startswith(("dl2", "sdl2")) else 0
+    workers = _workers(how)
     kwargs: dict[str, Any] = {"num_workers": workers}
     if workers:
         kwargs["multiprocessing_context"] = "fork"
@@ -85,26 +93,40 @@ def _take(loader: Any, ids: Any, k: int | None) -> list[list[int]]:
     return out
 
 
-_REFERENCE: dict[tuple[str, int], tuple[list[list[int]], list[list[int]]]] = {}
+_REFERENCE: dict[tuple[str, int, int], tuple[list[list[int]], list[list[int]]]] = {}
 
 
-def _reference(family: Family, n: int) -> tuple[list[list[int]], list[list[int]]]:
-    """Epochs 1 and 2 of rank ``RANK``, uninterrupted, in batches."""
-    if (family.name, n) not in _REFERENCE:
+def _items(batches: list[list[int]]) -> Counter[int]:
+    return Counter(i for b in batches for i in b)
+
+
+def _reference(family: Family, n: int, workers: int = 0) -> tuple[list[list[int]], list[list[int]]]:
+    """Epochs 1 and 2 of rank ``RANK``, uninterrupted, in batches.
+
+    A stream is batched inside its ``workers`` DataLoader workers, and in shard mode
+    each worker reads a contiguous block of the rank's stream, so which items the
+    first ``k`` batches hold depends on ``num_workers``: its reference is read by an
+    in-order loader with as many workers, and holds the same items as without them.
+    """
+    workers = workers if family.items == "stream" else 0
+    if (family.name, n, workers) not in _REFERENCE:
         sampler = family.make(n, RANK, WORLD)
-        loader = _build(family, sampler, "dl0", n)
+        loader = _build(family, sampler, f"dl{workers}", n)
         epochs = []
         for epoch in (1, 2):
             sampler.set_epoch(epoch)
             epochs.append(_take(loader, _ids(family), None))
-        _REFERENCE[family.name, n] = (epochs[0], epochs[1])
-    return _REFERENCE[family.name, n]
+        if workers:
+            alone = _reference(family, n)
+            assert [_items(e) for e in epochs] == [_items(e) for e in alone], family.name
+        _REFERENCE[family.name, n, workers] = (epochs[0], epochs[1])
+    return _REFERENCE[family.name, n, workers]
 
 
 def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool, n: int = N) -> None:
-    one, two = _reference(family, n)
+    one, two = _reference(family, n, _workers(how))
     ids = _ids(family)
-    k = {"start": 0, "mid": len(one) // 2, "end": len(one)}[cut]
+    k = {"start": 0, "early": 1, "mid": len(one) // 2, "late": len(one) - 1, "end": len(one)}[cut]
     complete = k == len(one)
     sampler = family.make(n, RANK, WORLD)
     sampler.set_epoch(1)
@@ -124,7 +146,7 @@ def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool, n: 
     fresh = family.make(n, RANK, WORLD)
     loader = _build(family, fresh, how, n)
     where = f"{family.name} {how}: cut={cut} set_epoch={follow} probe={probe}"
-    workers = how.startswith(("dl2", "sdl2"))
+    workers = _workers(how) > 0
     # Batch by batch, in the uninterrupted order -- but not when the loader hands batches
     # over as they finish, nor for a stream over workers (the workers batch the items).
     exact = how != "dl2-unordered" and not (family.items == "stream" and workers)
@@ -155,7 +177,9 @@ def _scenario(family: Family, how: str, cut: str, follow: bool, probe: bool, n: 
     if exact:
         assert rest == expected, where
     elif family.items == "stream":  # each worker batches its own items
-        assert Counter(i for b in rest for i in b) == Counter(i for b in expected for i in b), where
+        assert _items(rest) == _items(expected), where
+        if not complete:  # with what the loop took: the whole epoch, each item once
+            assert _items(taken) + _items(rest) == _items(one), where
     else:  # the same batches, as they finished
         assert Counter(map(tuple, rest)) == Counter(map(tuple, expected)), where
     for w in caught:
@@ -196,7 +220,7 @@ def _worker_cells() -> list[tuple[str, str, str, bool, bool]]:
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize(("name", "how", "cut", "follow", "probe"), _worker_cells())
 def test_one_cell_per_family_with_workers(
-    name: str, how: str, cut: str, follow: bool, probe: bool, request: pytest.FixtureRequest
+    name: str, how: str, cut: str, follow: bool, probe: bool
 ) -> None:
     if how == "dl2-unordered" and not HAS_IN_ORDER:
         pytest.skip("DataLoader(in_order=...) needs torch >= 2.6")
@@ -206,14 +230,31 @@ def test_one_cell_per_family_with_workers(
         # probe, or the fresh one that replaces a finished iterator) copies the main
         # process's stream, which never saw the state, and reads its epoch from the start.
         pytest.xfail("StatefulDataLoader with workers restores a stream for one iterator")
-    if name == "stream-shard" and how == "dl2" and cut == "mid":
-        # Known, not fixed here (found when the catalog grew and the rotation gave this
-        # family this cell; it fails on main too, with or without set_epoch and a probe):
-        # a shard-mode stream resumed mid-epoch under a plain DataLoader with 2 workers
-        # yields more items than the rest of its epoch. Strict: the fix must remove this.
-        reason = "shard-mode stream, mid-epoch resume under DataLoader workers"
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     _scenario(CATALOG[name], how, cut, follow, probe, N_WORKERS)
+
+
+STREAMS = [name for name in NAMES if CATALOG[name].items == "stream"]
+
+
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # 3 workers
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("cut", ["early", "mid", "late"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param("dl1", marks=pytest.mark.matrix),
+        "dl2",
+        pytest.param("dl3", marks=pytest.mark.matrix),
+    ],
+)
+@pytest.mark.parametrize("name", STREAMS)
+def test_stream_resumes_mid_epoch_under_dataloader_workers(name: str, how: str, cut: str) -> None:
+    # Regression (dl2 in make test; dl1, dl3 in make faults): a shard-mode stream's worker
+    # w reads the block [w*L//W, (w+1)*L//W) of its rank's stream, so the first k batches
+    # of a pass depend on num_workers; the rest of the epoch is the rest of the pass of the
+    # same loader, and with the loop's k batches it must be the whole epoch exactly.
+    for follow, probe in [(False, False), (True, True)]:
+        _scenario(CATALOG[name], how, cut, follow, probe, N_WORKERS)
 
 
 @pytest.mark.parametrize("name", NAMES)

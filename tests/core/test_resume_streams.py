@@ -63,6 +63,48 @@ def test_stream_resumes_exactly_at_every_cut(make: Any, workers: int) -> None:
         assert sorted(before + after) == sorted(full), f"cut after {cut} batches"
 
 
+def _small(mode: str) -> Any:
+    n = 38  # rank 1 of 2: 19 items (item), 18 (shard): a short last batch for most workers
+    if mode == "item":
+        return fairshard.ShardedIterable(list(range(n)), num_replicas=2, rank=1, seed=5)
+    shards = [list(range(i, min(i + 6, n))) for i in range(0, n, 6)]
+    sizes = [len(s) for s in shards]
+    return fairshard.ShardedIterable(
+        shards, mode="shard", shard_sizes=sizes, num_replicas=2, rank=1, seed=5
+    )
+
+
+@pytest.mark.filterwarnings("ignore:This DataLoader will create:UserWarning")  # 3 workers
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param(1, marks=pytest.mark.matrix), 2, pytest.param(3, marks=pytest.mark.matrix)],
+)  # 2 workers (resumed by 2 and by 3) in make test; 1 and 3 in make faults
+@pytest.mark.parametrize("mode", ["item", "shard"])
+def test_every_cut_resumes_exactly_on_the_same_and_another_num_workers(
+    mode: str, workers: int
+) -> None:
+    """Nothing repeated, nothing lost: what the loop took plus the resumed rest is the epoch.
+
+    The class of the shard-mode "mid-epoch resume under workers" report: every cut of a
+    pass read by 1, 2 or 3 workers, resumed by as many workers and by another count.
+    """
+    full = list(_loader(_small(mode), workers))  # an in-order pass: its first k batches
+    epoch = sorted(i for b in _loader(_small(mode), 0) for i in b.tolist())
+    assert sorted(i for b in full for i in b.tolist()) == epoch
+    other = workers % 3 + 1
+    for cut in range(len(full) + 1):
+        stream = _small(mode)
+        state = fairshard.loader_state_dict(_loader(stream, workers), cut)
+        before = [i for b in full[:cut] for i in b.tolist()]
+        for again in (workers, other):
+            resumed = _small(mode)
+            resumed.load_state_dict(state)
+            after = [i for b in _loader(resumed, again) for i in b.tolist()]
+            where = f"{mode}: cut after {cut} batches of {workers} workers, resumed by {again}"
+            assert sorted(before + after) == epoch, where
+
+
 @pytest.mark.timeout(60)
 def test_stream_state_of_two_workers_finishes_in_one_process_and_needs_a_known_length() -> None:
     full = [i for b in _loader(_item(), 2) for i in b.tolist()]
