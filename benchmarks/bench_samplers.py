@@ -37,7 +37,8 @@ import fairshard
 """
 
 
-def _epoch_cells(n: int, world: int, peers: bool) -> dict[str, tuple[str, str]]:
+def epoch_cells(n: int, world: int, peers: bool) -> dict[str, tuple[str, str]]:
+    """One epoch of rank 0 of ``world`` at ``n`` items (also bench_check's cells)."""
     cells = {
         "fairshard": (SETUP, f"deque(fairshard.DistributedSampler({n}, {world}, 0), maxlen=0)")
     }
@@ -55,7 +56,7 @@ def epoch_table(points: list[tuple[int, int]], reps: int) -> str:
     rows = []
     for n, world in points:
         got = run_cells(
-            _epoch_cells(n, world, peers=n <= 10**8), reps, memory_limit_gib=MEMORY_LIMIT_GIB
+            epoch_cells(n, world, peers=n <= 10**8), reps, memory_limit_gib=MEMORY_LIMIT_GIB
         )
         ours = got["fairshard"]
         torch_ms = got.get("torch", [])
