@@ -6,7 +6,7 @@ import re
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import bench_packing  # noqa: E402
