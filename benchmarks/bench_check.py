@@ -30,8 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_batch
 import bench_packing
@@ -39,6 +38,7 @@ import bench_samplers
 import bench_weighted
 from _harness import Cell, Measurement, median, run_cells, table
 
+HERE = Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
 N_PLAN = 10**7
 N_WEIGHTS = 1 << 24
