@@ -161,7 +161,7 @@ def parse_figure(cell: str) -> float:
     return value / 1e3 if match.group(2) == "ms" else value
 
 
-def readme_figure(text: str, headline: Headline) -> tuple[float, str]:
+def readme_figure(text: str, headline: Headline, name: str = "README.md") -> tuple[float, str]:
     """The headline's figure in the README: (value, the cell as written)."""
     for heading, header, rows in readme_tables(text):
         if not heading.startswith(headline.heading) or headline.column not in header:
@@ -171,7 +171,7 @@ def readme_figure(text: str, headline: Headline) -> tuple[float, str]:
             if tuple(row[: len(headline.row)]) == headline.row and col < len(row):
                 return parse_figure(row[col]), row[col]
     raise MissingRow(
-        f"README.md has no row {' | '.join(headline.row)!r} with a column "
+        f"{name} has no row {' | '.join(headline.row)!r} with a column "
         f"{headline.column!r} in a table under a heading starting {headline.heading!r} "
         f"(the figure of {headline.label!r}); run `make bench` to rewrite the tables, "
         "or update HEADLINES in benchmarks/bench_check.py"
@@ -248,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     text = args.readme.read_text()
     try:
         for h in headlines:
-            readme_figure(text, h)
+            readme_figure(text, h, str(args.readme))
     except MissingRow as exc:
         print(f"bench-check: {exc}", file=sys.stderr)
         return 2
