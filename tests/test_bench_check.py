@@ -98,3 +98,12 @@ def test_make_bench_leaves_the_check_out_of_the_readme_tables() -> None:
     import run
 
     assert "bench_check.py" in run.NOT_TABLES
+
+
+def test_epoch_cells_time_the_epoch_not_the_lazy_import() -> None:
+    # `import fairshard` is lazy (PEP 562): the first `fairshard.DistributedSampler` imports
+    # the module chain (about 0.5 s on 2026-12-03), which torch's cell pays in its setup.
+    for n, world, peers in ((10**7, 8, True), (10**9, 8, False)):
+        setup, body = bench_samplers.epoch_cells(n, world, peers)["fairshard"]
+        assert "fairshard.DistributedSampler\n" in setup.splitlines(keepends=True)
+        assert "fairshard.DistributedSampler(" in body
