@@ -11,7 +11,7 @@ BASE_STAMP := $(VENV)/.fairshard-base
 DEMO_STAMP := $(VENV)/.fairshard-demo
 STAMP := $(VENV)/.fairshard-installed
 
-.PHONY: install install-demo test lint typecheck pytest demo bench faults clean venv-torchft torchft-venv-or-skip test-floors test-floors-fast test-hook floors-venv floors-check dist test-dist docs
+.PHONY: install install-demo test lint typecheck pytest demo bench bench-check faults clean venv-torchft torchft-venv-or-skip test-floors test-floors-fast test-hook floors-venv floors-check dist test-dist docs
 
 $(BASE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +104,12 @@ bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
 	$(MAKE) $(STREAMING_STAMP) || echo "bench: mosaicml streaming did not install; bench_cold leaves its cells out"
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+# Reruns README.md's headline cells (the batch and packing plans at 1e7, DistributedSampler
+# and WeightedSampler against torch; 3 interleaved repeats, minutes) and prints each beside
+# the README's figure with a verdict. Not part of `make test`; it writes nothing.
+bench-check: install
+	$(BIN)/python benchmarks/bench_check.py $(BENCH_CHECK_ARGS)
 
 # The documented pre-commit hook, installed by pre-commit itself in a fresh environment
 # (no torch; about a minute: a virtualenv and a package build, so not part of `make test`).

@@ -177,7 +177,8 @@ PEERS = {
 }
 
 
-def plan_rows(n: int, reps: int, peers: bool) -> list[list[str]]:
+def plan_cells(n: int, peers: bool) -> dict[str, tuple[str, str]]:
+    """The plan cells at ``n`` items: (setup, body) for ``run_cells`` (also bench_check's)."""
     setup = _SETUP.format(n=n)
     bodies = {name: ("", body) for name, body in OURS.items()}
     if peers:
@@ -194,7 +195,11 @@ def plan_rows(n: int, reps: int, peers: bool) -> list[list[str]]:
             f"{imports}exec({body!r})\nlengths, labels = _full\n"
         )
         cells[name] = (setup + warm + imports, body)
-    got = run_cells(cells, reps, timeout=900)
+    return cells
+
+
+def plan_rows(n: int, reps: int, peers: bool) -> list[list[str]]:
+    got = run_cells(plan_cells(n, peers), reps, timeout=900)
     input_mib = n * 8 / 2**20  # one int64 array: lengths (or labels)
     rows = []
     for name, ms in got.items():

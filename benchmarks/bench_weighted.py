@@ -37,17 +37,19 @@ _OURS = (
 )
 
 
+def compare_cells(n: int, replacement: bool) -> dict[str, tuple[str, str]]:
+    """torch's and fairshard's cell at ``n`` weights (also bench_check's)."""
+    setup = _SETUP.format(n=n)
+    return {
+        "torch": (setup, _TORCH.format(n=n, r=replacement)),
+        "fairshard": (setup, _OURS.format(n=n, r=replacement, w=1)),
+    }
+
+
 def compare(sizes: list[int], replacement: bool, reps: int) -> list[list[str]]:
     rows = []
     for n in sizes:
-        setup = _SETUP.format(n=n)
-        got = run_cells(
-            {
-                "torch": (setup, _TORCH.format(n=n, r=replacement)),
-                "fairshard": (setup, _OURS.format(n=n, r=replacement, w=1)),
-            },
-            reps,
-        )
+        got = run_cells(compare_cells(n, replacement), reps)
         rows.append(
             [
                 f"{n:,}",

@@ -6,7 +6,8 @@ after the other, passes the options through, echoes their output and saves
 it, stamped with the date and machine, to ``benchmarks/results/<bench>.md``
 (``results-quick/`` with ``--quick``). After a full run it rebuilds the part
 of README.md between the two bench markers from every saved full result --
-only this script writes there. A new ``bench_*.py`` joins without edits.
+only this script writes there. A new ``bench_*.py`` joins without edits
+(``bench_check.py``, which checks those tables, is left out).
 
     python benchmarks/run.py                          # full: long; writes README.md
     python benchmarks/run.py --quick                  # minutes; README.md untouched
@@ -38,6 +39,9 @@ def machine() -> str:
 
 
 FRESH = "each in a fresh process"
+#: Scripts that print no README table: bench_check.py (``make bench-check``) compares
+#: the README's headline figures with a rerun.
+NOT_TABLES = {"bench_check.py"}
 #: How a bench runs its cells, where that is not one fresh process per cell.
 HOW = {
     "bench_cold.py": (
@@ -85,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", help="run only this bench (repeatable)")
     parser.add_argument("--no-readme", action="store_true", help="do not write README.md")
     args = parser.parse_args(argv)
-    scripts = sorted(HERE.glob("bench_*.py"))
+    scripts = [s for s in sorted(HERE.glob("bench_*.py")) if s.name not in NOT_TABLES]
     if args.only:
         scripts = [s for s in scripts if s.stem in args.only or s.name in args.only]
     results = HERE / ("results-quick" if args.quick else "results")

@@ -1,0 +1,278 @@
+"""Rerun README.md's headline cells quickly and print each beside the README's figure.
+
+``make bench-check`` (minutes, not part of ``make test``): does the table still
+hold on this machine? Each headline cell is the bench module's own definition
+(``bench_batch.plan_cells``, ``bench_packing.plan_cells``,
+``bench_samplers.epoch_cells``, ``bench_weighted.compare_cells``: one
+implementation of each cell), every cell in a fresh process, all cells
+interleaved, ``--reps`` times (default 3). The README's figure is read from
+README.md's table (the row found by its label under its heading), so the
+check follows the README; a row that is missing stops the check, naming it,
+before anything is measured.
+
+Two kinds of figure: a time (lower is better; ``now / README`` above 1 is
+slower) and a ratio peer / fairshard of one rep (higher is better; ``now /
+README`` below 1 means fairshard's lead shrank, reported as slower). A cell
+within ``--tolerance`` (default 10%) of its figure holds. The machine's load
+average at the start is printed with the table: on a loaded machine a time
+runs slower and a ratio moves less.
+
+    python benchmarks/bench_check.py [--reps N] [--tolerance 0.1] [--only TEXT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_batch
+import bench_packing
+import bench_samplers
+import bench_weighted
+from _harness import Cell, Measurement, median, run_cells, table
+
+HERE = Path(__file__).resolve().parent
+README = HERE.parent / "README.md"
+N_PLAN = 10**7
+N_WEIGHTS = 1 << 24
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One README figure and the cells that measure it now."""
+
+    label: str  # the name printed in the check's table
+    heading: str  # the start of the README heading the table sits under
+    row: tuple[str, ...]  # the row's leading cells (its label)
+    column: str  # the header of the column that holds the figure
+    cells: Callable[[], dict[str, Cell]]  # the bench module's cells
+    ours: str  # the fairshard cell
+    theirs: str | None = None  # the peer cell of a ratio figure (peer / fairshard)
+
+    @property
+    def kind(self) -> str:
+        return "time" if self.theirs is None else "ratio"
+
+
+def _pick(cells: dict[str, Cell], *names: str) -> dict[str, Cell]:
+    return {name: cells[name] for name in names}
+
+
+_PLAN_1E7 = "Build and plan one epoch: fairshard at 1e+07 items"
+_PLAN_COLUMN = "build + plan one epoch"
+
+
+def _plan(name: str) -> Headline:
+    return Headline(
+        f"{name} plan, 1e7",
+        _PLAN_1E7,
+        (name, f"{N_PLAN:.0e}"),
+        _PLAN_COLUMN,
+        lambda: _pick(bench_batch.plan_cells(N_PLAN, peers=False), name),
+        name,
+    )
+
+
+def _weighted(replacement: bool) -> Headline:
+    return Headline(
+        f"WeightedSampler vs WeightedRandomSampler, 2**24, replacement={replacement}",
+        "WeightedSampler vs WeightedRandomSampler",
+        (f"{N_WEIGHTS:,}", str(replacement)),
+        "torch / fairshard",
+        lambda: bench_weighted.compare_cells(N_WEIGHTS, replacement),
+        "fairshard",
+        "torch",
+    )
+
+
+PACKER = "fairshard PackingBatchSampler"
+
+HEADLINES: list[Headline] = [
+    _plan("ClassBatchSampler(P=16 x K=4, stop)"),
+    _plan("LengthBucketBatchSampler(32)"),
+    _plan("TokenBudgetBatchSampler(16384)"),
+    Headline(
+        "PackingBatchSampler plan, 1e7",
+        "Packing log-normal lengths into rows of 4096 tokens",
+        (PACKER, f"{N_PLAN:.0e}"),
+        "plan time",
+        lambda: bench_packing.plan_cells(N_PLAN, [PACKER]),
+        PACKER,
+    ),
+    Headline(
+        "DistributedSampler epoch, rank 0 of 8, 1e7: torch / fairshard",
+        "DistributedSampler: one full epoch of rank 0",
+        (f"{N_PLAN:.0e}", "8"),
+        "torch / fairshard",
+        lambda: _pick(bench_samplers.epoch_cells(N_PLAN, 8, peers=True), "fairshard", "torch"),
+        "fairshard",
+        "torch",
+    ),
+    _weighted(True),
+    _weighted(False),
+]
+
+
+# ------------------------------------------------------------- the README
+class MissingRow(LookupError):
+    """README.md has no row (or column) for a headline figure."""
+
+
+Table = tuple[str, list[str], list[list[str]]]  # heading, header, rows
+
+
+def readme_tables(text: str) -> list[Table]:
+    """Every markdown table of ``text`` with the heading it sits under."""
+    tables: list[Table] = []
+    heading = ""
+    current: Table | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            heading, current = stripped.lstrip("#").strip(), None
+        elif stripped.startswith("|"):
+            cells = [c.strip() for c in stripped.strip("|").split("|")]
+            if current is None:
+                current = (heading, cells, [])
+                tables.append(current)
+            elif not all(c and set(c) <= set("-:") for c in cells):
+                current[2].append(cells)
+        else:
+            current = None
+    return tables
+
+
+_FIGURE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|ms|x)?\b")
+
+
+def parse_figure(cell: str) -> float:
+    """``'0.804 s (0.785-0.807)'`` -> 0.804 (seconds); ``'17.84x (...)'`` -> 17.84."""
+    match = _FIGURE.match(cell)
+    if match is None:
+        raise ValueError(f"not a figure: {cell!r} (expected e.g. '0.804 s (0.785-0.807)')")
+    value = float(match.group(1))
+    return value / 1e3 if match.group(2) == "ms" else value
+
+
+def readme_figure(text: str, headline: Headline, name: str = "README.md") -> tuple[float, str]:
+    """The headline's figure in the README: (value, the cell as written)."""
+    for heading, header, rows in readme_tables(text):
+        if not heading.startswith(headline.heading) or headline.column not in header:
+            continue
+        col = header.index(headline.column)
+        for row in rows:
+            if tuple(row[: len(headline.row)]) == headline.row and col < len(row):
+                return parse_figure(row[col]), row[col]
+    raise MissingRow(
+        f"{name} has no row {' | '.join(headline.row)!r} with a column "
+        f"{headline.column!r} in a table under a heading starting {headline.heading!r} "
+        f"(the figure of {headline.label!r}); run `make bench` to rewrite the tables, "
+        "or update HEADLINES in benchmarks/bench_check.py"
+    )
+
+
+# ------------------------------------------------------------- measuring
+def now_values(headline: Headline, got: dict[str, list[Measurement]]) -> list[float]:
+    """The headline's figure in each rep that ran: seconds, or peer / fairshard."""
+    ours = got[key(headline, headline.ours)]
+    if headline.theirs is None:
+        return [m.seconds for m in ours if m.ok]
+    theirs = got[key(headline, headline.theirs)]
+    return [t.seconds / o.seconds for t, o in zip(theirs, ours, strict=True) if t.ok and o.ok]
+
+
+def key(headline: Headline, cell: str) -> str:
+    return f"{headline.label}: {cell}"
+
+
+def fmt_value(value: float, kind: str) -> str:
+    return f"{value:.3f} s" if kind == "time" else f"{value:.2f}x"
+
+
+def verdict(readme: float, now: float, kind: str, tolerance: float) -> str:
+    """holds / slower by X% / faster by X%: fairshard's time, or its lead over the peer."""
+    slowdown = now / readme if kind == "time" else readme / now  # > 1: fairshard slower
+    if slowdown > 1 + tolerance:
+        return f"slower by {slowdown - 1:.0%}"
+    if slowdown < 1 / (1 + tolerance):
+        return f"faster by {1 / slowdown - 1:.0%}"
+    return "holds"
+
+
+def check(
+    headlines: list[Headline], readme_text: str, reps: int, tolerance: float
+) -> tuple[list[list[str]], list[str]]:
+    """Measure; return the table's rows and a verdict line per headline."""
+    figures = [readme_figure(readme_text, h) for h in headlines]  # every row, before measuring
+    cells = {key(h, name): cell for h in headlines for name, cell in h.cells().items()}
+    got = run_cells(cells, reps, timeout=900)
+    rows, verdicts = [], []
+    for h, (readme, written) in zip(headlines, figures, strict=True):
+        values = now_values(h, got)
+        if not values:
+            status = got[key(h, h.ours)][0].status
+            rows.append([h.label, written, status, "n/a"])
+            verdicts.append(f"{h.label}: did not run ({status})")
+            continue
+        now = median(values)
+        rows.append(
+            [
+                h.label,
+                written,
+                f"{fmt_value(now, h.kind)} ({fmt_value(min(values), h.kind)}"
+                f"-{fmt_value(max(values), h.kind)})",
+                f"{now / readme:.2f}",
+            ]
+        )
+        verdicts.append(f"{h.label}: {verdict(readme, now, h.kind, tolerance)}")
+    return rows, verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3, help="interleaved repeats per cell")
+    parser.add_argument("--tolerance", type=float, default=0.10, help="'holds' within this")
+    parser.add_argument("--only", action="append", help="only headlines whose label has TEXT")
+    parser.add_argument("--readme", type=Path, default=README, help="the README to check")
+    args = parser.parse_args(argv)
+    headlines = [h for h in HEADLINES if not args.only or any(t in h.label for t in args.only)]
+    if not headlines:
+        parser.error(f"--only {args.only!r} matches no headline; labels: {labels()}")
+    text = args.readme.read_text()
+    try:
+        for h in headlines:
+            readme_figure(text, h, str(args.readme))
+    except MissingRow as exc:
+        print(f"bench-check: {exc}", file=sys.stderr)
+        return 2
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(
+        f"bench-check: {len(headlines)} headline cells of {args.readme.name}, {args.reps} "
+        f"interleaved reps each, {os.cpu_count()} CPUs, load average at the start "
+        f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)\n",
+        flush=True,
+    )
+    rows, verdicts = check(headlines, text, args.reps, args.tolerance)
+    print(table(["cell", "README", "now median (range)", "now / README"], rows))
+    print(
+        f"\nVerdicts (holds: within {args.tolerance:.0%}; a ratio is peer / fairshard, "
+        "so a smaller ratio is slower):"
+    )
+    for line in verdicts:
+        print(f"- {line}")
+    return 1 if any("did not run" in v for v in verdicts) else 0
+
+
+def labels() -> list[str]:
+    return [h.label for h in HEADLINES]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,109 @@
+"""bench_check (``make bench-check``) finds every headline row in README.md; its cells are
+the bench modules' own. No timing: nothing here is measured."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_batch  # noqa: E402
+import bench_check  # noqa: E402
+import bench_packing  # noqa: E402
+import bench_samplers  # noqa: E402
+import bench_weighted  # noqa: E402
+
+README = (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("headline", bench_check.HEADLINES, ids=bench_check.labels())
+def test_every_headline_row_is_in_the_readme(headline: bench_check.Headline) -> None:
+    value, written = bench_check.readme_figure(README, headline)
+    assert value > 0
+    assert bench_check.parse_figure(written) == value
+
+
+def test_the_brief_headlines_are_all_checked() -> None:
+    labels = " ".join(bench_check.labels())
+    for name in (
+        "ClassBatchSampler(P=16 x K=4, stop)",
+        "LengthBucketBatchSampler(32)",
+        "TokenBudgetBatchSampler(16384)",
+        "PackingBatchSampler",
+        "DistributedSampler",
+        "replacement=True",
+        "replacement=False",
+    ):
+        assert name in labels
+
+
+def test_cells_are_the_bench_modules_own_and_consistent() -> None:
+    own = {
+        **bench_batch.plan_cells(10**7, peers=False),
+        **bench_packing.plan_cells(10**7, list(bench_packing.CASES)),
+    }
+    keys: set[str] = set()
+    for h in bench_check.HEADLINES:
+        cells = h.cells()
+        assert h.ours in cells
+        assert h.kind == ("ratio" if "/" in h.column else "time")
+        if h.theirs is not None:
+            assert h.theirs in cells and set(cells) == {h.ours, h.theirs}
+        else:
+            assert list(cells) == [h.ours]
+            assert cells[h.ours] == own[h.ours]
+        keys |= {bench_check.key(h, name) for name in cells}
+    assert len(keys) == sum(len(h.cells()) for h in bench_check.HEADLINES)  # no cell shared
+    assert len(set(bench_check.labels())) == len(bench_check.HEADLINES)
+    dist = bench_samplers.epoch_cells(10**7, 8, peers=True)
+    assert bench_check.HEADLINES[4].cells() == {k: dist[k] for k in ("fairshard", "torch")}
+    assert bench_check.HEADLINES[5].cells() == bench_weighted.compare_cells(1 << 24, True)
+
+
+def test_a_missing_row_is_named() -> None:
+    h = bench_check.HEADLINES[0]
+    text = "\n".join(line for line in README.splitlines() if not line.startswith(f"| {h.row[0]} "))
+    with pytest.raises(bench_check.MissingRow, match=r"ClassBatchSampler\(P=16 x K=4, stop\)"):
+        bench_check.readme_figure(text, h)
+    assert bench_check.main(["--readme", str(_write(text)), "--only", "ClassBatch"]) == 2
+
+
+def _write(text: str) -> Path:
+    import tempfile
+
+    path = Path(tempfile.mkdtemp()) / "README.md"
+    path.write_text(text)
+    return path
+
+
+def test_figures_and_verdicts() -> None:
+    assert bench_check.parse_figure("0.804 s (0.785-0.807)") == 0.804
+    assert bench_check.parse_figure("1.789 s") == 1.789
+    assert bench_check.parse_figure("0.81 ms (0.74-4.86)") == pytest.approx(0.00081)
+    assert bench_check.parse_figure("17.84x (16.65-22.56)") == 17.84
+    with pytest.raises(ValueError, match="not a figure"):
+        bench_check.parse_figure("not run")
+    assert bench_check.verdict(1.0, 1.05, "time", 0.1) == "holds"
+    assert bench_check.verdict(1.0, 2.0, "time", 0.1) == "slower by 100%"
+    assert bench_check.verdict(1.0, 0.5, "time", 0.1) == "faster by 100%"
+    assert bench_check.verdict(4.0, 2.0, "ratio", 0.1) == "slower by 100%"
+    assert bench_check.verdict(2.0, 4.0, "ratio", 0.1) == "faster by 100%"
+
+
+def test_make_bench_leaves_the_check_out_of_the_readme_tables() -> None:
+    import run
+
+    assert "bench_check.py" in run.NOT_TABLES
+
+
+def test_epoch_cells_time_the_epoch_not_the_lazy_import() -> None:
+    # `import fairshard` is lazy (PEP 562): the first `fairshard.DistributedSampler` imports
+    # the module chain (about 0.5 s on 2026-12-03), which torch's cell pays in its setup.
+    for n, world, peers in ((10**7, 8, True), (10**9, 8, False)):
+        setup, body = bench_samplers.epoch_cells(n, world, peers)["fairshard"]
+        assert "fairshard.DistributedSampler\n" in setup.splitlines(keepends=True)
+        assert "fairshard.DistributedSampler(" in body
