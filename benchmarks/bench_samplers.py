@@ -11,7 +11,8 @@ back). Absolute times on a shared machine are noise; the ratios count.
 Cases (shuffle=True):
   epoch   one full per-rank epoch of rank 0, consumed without storing it
   resume  a fresh process (a restart): build the sampler, load a mid-epoch
-          state, take the first index -- everything after ``import``
+          state, take the first index -- everything after ``import`` (the
+          sampler's modules imported: ``import fairshard`` itself is lazy)
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ def resume_table(sizes: list[int], reps: int) -> str:
         text = json.dumps(seal({**raw, "steps": half}))
         setup = (
             f"import sys, json\nsys.path.insert(0, {SRC!r})\nimport fairshard\n"
+            # `import fairshard` is lazy: resolving the class is the import of its modules
+            "fairshard.DistributedSampler\n"
             f"import torch.utils.data as tud\nfrom itertools import islice\n"
             f"state = json.loads({text!r})\n"
         )
