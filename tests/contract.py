@@ -170,6 +170,12 @@ class SamplerContract:
             head = [next(it) for _ in range(k)]
             fresh = self.make(0, 2)
             fresh.load_state_dict(json.loads(json.dumps(s.state_dict(consumed=k))))
+            if k == len(full):  # the end of epoch 0 is the start of epoch 1 ...
+                nxt = self.make(0, 2)
+                nxt.set_epoch(1)
+                assert fresh.epoch == 1 and len(fresh) == fresh.remaining == len(nxt)
+                fresh.set_epoch(0)  # ... unless the loop re-announces epoch 0: its end
+
             assert len(fresh) == len(full), f"len() after a resume at {k} of {len(full)}"
             assert fresh.remaining == len(full) - k
             with warnings.catch_warnings():

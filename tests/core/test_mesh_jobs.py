@@ -139,6 +139,8 @@ def _resume_checks(tmp: str) -> dict[str, Any]:
             continue
         old = _build(name, dp)
         steps = max(1, len(old) // 3)
+        if steps >= len(old):  # a one-step epoch: a state after it is the next epoch's
+            steps = 0  # start (tests/core/test_state.py); resume from its beginning instead
         it = iter(old)
         head = [next(it) for _ in range(steps)]
         state = all_gather_objects(old.state_dict())[0]  # one state per job: rank 0's
@@ -154,7 +156,7 @@ def _resume_checks(tmp: str) -> dict[str, Any]:
             else:
                 new.load_state_dict(state)
             part = new.partition()  # the remainder of the epoch, re-partitioned
-            assert part.world_size == new.num_replicas and part.start > 0, (name, shape)
+            assert part.world_size == new.num_replicas and (part.start > 0 or not steps), name
             rest = list(new)
             everyone = all_gather_objects((new.rank, rest))
             per_dp = {r: [i for rr, i in everyone if rr == r] for r in range(new.num_replicas)}

@@ -136,6 +136,8 @@ class SamplerState(EpochRules):
         iterator = driver.ref() if driver is not None else None
         if iterator is None or driver is None or driver.num_workers == 0:
             return
+        if getattr(iterator, "_shutdown", False):  # dropped: its prefetched items are gone
+            return
         if getattr(iterator, "_num_yielded", 1) != 0 or cursor.steps <= cursor.first:
             return
         raise ConfigError(

@@ -258,6 +258,9 @@ def _shard_class() -> type[Any]:
             # first iter() starts its pass at the epoch set by then.
             base = self.base_dataloader
             if getattr(base, "_initial_iter_for_state_dict", False):
+                shutdown = getattr(base._iterator, "_shutdown_workers", None)
+                if callable(shutdown):  # its workers were prefetching that pass
+                    shutdown()
                 base._iterator = None
                 base._initial_iter_for_state_dict = False
 
