@@ -43,3 +43,17 @@ def test_a_step_stream_resumes_exactly_from_the_loaders_state(workers: int, cut:
     batches = iter(again)  # type: ignore[call-overload]
     rest = [next(batches).tolist() for _ in range(12 - cut)]
     assert head + rest == uninterrupted
+
+
+def test_a_bare_state_under_a_wrapper_that_fetches_ahead_is_refused_naming_the_step() -> None:
+    from fairshard._core.resume import hold_pass
+
+    sampler = _make()
+    batches = iter(sampler)
+    next(batches)
+    hold = hold_pass(sampler, "Ray Train's prepare_data_loader", "")
+    with pytest.raises(fairshard.ConfigError, match=r"state_dict\(step="):
+        sampler.state_dict()
+    assert sampler.state_dict(step=0)  # the step count is exact under any loader
+    hold.release()
+    assert sampler.state_dict()

@@ -35,7 +35,14 @@ from . import state as S
 from .base import PlannedSampler
 from .chain import EpochChain
 from .registry import Registered
-from .resume import driven_by_lightning, find_driver, loaded_by_torchdata, refuse, unsafe_gap
+from .resume import (
+    _HOLD,
+    driven_by_lightning,
+    find_driver,
+    loaded_by_torchdata,
+    refuse,
+    unsafe_gap,
+)
 from .steps import BatchSchedule, SkipRanges, StepIndices, deal
 
 __all__ = ["StepSampler"]
@@ -356,6 +363,13 @@ class StepSampler(Registered, Sampler[Any], register=False):
         if step is not None:
             consumed = self.schedule.first(check_int("step", step, minimum=0))
         else:
+            hold = self.__dict__.get(_HOLD)
+            if hold is not None and hold.live:  # a wrapper fetches ahead (Ray's prepared loader)
+                raise ConfigError(
+                    f"{self.kind}.state_dict() while {hold.who} fetches the next batch before "
+                    "the loop asks for it: this state would skip a batch on resume. Save "
+                    "sampler.state_dict(step=<steps the loop completed>), exact under any loader"
+                )
             # torchdata's own snapshot (StatefulDataLoader) is exact: it is taken per batch.
             snapshot = loaded_by_torchdata(sys._getframe(1))
             gap = (

@@ -38,16 +38,17 @@ from typing import Any
 from torch.utils.data import DataLoader
 
 from .._core.base import PlannedSampler
+from .._core.endless import StepSampler
 from .._core.resume import Hold, hold_pass, loader_state_dict
 from .._errors import ConfigError
 
 __all__ = ["ResumableLoader", "prepare_data_loader"]
 
 
-def _fairshard_of(loader: Any) -> PlannedSampler[Any, Any] | None:
+def _fairshard_of(loader: Any) -> Any:
     batches = getattr(loader, "batch_sampler", None)
     for obj in (batches, getattr(batches, "sampler", None), getattr(loader, "sampler", None)):
-        if isinstance(obj, PlannedSampler):
+        if isinstance(obj, (PlannedSampler, StepSampler)):
             return obj
     return None
 
@@ -116,7 +117,7 @@ class ResumableLoader(DataLoader):  # type: ignore[type-arg]
     sampler's own).
     """
 
-    def __init__(self, prepared: Any, base: Any, sampler: PlannedSampler[Any, Any]) -> None:
+    def __init__(self, prepared: Any, base: Any, sampler: Any) -> None:
         # As Ray's own wrapper does: read as the loader it wraps (no DataLoader.__init__).
         self.__dict__.update(getattr(base, "__dict__", {}))
         self._fairshard_prepared_loader = prepared
@@ -147,8 +148,15 @@ class ResumableLoader(DataLoader):  # type: ignore[type-arg]
 
     def state_dict(self) -> dict[str, Any]:
         """The sampler's state after the batches the loop received this pass (exact)."""
+        if isinstance(self._fairshard_sampler, StepSampler):
+            raise ConfigError(
+                "a StepSampler resumes from the steps the loop completed, which this loader "
+                "cannot count (a step is several micro-batches with accumulation): save "
+                "sampler.state_dict(step=<steps completed>) instead"
+            )
         if self._fairshard_hold is None or not self._fairshard_hold.live:
-            return self._fairshard_sampler.state_dict()  # no pass held: nothing ahead
+            state: dict[str, Any] = self._fairshard_sampler.state_dict()  # nothing ahead
+            return state
         return loader_state_dict(self._fairshard_base, self._fairshard_taken)
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
