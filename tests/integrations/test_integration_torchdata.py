@@ -91,10 +91,10 @@ def _saved(name: str, workers: int, cut: int | None) -> dict[str, Any]:
 
 
 # NOTE (suite time): with 2 workers a configuration spawns worker processes at every cut
-# (about 5-18 s each, 110 s for the catalog). `make test` runs every configuration in
-# process and these four with workers (an index plan, a batch plan, packing, a mixture);
-# the other worker cells carry the ``matrix`` marker and run in `make faults`.
-WITH_WORKERS_IN_MAKE_TEST = ("class-batch", "distributed", "mixture", "packing")
+# (5-60 s each on 2 shared cores, minutes for the catalog). `make test` runs every
+# configuration in process and these two with workers (an index plan, a batch plan); the
+# other worker cells carry the ``matrix`` marker and run in `make faults`.
+WITH_WORKERS_IN_MAKE_TEST = ("class-batch", "distributed")
 
 
 def _cells() -> list[Any]:

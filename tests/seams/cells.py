@@ -38,7 +38,7 @@ DRIVERS = {
     "lightning-stateful": "Lightning `Trainer` + torchdata `StatefulDataLoader`",
     "accelerate": "accelerate `prepare_data_loader` + `save_state`/`load_state`",
     "trainer": "transformers `FairshardTrainer`",
-    "ray": "Ray Train + `integrations.ray.prepare_data_loader`",
+    "ray": "Ray Train + `integrations.ray.prepare_data_loader` (its `loader.state_dict()`)",
 }
 WORKERS = (0, 2)
 STOPS = {

@@ -75,7 +75,8 @@ def plain(cell: Cell, rank: int, world: int, out: Path, wrap: Any = None) -> Led
 
     With ``num_workers=0`` the sampler's own ``state_dict()``; with workers
     ``fairshard.loader_state_dict(loader, batches=...)``. ``wrap``: what the
-    driver does to a loader before the loop (Ray's ``prepare_data_loader``).
+    driver does to a loader before the loop (Ray's ``prepare_data_loader``,
+    whose loader's own ``state_dict()`` is the state to save).
     """
     ledger = Ledger(cell, rank)
     stop = stop_after(cell.kind, cell.stop, rank)
@@ -96,7 +97,9 @@ def plain(cell: Cell, rank: int, world: int, out: Path, wrap: Any = None) -> Led
             for i, batch in enumerate(data):
                 ledger.take(batch)
                 if cell.stop != "boundary" and i + 1 == stop:
-                    if cell.workers:
+                    if callable(getattr(data, "state_dict", None)):  # Ray's ResumableLoader
+                        state = data.state_dict()
+                    elif cell.workers:
                         state = fairshard.loader_state_dict(data, batches=i + 1)
                     else:
                         state = sampler.state_dict()
