@@ -28,6 +28,8 @@ class S3Server:
     latency: float = 0.0
     requests: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    in_flight: int = 0
+    most_in_flight: int = 0  # the most requests served at once (reset it to measure)
 
     @property
     def options(self) -> dict[str, Any]:
@@ -80,9 +82,15 @@ def s3() -> Iterator[S3Server]:
     def delayed(environ: dict[str, Any], start_response: Any) -> Any:
         with server_state.lock:
             server_state.requests[environ["REQUEST_METHOD"]] += 1
-        if server_state.latency:
-            time.sleep(server_state.latency)
-        return app(environ, start_response)
+            server_state.in_flight += 1
+            server_state.most_in_flight = max(server_state.most_in_flight, server_state.in_flight)
+        try:
+            if server_state.latency:
+                time.sleep(server_state.latency)
+            return app(environ, start_response)
+        finally:
+            with server_state.lock:
+                server_state.in_flight -= 1
 
     server = make_server("127.0.0.1", 0, delayed, threaded=True, request_handler=Quiet)
     server_state.endpoint = f"http://127.0.0.1:{server.server_port}"
