@@ -69,6 +69,47 @@ def _save(path: Path, payload: dict[str, Any]) -> None:
     path.write_text(json.dumps(payload))
 
 
+def _train_to_stop(
+    cell: Cell, ledger: Ledger, stop: int, data: Any, set_epoch: Any, save: Any
+) -> None:
+    """Train epoch 0 up to the cell's stop point, then ``save(epoch to resume, batches)``.
+
+    ``batches`` is what this pass trained (``None`` at the epoch boundary);
+    the ``steps`` kind counts steps of its endless stream.
+    """
+    if cell.kind == "steps":
+        batches = iter(data)
+        for _ in range(stop):
+            ledger.take(next(batches))
+        save(0, stop)
+        return
+    for epoch in range(EPOCHS):
+        set_epoch(epoch)
+        for i, batch in enumerate(data):
+            ledger.take(batch)
+            if cell.stop != "boundary" and i + 1 == stop:
+                save(epoch, i + 1)
+                return
+        if cell.stop == "boundary":
+            save(epoch + 1, None)
+            return
+
+
+def _train_rest(
+    cell: Cell, ledger: Ledger, stop: int, data: Any, set_epoch: Any, start: int
+) -> None:
+    """After the restart: train from epoch ``start`` (or step ``stop``) to the end."""
+    if cell.kind == "steps":
+        batches = iter(data)
+        for _ in range(EPOCHS * ledger.per_epoch - stop):
+            ledger.take(next(batches))
+        return
+    for epoch in range(start, EPOCHS):
+        set_epoch(epoch)
+        for batch in data:
+            ledger.take(batch)
+
+
 # ---------------------------------------------------------------- a plain loop
 def plain(cell: Cell, rank: int, world: int, out: Path, wrap: Any = None) -> Ledger:
     """torchrun, a DataLoader, the recipes of docs/resume.md.
@@ -84,33 +125,21 @@ def plain(cell: Cell, rank: int, world: int, out: Path, wrap: Any = None) -> Led
     wrap = wrap or (lambda data: data)
     sampler = build(cell.kind, rank, world)
     data = wrap(loader(cell.kind, sampler, cell.workers))
-    if cell.kind == "steps":
-        batches = iter(data)
-        for _ in range(stop):
-            ledger.take(next(batches))
-        _save(path, {"sampler": sampler.state_dict(step=stop)})
-        del batches
-    else:
-        saved = False
-        for epoch in range(EPOCHS):
-            sampler.set_epoch(epoch)
-            for i, batch in enumerate(data):
-                ledger.take(batch)
-                if cell.stop != "boundary" and i + 1 == stop:
-                    if callable(getattr(data, "state_dict", None)):  # Ray's ResumableLoader
-                        state = data.state_dict()
-                    elif cell.workers:
-                        state = fairshard.loader_state_dict(data, batches=i + 1)
-                    else:
-                        state = sampler.state_dict()
-                    _save(path, {"epoch": epoch, "sampler": state})
-                    saved = True
-                    break
-            if saved:
-                break
-            if cell.stop == "boundary":
-                _save(path, {"epoch": epoch + 1, "sampler": sampler.state_dict()})
-                break
+
+    def save(epoch: int, batches: int | None) -> None:
+        if cell.kind == "steps":
+            state = sampler.state_dict(step=batches)
+        elif batches is None:  # the epoch's end: nothing is held back
+            state = sampler.state_dict()
+        elif callable(getattr(data, "state_dict", None)):  # Ray's ResumableLoader
+            state = data.state_dict()
+        elif cell.workers:
+            state = fairshard.loader_state_dict(data, batches=batches)
+        else:
+            state = sampler.state_dict()
+        _save(path, {"epoch": epoch, "sampler": state})
+
+    _train_to_stop(cell, ledger, stop, data, lambda e: sampler.set_epoch(e), save)
     del data
     # ... the job restarts: a fresh sampler and loader from the checkpoint file ...
     ledger.phase = "phase2"
@@ -118,11 +147,8 @@ def plain(cell: Cell, rank: int, world: int, out: Path, wrap: Any = None) -> Led
     sampler = build(cell.kind, rank, world)
     sampler.load_state_dict(ckpt["sampler"])
     data = wrap(loader(cell.kind, sampler, cell.workers))
-    if cell.kind == "steps":
-        batches = iter(data)
-        for _ in range(EPOCHS * ledger.per_epoch - stop):
-            ledger.take(next(batches))
-        return ledger
+    _train_rest(cell, ledger, stop, data, lambda e: sampler.set_epoch(e), ckpt["epoch"])
+    return ledger
     for epoch in range(ckpt["epoch"], EPOCHS):
         sampler.set_epoch(epoch)
         for batch in data:
@@ -272,45 +298,19 @@ def accelerate_cell(cell: Cell, rank: int, world: int, out: Path) -> Ledger:
         )
 
     accelerator, _, data = prepared()
-    if cell.kind == "steps":
-        batches = iter(data)
-        for _ in range(stop):
-            ledger.take(next(batches))
+
+    def save(epoch: int, batches: int | None) -> None:
         accelerator.save_state(str(folder))
-        _save(marker, {"epoch": 0})
-        del batches
-    else:
-        saved = False
-        for epoch in range(EPOCHS):
-            data.set_epoch(epoch)
-            for i, batch in enumerate(data):
-                ledger.take(batch)
-                if cell.stop != "boundary" and i + 1 == stop:
-                    accelerator.save_state(str(folder))
-                    _save(marker, {"epoch": epoch})
-                    saved = True
-                    break
-            if saved:
-                break
-            if cell.stop == "boundary":
-                accelerator.save_state(str(folder))
-                _save(marker, {"epoch": epoch + 1})
-                break
+        _save(marker, {"epoch": epoch})
+
+    _train_to_stop(cell, ledger, stop, data, lambda e: data.set_epoch(e), save)
     del data
     accelerator.wait_for_everyone()
     ledger.phase = "phase2"
     accelerator, _, data = prepared()
     accelerator.load_state(str(folder))
     start = json.loads(marker.read_text())["epoch"]
-    if cell.kind == "steps":
-        batches = iter(data)
-        for _ in range(EPOCHS * ledger.per_epoch - stop):
-            ledger.take(next(batches))
-        return ledger
-    for epoch in range(start, EPOCHS):
-        data.set_epoch(epoch)
-        for batch in data:
-            ledger.take(batch)
+    _train_rest(cell, ledger, stop, data, lambda e: data.set_epoch(e), start)
     return ledger
 
 
