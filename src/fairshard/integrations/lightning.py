@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Any
 
 from .._core.base import PlannedSampler
+from .._core.endless import StepSampler
 from .._core.resume import loader_state_dict
 from .._errors import ConfigError
 
@@ -129,7 +130,7 @@ def _target(loader: Any) -> Any:
     dataset = getattr(loader, "dataset", None)
     if callable(getattr(dataset, "_loader_state", None)):
         return dataset
-    if type(getattr(loader, "sampler", None)).__name__ == "StepSampler":
+    if isinstance(getattr(loader, "sampler", None), StepSampler):
         raise ConfigError(
             "ExactResume resumes an epoch's pass, and a StepSampler is one endless stream "
             "that resumes from the step count alone: leave ExactResume out and build the "

@@ -53,6 +53,7 @@ from typing import Any
 from torch.utils.data import DataLoader
 
 from .._core.base import PlannedSampler
+from .._core.endless import StepSampler
 from .._distributed.checkpoint import save_atomic
 from .._errors import ConfigError, ConfigTypeError
 from .accelerate import batches_done as _batches_done
@@ -69,7 +70,7 @@ SamplerSpec = Any  # a fairshard sampler or batch sampler, or dataset -> one of 
 
 def _resolve(spec: SamplerSpec, dataset: Any, name: str) -> PlannedSampler[Any, Any]:
     sampler = spec(dataset) if callable(spec) and not isinstance(spec, PlannedSampler) else spec
-    if type(sampler).__name__ == "StepSampler":
+    if isinstance(sampler, StepSampler):
         raise ConfigTypeError(
             f"FairshardTrainer({name}=...) trains epochs of a sampler's plan and resumes "
             "them; a StepSampler is one endless stream addressed by the step count, which "
