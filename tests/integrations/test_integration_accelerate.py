@@ -25,7 +25,13 @@ import pytest
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from fairshard import ConfigError, ConfigTypeError, DistributedSampler, LengthBucketBatchSampler
+from fairshard import (
+    ConfigError,
+    ConfigTypeError,
+    DistributedSampler,
+    LengthBucketBatchSampler,
+    StepSampler,
+)
 
 from .._launch import child_env
 
@@ -345,3 +351,31 @@ def test_complete_nlp_example_loop_resumes_exactly_and_exits(tmp_path: Path, wor
             assert run["seen"] == want, (rank, step)
             assert run["steps"] == 12, (rank, step)
             assert sorted(run["evaluated"]) == sorted(list(range(NLP_EVAL_N)) * (2 - epoch))
+
+
+@pytest.mark.timeout(120)
+def test_a_step_stream_prepared_with_workers_starts_at_its_first_step() -> None:
+    """The state-only iterator accelerate makes is kept for a StepSampler: dropping it lost
+    what its workers had prefetched (the stream is addressed by steps, it has no epoch)."""
+    from accelerate import Accelerator
+
+    from fairshard.integrations.accelerate import prepare_data_loader
+
+    def stream() -> Any:
+        inner = DistributedSampler(N, 1, 0, seed=4)
+        return StepSampler(inner, micro_batch_size=4, global_batch_size=4)
+
+    batches = iter(stream())
+    want = [[next(batches) for _ in range(4)] for _ in range(3)]
+    loader = prepare_data_loader(
+        Accelerator(cpu=True),
+        DataLoader(
+            list(range(N)),
+            batch_size=4,
+            sampler=stream(),
+            num_workers=2,
+            multiprocessing_context="fork",
+        ),
+    )
+    got = iter(loader)
+    assert [next(got).tolist() for _ in range(3)] == want

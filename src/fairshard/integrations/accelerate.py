@@ -55,6 +55,7 @@ from typing import Any
 from torch.utils.data import BatchSampler, DataLoader
 
 from .._core.base import PlannedSampler
+from .._core.endless import StepSampler
 from .._errors import ConfigError, ConfigTypeError
 
 __all__ = ["batches_done", "check_accelerate", "prepare_data_loader", "scheduler_steps"]
@@ -72,6 +73,13 @@ def _fairshard_inside(obj: Any, depth: int = 0) -> PlannedSampler[Any, Any] | No
         if found is not None:
             return found
     return None
+
+
+def _endless(loader: Any) -> bool:
+    """Whether ``loader`` draws from a ``StepSampler`` (a stream addressed by steps)."""
+    batches = getattr(loader, "batch_sampler", None)
+    candidates = (getattr(loader, "sampler", None), batches, getattr(batches, "sampler", None))
+    return any(isinstance(obj, StepSampler) for obj in candidates)
 
 
 def check_accelerate(loader: Any) -> None:
@@ -257,7 +265,9 @@ def _shard_class() -> type[Any]:
             # set_epoch(e) in between would be ignored (epoch e never seen). Drop it: the
             # first iter() starts its pass at the epoch set by then.
             base = self.base_dataloader
-            if getattr(base, "_initial_iter_for_state_dict", False):
+            # A StepSampler's stream has no epoch to set, and what a dropped iterator's
+            # workers prefetched would be consumed from it: keep that iterator.
+            if getattr(base, "_initial_iter_for_state_dict", False) and not _endless(base):
                 shutdown = getattr(base._iterator, "_shutdown_workers", None)
                 if callable(shutdown):  # its workers were prefetching that pass
                     shutdown()
