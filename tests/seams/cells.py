@@ -77,6 +77,13 @@ REFUSED: dict[tuple[str, int, str, str], str] = {
         for k in FAMILIES
         if k != "steps"
     },
+    # Restarted at an epoch's last batch with workers, Lightning trains the restored
+    # loader's empty end of the saved epoch as the next epoch.
+    **{
+        ("lightning-stateful", 2, "last", k): "Lightning resumed from a checkpoint taken after"
+        for k in FAMILIES
+        if k != "steps"
+    },
     **{
         ("lightning-stateful", w, s, "steps"): "Lightning restores this StepSampler"
         for w in WORKERS

@@ -58,7 +58,7 @@ from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plan_share import shared_plan
 from .plans import Plan
 from .registry import Registered
-from .resume import find_driver, loaded_by_torchdata
+from .resume import driven_by_lightning, find_driver, loaded_by_torchdata
 from .sampler_state import SamplerState
 
 __all__ = ["PlannedSampler", "VERIFY_ENV"]
@@ -385,6 +385,19 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
             begin = min(resume.steps, num_items)
         self._resume = None
         at_end = partition.start == partition.total > 0  # a loaded state ended the epoch
+        if at_end and begin >= num_items and driven_by_lightning():
+            # NOTE (why refused): Lightning restored from a checkpoint taken at the last
+            # batch of an epoch, with loader workers, makes the restored loader's iterator
+            # -- the end of the saved epoch, nothing left -- and trains it as the next
+            # epoch: that epoch would be lost whole (tests/seams/, the "last" cells).
+            raise ConfigError(
+                f"{self.kind}: Lightning resumed from a checkpoint taken after the last batch "
+                f"of epoch {epoch} and before the epoch's end, and counts this pass as epoch "
+                f"{epoch + 1}, but the restored loader is at the end of epoch {epoch}: epoch "
+                f"{epoch + 1} would be skipped. Resume a plain DataLoader with "
+                "fairshard.integrations.lightning.ExactResume, or take the checkpoint at the "
+                "epoch's end (ModelCheckpoint(save_on_train_epoch_end=True))"
+            )
         if at_end and not loaded_by_torchdata(caller):
             self._warn_empty(epoch)
         cursor = Cursor(epoch, partition, begin, num_items)
