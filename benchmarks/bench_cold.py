@@ -11,7 +11,10 @@ only, without root. Each cell reads the first records of rank 0's order
   ``RandomSampler``);
 * ``locality``: ``DistributedSampler(order="locality")`` with
   ``block_size = 1 MiB // record`` and the default window, the dataset
-  calling ``fairshard.Readahead`` (``WILLNEED`` on this and the next window);
+  reading through ``fairshard.Readahead.read`` (each block read whole once,
+  ``WILLNEED`` on this and the next windows);
+* ``locality, touch``: the same order read one ``pread`` per record, the
+  dataset calling ``Readahead.touch`` for the hints alone (the 0.2 recipe);
 * ``locality, no hint``: the same order without ``Readahead``.
 
 In one thread, and through a ``DataLoader`` with 2 workers (batches of 64,
@@ -58,11 +61,12 @@ import fairshard
 from fairshard._diagnostics.quality import batch_entropy
 
 RECORDS = (4096, 65536)
-ORDERS = ("sequential", "random", "locality", "locality, no hint")
+ORDERS = ("sequential", "random", "locality", "locality, touch", "locality, no hint")
 ALGOS = ("py1e", "py1br", "py1s", "naive")
 PEER = Path(__file__).with_name("_streaming_peer.py")
 ROOT = Path(__file__).resolve().parents[1]
 CLASSES, BATCH = 10, 64
+AHEAD = 1  # Readahead's default
 
 
 def sampler_for(order: str, n: int, record: int) -> Any:
@@ -76,8 +80,11 @@ def sampler_for(order: str, n: int, record: int) -> Any:
 
 
 class Records(Dataset[int]):
-    def __init__(self, path: str, n: int, record: int, readahead: Any) -> None:
+    def __init__(
+        self, path: str, n: int, record: int, readahead: Any, read_blocks: bool = False
+    ) -> None:
         self.path, self.n, self.record, self.readahead = path, n, record, readahead
+        self.read_blocks = read_blocks
         self._fd: tuple[int, int] | None = None
 
     def __len__(self) -> int:
@@ -87,6 +94,8 @@ class Records(Dataset[int]):
         if self._fd is None or self._fd[0] != os.getpid():
             self._fd = (os.getpid(), os.open(self.path, os.O_RDONLY))
         if self.readahead is not None:
+            if self.read_blocks:
+                return len(self.readahead.read(index))
             self.readahead.touch(index)
         return len(os.pread(self._fd[1], self.record, index * self.record))
 
@@ -98,9 +107,9 @@ def measure(
     sampler = sampler_for(order, n, record)
     indices = list(sampler)[:limit]
     hint = None
-    if order == "locality":
-        hint = fairshard.Readahead(sampler, path, record_bytes=record)
-    data = Records(path, n, record, hint)
+    if order in ("locality", "locality, touch"):
+        hint = fairshard.Readahead(sampler, path, record_bytes=record, ahead=AHEAD)
+    data = Records(path, n, record, hint, read_blocks=order == "locality")
     evict(path)
     if workers == 0:
         start = time.perf_counter()
@@ -220,7 +229,8 @@ def main() -> None:
         f"\nFile {size >> 20} MiB of random bytes, evicted with posix_fadvise(DONTNEED) "
         "before every cell; locality: block_size = 1 MiB of records, window = "
         f"{fairshard.DistributedSampler(1, 1, 0, order='locality').window} blocks (the "
-        "default), Readahead(ahead=1)."
+        f"default), Readahead(ahead={AHEAD}); locality: its blocks read whole with "
+        "Readahead.read, touch: one pread a record with Readahead.touch's hints."
     )
     if algos:
         print(f"\n### mosaicml streaming {version} on the same records (MDS shards)\n")
