@@ -27,7 +27,8 @@ too) to functions of the tree. Three facts then cross module boundaries:
   another method is checked.
 
 NOTE (bounded cost): every file is parsed once; the per-module facts are
-computed twice (once alone, once with what its imports give); call sites
+computed twice (once alone, once with what its imports give), and once
+more for a module that a constructor hands a loader to; call sites
 are indexed once by called name; the search up the callers stops after
 three levels. Names that do not resolve inside the tree (the standard
 library, torch, installed packages) are left alone.
