@@ -132,3 +132,21 @@ def test_the_command_line_includes_vendored_trees_on_request(capsys) -> None:
     assert "--include-vendored" in capsys.readouterr().err
     assert main([str(VENDORED), "--include-vendored"]) == 1
     assert capsys.readouterr().out.count("FS109") == 4
+
+
+def test_a_loader_handed_to_a_named_trainer_class_by_keyword(tmp_path: Path) -> None:
+    """``BaseTrainer(cfg, model, train_loader=loader)``: the class named, no factory."""
+    import shutil
+
+    root = tmp_path / "tree"
+    shutil.copytree(PROJECTS / "trainer_attribute", root)
+    (root / "main.py").unlink()  # leaves direct.py, which names BaseTrainer itself
+    assert _found(root, [root]) == {("proj/trainers/base.py", 14, "FS101")}
+    (root / "direct.py").unlink()  # nothing hands the trainer a loader now
+    assert _found(root, [root]) == set()
+
+
+def test_a_loader_read_from_an_instance_needs_its_class() -> None:
+    """Linted alone, ``DepthData(...).data`` names nothing known and the trainer is silent."""
+    root = PROJECTS / "trainer_attribute"
+    assert _found(root, sorted(root.rglob("*.py"))) == set()

@@ -14,7 +14,13 @@ from .branches import train_branch
 from .flow import LOADERS
 from .names import Module, argument, dotted, is_eval_name, is_train_name, name_words, tail
 
-__all__ = ["context_of", "in_eval_context", "is_sampler_class", "target_names"]
+__all__ = [
+    "context_of",
+    "evaluation_split_loop",
+    "in_eval_context",
+    "is_sampler_class",
+    "target_names",
+]
 
 _EVAL_CONTAINERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -86,3 +92,92 @@ def is_sampler_class(node: ast.AST) -> bool:
     return isinstance(node, ast.ClassDef) and any(
         (dotted(b) or "").endswith("Sampler") for b in node.bases
     )
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _loops_around(mod: Module, node: ast.AST) -> list[tuple[ast.AST, ast.expr, set[str]]]:
+    """``(loop, iterable, loop variables)`` of the loops and comprehensions around ``node``."""
+    out: list[tuple[ast.AST, ast.expr, set[str]]] = []
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            break
+        if isinstance(ancestor, ast.For | ast.AsyncFor) and child in ancestor.body:
+            names = {n.id for n in ast.walk(ancestor.target) if isinstance(n, ast.Name)}
+            out.append((ancestor, ancestor.iter, names))
+        elif isinstance(ancestor, _COMPREHENSIONS):
+            for gen in ancestor.generators:
+                names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+                out.append((ancestor, gen.iter, names))
+        child = ancestor
+    return out
+
+
+def _eval_strings(node: ast.AST) -> bool:
+    """The expression holds a string that names evaluation (``["train", "val"]``)."""
+    return any(
+        isinstance(sub, ast.Constant) and isinstance(sub.value, str) and is_eval_name(sub.value)
+        for sub in ast.walk(node)
+    )
+
+
+def _holds_eval_split(mod: Module, iterable: ast.expr) -> bool:
+    """The loop's iterable holds an evaluation split: literally, or by what the file puts in it.
+
+    ``for split in ("train", "test")``; ``for split in self.available_splits``
+    after ``self.available_splits.append("TEST")`` (or ``= [..., "val"]``)
+    anywhere in the file; ``.items()`` / ``.keys()`` of such a dict.
+    """
+    if (
+        isinstance(iterable, ast.Call)
+        and tail(iterable) in ("items", "keys", "values")
+        and isinstance(iterable.func, ast.Attribute)
+    ):
+        iterable = iterable.func.value
+    if isinstance(iterable, ast.List | ast.Tuple | ast.Set | ast.Dict):
+        return _eval_strings(iterable)
+    name = dotted(iterable)
+    if name is None:
+        return False
+    for node in mod.nodes:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "extend", "add", "insert")
+            and dotted(node.func.value) == name
+            and any(_eval_strings(a) for a in node.args)
+        ):
+            return True
+        if (
+            isinstance(node, ast.Assign | ast.AugAssign)
+            and any(
+                dotted(t) == name
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+            and isinstance(node.value, ast.List | ast.Tuple | ast.Set | ast.Dict)
+            and _eval_strings(node.value)
+        ):
+            return True
+    return False
+
+
+def evaluation_split_loop(mod: Module, call: ast.Call) -> ast.AST | None:
+    """The loop that builds ``call``'s result once per split, an evaluation split among them.
+
+    ``{split: build_loader(data[split], split=split) for split in splits}``
+    where ``splits`` holds ``"test"``: the same builder serves evaluation too,
+    though no name at the call says so. The loop variable must reach the call's
+    arguments (a call that ignores the split is not built per split).
+    """
+    for loop, iterable, names in _loops_around(mod, call):
+        if not names:
+            continue
+        passed = [*call.args, *(k.value for k in call.keywords)]
+        uses = any(
+            isinstance(sub, ast.Name) and sub.id in names for arg in passed for sub in ast.walk(arg)
+        )
+        if uses and _holds_eval_split(mod, iterable):
+            return loop
+    return None

@@ -154,7 +154,9 @@ def lint_source(
             source = decode(source)
         except (SyntaxError, UnicodeDecodeError) as exc:
             return _file_error(path, f"cannot decode the file: {exc}")
-    if torch_only and not may_use_torch_data(source):
+    # a module the project handed a loader to (a trainer class's ``self.train_loader``)
+    carried = parsed is not None and bool(parsed.cache.get("carried_attributes"))
+    if torch_only and not carried and not may_use_torch_data(source):
         return []  # cheap text test first: most files of a big repository stop here
     module = parsed if parsed is not None else None
     if module is None:
@@ -169,7 +171,7 @@ def lint_source(
             )
         except (RecursionError, MemoryError):
             return _file_error(path, "file is nested too deeply to parse; nothing was checked")
-    if torch_only and not uses_torch_data(module):
+    if torch_only and not carried and not uses_torch_data(module):
         return []
     if "project" not in module.cache:  # a file on its own: a project of one module
         alone = Project()

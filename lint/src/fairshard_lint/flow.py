@@ -10,9 +10,10 @@ local_rank == -1 else DistributedSampler(ds)``), returned from a helper
 
 NOTE (precision over soundness): names are matched by their dotted text
 across the whole file (``self.train_loader`` in ``__init__`` is the same as
-in ``fit``), which is what scripts mean in practice; nothing is followed
-across files except through a call whose name says it trains
-(``engine.train_one_epoch(model, loader, ...)``). Evaluation loaders and
+in ``fit``), which is what scripts mean in practice; across files, a
+call whose name says it trains (``engine.train_one_epoch(model, loader,
+...)``) is followed here, and producers, ``set_epoch`` callers and loaders
+kept on objects are followed by ``project`` and ``objects``. Evaluation loaders and
 samplers (named ``val_*``, ``*_test``...) are not followed for ``set_epoch``:
 their order does not matter.
 """
@@ -164,6 +165,10 @@ class Flow:
             ``rank_scopes``. Use :meth:`managed`.
         distributed: The script runs under a process group.
         bindings: Every ``names = value`` of the file.
+        attribute_producers: Class name -> attributes an instance carries
+            (``self.data = DataLoader(ds, sampler=self.train_sampler)`` in
+            ``class DepthDataLoader``), so ``DepthDataLoader(cfg, "train").data``
+            carries; classes of other modules of the tree come from the project.
     """
 
     mod: Module
@@ -177,6 +182,7 @@ class Flow:
     managed_scopes: dict[int | None, set[str]] = field(default_factory=dict)
     distributed: bool = False
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
+    attribute_producers: dict[str, set[str]] = field(default_factory=dict)
 
     # --------------------------------------------------------- rank values
     def _scope(self, node: ast.AST) -> int | None:
@@ -219,6 +225,8 @@ class Flow:
         """The expression evaluates to something whose order needs ``set_epoch``."""
         if node is None:
             return False
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
+            return node.attr in self.attribute_producers.get(tail(node.value), ())
         if isinstance(node, ast.Name | ast.Attribute):
             return dotted(node) in self.carriers
         if isinstance(node, ast.IfExp):
@@ -255,11 +263,18 @@ class Flow:
         summaries = [_summary(value) for _, value in bindings]
         direct = [mentions_rank(value) for _, value in bindings]
         tainted = [False] * len(bindings)
+        owners = [self._class_of(value) for _, value in bindings]
+        # attributes a constructor elsewhere in the tree stores a carrier in (see project)
+        self.carriers.update(self.mod.cache.get("carried_attributes", ()))
         for _ in range(8):
             before = (len(self.carriers), len(self.producers), self._rank_count())
             for i, (names, value) in enumerate(bindings):
                 if self.carries(value):
                     self.carriers.update(n for n in names if not is_eval_name(n))
+                    if (owner := owners[i]) is not None:
+                        self.attribute_producers.setdefault(owner, set()).update(
+                            n[5:] for n in names if n.startswith("self.") and n.count(".") == 1
+                        )
                 if not tainted[i] and (direct[i] or summaries[i][0] & self.rank_names_at(value)):
                     tainted[i] = True
                     scope = self._scope(value)
@@ -296,6 +311,12 @@ class Flow:
             )
             and not is_global_rank(ast.Name(id=name.rpartition(".")[2]))
         }
+
+    def _class_of(self, node: ast.AST) -> str | None:
+        """The class whose method holds ``node`` (``None`` outside any method)."""
+        func = self.mod.function_of(node)
+        parent = self.mod.parents.get(func) if func is not None else None
+        return parent.name if isinstance(parent, ast.ClassDef) else None
 
     def _find_distributed(self) -> None:
         self.distributed = (
@@ -442,6 +463,8 @@ def flow_of(mod: Module) -> Flow:
     flow = Flow(mod)
     # functions of other modules of the linted tree known to return a carrier (see project)
     flow.producers.update(mod.cache.get("imported_producers", ()))
+    for name, attributes in mod.cache.get("imported_attributes", {}).items():
+        flow.attribute_producers.setdefault(name, set()).update(attributes)
     flow._grow()
     flow._find_distributed()
     mod.cache["flow"] = flow

@@ -45,7 +45,7 @@ def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | Non
 
     if name == "iter" and any(carries(a) for a in call.args):
         return ast.unparse(call)
-    if name in iterating:
+    if name in iterating and not _member_call(call):
         return f"{name}() (iterates a distributed loader)"
     passed = [a for a in call.args if carries(a)]
     passed += [k.value for k in call.keywords if k.arg and carries(k.value)]
@@ -63,6 +63,20 @@ def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | Non
     if name not in flow.mod.functions and _TRAIN_WORDS & set(name_words(name)):
         return f"{dotted(passed[0]) or ast.unparse(passed[0])} (through {name}())"
     return None
+
+
+def _member_call(call: ast.Call) -> bool:
+    """``self.model.train()``: a method of an object the instance holds, not its own.
+
+    A trainer whose ``train`` method iterates the loader also calls
+    ``self.model.train()`` in its loop; that call is ``nn.Module.train``.
+    """
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Attribute)
+        and (dotted(func.value) or "").startswith("self.")
+    )
 
 
 def _own_parameter(flow: Flow, node: ast.AST) -> bool:

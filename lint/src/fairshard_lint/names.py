@@ -253,6 +253,8 @@ class Module:
     calls: list[ast.Call] = field(default_factory=list)
     #: Function (and method) definitions by name.
     functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = field(default_factory=dict)
+    #: Class definitions by name.
+    classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
     #: Per-file results shared by several rules (see ``flow.flow_of``).
     cache: dict[str, Any] = field(default_factory=dict)
 
@@ -289,6 +291,8 @@ class Module:
                 found.append(node)  # type: ignore[arg-type]
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 module.functions.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.ClassDef):
+                module.classes.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     local = alias.asname or alias.name.split(".")[0]

@@ -16,10 +16,19 @@ too) to functions of the tree. Three facts then cross module boundaries:
   neutral helper is reached from evaluation (rule FS109), with the argument
   that picks the branch followed (``make_data_loader(sampler_type=
   SamplerType.DISTRIBUTED)`` reaches only the ``if type ==
-  SamplerType.DISTRIBUTED:`` branch of the factory).
+  SamplerType.DISTRIBUTED:`` branch of the factory),
+* loaders carried by objects (rule FS101): a class whose method stores one in
+  ``self.data`` makes ``DepthDataLoader(cfg, "train").data`` a loader in the
+  module that builds it, and a loader handed to a class's constructor
+  (``Trainer(cfg, model, train_loader)``, also a class a factory returns,
+  ``get_trainer(cfg)(cfg, model, train_loader)``, matched by parameter name)
+  is followed into the ``self.train_loader`` its ``__init__`` (or a base
+  class's, through ``super().__init__``) stores, so an epoch loop over it in
+  another method is checked.
 
 NOTE (bounded cost): every file is parsed once; the per-module facts are
-computed twice (once alone, once with what its imports give); call sites
+computed twice (once alone, once with what its imports give), and once
+more for a module that a constructor hands a loader to; call sites
 are indexed once by called name; the search up the callers stops after
 three levels. Names that do not resolve inside the tree (the standard
 library, torch, installed packages) are left alone.
@@ -28,13 +37,15 @@ library, torch, installed packages) are left alone.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .context import context_of
+from .context import context_of, evaluation_split_loop
 from .flow import flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, tail
+from .objects import carried_attributes, imported_attributes
 
 __all__ = ["Project", "module_name"]
 
@@ -44,6 +55,9 @@ _PROJECT_WORDS = ("set_epoch",)
 _FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).
 MAX_CALLER_DEPTH = 3
+#: ``self.train_loader = train_loader``: a class that keeps a loader handed to it. Files
+#: whose text has this take part, so that a trainer module naming no data word is read.
+_STORES_LOADER = re.compile(r"self\.\w*(?:loader|sampler)\w*\s*=\s*\w*(?:loader|sampler)", re.I)
 
 
 def module_name(relative: PurePosixPath) -> tuple[str, bool]:
@@ -60,7 +74,7 @@ def takes_part(source: str) -> bool:
 
     (Files that pass the linter's own text test take part too; see ``engine``.)
     """
-    return any(word in source for word in _PROJECT_WORDS)
+    return any(word in source for word in _PROJECT_WORDS) or bool(_STORES_LOADER.search(source))
 
 
 @dataclass
@@ -75,6 +89,8 @@ class Project:
     _suffixes: dict[str, list[str]] | None = None
     producers: dict[str, set[str]] = field(default_factory=dict)
     setters: dict[str, set[str]] = field(default_factory=dict)
+    #: Module -> its classes -> attributes an instance carries (``DepthDataLoader.data``).
+    attribute_producers: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     #: Sampler classes of the tree that pad by repeating (rule FS109), once computed.
     padded_samplers: set[str] | None = None
 
@@ -100,18 +116,35 @@ class Project:
             for name, module in self.modules.items():
                 producers = self._imported(name, self.producers) if round_ else set()
                 setters = self._imported(name, self.setters) if round_ else set()
-                if round_ and not producers and not setters:
+                attributes = imported_attributes(self, name) if round_ else {}
+                if round_ and not producers and not setters and not attributes:
                     continue
                 module.cache.pop("flow", None)
                 module.cache.pop("loops", None)
                 module.cache["imported_producers"] = producers
                 module.cache["imported_setters"] = setters
+                module.cache["imported_attributes"] = attributes
                 ids = module.identifiers
-                if producers or "DistributedSampler" in ids or module.imports_any(_FAIRSHARD):
-                    found = set(flow_of(module).producers) & set(module.functions)
-                    self.producers[name] = found
+                if (
+                    producers
+                    or attributes
+                    or "DistributedSampler" in ids
+                    or module.imports_any(_FAIRSHARD)
+                ):
+                    flow = flow_of(module)
+                    self.producers[name] = set(flow.producers) & set(module.functions)
+                    self.attribute_producers[name] = {
+                        cls: attrs
+                        for cls, attrs in flow.attribute_producers.items()
+                        if cls in module.classes and attrs
+                    }
                 if setters or "set_epoch" in ids:
                     self.setters[name] = setter_functions(module, frozenset(setters))
+        for name, carried in carried_attributes(self).items():
+            module = self.modules[name]
+            module.cache.pop("flow", None)
+            module.cache.pop("loops", None)
+            module.cache["carried_attributes"] = carried
 
     # ------------------------------------------------------------ resolving
     def _find(self, dotted_name: str) -> str | None:
@@ -153,11 +186,17 @@ class Project:
         return out
 
     def resolve(self, name: str, call: ast.Call) -> tuple[str, str] | None:
-        """``(module, function)`` of the tree that ``call`` in module ``name`` calls, if any."""
-        func = call.func
+        """``(module, function)`` of the tree that ``call`` in module ``name`` calls, if any.
+
+        A class of the tree resolves too (``(module, class)``): the call builds an instance.
+        """
+        return self.named(name, call.func)
+
+    def named(self, name: str, func: ast.AST) -> tuple[str, str] | None:
+        """Where the function or class that the expression ``func`` names is defined."""
         module = self.modules[name]
         if isinstance(func, ast.Name):
-            if func.id in module.functions:
+            if func.id in module.functions or func.id in module.classes:
                 return name, func.id
             target = self.imports(name).get(func.id)
             if target is None:
@@ -184,7 +223,7 @@ class Project:
         found = self._find(owner)
         if found is None:
             return None
-        if function in self.modules[found].functions:
+        if function in self.modules[found].functions or function in self.modules[found].classes:
             return found, function
         target = self.imports(found).get(function)
         if target is None or depth == 0:
@@ -341,7 +380,7 @@ def _search(
         if left is None:
             continue
         verdict = context_of(module, site)
-        if verdict == "eval":
+        if verdict == "eval" or (verdict is None and evaluation_split_loop(module, site)):
             return f"{Path(project.paths[owner]).as_posix()}:{site.lineno}"
         if verdict == "train" or outer is None or depth <= 1 or outer is func:
             continue

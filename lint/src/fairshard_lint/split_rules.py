@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import context_of, is_sampler_class
+from .context import context_of, evaluation_split_loop, is_sampler_class
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .names import (
     Module,
@@ -151,7 +151,11 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if verdict == "train":
             continue
         reached = ""
-        if verdict is None:
+        loop = evaluation_split_loop(mod, call) if verdict is None else None
+        if loop is not None:
+            line = getattr(loop, "lineno", 1)
+            reached = f" (built for every split of the loop at line {line}, evaluation too)"
+        elif verdict is None:
             project = mod.cache.get("project")
             where = (
                 evaluation_caller(project, mod.cache["module_name"], call)
