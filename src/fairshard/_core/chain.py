@@ -25,7 +25,7 @@ class EpochChain:
 
     def __init__(self, sampler: PlannedSampler[Any, Any]) -> None:
         self.sampler = sampler
-        self.known = sampler._known_plan_length()
+        self.known = sampler._fixed_plan_length()
         self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e
 
     def epoch_length(self, epoch: int) -> int:
