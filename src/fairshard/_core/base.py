@@ -114,6 +114,7 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         "_migration_refusal",
         "_check_migration",
         "_old_plan_length",
+        "_consumed_record",
         "_rest_plan",
     )
 

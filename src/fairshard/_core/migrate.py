@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,7 +36,15 @@ from .._random.seeding import StreamId, stream_generator
 from .partition import Layout, Partition, Tail
 from .plans import IndexPlan
 
-__all__ = ["DataChange", "consumed_positions", "rest_of_epoch"]
+__all__ = ["Change", "DataChange", "consumed_positions", "rest_of_epoch"]
+
+
+class Change(Protocol):
+    """A declared change of a sampler's data: ``DataChange``, or a mixture's ``MixtureChange``."""
+
+    def to_plain(self, consumed: Any) -> dict[str, Any]:
+        """The change and what the saved epoch consumed, as plain state values."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -111,11 +119,11 @@ class DataChange:
         return np.where(gone, -1, old - shift).astype(np.int64)
 
     @staticmethod
-    def hint(saved_config: dict[str, Any]) -> str:
+    def _hint(saved_config: dict[str, Any]) -> str:
         """How to declare a change from a state saved with ``saved_config`` (for a refusal)."""
         return f"DataChange({saved_config.get('n')!r}, removed=[...], appended=...)"
 
-    def check_sizes(self, saved_n: Any, n: Any, kind: str) -> None:
+    def _check_sizes(self, saved_n: Any, n: Any, kind: str) -> None:
         """Raise unless the change leads from ``saved_n`` items (``None``: unchecked) to ``n``.
 
         Raises:

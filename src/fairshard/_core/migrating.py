@@ -2,7 +2,7 @@
 
 ``load_state_dict(state, migrate=change)`` (``SamplerState``) turns a state
 saved on the old data into one that resumes the rest of its epoch on the new
-data (``migrated_state``); while that epoch runs the base plans it with the
+data (``_migrated_state``); while that epoch runs the base plans it with the
 family's rest (``_migrated_plan``), and every state taken inside it carries
 the declared change, so it resumes exactly without ``migrate`` (on any world
 size). The pure part -- what a change is and what it leaves of an epoch --
@@ -18,6 +18,10 @@ entries a declared change may change (the data, and what derives from it):
   checked) to this sampler's;
 - ``_old_plan_length(change, saved_config, epoch)``: the saved epoch's
   plan length on the old data;
+- ``_consumed_record(change, saved_config, epoch, positions)``: what the
+  state of the migrated epoch records as consumed (default: the number of
+  positions; a mixture records each old source's draws, which the old
+  weights alone determine and the new state no longer names);
 - ``_rest_plan(change, consumed, epoch)``: the plan of what is left.
 
 NOTE (what consumed means): every plan position of the saved epoch that any
@@ -66,7 +70,7 @@ class Migration(NamedTuple):
 
     epoch: int
     change: Any
-    consumed: int
+    consumed: Any  # what ``_consumed_record`` returned (plain data)
 
 
 def _without(config: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
@@ -104,8 +108,9 @@ class Migrating:
         """Hook: why this configuration cannot resume on changed data (``None``: it can)."""
         if not self._data_keys:
             return (
-                f"{self.kind} builds its epoch from every item's inputs, so what the saved "
-                "epoch consumed cannot be carried over to other data"
+                f"{self.kind} builds its epoch from the whole dataset (every item's length or "
+                "label, or the wrapped sampler's order), so the saved epoch cannot be rebuilt "
+                "on the old data and what it consumed cannot be carried over"
             )
         if self.layout != "strided" and not self._endless:
             return (
@@ -120,13 +125,19 @@ class Migrating:
         The default reads ``n`` (a ``DataChange`` over one dataset).
         """
         saved_n = None if saved_config is None else saved_config.get("n")
-        change.check_sizes(saved_n, self._load_config().get("n"), self.kind)
+        change._check_sizes(saved_n, self._load_config().get("n"), self.kind)
 
     def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
         """Hook: the plan length of ``epoch`` on the data the state was saved with."""
         raise NotImplementedError(f"{self.kind} sets _data_keys but writes no _old_plan_length")
 
-    def _rest_plan(self, change: Any, consumed: int, epoch: int) -> Plan:
+    def _consumed_record(
+        self, change: Any, saved_config: dict[str, Any], epoch: int, positions: int
+    ) -> Any:
+        """Hook: what the migrated epoch's states record as consumed (default: ``positions``)."""
+        return positions
+
+    def _rest_plan(self, change: Any, consumed: Any, epoch: int) -> Plan:
         """Hook: the plan of what ``change`` leaves of ``epoch`` after ``consumed`` positions."""
         raise NotImplementedError(f"{self.kind} sets _data_keys but writes no _rest_plan")
 
@@ -136,7 +147,7 @@ class Migrating:
         if refusal is not None:
             raise ConfigError(f"{name}: {refusal}; {_FIX}")
 
-    def migration_check(self, state: dict[str, Any], change: Any) -> dict[str, Any]:
+    def _migration_check(self, state: dict[str, Any], change: Any) -> dict[str, Any]:
         """The saved config of an unsealed ``state``, checked against ``change`` and ours.
 
         Everything but the data keys must match this sampler's config (and the
@@ -152,7 +163,7 @@ class Migrating:
         if not isinstance(change, self._change_type):
             raise ConfigError(
                 f"migrate must be a fairshard.{kind}, got {type(change).__name__}; declare the "
-                f"change as {self._change_type.hint(dict(state[S.K_CONFIG]))}"
+                f"change as {self._change_type._hint(dict(state[S.K_CONFIG]))}"
             )
         if K_MIGRATED in state[S.K_EXTRA]:
             raise ConfigError(
@@ -170,12 +181,12 @@ class Migrating:
             )
         return saved
 
-    def migrated_state(self, state_dict: dict[str, Any], change: Any) -> dict[str, Any]:
+    def _migrated_state(self, state_dict: dict[str, Any], change: Any) -> dict[str, Any]:
         """The state on the new data that resumes the rest of the saved epoch (from its start)."""
         state = S.unseal(state_dict, self.kind)
-        saved = self.migration_check(state, change)
+        saved = self._migration_check(state, change)
         epoch = state[S.K_EPOCH]
-        consumed = consumed_positions(
+        positions = consumed_positions(
             state[S.K_START],
             state[S.K_STEPS],
             state[S.K_WORLD],
@@ -183,9 +194,20 @@ class Migrating:
             self.layout,
             self.tail,
         )
-        extra = {} if consumed == 0 else {K_MIGRATED: change.to_plain(consumed)}
+        extra = {}
+        if positions:
+            record = self._consumed_record(change, saved, epoch, positions)
+            extra = {K_MIGRATED: change.to_plain(record)}
         return S.Sealer().seal(
-            self.kind, self._load_config(), self.seed, epoch, 0, 0, self.num_replicas, self.rank, extra
+            self.kind,
+            self._load_config(),
+            self.seed,
+            epoch,
+            0,
+            0,
+            self.num_replicas,
+            self.rank,
+            extra,
         )
 
     def _refuse_changed_data(self, state_dict: Any) -> None:
@@ -204,11 +226,12 @@ class Migrating:
             return  # another config: the load names the field
         for key in keys:
             if saved.get(key) != ours.get(key):
+                what = "dataset changed size" if key in ("n", "sizes") else "data changed"
                 raise StateDictError(
                     f"state_dict was saved with {key}={saved.get(key)!r} but this sampler has "
-                    f"{key}={ours.get(key)!r}; the data changed since the state was saved: "
+                    f"{key}={ours.get(key)!r}; the {what} since the state was saved: "
                     "resume with the same data, or declare the change with "
-                    f"load_state_dict(state, migrate={self._change_type.hint(saved)})"
+                    f"load_state_dict(state, migrate={self._change_type._hint(saved)})"
                 )
 
     def _install_migration(self, state: dict[str, Any]) -> None:

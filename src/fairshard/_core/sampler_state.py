@@ -39,6 +39,7 @@ from .._errors import ConfigError, StateDictError
 from . import state as S
 from .cursor import Cursor
 from .epochs import EpochRules, ResumePoint
+from .migrate import Change
 from .migrating import K_MIGRATED, Migrating
 from .partition import Layout, Partition, Tail
 from .plans import Plan
@@ -342,7 +343,7 @@ class SamplerState(Migrating, EpochRules):
         cursor = self._cursor
         return cursor is not None and cursor.epoch == self.epoch and cursor.steps > cursor.first
 
-    def load_state_dict(self, state_dict: dict[str, Any], migrate: Any = None) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
         """Resume from ``state_dict``: the next ``iter()`` continues that epoch.
 
         A state of a finished epoch ``e`` loaded while the sampler is already
@@ -376,7 +377,7 @@ class SamplerState(Migrating, EpochRules):
         """
         caller = sys._getframe(1)
         if migrate is not None:
-            state_dict = self.migrated_state(state_dict, migrate)
+            state_dict = self._migrated_state(state_dict, migrate)
         else:
             self._refuse_changed_data(state_dict)
         config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None

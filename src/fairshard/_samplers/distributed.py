@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from .._core.inputs import dataset_length
 from .._core.locality import DEFAULT_BLOCK_SIZE, DEFAULT_WINDOW, LocalityPlan
-from .._core.migrate import rest_of_epoch
+from .._core.migrate import Change, rest_of_epoch
 from .._core.partition import Layout, Partition, Tail
 from .._core.plans import (
     ArrayPlan,
@@ -211,7 +211,7 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         self._saved_lanes = {self._loading_epoch: lanes}
         self.forget_plans()
 
-    def load_state_dict(self, state_dict: dict[str, Any], migrate: Any = None) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
         """Resume from ``state_dict`` (see ``PlannedSampler.load_state_dict``).
 
         Under ``order="locality"`` the saved epoch keeps the lanes it started
