@@ -47,6 +47,7 @@ __all__ = [
 Items = Literal["index", "batch", "rows", "stream"]
 Tail = Literal["pad", "drop", "uneven"]
 Reads = Literal["labels", "lengths", "weights"]
+Migrates = Literal["once", "draws", "mixture"]
 ONE = {"num_replicas": 1, "rank": 0}
 
 
@@ -74,6 +75,12 @@ class Family:
             (``"labels"``, ``"lengths"`` or ``"weights"``), if any.
         from_input: ``input -> sampler`` on one rank, for the tests that feed
             every reader of one input the same values (``tests/core/test_inputs.py``).
+        migrates: How a state resumes on changed data (``load_state_dict(state,
+            migrate=...)``, ``tests/families/test_migrate_catalog.py``):
+            ``"once"`` (each item once: a ``DataChange``'s rest of the epoch),
+            ``"draws"`` (with replacement: the draws not taken, from the new
+            data), ``"mixture"`` (a ``MixtureChange``); ``None``: refused,
+            naming why.
         pinned: ``(world_size, rank) -> sampler``: the configuration whose
             order and version-1 states ``tests/golden/`` pins. Never change
             an existing one: that would change what a pinned seed produces.
@@ -91,6 +98,7 @@ class Family:
     shuffled: bool = True
     reads: Reads | None = None
     from_input: Callable[[Any], Any] | None = None
+    migrates: Migrates | None = None
 
     @property
     def batched(self) -> bool:
@@ -130,6 +138,7 @@ _ENTRIES = (
         "index",
         lambda w, r: fairshard.DistributedSampler(N_PINNED, w, r, seed=7),
         every_index_once=True,
+        migrates="once",
     ),
     Family(
         "distributed-torch",
@@ -141,6 +150,7 @@ _ENTRIES = (
         lambda w, r: fairshard.DistributedSampler(N_PINNED, w, r, seed=7, order="torch"),
         tail="drop",
         every_index_once=True,
+        migrates="once",
     ),
     Family(
         "distributed-locality",
@@ -180,6 +190,7 @@ _ENTRIES = (
         lambda w, r: fairshard.WeightedSampler(_P_WEIGHTS, **_kw(w, r)),
         reads="weights",
         from_input=lambda weights: fairshard.WeightedSampler(weights, **ONE),
+        migrates="draws",
     ),
     Family(
         "weighted-no-replacement",
@@ -213,6 +224,7 @@ _ENTRIES = (
         ),
         reads="labels",
         from_input=lambda labels: fairshard.ClassBalancedSampler(labels, **ONE),
+        migrates="draws",
     ),
     Family(
         "hard-example",
@@ -243,6 +255,7 @@ _ENTRIES = (
         lambda w, r: fairshard.MixtureSampler(
             [30, 20, 10], [0.5, 0.3, 0.2], num_samples=90, **_kw(w, r)
         ),
+        migrates="mixture",
     ),
     Family(
         "online-mixture",

@@ -49,6 +49,7 @@ if typing.TYPE_CHECKING:  # the same names for type checkers; at run time see __
     from ._samplers.distributed import DistributedEvalSampler, DistributedSampler
     from ._samplers.hard_example import HardExampleSampler, IndexedDataset
     from ._samplers.mixture import MixtureSampler
+    from ._samplers.mixture_change import MixtureChange
     from ._samplers.mixture_online import OnlineMixtureSampler
     from ._samplers.readahead import Readahead
     from ._samplers.schedules import Constant, LinearAnneal, LinearWeightAnneal
@@ -101,6 +102,7 @@ __all__ = [
     "LengthBucketBatchSampler",
     "LinearAnneal",
     "LinearWeightAnneal",
+    "MixtureChange",
     "MixtureSampler",
     "OnlineMixtureSampler",
     "PackedRows",
@@ -167,6 +169,7 @@ _EXPORTS: dict[str, str] = {
     "LengthBucketBatchSampler": "._batching.length_bucket",
     "LinearAnneal": "._samplers.schedules",
     "LinearWeightAnneal": "._samplers.schedules",
+    "MixtureChange": "._samplers.mixture_change",
     "MixtureSampler": "._samplers.mixture",
     "OnlineMixtureSampler": "._samplers.mixture_online",
     "PackedRows": "._batching.pack_collate",

@@ -111,6 +111,11 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         "_on_epoch_change",
         "_load_config",
         "_shares_plan",
+        "_migration_refusal",
+        "_check_migration",
+        "_old_plan_length",
+        "_consumed_record",
+        "_rest_plan",
     )
 
     #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
@@ -257,7 +262,10 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         cached = self._plan_cache
         if cached is not None and cached[0] == epoch:
             return cached[1]
-        if self._shares_plan():
+        migrated = self._migrated_plan(epoch)
+        if migrated is not None:  # the rest of an epoch resumed on changed data
+            plan: P = migrated  # type: ignore[assignment]  # the family's _rest_plan returns a P
+        elif self._shares_plan():
             key = {"kind": self.kind, "config": self._config(), "seed": self.seed, "epoch": epoch}
             plan = shared_plan(key, lambda: self._build_plan(epoch))
         else:

@@ -5,6 +5,12 @@ position ``q - ends[e]`` of the epoch ``e`` with ``ends[e] <= q < ends[e+1]``.
 When the config fixes the plan length ``n`` (``_known_plan_length``) that is
 ``divmod(q, n)``; otherwise the epochs before ``q`` are walked once, building
 their plans for their lengths, and remembered.
+
+After a resume on changed data (``StepSampler.load_state_dict(state,
+migrate=...)``) the chain starts at an origin ``(epoch, stream position)``:
+the positions before it belong to the old data and are never read again;
+the origin's epoch holds the rest of the saved epoch (its plan is the
+rest's, maybe empty), and the epochs after it the new data's plain plans.
 """
 
 from __future__ import annotations
@@ -23,15 +29,23 @@ __all__ = ["EpochChain"]
 class EpochChain:
     """Stream positions <-> ``(epoch, plan position)`` of one sampler, and the items there."""
 
-    def __init__(self, sampler: PlannedSampler[Any, Any]) -> None:
+    def __init__(
+        self, sampler: PlannedSampler[Any, Any], origin: tuple[int, int] | None = None
+    ) -> None:
         self.sampler = sampler
-        self.known = sampler._known_plan_length()
-        self._ends: list[int] = [0]  # _ends[e]: stream positions before epoch e
+        self.origin = origin
+        self.known = sampler._fixed_plan_length() if origin is None else None
+        self._first = 0 if origin is None else origin[0]
+        # _ends[k]: stream positions before epoch first + k.
+        self._ends: list[int] = [0 if origin is None else origin[1]]
 
     def epoch_length(self, epoch: int) -> int:
-        """Positions in ``epoch`` (refused when empty: an endless stream would stall)."""
+        """Positions in ``epoch`` (refused when empty: an endless stream would stall).
+
+        The origin's epoch may be empty (nothing was left of it).
+        """
         length = self.known if self.known is not None else len(self.sampler.plan(epoch))
-        if length == 0:
+        if length == 0 and (self.origin is None or epoch != self._first):
             raise ConfigError(
                 f"{self.sampler.kind} has an empty plan in epoch {epoch}; an endless stream "
                 "needs items in every epoch"
@@ -39,8 +53,9 @@ class EpochChain:
         return length
 
     def _extend(self, epochs: int, position: int) -> None:
-        while len(self._ends) <= epochs or self._ends[-1] <= position:
-            self._ends.append(self._ends[-1] + self.epoch_length(len(self._ends) - 1))
+        first = self._first
+        while len(self._ends) <= epochs - first or self._ends[-1] <= position:
+            self._ends.append(self._ends[-1] + self.epoch_length(first + len(self._ends) - 1))
 
     def locate(self, positions: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(epoch, position in that epoch's plan) of stream positions: (m,) -> (m,), (m,)."""
@@ -48,17 +63,19 @@ class EpochChain:
             n = self.epoch_length(0)
             epochs, local = np.divmod(positions, n)
             return epochs, local
-        self._extend(0, int(positions.max()) if positions.size else 0)
+        self._extend(self._first, int(positions.max()) if positions.size else 0)
         ends = np.asarray(self._ends, dtype=np.int64)
-        epochs = np.searchsorted(ends, positions, side="right") - 1
-        return epochs, positions - ends[epochs]
+        k = np.maximum(np.searchsorted(ends, positions, side="right") - 1, 0)
+        return k + self._first, positions - ends[k]
 
     def stream_position(self, epoch: int, position: int) -> int:
         """The stream position of ``position`` in ``epoch``."""
         if self.known is not None:
             return epoch * self.epoch_length(0) + position
+        if epoch < self._first:  # before the origin: the old data's positions
+            return self._ends[0]
         self._extend(epoch, 0)
-        return self._ends[epoch] + position
+        return self._ends[epoch - self._first] + position
 
     def items(self, positions: NDArray[np.int64]) -> tuple[list[Any], NDArray[np.int64]]:
         """The plan items at sorted stream positions, and their epochs."""

@@ -34,6 +34,8 @@ from .._errors import ConfigError, ConfigTypeError, StateDictError, check_int
 from . import state as S
 from .base import PlannedSampler
 from .chain import EpochChain
+from .migrate import Change
+from .migrating import K_MIGRATED, Migration
 from .registry import Registered
 from .resume import (
     _HOLD,
@@ -381,12 +383,13 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 raise refuse(self.kind, self.consumed_samples, gap, self._driver.num_workers)
             consumed = self.consumed_samples
         at = int(self.skip.position(np.array([consumed], dtype=np.int64))[0])
+        epoch = int(self._chain.locate(np.array([at], dtype=np.int64))[0][0])
         return S.seal(
             {
                 S.K_KIND: self.kind,
                 S.K_CONFIG: self.full_config(),
                 S.K_SEED: self.seed,
-                S.K_EPOCH: int(self._chain.locate(np.array([at], dtype=np.int64))[0][0]),
+                S.K_EPOCH: epoch,
                 S.K_START: 0,
                 S.K_STEPS: consumed,
                 S.K_WORLD: self.num_replicas,
@@ -395,9 +398,17 @@ class StepSampler(Registered, Sampler[Any], register=False):
                     "step": self.step_of(consumed),
                     "skip": [list(r) for r in self.skip.prefix_until(at)],
                     "sampler": self.sampler._extra_state(),  # learned state: scores, weights
+                    **self._origin_extra(epoch),
                 },
             }
         )
+
+    def _origin_extra(self, epoch: int) -> dict[str, Any]:
+        """After a resume on changed data: where ``epoch`` starts, and its migration."""
+        if self._chain.origin is None:
+            return {}
+        origin = {"origin": [epoch, self._chain.stream_position(epoch, 0)]}
+        return {**origin, **self.sampler._migration_extra(epoch)}
 
     @staticmethod
     def _past_end(skip: SkipRanges, consumed: int) -> int:
@@ -406,14 +417,24 @@ class StepSampler(Registered, Sampler[Any], register=False):
             return 0
         return int(skip.position(np.array([consumed - 1], dtype=np.int64))[0]) + 1
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
         """Resume where ``state_dict`` was saved, on any world size and micro-batch size.
+
+        Args:
+            state_dict: A ``StepSampler`` state.
+            migrate: The declared change (``DataChange``; ``MixtureChange``
+                for a mixture) when the inner sampler's data changed since the
+                state was saved: the steps go on from the saved one; the rest
+                of the saved epoch holds what the inner family leaves of it
+                (``_core.migrating``), then the new data's epochs follow.
 
         Raises:
             StateDictError: the state is foreign or tampered, was saved under
                 another config or seed, or this sampler's ``skip`` ranges
                 differ from the state's before its resume point.
-            ConfigError: Lightning restores it through a ``StatefulDataLoader``.
+            ConfigError: Lightning restores it through a ``StatefulDataLoader``;
+                or ``migrate`` does not lead from the state's data to the inner
+                sampler's, or the inner family cannot migrate.
         """
         if driven_by_lightning():
             # NOTE (why refused): Lightning fetches one batch ahead of the step it
@@ -427,7 +448,23 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "fairshard.StepSampler(..., start_step=self.trainer.global_step)"
             )
         state = S.unseal(state_dict, self.kind)
-        S.check_config(state[S.K_CONFIG], self.full_config())
+        inner = self.sampler
+        saved_inner = {**state[S.K_CONFIG].get("sampler_config", {})}
+        saved_inner.update(layout=inner.layout, tail=inner.tail)  # (unused by the stream)
+        inner_state = {
+            S.K_KIND: inner.kind,
+            S.K_CONFIG: saved_inner,
+            S.K_SEED: state[S.K_SEED],
+            S.K_EPOCH: state[S.K_EPOCH],
+            S.K_EXTRA: {k: v for k, v in state[S.K_EXTRA].items() if k == K_MIGRATED},
+        }
+        others = {k: v for k, v in self.full_config().items() if k != "sampler_config"}
+        S.check_config({k: state[S.K_CONFIG].get(k) for k in others}, others)
+        if migrate is None:
+            inner._refuse_changed_data(inner_state)
+            S.check_config(state[S.K_CONFIG], self.full_config())
+        else:
+            inner._migration_check(inner_state, migrate)
         if state[S.K_SEED] != self.seed:
             raise StateDictError(
                 f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
@@ -448,6 +485,66 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "with k at or after the resume step gives one)"
             )
         self._check_world_from(self.step_of(consumed), "the resume point of state_dict")
-        self.sampler._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
+        origin = _saved_origin(state)
+        if migrate is not None:
+            at = int(saved.position(np.array([consumed], dtype=np.int64))[0])
+            migration = self._migration_at(state, inner_state, migrate, at, origin)
+            origin = (state[S.K_EPOCH], at)
+            inner._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
+            inner._set_migration(migration)
+        else:
+            inner._load_extra_state(dict(state[S.K_EXTRA].get("sampler", {})))
+            if origin is None:
+                inner._set_migration(None)
+            else:
+                inner._install_migration({**inner_state, S.K_EPOCH: origin[0]})
+        self._chain = EpochChain(inner, origin)
         self._consumed = consumed
         self._live = None
+
+    def _migration_at(
+        self,
+        state: dict[str, Any],
+        inner_state: dict[str, Any],
+        change: Any,
+        at: int,
+        origin: tuple[int, int] | None,
+    ) -> Migration | None:
+        """The inner migration of a state whose next sample is at stream position ``at``."""
+        inner, epoch = self.sampler, int(state[S.K_EPOCH])
+        saved = inner_state[S.K_CONFIG]
+        if origin is not None:
+            start = origin[1]  # the state's epoch began there (saved after a migration)
+        else:  # the old data's epochs, from the stream's start
+            start = sum(inner._old_plan_length(change, saved, e) for e in range(epoch))
+        length = inner._old_plan_length(change, saved, epoch)
+        position = at - start
+        if not 0 <= position <= length:
+            raise StateDictError(
+                f"state_dict's next sample is at position {position} of epoch {epoch}, outside "
+                f"its {length} positions on the data migrate declares; declare the change "
+                "from the data the state was saved on"
+            )
+        if position == 0:
+            return None  # nothing of the epoch was consumed: it is the new data's plain epoch
+        record = inner._consumed_record(change, saved, epoch, position)
+        return Migration(epoch, change, record)
+
+
+def _saved_origin(state: dict[str, Any]) -> tuple[int, int] | None:
+    """The ``(epoch, stream position)`` a state saved after a migration starts its epoch at."""
+    origin = state[S.K_EXTRA].get("origin")
+    if origin is None:
+        return None
+    ok = (
+        isinstance(origin, list)
+        and len(origin) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in origin)
+        and origin[0] == state[S.K_EPOCH]
+    )
+    if not ok:
+        raise StateDictError(
+            f"state_dict['extra']['origin'] must be [epoch, stream position] of the state's "
+            f"epoch {state[S.K_EPOCH]}, got {origin!r}; the state was modified or corrupted"
+        )
+    return origin[0], origin[1]

@@ -26,16 +26,25 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._errors import ConfigError, ConfigTypeError, StateDictError, check_int
 from .._random.seeding import StreamId, stream_generator
+from .partition import Layout, Partition, Tail
 from .plans import IndexPlan
 
-__all__ = ["DataChange", "rest_of_epoch"]
+__all__ = ["Change", "DataChange", "consumed_positions", "rest_of_epoch"]
+
+
+class Change(Protocol):
+    """A declared change of a sampler's data: ``DataChange``, or a mixture's ``MixtureChange``."""
+
+    def to_plain(self, consumed: Any) -> dict[str, Any]:
+        """The change and what the saved epoch consumed, as plain state values."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -109,6 +118,29 @@ class DataChange:
             gone = self._removed[at] == old
         return np.where(gone, -1, old - shift).astype(np.int64)
 
+    @staticmethod
+    def _hint(saved_config: dict[str, Any]) -> str:
+        """How to declare a change from a state saved with ``saved_config`` (for a refusal)."""
+        return f"DataChange({saved_config.get('n')!r}, removed=[...], appended=...)"
+
+    def _check_sizes(self, saved_n: Any, n: Any, kind: str) -> None:
+        """Raise unless the change leads from ``saved_n`` items (``None``: unchecked) to ``n``.
+
+        Raises:
+            ConfigError: naming the declared and the actual sizes.
+        """
+        if saved_n is not None and saved_n != self.old_size:
+            raise ConfigError(
+                f"migrate declares old_size={self.old_size} but the state was saved on "
+                f"n={saved_n} items; declare the change from the state's dataset"
+            )
+        if n != self.new_size:
+            raise ConfigError(
+                f"migrate leads to {self.new_size} items (old_size={self.old_size}, "
+                f"{len(self.removed)} removed, appended={self.appended}) but this "
+                f"{kind} has n={n}; declare every item removed and appended"
+            )
+
     def to_plain(self, consumed: int) -> dict[str, Any]:
         """The change and the consumed count as plain state values."""
         return {
@@ -137,6 +169,35 @@ class DataChange:
                 f"old_size={change.old_size}"
             )
         return change, consumed
+
+
+def consumed_positions(
+    start: int, steps: int, world_size: int, total: int, layout: Layout, tail: Tail
+) -> int:
+    """Plan positions of a saved epoch every rank together took: a prefix ``[0, c)``.
+
+    Args:
+        start: The saved partition's first position.
+        steps: Steps each rank took of it.
+        world_size: Ranks it was saved on.
+        total: The saved epoch's plan length (on the data it was saved with).
+        layout: ``"strided"`` (the only layout whose consumed positions are a prefix).
+        tail: The tail mode; a finished epoch consumed every position, dropped ones too.
+
+    Raises:
+        StateDictError: positions beyond the saved epoch.
+    """
+    if start > total:
+        raise StateDictError(
+            f"state_dict['start']={start} is beyond the saved epoch's {total} positions"
+        )
+    saved = Partition(total, world_size, layout, tail, start)
+    if steps > saved.max_items:
+        raise StateDictError(
+            f"state_dict['steps']={steps} exceeds the {saved.max_items} items a rank takes in "
+            f"that epoch on {world_size} ranks; the state does not match the data it declares"
+        )
+    return total if steps >= saved.max_items else saved.consumed_after(steps)
 
 
 def rest_of_epoch(

@@ -39,6 +39,8 @@ from .._errors import ConfigError, StateDictError
 from . import state as S
 from .cursor import Cursor
 from .epochs import EpochRules, ResumePoint
+from .migrate import Change
+from .migrating import K_MIGRATED, Migrating
 from .partition import Layout, Partition, Tail
 from .plans import Plan
 from .resume import (
@@ -56,7 +58,7 @@ __all__ = ["SamplerState"]
 _BOUNDARY = "_fairshard_boundary"
 
 
-class SamplerState(EpochRules):
+class SamplerState(Migrating, EpochRules):
     """``state_dict``, ``loader_state`` and ``load_state_dict`` of ``PlannedSampler``."""
 
     # What ``PlannedSampler`` sets (its ``__init__``) and defines (its hooks).
@@ -288,6 +290,9 @@ class SamplerState(EpochRules):
         if sealer is None:
             sealer = self.__dict__["_sealer"] = S.Sealer()
         extra, extra_bytes = self._encoded_extra_state()
+        migrated = self._migration_extra(epoch)
+        if migrated:
+            extra, extra_bytes = {**extra, **migrated}, None
         return sealer.seal(
             self.kind,
             self.full_config(),
@@ -325,7 +330,7 @@ class SamplerState(EpochRules):
 
     def _saved_plan_length(self, epoch: int) -> int:
         """Plan length of a saved epoch; built only when the config does not fix it."""
-        known = self._known_plan_length()
+        known = self._fixed_plan_length()
         if known is not None:
             return known
         try:
@@ -338,7 +343,7 @@ class SamplerState(EpochRules):
         cursor = self._cursor
         return cursor is not None and cursor.epoch == self.epoch and cursor.steps > cursor.first
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
         """Resume from ``state_dict``: the next ``iter()`` continues that epoch.
 
         A state of a finished epoch ``e`` loaded while the sampler is already
@@ -352,12 +357,29 @@ class SamplerState(EpochRules):
         sampler to that draw (``_core.base``'s NOTE on draws); a state it refuses
         leaves the draw as it was.
 
+        Args:
+            state_dict: A state of this family.
+            migrate: The declared change when the data changed since the
+                state was saved (``DataChange``; ``MixtureChange`` for a
+                mixture): what any rank took of the saved epoch stays taken,
+                removed items are never yielded, appended ones join the rest
+                of the epoch, and every rank takes equal steps, on any world
+                size (``_core.migrating``, docs/changes.md). Without it a
+                state of other data is refused, naming this fix.
+
         Raises:
             StateDictError: the state is foreign, tampered, from another
                 version, or was saved under a different config (the message
                 names the field; an unknown draw fails as ``draw``).
+            ConfigError: ``migrate`` does not lead from the state's data to
+                this sampler's, or this configuration cannot migrate (the
+                message says why and what to do instead).
         """
         caller = sys._getframe(1)
+        if migrate is not None:
+            state_dict = self._migrated_state(state_dict, migrate)
+        else:
+            self._refuse_changed_data(state_dict)
         config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
         saved = config.get("draw", 1) if isinstance(config, dict) else self._draw
         previous = self._draw
@@ -387,16 +409,24 @@ class SamplerState(EpochRules):
                 f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
             )
         epoch, saved_start, saved_steps = state[S.K_EPOCH], state[S.K_START], state[S.K_STEPS]
-        start, steps, complete = S.resume_point(
-            state,
-            self._saved_plan_length(epoch),
-            self.layout,
-            self.tail,
-            self.num_replicas,
-            self.rank,
-        )
-        # Everything is checked; the extra state checks its own part and commits first.
-        self._load_extra_state(dict(state[S.K_EXTRA]))
+        previous = self._migration
+        try:
+            self._install_migration(state)  # a migrated epoch's plan is its rest
+            start, steps, complete = S.resume_point(
+                state,
+                self._saved_plan_length(epoch),
+                self.layout,
+                self.tail,
+                self.num_replicas,
+                self.rank,
+            )
+            # Everything is checked; the extra state checks its own part and commits first.
+            extra = dict(state[S.K_EXTRA])
+            extra.pop(K_MIGRATED, None)
+            self._load_extra_state(extra)
+        except BaseException:
+            self._set_migration(previous)
+            raise
         keep = self.keeps_later_epoch(epoch, complete, self._started())
         self._cursor = None
         self._fresh = True

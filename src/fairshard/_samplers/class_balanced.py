@@ -51,6 +51,7 @@ from .._random.seeding import StreamId, stream_words
 from .schedules import class_weights_at, resolve_alpha
 from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
+from .weights import MIGRATE_DRAWS, without_replacement_refusal
 
 __all__ = ["ClassBalancedSampler"]
 
@@ -320,6 +321,25 @@ class ClassBalancedSampler(IndexSampler[IndexPlan]):
             "replacement": self.replacement,
             "num_samples": self.num_samples,
         }
+
+    # ---------------------------------------------- resume on changed data
+    _data_keys = ("n", "classes", "labels", "targets", "num_samples")
+
+    def _migration_refusal(self) -> str | None:
+        if not self.replacement:
+            return without_replacement_refusal(self.kind, "class weight")
+        return super()._migration_refusal()
+
+    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
+        return int(saved_config["num_samples"])
+
+    def _rest_plan(self, change: Any, consumed: int, epoch: int) -> IndexPlan:
+        """The epoch's draws not taken yet, by the new labels' class table."""
+        assert self._members is not None  # (with replacement: _migration_refusal)
+        table = AliasTable(self._class_mass(epoch))
+        keys = stream_words(StreamId.MIGRATE, epoch, self.seed, 4, sub_id=MIGRATE_DRAWS + _SUB_ID)
+        count = max(0, self.num_samples - consumed)
+        return GroupedAliasPlan(table, self._members, self._offsets, count, keys)
 
     def _targets_given(self) -> bool:
         return not np.all(self.targets == 1.0 / len(self.classes))

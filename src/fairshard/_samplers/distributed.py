@@ -23,10 +23,9 @@ from __future__ import annotations
 import numbers
 from typing import Any, Literal
 
-from .._core import state as S
 from .._core.inputs import dataset_length
 from .._core.locality import DEFAULT_BLOCK_SIZE, DEFAULT_WINDOW, LocalityPlan
-from .._core.migrate import DataChange, rest_of_epoch
+from .._core.migrate import Change, rest_of_epoch
 from .._core.partition import Layout, Partition, Tail
 from .._core.plans import (
     ArrayPlan,
@@ -149,8 +148,6 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         # Lanes of the locality plan of an epoch resumed from another world size.
         self._saved_lanes: dict[int, int] = {}
         self._loading_epoch: int | None = None
-        # (epoch, change, consumed, rest plan) of an epoch resumed on changed data.
-        self._migrated: tuple[int, DataChange, int, ArrayPlan] | None = None
         if order == "torch" and layout != "strided":
             raise ConfigError(
                 f"order='torch' reproduces PyTorch's strided layout; got layout={layout!r}. "
@@ -173,8 +170,6 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         return Partition(self.n, self.num_replicas, self.layout, self.tail)
 
     def _known_plan_length(self) -> int | None:
-        if self._migrated is not None:
-            return None  # the migrated epoch holds only its rest
         return self.n  # every epoch orders the whole dataset
 
     def _config(self) -> dict[str, Any]:
@@ -198,15 +193,11 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         return self.num_replicas if self.layout == "strided" else 1
 
     def _extra_state(self) -> dict[str, Any]:
-        migrated = self._migrated
-        if migrated is not None and migrated[0] == self.epoch:
-            return {"migrated": migrated[1].to_plain(migrated[2])}
         if self.order != "locality" or not self.shuffle or self._endless:
             return {}  # (an endless stream's locality plan has one lane, always)
         return {"lanes": self._lanes(self.epoch)}
 
     def _load_extra_state(self, extra: dict[str, Any]) -> None:
-        extra.pop("migrated", None)  # installed before the resume point was computed
         if self.order != "locality" or not self.shuffle or self._endless:
             super()._load_extra_state(extra)
             return
@@ -220,142 +211,41 @@ class DistributedSampler(IndexSampler[IndexPlan]):
         self._saved_lanes = {self._loading_epoch: lanes}
         self.forget_plans()
 
-    def load_state_dict(
-        self, state_dict: dict[str, Any], migrate: DataChange | None = None
-    ) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
         """Resume from ``state_dict`` (see ``PlannedSampler.load_state_dict``).
 
         Under ``order="locality"`` the saved epoch keeps the lanes it started
         with, so a resume on another world size finishes the same plan.
-
-        Args:
-            state_dict: A state of this family.
-            migrate: The declared change (``DataChange``) when the dataset
-                changed since the state was saved: what any rank took of the
-                saved epoch stays taken, the removed items are never yielded,
-                the appended ones join the rest of the epoch, and every rank
-                takes equal steps (docs/changes.md). Without it, a state of
-                another dataset size is refused, as before.
-
-        Raises:
-            StateDictError: a foreign or mismatched state (a dataset of
-                another size without ``migrate``).
-            ConfigError: ``migrate`` does not describe the change from the
-                state's dataset to this one, or the configuration cannot
-                migrate (``layout="blocked"``, ``order="locality"``).
+        ``migrate=DataChange(...)`` resumes it on changed data (strided
+        layout, ``order`` ``"lazy"`` or ``"torch"``, or no shuffle).
         """
-        if migrate is not None:
-            state_dict = self._migrated_state(state_dict, migrate)
-        else:
-            config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
-            saved_n = config.get("n") if isinstance(config, dict) else None
-            if (
-                isinstance(saved_n, int)
-                and saved_n != self.n
-                and state_dict.get(S.K_KIND) == self.kind
-            ):
-                raise StateDictError(
-                    f"state_dict was saved with n={saved_n} but this sampler has n={self.n}; "
-                    "the dataset changed size since the state was saved: resume with the same "
-                    "dataset, or declare the change with load_state_dict(state, "
-                    f"migrate=DataChange({saved_n}, removed=[...], appended=...))"
-                )
         epoch = state_dict.get("epoch") if isinstance(state_dict, dict) else None
         self._loading_epoch = epoch if isinstance(epoch, int) else None
-        previous = self._migrated
         try:
-            self._install_migration(state_dict)
-            super().load_state_dict(state_dict)
-        except BaseException:
-            self._set_migration(previous)
-            raise
+            super().load_state_dict(state_dict, migrate)
         finally:
             self._loading_epoch = None
 
-    def _set_migration(self, value: tuple[int, DataChange, int, ArrayPlan] | None) -> None:
-        if value is not self._migrated:
-            self._migrated = value
-            self.forget_plans()
+    # ---------------------------------------------- resume on changed data
+    _data_keys = ("n",)
 
-    def _install_migration(self, state_dict: Any) -> None:
-        """Put a state's migrated epoch (its ``extra['migrated']``) in effect, or clear it."""
-        extra = state_dict.get(S.K_EXTRA) if isinstance(state_dict, dict) else None
-        plain = extra.get("migrated") if isinstance(extra, dict) else None
-        epoch = state_dict.get(S.K_EPOCH) if isinstance(state_dict, dict) else None
-        if plain is None or not isinstance(epoch, int) or isinstance(epoch, bool):
-            self._set_migration(None)
-            return
-        change, consumed = DataChange.from_plain(plain)
-        if change.new_size != self.n:
-            raise StateDictError(
-                f"state_dict's migrated epoch leads to {change.new_size} items but this "
-                f"{self.kind} has {self.n}; resume on the data the state was migrated to"
+    def _migration_refusal(self) -> str | None:
+        if self.shuffle and self.order == "locality":
+            return (
+                "resuming on changed data needs layout='strided' and order 'lazy' or 'torch', "
+                f"got order={self.order!r}; the rest of an epoch is not read in blocks"
             )
-        self._check_can_migrate("state_dict")
+        return super()._migration_refusal()
+
+    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
+        return int(change.old_size)
+
+    def _rest_plan(self, change: Any, consumed: int, epoch: int) -> IndexPlan:
         old_plan = self._plan_of_size(change.old_size, epoch)
         rest = rest_of_epoch(
             old_plan, consumed, change, seed=self.seed, epoch=epoch, shuffle=self.shuffle
         )
-        self._set_migration((epoch, change, consumed, ArrayPlan(rest)))
-
-    def _check_can_migrate(self, name: str) -> None:
-        if self.layout != "strided" or (self.shuffle and self.order == "locality"):
-            raise ConfigError(
-                f"{name}: resuming on changed data needs layout='strided' and order 'lazy' or "
-                f"'torch', got layout={self.layout!r}, order={self.order!r}; the consumed "
-                "items of another layout are not a prefix of the plan"
-            )
-
-    def _migrated_state(self, state_dict: dict[str, Any], change: DataChange) -> dict[str, Any]:
-        """The state on the new data that resumes the rest of the saved epoch (from its start)."""
-        if not isinstance(change, DataChange):
-            raise ConfigError(
-                f"migrate must be a fairshard.DataChange, got {type(change).__name__}; "
-                "declare the change as DataChange(old_size, removed=..., appended=...)"
-            )
-        self._check_can_migrate("migrate")
-        state = S.unseal(state_dict, self.kind)
-        config = state[S.K_CONFIG]
-        saved_n = config.get("n")
-        if saved_n != change.old_size:
-            raise ConfigError(
-                f"migrate declares old_size={change.old_size} but the state was saved on "
-                f"n={saved_n} items; declare the change from the state's dataset"
-            )
-        if change.new_size != self.n:
-            raise ConfigError(
-                f"migrate leads to {change.new_size} items (old_size={change.old_size}, "
-                f"{len(change.removed)} removed, appended={change.appended}) but this "
-                f"{self.kind} has n={self.n}; declare every item removed and appended"
-            )
-        if "migrated" in state[S.K_EXTRA]:
-            raise ConfigError(
-                "migrate: the state is itself inside a migrated epoch; finish that epoch (or "
-                "resume it on the data it was migrated to) before the data changes again"
-            )
-        S.check_config(config, {**self._load_config(), "n": change.old_size})
-        if state[S.K_SEED] != self.seed:
-            raise StateDictError(
-                f"state_dict was saved with seed={state[S.K_SEED]} but this sampler has "
-                f"seed={self.seed}; build the sampler with seed={state[S.K_SEED]} to resume"
-            )
-        epoch = state[S.K_EPOCH]
-        total = change.old_size
-        start, steps, world = state[S.K_START], state[S.K_STEPS], state[S.K_WORLD]
-        saved = Partition(total, world, self.layout, self.tail, start)
-        consumed = total if steps >= saved.max_items else min(start + steps * world, total)
-        return S.Sealer().seal(
-            self.kind,
-            self.full_config(),
-            self.seed,
-            epoch,
-            0,
-            0,
-            self.num_replicas,
-            self.rank,
-            {"migrated": change.to_plain(consumed)},
-            None,
-        )
+        return ArrayPlan(rest)
 
     def _check_source(self) -> None:
         if isinstance(self.dataset, range):
@@ -368,14 +258,9 @@ class DistributedSampler(IndexSampler[IndexPlan]):
             )
 
     def _shares_plan(self) -> bool:
-        if self._migrated is not None:
-            return False  # a migrated epoch's rest is not named by the config
         return self.shuffle and self.order == "torch"  # the lazy order holds no plan
 
     def _build_plan(self, epoch: int) -> IndexPlan:
-        migrated = self._migrated
-        if migrated is not None and migrated[0] == epoch:
-            return migrated[3]
         return self._plan_of_size(self.n, epoch)
 
     def _plan_of_size(self, n: int, epoch: int) -> IndexPlan:

@@ -314,6 +314,12 @@ class HardExampleSampler(WeightedSampler):
         return positive
 
     # ------------------------------------------------------------------ state
+    def _migration_refusal(self) -> str | None:
+        return (
+            f"{self.kind} keeps a learned score per item of the data it was saved with; "
+            "carrying scores over to other items is not defined"
+        )
+
     def _config(self) -> dict[str, Any]:
         config: dict[str, Any] = {
             "n": self.n,

@@ -21,6 +21,17 @@ before any source would need an item a second time (every draw unique,
 smaller sources set the pace); ``"all_exhausted"`` runs until every source has
 been seen once in full, re-shuffling the ones that run out earlier.
 ``passes()`` says how many passes each source made.
+
+NOTE (a migrated epoch): ``load_state_dict(state, migrate=MixtureChange(...))``
+resumes a state of other sources or weights. What the saved epoch consumed
+is, per source, the draws its first ``c`` positions made (the old interleave,
+rebuilt from the state's sizes and weights); the rest is a mixture plan of
+the new sources and weights whose kept sources continue their walks from
+those draws (no item of a pass repeats, none is skipped), removed sources are
+never drawn, appended ones start their first pass. Its length: ``num_samples
+- c`` under ``"upsample"``; under the other strategies the same stopping rule
+over what each source has left of its pass. The next epoch is the new
+mixture's plain plan.
 """
 
 from __future__ import annotations
@@ -37,8 +48,16 @@ from .._core import state as S
 from .._core.partition import Tail
 from .._errors import ConfigError, ConfigTypeError, check_bool, check_choice, check_int
 from .interleave import DEFAULT_MAX_PERIOD, Interleave, quotas_from_weights
-from .mixture_plan import MixturePlan
-from .mixture_weights import EqualWeights, FixedWeights, resolve_weights
+from .mixture_change import MixtureChange
+from .mixture_plan import MixturePlan, mixture_length
+from .mixture_weights import (
+    EqualWeights,
+    FixedWeights,
+    MixtureWeights,
+    SizePowerWeights,
+    resolve_weights,
+)
+from .schedules import schedule_of
 from .torch_compat import IndexSampler
 
 __all__ = ["STOPPING", "MixtureSampler"]
@@ -224,12 +243,7 @@ class MixtureSampler(IndexSampler[MixturePlan]):
         }
 
     def _length(self, interleave: Interleave) -> int:
-        if self.stopping == "upsample":
-            return self._num_samples
-        drawn = np.flatnonzero(interleave.quotas > 0).tolist()
-        if self.stopping == "first_exhausted":
-            return min(interleave.position_of(s, int(self.sizes[s])) for s in drawn)
-        return max(interleave.position_of(s, int(self.sizes[s]) - 1) for s in drawn) + 1
+        return mixture_length(interleave, self.sizes, self.stopping, self._num_samples)
 
     def _build_plan(self, epoch: int) -> MixturePlan:
         interleave = self._interleave(self.quotas(epoch))
@@ -241,6 +255,74 @@ class MixtureSampler(IndexSampler[MixturePlan]):
             self.seed,
             epoch,
             self.shuffle,
+        )
+
+    # ---------------------------------------------- resume on changed data
+    _change_type = MixtureChange
+    _data_keys = ("sizes", "weights", "alpha", "num_samples")
+
+    def _check_migration(self, change: Any, saved_config: dict[str, Any] | None) -> None:
+        saved = None if saved_config is None else saved_config.get("sizes")
+        change._check_sizes(saved, self.sizes, self.kind)
+        if saved_config is not None:
+            self._saved_weights(change, saved_config)  # the saved epoch's proportions
+
+    def _saved_weights(self, change: Any, saved_config: dict[str, Any]) -> MixtureWeights:
+        """The weights of the state's mixture, rebuilt from its config and ``old_sizes``."""
+        old_sizes = np.asarray(change.old_sizes, dtype=np.int64)
+        if "alpha" in saved_config:
+            schedule = schedule_of(saved_config["alpha"])
+            if schedule is not None:
+                return SizePowerWeights(schedule, old_sizes)
+        elif saved_config.get("weights") == "equal":
+            return EqualWeights(old_sizes)
+        elif isinstance(saved_config.get("weights"), list):
+            return FixedWeights(saved_config["weights"], old_sizes)
+        raise ConfigError(
+            "migrate: the state's mixture weights are a callable epoch -> weights (or alpha), "
+            "known by a fingerprint of its values only, so the saved epoch's proportions "
+            "cannot be rebuilt; resume with the same sources and weights, or finish that "
+            "epoch before the sources change"
+        )
+
+    def _old_walk(
+        self, change: Any, saved_config: dict[str, Any], epoch: int
+    ) -> tuple[Interleave, int]:
+        """The saved epoch's interleave and length on the old sources."""
+        old_sizes = np.asarray(change.old_sizes, dtype=np.int64)
+        weights = self._saved_weights(change, saved_config)(epoch)
+        interleave = Interleave(quotas_from_weights(weights, self.max_period))
+        saved_num = int(saved_config.get("num_samples") or 0)  # (None: set by the sources)
+        return interleave, mixture_length(interleave, old_sizes, self.stopping, saved_num)
+
+    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
+        return self._old_walk(change, saved_config, epoch)[1]
+
+    def _consumed_record(
+        self, change: Any, saved_config: dict[str, Any], epoch: int, positions: int
+    ) -> Any:
+        """The draws each old source made in the first ``positions`` positions."""
+        old, _ = self._old_walk(change, saved_config, epoch)
+        return [int(k) for k in old.draws_before(positions).tolist()]
+
+    def _rest_plan(self, change: Any, consumed: Any, epoch: int) -> MixturePlan:
+        taken = np.asarray(consumed, dtype=np.int64)  # (S_old,) draws of each old source
+        first = np.zeros(self.sizes.size, dtype=np.int64)
+        new = change.new_source(np.arange(taken.size))
+        first[new[new >= 0]] = taken[new >= 0]
+        interleave = self._interleave(self.quotas(epoch))
+        left = max(0, self._num_samples - int(taken.sum()))  # (each position draws once)
+        length = mixture_length(interleave, self.sizes, self.stopping, left, first)
+        return MixturePlan(
+            interleave,
+            self.sizes,
+            self.offsets,
+            length,
+            self.seed,
+            epoch,
+            self.shuffle,
+            first_draws=first,
+            source_keys=change.source_keys(),
         )
 
     def draws(self, epoch: int | None = None) -> NDArray[np.int64]:

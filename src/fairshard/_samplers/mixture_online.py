@@ -130,6 +130,13 @@ class OnlineMixtureSampler(MixtureSampler):
         self._switches: list[Switch] = []
         super().__init__(sources, weights, **kwargs)
 
+    def _migration_refusal(self) -> str | None:
+        return (
+            f"{self.kind}'s weights move within an epoch (update_weights), so the rest of a "
+            "saved epoch on other sources has no one interleave to continue; use "
+            "MixtureSampler with migrate=MixtureChange(...)"
+        )
+
     def _known_plan_length(self) -> int:
         return int(self.num_samples)
 

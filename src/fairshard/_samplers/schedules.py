@@ -45,6 +45,7 @@ __all__ = [
     "LinearWeightAnneal",
     "class_weights_at",
     "resolve_alpha",
+    "schedule_of",
 ]
 
 AlphaSchedule = Callable[[int], float]
@@ -159,6 +160,20 @@ class LinearWeightAnneal:
 
 
 Schedule = AlphaSchedule | LinearWeightAnneal
+
+
+def schedule_of(description: Any) -> Schedule | None:
+    """The schedule a state's ``describe()`` names, or ``None`` for a callable (values only)."""
+    if not isinstance(description, dict):
+        return None
+    name = description.get("schedule")
+    if name == "Constant":
+        return Constant(description["alpha"])
+    if name == "LinearAnneal":
+        return LinearAnneal(description["start"], description["end"], description["epochs"])
+    if name == "LinearWeightAnneal":
+        return LinearWeightAnneal(description["epochs"])
+    return None
 
 
 def resolve_alpha(alpha: object) -> tuple[Schedule, Any]:

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._core import state as S
+from .._core.migrate import Change
 from .._core.partition import Tail
 from .._core.plan_share import shared_tables
 from .._core.plans import IndexPlan
@@ -38,7 +39,13 @@ from .._random.alias import AliasTable
 from .._random.seeding import StreamId, stream_words
 from .torch_compat import IndexSampler
 from .weighted_plans import AliasPlan, ArrayPlan, exponential_keys_order
-from .weights import as_weights, check_weights, weights_digest
+from .weights import (
+    MIGRATE_DRAWS,
+    as_weights,
+    check_weights,
+    weights_digest,
+    without_replacement_refusal,
+)
 
 __all__ = ["WeightedSampler"]
 
@@ -173,7 +180,7 @@ class WeightedSampler(IndexSampler[IndexPlan]):
             config["weights"] = weights_digest(self._pending[0])
         return config
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
         """Resume from ``state_dict``; staged weights take effect only if it loads.
 
         The state is checked against the weights it will run with: the staged
@@ -182,6 +189,10 @@ class WeightedSampler(IndexSampler[IndexPlan]):
         checks everything before it changes anything, and applies the staged
         weights in ``_on_epoch_change`` once the load succeeded).
 
+        ``migrate=DataChange(...)`` resumes a state of other data (or other
+        weights, ``DataChange(n)``) with ``replacement=True``: the epoch's
+        draws not taken yet come from the new weights (docs/changes.md).
+
         Raises:
             StateDictError: as ``PlannedSampler.load_state_dict``; a state saved
                 with other weights names both digests.
@@ -189,13 +200,31 @@ class WeightedSampler(IndexSampler[IndexPlan]):
         state = S.unseal(state_dict, self.kind)
         saved = state[S.K_CONFIG].get("weights")
         ours = self._load_config().get("weights")
-        if saved is not None and ours is not None and saved != ours:
+        if migrate is None and saved is not None and ours is not None and saved != ours:
+            if state[S.K_CONFIG].get("n") != self.n:
+                self._refuse_changed_data(state_dict)  # names migrate= where it applies
             raise StateDictError(
                 f"state_dict was saved with weights digest {saved} but this sampler's weights "
                 f"have digest {ours}; build the sampler with the weights in effect when the "
                 "state was saved (or set_weights them before load_state_dict)"
             )
-        super().load_state_dict(state_dict)
+        super().load_state_dict(state_dict, migrate)
+
+    # ---------------------------------------------- resume on changed data
+    _data_keys = ("n", "weights", "num_samples")
+
+    def _migration_refusal(self) -> str | None:
+        if not self.replacement:
+            return without_replacement_refusal(self.kind, "weight")
+        return super()._migration_refusal()
+
+    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
+        return int(saved_config["num_samples"])
+
+    def _rest_plan(self, change: Any, consumed: int, epoch: int) -> IndexPlan:
+        assert self._table is not None  # (with replacement: _migration_refusal)
+        keys = stream_words(StreamId.MIGRATE, epoch, self.seed, 2, sub_id=MIGRATE_DRAWS)
+        return AliasPlan(self._table, max(0, self.num_samples - consumed), keys)
 
     # ------------------------------------------------------------------ plans
     def _known_plan_length(self) -> int:

@@ -18,7 +18,16 @@ from .._core.inputs import to_numpy
 from .._errors import ConfigError, ConfigTypeError
 from .._random.alias import MAX_ITEMS
 
-__all__ = ["as_weights", "check_weights", "weights_digest"]
+__all__ = [
+    "MIGRATE_DRAWS",
+    "as_weights",
+    "check_weights",
+    "weights_digest",
+    "without_replacement_refusal",
+]
+
+#: ``sub_id`` of the ``StreamId.MIGRATE`` draws of a weighted family's migrated epoch.
+MIGRATE_DRAWS = 1
 
 _CHUNK = 1 << 22
 
@@ -100,3 +109,13 @@ def weights_digest(weights: NDArray[np.float64]) -> str:
     for lo in range(0, data.shape[0], _CHUNK):
         h.update(data[lo : lo + _CHUNK].data)
     return h.hexdigest()[:16]
+
+
+def without_replacement_refusal(kind: str, per_item: str) -> str:
+    """Why a weighted family without replacement cannot resume on changed data."""
+    return (
+        f"{kind}(replacement=False) ranks every item of an epoch by a key of its {per_item}, "
+        f"so which items the saved epoch consumed depends on every old {per_item}, the "
+        "removed items' too, which the state does not hold; use replacement=True (its rest "
+        "is fresh draws from the new data)"
+    )
