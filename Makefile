@@ -73,7 +73,9 @@ faults: install
 
 # Every benchmarks/bench_*.py, peers included where the [bench] extra installs them;
 # a full run writes the README tables. `make bench BENCH_ARGS=--quick` takes minutes.
-# mosaicml streaming (bench_cold's peer) pins numpy<2.2, so it gets a venv of its own.
+# mosaicml streaming (bench_cold's and bench_formats' peer) pins numpy<2.2, so it gets a venv
+# of its own; so does litdata (bench_formats' peer): it requires torchvision, whose PyPI build
+# does not load beside this torch, and in the main venv breaks what imports it when present.
 STREAMING_VENV ?= .venv-streaming
 STREAMING_STAMP := $(STREAMING_VENV)/.fairshard-streaming
 
@@ -81,6 +83,14 @@ $(STREAMING_STAMP):
 	$(PYTHON) -m venv $(STREAMING_VENV)
 	$(STREAMING_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)" "mosaicml-streaming>=0.13" "numpy<2.2"
 	touch $(STREAMING_STAMP)
+
+LITDATA_VENV ?= .venv-litdata
+LITDATA_STAMP := $(LITDATA_VENV)/.fairshard-litdata
+
+$(LITDATA_STAMP):
+	$(PYTHON) -m venv $(LITDATA_VENV)
+	$(LITDATA_VENV)/bin/python -m pip install --quiet "$(TORCH_SPEC)" "litdata>=0.2.76"
+	touch $(LITDATA_STAMP)
 
 # torchft (the [torchft] extra) in a venv of its own: its lighthouse and replica groups run
 # tests/fault/torchft_job.py, which tests/integrations/test_integration_torchft.py drives from
@@ -102,7 +112,8 @@ torchft-venv-or-skip:
 
 bench: install
 	$(BIN)/python -m pip install --quiet -e ".[bench]" || echo "bench: some peers did not install; their cells are left out"
-	$(MAKE) $(STREAMING_STAMP) || echo "bench: mosaicml streaming did not install; bench_cold leaves its cells out"
+	$(MAKE) $(STREAMING_STAMP) || echo "bench: mosaicml streaming did not install; bench_cold and bench_formats leave its cells out"
+	$(MAKE) $(LITDATA_STAMP) || echo "bench: litdata did not install; bench_formats leaves its cells out"
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # Reruns README.md's headline cells (the batch and packing plans at 1e7, DistributedSampler
@@ -179,4 +190,4 @@ test-floors-fast: $(FLOORS_STAMP)
 	FAIRSHARD_FLOORS=1 $(FLOORS_VENV)/bin/python -m pytest -p no:cacheprovider -q $(FLOORS_FAST_TESTS) $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) $(TORCHFT_VENV) dist site .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS_VENV) $(STREAMING_VENV) $(LITDATA_VENV) $(TORCHFT_VENV) dist site .mypy_cache .ruff_cache .pytest_cache .hypothesis

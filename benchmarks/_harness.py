@@ -161,14 +161,18 @@ def median(values: list[float]) -> float:
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
+def spread(values: list[float], spec: str, unit: str = "") -> str:
+    """Median and range of ``values`` in ``spec``: ``0.53 s (0.50-0.61)`` for ``".2f", " s"``."""
+    return f"{median(values):{spec}}{unit} ({min(values):{spec}}-{max(values):{spec}})"
+
+
 def fmt_time(ms: list[Measurement], scale: float = 1.0, unit: str = "s") -> str:
     """Median time with its range over the reps: ``0.53 s (0.50-0.61)``."""
     good = _ok(ms)
     if not good:
         return ms[0].status if ms else "n/a"
-    t = [m.seconds * scale for m in good]
     digits = 3 if unit == "s" else 2
-    return f"{median(t):.{digits}f} {unit} ({min(t):.{digits}f}-{max(t):.{digits}f})"
+    return spread([m.seconds * scale for m in good], f".{digits}f", f" {unit}")
 
 
 def fmt_mem(ms: list[Measurement]) -> str:
@@ -184,7 +188,7 @@ def fmt_ratio(theirs: list[Measurement], ours: list[Measurement]) -> str:
     pairs = [(a.seconds / b.seconds) for a, b in zip(theirs, ours, strict=False) if a.ok and b.ok]
     if not pairs:
         return "n/a"
-    return f"{median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f})"
+    return spread(pairs, ".2f", "x")
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

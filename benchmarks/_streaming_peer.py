@@ -1,4 +1,4 @@
-"""mosaicml streaming's side of ``bench_cold.py``, run in a venv of its own.
+"""mosaicml streaming's side of ``bench_cold.py`` and ``bench_formats.py``, in a venv of its own.
 
 streaming pins ``numpy<2.2`` and imports ``torchvision`` at import time (its
 vision datasets); PyPI's torchvision does not load beside this machine's torch
@@ -9,28 +9,31 @@ under the peer's interpreter and prints one JSON line.
     python _streaming_peer.py version
     python _streaming_peer.py write DIR RECORD_BYTES COUNT
     python _streaming_peer.py read DIR ALGO WORKERS LIMIT [REMOTE]
-    python _streaming_peer.py resume DIR WORKERS CUT
+    python _streaming_peer.py resume DIR WORKERS CUT [AFTER_WORKERS [REMOTE]]
 
 ``write`` stores ``COUNT`` records of ``RECORD_BYTES`` random bytes, each with
-its index, as MDS shards. ``read`` builds a ``StreamingDataset`` over them
-(local only, ``shuffle=True``, the given ``shuffle_algo`` and its default
-block size), evicts every shard file from the page cache with
-``posix_fadvise(DONTNEED)``, then reads the first ``LIMIT`` samples in one
-thread (``WORKERS=0``) or through a ``DataLoader`` with ``WORKERS`` workers
-(batches of 64, timed from the first batch as fairshard's cells are), and
-prints the rate and the indices read, in order. With ``REMOTE`` (an
-``s3://`` URL; ``S3_ENDPOINT_URL`` names the server) ``DIR`` is the local
-cache it downloads shards into (emptied first). ``resume`` reads ``CUT``
-batches of 64 through a ``StreamingDataLoader``, saves its state, and
-resumes from it in a fresh loader: it prints the seconds from
-``load_state_dict`` to the first resumed batch and the indices read before
-and after the cut, for the caller to count what was lost or repeated.
+its index, as MDS shards. ``read`` evicts every shard file from the page
+cache (``posix_fadvise(DONTNEED)``), builds a ``StreamingDataset`` over them
+(``shuffle=True``, the given ``shuffle_algo`` and its default block size),
+then reads the first ``LIMIT`` samples in one thread (``WORKERS=0``) or
+through a ``DataLoader`` with ``WORKERS`` workers (batches of 64, timed from
+the first batch as fairshard's cells are), and prints the rate, the seconds
+from building the dataset to the first batch (``first``) and to the last
+(``elapsed``), the records read (``read``) and the first ``LIMIT`` indices, in
+order. With ``REMOTE`` (an ``s3://`` URL; ``S3_ENDPOINT_URL`` names
+the server) ``DIR`` is the local cache it downloads shards into (emptied
+first). ``resume`` reads ``CUT`` batches of 64 through a
+``StreamingDataLoader``, saves its ``state_dict()``, and resumes from it in a
+fresh dataset and loader (``AFTER_WORKERS`` workers, by default
+``WORKERS``; with ``REMOTE``, into an emptied cache again, as a restart on
+another node): it prints the seconds from building them to the first
+resumed batch and the indices read before and after the cut, for the caller
+to count what was lost or repeated.
 """
 
 from __future__ import annotations
 
 import importlib.machinery
-import json
 import os
 import sys
 import time
@@ -41,6 +44,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _evict import evict_tree
+from _peers import resume_pass, serve, timed_read
 
 
 def _stub_torchvision() -> None:
@@ -87,75 +91,40 @@ def _dataset(folder: str, remote: str | None, **kwargs: Any) -> Any:
     return StreamingDataset(local=folder, shuffle=True, batch_size=64, **kwargs)
 
 
+def _ids(batch: Any) -> list[int]:
+    return [int(i) for i in batch["i"]]
+
+
 def read(folder: str, algo: str, workers: int, limit: int, remote: str | None) -> dict[str, Any]:
     from torch.utils.data import DataLoader
 
-    data = _dataset(folder, remote, shuffle_algo=algo)
     if not remote:
         evict_tree(folder)
-    seen: list[int] = []
+    begin = time.perf_counter()
+    data = _dataset(folder, remote, shuffle_algo=algo)
     if workers == 0:
-        it = iter(data)
-        seen.append(int(next(it)["i"]))
-        start = time.perf_counter()
-        for sample in it:
-            seen.append(int(sample["i"]))
-            if len(seen) >= limit:
-                break
-        count = len(seen) - 1
-    else:
-        loader = DataLoader(data, batch_size=64, num_workers=workers)
-        it = iter(loader)
-        seen.extend(int(i) for i in next(it)["i"])
-        start = time.perf_counter()
-        count = 0
-        for batch in it:
-            got = [int(i) for i in batch["i"]]
-            seen.extend(got)
-            count += len(got)
-            if len(seen) >= limit:
-                break
-    rate = count / (time.perf_counter() - start)
-    return {"rate": rate, "indices": seen[:limit]}
+        return timed_read(data, lambda sample: [int(sample["i"])], limit, begin)
+    return timed_read(DataLoader(data, batch_size=64, num_workers=workers), _ids, limit, begin)
 
 
-def resume(folder: str, workers: int, cut: int) -> dict[str, Any]:
+def resume(folder: str, workers: int, cut: int, after: int, remote: str | None) -> dict[str, Any]:
     from streaming import StreamingDataLoader
 
-    loader = StreamingDataLoader(_dataset(folder, None), batch_size=64, num_workers=workers)
-    before: list[int] = []
-    for k, batch in enumerate(loader):
-        before.extend(int(i) for i in batch["i"])
-        if k + 1 == cut:
-            break
-    state = loader.state_dict()
-    del loader
-    start = time.perf_counter()
-    again = StreamingDataLoader(_dataset(folder, None), batch_size=64, num_workers=workers)
-    again.load_state_dict(state)
-    it = iter(again)
-    first = next(it)
-    seconds = time.perf_counter() - start
-    after = [int(i) for i in first["i"]]
-    for batch in it:
-        after.extend(int(i) for i in batch["i"])
-    return {"seconds": seconds, "before": before, "after": after}
+    def loader(k: int) -> Any:
+        return StreamingDataLoader(_dataset(folder, remote), batch_size=64, num_workers=k)
+
+    return resume_pass(loader, workers, after, cut, _ids)
+
+
+def version() -> str:
+    import streaming
+
+    return str(streaming.__version__)
 
 
 def main(argv: list[str]) -> None:
     _stub_torchvision()
-    if argv[0] == "version":
-        import streaming
-
-        result: dict[str, Any] = {"version": streaming.__version__}
-    elif argv[0] == "write":
-        result = write(argv[1], int(argv[2]), int(argv[3]))
-    elif argv[0] == "resume":
-        result = resume(argv[1], int(argv[2]), int(argv[3]))
-    else:
-        remote = argv[5] if len(argv) > 5 else None
-        result = read(argv[1], argv[2], int(argv[3]), int(argv[4]), remote)
-    print("@@PEER@@" + json.dumps(result))
+    serve(argv, version, write, read, resume)
 
 
 if __name__ == "__main__":

@@ -38,10 +38,8 @@ order 0).
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from _evict import evict
 from _harness import bench_args, table
+from _peers import STREAMING
 from torch.utils.data import DataLoader, Dataset
 
 import fairshard
@@ -63,8 +62,6 @@ from fairshard._diagnostics.quality import batch_entropy
 RECORDS = (4096, 65536)
 ORDERS = ("sequential", "random", "locality", "locality, touch", "locality, no hint")
 ALGOS = ("py1e", "py1br", "py1s", "naive")
-PEER = Path(__file__).with_name("_streaming_peer.py")
-ROOT = Path(__file__).resolve().parents[1]
 CLASSES, BATCH = 10, 64
 AHEAD = 1  # Readahead's default
 
@@ -124,30 +121,6 @@ def measure(
     return count / (time.perf_counter() - start), indices
 
 
-def peer_python() -> str | None:
-    """The interpreter of the streaming venv, or None where there is none."""
-    given = os.environ.get("BENCH_STREAMING_PYTHON")
-    candidate = Path(given) if given else ROOT / ".venv-streaming" / "bin" / "python"
-    return str(candidate) if candidate.exists() else None
-
-
-def peer(python: str, *args: object, timeout: float = 1800.0) -> dict[str, Any]:
-    """Run ``_streaming_peer.py`` under the streaming venv; its JSON result."""
-    done = subprocess.run(
-        [python, str(PEER), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=tempfile.gettempdir(),
-        check=False,
-    )
-    for line in done.stdout.splitlines():
-        if line.startswith("@@PEER@@"):
-            result: dict[str, Any] = json.loads(line[len("@@PEER@@") :])
-            return result
-    raise RuntimeError(f"streaming peer failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
-
-
 def bits(indices: list[int], n: int) -> float:
     """Mean class entropy per batch of ``indices`` on the file taken as class-sorted."""
     labels = (np.arange(n, dtype=np.int64) * CLASSES) // n
@@ -159,7 +132,7 @@ def main() -> None:
     args = bench_args(__doc__)
     size = (256 if args.quick else 1024) << 20
     limit = 16384 if args.quick else 65536
-    python = peer_python()
+    python = STREAMING.python()
     algos = ALGOS if python else ()
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_COLD_DIR")) as tmp:
         path = str(Path(tmp) / "records.bin")
@@ -168,9 +141,9 @@ def main() -> None:
             for _ in range(size >> 20):
                 f.write(chunk)
         if python:
-            version = peer(python, "version")["version"]
+            version = STREAMING.run(python, "version")["version"]
             for record in RECORDS:
-                peer(python, "write", Path(tmp) / f"mds{record}", record, size // record)
+                STREAMING.run(python, "write", Path(tmp) / f"mds{record}", record, size // record)
         rows, peer_rows, quality = [], [], {}
         for workers in (0, 2):
             for record in RECORDS:
@@ -183,7 +156,7 @@ def main() -> None:
                     shift = rep % len(cells)
                     for order in cells[shift:] + cells[:shift]:
                         if order.startswith("streaming "):
-                            got = peer(
+                            got = STREAMING.run(
                                 python or "",
                                 "read",
                                 Path(tmp) / f"mds{record}",

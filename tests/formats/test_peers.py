@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 import gc
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,9 @@ from fairshard import formats
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = ROOT / "benchmarks" / "_streaming_peer.py"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _peers import STREAMING  # noqa: E402
 
 
 # webdataset's reader leaves its shard files for the garbage collector to close
@@ -51,15 +54,9 @@ def test_webdataset_tar_shards_read_as_webdataset_yields_them(tmp_path: Path) ->
     assert ours.column("cls").tolist() == [i % 4 for i in range(60)]
 
 
-def _streaming_python() -> str | None:
-    given = os.environ.get("BENCH_STREAMING_PYTHON")
-    candidate = Path(given) if given else ROOT / ".venv-streaming" / "bin" / "python"
-    return str(candidate) if candidate.exists() else None
-
-
 @pytest.mark.timeout(300)
 def test_an_mds_set_written_by_mosaicml_streaming(tmp_path: Path) -> None:
-    python = _streaming_python()
+    python = STREAMING.python()
     if python is None:
         pytest.skip("no mosaicml streaming venv (make bench makes .venv-streaming)")
     folder = tmp_path / "mds"
