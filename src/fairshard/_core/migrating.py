@@ -46,6 +46,7 @@ epoch is the new data's plain plan. A state at the start of its epoch
 
 from __future__ import annotations
 
+import numbers
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from .._errors import ConfigError, StateDictError
@@ -224,6 +225,8 @@ class Migrating:
             S.check_config(_without(saved, keys), _without(ours, keys))
         except StateDictError:
             return  # another config: the load names the field
+        if not all(_plain(saved.get(key)) for key in keys):
+            return  # a hostile or corrupt value: the load's own checks name it
         for key in keys:
             if saved.get(key) != ours.get(key):
                 what = "dataset changed size" if key in ("n", "sizes") else "data changed"
@@ -273,3 +276,19 @@ class Migrating:
     def _fixed_plan_length(self) -> int | None:
         """``_known_plan_length()``, or ``None`` while a migrated epoch holds another length."""
         return None if self._migration is not None else self._known_plan_length()
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is what a state's config holds: JSON scalars, lists and dicts of them.
+
+    NOTE (why): a state comes from outside; ``!=`` on anything else (a numpy
+    array, an object with its own ``__eq__``) may raise or lie, so such a
+    value is left to the load's own checks, which reject it by name.
+    """
+    if value is None or isinstance(value, (bool, numbers.Number, str)):
+        return True  # numbers.Number: numpy's scalars too (one value, a bool comparison)
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False

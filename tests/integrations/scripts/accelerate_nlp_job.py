@@ -109,6 +109,11 @@ def main():
         report[f"step_{step}"] = training_function(out / f"from_{step}", workers, checkpoint)
     rank = int(os.environ["RANK"])
     (out / f"rank{rank}.json").write_text(json.dumps(report))
+    # Tear the process group down before exit, as accelerate's end_training() does: left to
+    # the interpreter's exit, gloo's threads can be destroyed while still joinable and the
+    # rank aborts ("terminate called without an active exception", exit -6) under load.
+    if torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
