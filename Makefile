@@ -75,7 +75,7 @@ faults: install
 # a full run writes the README tables. `make bench BENCH_ARGS=--quick` takes minutes.
 # mosaicml streaming (bench_cold's and bench_formats' peer) pins numpy<2.2, so it gets a venv
 # of its own; so does litdata (bench_formats' peer): it requires torchvision, whose PyPI build
-# does not load beside this torch, and in the main venv breaks what imports it when present.
+# does not load beside this torch, so it stays out of the main venv.
 STREAMING_VENV ?= .venv-streaming
 STREAMING_STAMP := $(STREAMING_VENV)/.fairshard-streaming
 

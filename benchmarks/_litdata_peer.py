@@ -1,9 +1,9 @@
 """litdata's side of ``bench_formats.py``, run in a venv of its own.
 
 litdata requires ``torchvision``, and PyPI's torchvision does not load beside
-this machine's torch build (``operator torchvision::nms does not exist``); in
-the main venv it would break what imports it when present (transformers).
-litdata itself never imports it for what is done here. This file imports
+this machine's torch build (``operator torchvision::nms does not exist``), so
+it stays out of the main venv; litdata itself never imports it for what is
+done here. This file imports
 neither fairshard nor the harness: it runs under the peer's interpreter and
 prints one JSON line.
 

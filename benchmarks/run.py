@@ -48,6 +48,10 @@ HOW = {
         "fairshard's cells in one process and streaming's each in a fresh one, "
         "the files evicted before each cell"
     ),
+    "bench_formats.py": (
+        "fairshard's and webdataset's cells in one process, streaming's and litdata's each "
+        "in a fresh one, the shards evicted before each local cell"
+    ),
 }
 
 
@@ -55,6 +59,7 @@ def run_one(script: Path, args: argparse.Namespace) -> str:
     """Run one bench; return its markdown, headed by when and where it was measured."""
     passthrough = ["--reps", str(args.reps)] + (["--quick"] if args.quick else [])
     print(f"\n## {script.name}\n", flush=True)
+    where = machine()  # the load at the start, before the bench adds its own
     proc = subprocess.run(
         [sys.executable, str(script), *passthrough], capture_output=True, text=True, check=False
     )
@@ -67,7 +72,7 @@ def run_one(script: Path, args: argparse.Namespace) -> str:
     stamp = datetime.date.today().isoformat()
     header = (
         f"*`{script.name}`, measured {stamp} ({'quick' if args.quick else 'full'} run, "
-        f"{args.reps} interleaved reps per cell, {HOW.get(script.name, FRESH)}; {machine()}).*\n\n"
+        f"{args.reps} interleaved reps per cell, {HOW.get(script.name, FRESH)}; {where}).*\n\n"
     )
     return header + out.strip() + "\n"
 
