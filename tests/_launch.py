@@ -7,10 +7,15 @@ variables from the test process.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import fairshard
@@ -39,6 +44,67 @@ def run_python(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[
         timeout=timeout,
         check=False,
     )
+
+
+class JobHung(AssertionError):
+    """A job outlived its timeout; the message holds every process's stacks at that moment."""
+
+
+def run_job(
+    args: Sequence[str],
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: Path | str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run a job (a launcher and every process it starts) with a hard timeout.
+
+    Why not ``subprocess.run(timeout=...)``: it kills the launcher alone. A
+    rank or DataLoader worker the launcher started keeps running and keeps
+    the output pipes open, and the failure says nothing of where the job
+    stood. Here the job runs in a session of its own with its output in
+    files; at the timeout every process of the session gets ``SIGABRT``, so
+    Python's fault handler (``PYTHONFAULTHANDLER``) prints each one's
+    threads' stacks, then ``SIGKILL``; ``JobHung`` carries the output's
+    tail. Processes left behind by a launcher that exited are killed too.
+    """
+    env = dict(child_env() if env is None else env)
+    env["PYTHONFAULTHANDLER"] = "1"
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(
+            list(args),
+            env=env,
+            cwd=cwd,
+            stdout=out,
+            stderr=err,
+            text=True,
+            start_new_session=True,
+        )
+        hung = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            hung = True
+            _signal_session(proc.pid, signal.SIGABRT)
+            time.sleep(3)  # the fault handlers write their stacks
+        finally:
+            _signal_session(proc.pid, signal.SIGKILL)
+            proc.wait()
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if hung:
+        raise JobHung(
+            f"{' '.join(map(str, args))} outlived its {timeout:.0f} s timeout; "
+            f"the stacks of its processes then:\n--- stdout\n{stdout[-4000:]}\n"
+            f"--- stderr\n{stderr[-12000:]}"
+        )
+    return subprocess.CompletedProcess(list(args), proc.returncode, stdout, stderr)
+
+
+def _signal_session(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, sig)
 
 
 def node_rank(

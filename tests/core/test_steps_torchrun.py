@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from .._launch import child_env
+from .._launch import child_env, run_job
 from . import steps_job
 
 JOB = Path(steps_job.__file__)
@@ -31,9 +30,7 @@ def test_ramp_resumed_mid_ramp_on_another_world_size(tmp_path: Path) -> None:
     out = tmp_path / "after.json"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2"]
     cmd += [str(JOB), str(out), "6", str(tmp_path / "state.json")]
-    done = subprocess.run(
-        cmd, env=child_env(), capture_output=True, text=True, timeout=240, check=False
-    )
+    done = run_job(cmd, env=child_env(), timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     after = json.loads(out.read_text())
     assert after["first"] == 5

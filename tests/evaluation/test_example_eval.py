@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from .._launch import run_job
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "examples" / "eval_distributed.py"
@@ -29,7 +30,7 @@ def test_torchrun_two_processes_print_the_single_process_metric() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1"}
     for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
         env.pop(name, None)
-    done = subprocess.run(
+    done = run_job(
         [
             sys.executable,
             "-m",
@@ -41,10 +42,7 @@ def test_torchrun_two_processes_print_the_single_process_metric() -> None:
         ],
         env=env,
         cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=240,
-        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]

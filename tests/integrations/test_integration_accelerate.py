@@ -15,7 +15,6 @@ its first batch.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -33,7 +32,7 @@ from fairshard import (
     StepSampler,
 )
 
-from .._launch import child_env
+from .._launch import child_env, run_job
 
 pytest.importorskip("accelerate", reason="the [integrations] extra (accelerate) is not installed")
 pytest.importorskip("torchdata", reason="the [integrations] extra (torchdata) is not installed")
@@ -58,9 +57,7 @@ def ranks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         str(SCRIPT),
         str(out),
     ]
-    proc = subprocess.run(
-        cmd, env=child_env(), capture_output=True, text=True, timeout=240, cwd=out
-    )
+    proc = run_job(cmd, env=child_env(), timeout=240, cwd=out)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
 
@@ -334,9 +331,7 @@ def test_complete_nlp_example_loop_resumes_exactly_and_exits(tmp_path: Path, wor
         str(tmp_path),
         str(workers),
     ]
-    proc = subprocess.run(
-        cmd, env=child_env(), capture_output=True, text=True, timeout=240, cwd=tmp_path
-    )
+    proc = run_job(cmd, env=child_env(), timeout=240, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     for rank in range(2):
         report = json.loads((tmp_path / f"rank{rank}.json").read_text())

@@ -29,7 +29,7 @@ from fairshard._batching.base import BatchPlanSampler
 from fairshard.integrations import check_lightning
 from tests.catalog import batch_families, sampler_families
 
-from .._launch import child_env
+from .._launch import child_env, run_job
 
 FAMILIES = {f.name: f.make for f in sampler_families()}
 
@@ -50,11 +50,9 @@ def _run_job(tmp_path: Path, mode: str) -> list[dict[str, Any]]:
     }
     for name in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_PORT"):
         env.pop(name, None)
-    proc = subprocess.run(
+    proc = run_job(
         [sys.executable, str(SCRIPT), str(tmp_path), mode],
         env=env,
-        capture_output=True,
-        text=True,
         timeout=240,
         cwd=tmp_path,
     )
@@ -169,11 +167,9 @@ LENGTHS = [1 + (5 * i) % 11 for i in range(80)]
 
 def _launch(tmp_path: Path, mode: str, timeout: int) -> subprocess.CompletedProcess[str]:
     # Lightning's own launcher: `python script.py`, devices=2 (it starts the second process).
-    return subprocess.run(
+    return run_job(
         [sys.executable, str(BATCH_SCRIPT), str(tmp_path), mode],
         env=child_env(),
-        capture_output=True,
-        text=True,
         timeout=timeout,
         cwd=tmp_path,
     )

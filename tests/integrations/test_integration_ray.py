@@ -11,7 +11,6 @@ One Ray job checks all of it.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import pytest
 from fairshard._batching.base import BatchPlanSampler
 from tests.catalog import sampler_families
 
-from .._launch import child_env
+from .._launch import child_env, run_job
 
 #: Every sampler family whose items a DataLoader reads as they are (packed rows aside).
 FAMILIES = {f.name: f.make for f in sampler_families() if f.items in ("index", "batch")}
@@ -51,11 +50,9 @@ def ray_reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]
     out = tmp_path_factory.mktemp("ray")
     env = child_env(RAY_USAGE_STATS_ENABLED="0")
     env["PYTHONPATH"] = f"{env['PYTHONPATH']}:{ROOT}"
-    proc = subprocess.run(
+    proc = run_job(
         [sys.executable, str(SCRIPT), str(out)],
         env=env,
-        capture_output=True,
-        text=True,
         timeout=360,
         cwd=out,
     )

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ import pytest
 from fairshard import ConfigTypeError, DistributedSampler, LengthBucketBatchSampler
 
 from .._dist import free_port
-from .._launch import child_env
+from .._launch import child_env, run_job
 
 pytest.importorskip(
     "transformers", reason="the [integrations] extra (transformers) is not installed"
@@ -52,13 +51,11 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         str(SCRIPT),
         str(out),
     ]
-    proc = subprocess.run(launch, env=child_env(), capture_output=True, text=True, timeout=280)
+    proc = run_job(launch, env=child_env(), timeout=280)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    single = subprocess.run(
+    single = run_job(
         [sys.executable, str(SCRIPT), str(out), "single"],
         env=child_env(),
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert single.returncode == 0, single.stdout[-3000:] + single.stderr[-3000:]

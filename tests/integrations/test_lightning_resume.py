@@ -14,7 +14,6 @@ cached limits, every later one) lost its last steps without a word.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ import pytest
 
 import fairshard
 
-from .._launch import child_env
+from .._launch import child_env, run_job
 
 pytest.importorskip("lightning")
 pytest.importorskip("torchdata.stateful_dataloader")
@@ -37,11 +36,9 @@ RECIPES = ("stateful-index", "stateful-batch", "handmade")
 @pytest.fixture(scope="module")
 def ledgers(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     out = tmp_path_factory.mktemp("lightning_resume")
-    proc = subprocess.run(
+    proc = run_job(
         [sys.executable, str(SCRIPT), str(out)],
         env=child_env(),
-        capture_output=True,
-        text=True,
         timeout=400,
         cwd=out,
     )
@@ -92,11 +89,9 @@ def test_a_resumed_epoch_under_lightning_reads_every_item_once(
 
 
 def _launch_elastic(out: Path, devices: int) -> None:
-    proc = subprocess.run(
+    proc = run_job(
         [sys.executable, str(SCRIPT), str(out), "elastic", str(devices)],
         env=child_env(),
-        capture_output=True,
-        text=True,
         timeout=200,
         cwd=out,
     )

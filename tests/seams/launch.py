@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 from tests._dist import free_port
-from tests._launch import child_env
+from tests._launch import child_env, run_job
 from tests.seams.cells import WORLD, Cell, read_ledgers, verdict
 
 JOB = Path(__file__).with_name("job.py")
@@ -47,14 +46,11 @@ def run(
     """Run ``cells`` (one driver and ``workers``) in one launch: ``cell id -> problems``."""
     args = [driver, str(workers), str(out), *(c.id for c in cells)]
     env = child_env(PYTHONPATH=f"{ROOT / 'src'}:{ROOT}")
-    proc = subprocess.run(
+    proc = run_job(
         [*command(driver), *args],
         cwd=ROOT,
         env=env,
-        capture_output=True,
-        text=True,
         timeout=timeout,
-        check=False,
     )
     tail = (
         f"exit {proc.returncode}\n--- stdout\n{proc.stdout[-3000:]}\n"
