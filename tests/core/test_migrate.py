@@ -219,3 +219,21 @@ def test_bad_migrations_name_the_parameter() -> None:
         u.load_state_dict(state, migrate=DataChange(30, appended=3))
     u.set_epoch(0)
     assert _quiet(list, u) == before
+
+
+def test_a_family_that_migrates_without_its_hooks_is_refused_when_defined() -> None:
+    """``_data_keys`` without ``_old_plan_length``/``_rest_plan``: a TypeError at the class."""
+    from fairshard._core.migrating import Migrating
+
+    with pytest.raises(TypeError, match=r"Half sets _data_keys=\('n',\).*_rest_plan"):
+
+        class Half(Migrating):
+            _data_keys = ("n",)
+
+            def _old_plan_length(self, change: object, saved: dict[str, object], e: int) -> int:
+                return 0
+
+    class Inherits(DistributedSampler):  # the hooks come with the family
+        pass
+
+    assert Inherits._data_keys == ("n",)

@@ -104,6 +104,25 @@ class Migrating:
 
         def _known_plan_length(self) -> int | None: ...
 
+    #: The hooks a family that sets ``_data_keys`` must write (no default fits).
+    _required_hooks: ClassVar[tuple[str, ...]] = ("_old_plan_length", "_rest_plan")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse, when the class is defined, a family that migrates without its hooks.
+
+        Why here and not at ``load_state_dict``: a missing hook would only
+        show on the first migrated resume, in a user's run.
+        """
+        super().__init_subclass__(**kwargs)
+        if cls._data_keys:
+            missing = [h for h in cls._required_hooks if getattr(cls, h) is getattr(Migrating, h)]
+            if missing:
+                raise TypeError(
+                    f"{cls.__name__} sets _data_keys={cls._data_keys!r} but does not define "
+                    f"{', '.join(missing)}; a family that migrates writes both hooks "
+                    "(see fairshard._core.migrating)"
+                )
+
     # ------------------------------------------------ hooks a family may write
     def _migration_refusal(self) -> str | None:
         """Hook: why this configuration cannot resume on changed data (``None``: it can)."""
@@ -130,7 +149,7 @@ class Migrating:
 
     def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
         """Hook: the plan length of ``epoch`` on the data the state was saved with."""
-        raise NotImplementedError(f"{self.kind} sets _data_keys but writes no _old_plan_length")
+        raise NotImplementedError  # required when _data_keys is set (__init_subclass__)
 
     def _consumed_record(
         self, change: Any, saved_config: dict[str, Any], epoch: int, positions: int
@@ -140,7 +159,7 @@ class Migrating:
 
     def _rest_plan(self, change: Any, consumed: Any, epoch: int) -> Plan:
         """Hook: the plan of what ``change`` leaves of ``epoch`` after ``consumed`` positions."""
-        raise NotImplementedError(f"{self.kind} sets _data_keys but writes no _rest_plan")
+        raise NotImplementedError  # required when _data_keys is set (__init_subclass__)
 
     # ------------------------------------------------------------- machinery
     def _refuse(self, name: str) -> None:

@@ -51,14 +51,14 @@ from .._random.seeding import StreamId, stream_words
 from .schedules import class_weights_at, resolve_alpha
 from .torch_compat import IndexSampler
 from .weighted_plans import ArrayPlan, GroupedAliasPlan, exponential_keys_order
-from .weights import MIGRATE_DRAWS, without_replacement_refusal
+from .weights import MIGRATE_DRAWS, DrawsMigrate
 
 __all__ = ["ClassBalancedSampler"]
 
 _SUB_ID = 1  # separates these streams from WeightedSampler's
 
 
-class ClassBalancedSampler(IndexSampler[IndexPlan]):
+class ClassBalancedSampler(DrawsMigrate, IndexSampler[IndexPlan]):
     """Sample so that class ``c`` appears with proportion ``P_c`` (module docstring).
 
     Args:
@@ -324,14 +324,7 @@ class ClassBalancedSampler(IndexSampler[IndexPlan]):
 
     # ---------------------------------------------- resume on changed data
     _data_keys = ("n", "classes", "labels", "targets", "num_samples")
-
-    def _migration_refusal(self) -> str | None:
-        if not self.replacement:
-            return without_replacement_refusal(self.kind, "class weight")
-        return super()._migration_refusal()
-
-    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
-        return int(saved_config["num_samples"])
+    _keyed_by = "class weight"
 
     def _rest_plan(self, change: Any, consumed: int, epoch: int) -> IndexPlan:
         """The epoch's draws not taken yet, by the new labels' class table."""

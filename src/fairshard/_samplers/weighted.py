@@ -41,16 +41,16 @@ from .torch_compat import IndexSampler
 from .weighted_plans import AliasPlan, ArrayPlan, exponential_keys_order
 from .weights import (
     MIGRATE_DRAWS,
+    DrawsMigrate,
     as_weights,
     check_weights,
     weights_digest,
-    without_replacement_refusal,
 )
 
 __all__ = ["WeightedSampler"]
 
 
-class WeightedSampler(IndexSampler[IndexPlan]):
+class WeightedSampler(DrawsMigrate, IndexSampler[IndexPlan]):
     """Draw indices in proportion to per-sample weights, one plan for all ranks.
 
     Args:
@@ -212,14 +212,6 @@ class WeightedSampler(IndexSampler[IndexPlan]):
 
     # ---------------------------------------------- resume on changed data
     _data_keys = ("n", "weights", "num_samples")
-
-    def _migration_refusal(self) -> str | None:
-        if not self.replacement:
-            return without_replacement_refusal(self.kind, "weight")
-        return super()._migration_refusal()
-
-    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
-        return int(saved_config["num_samples"])
 
     def _rest_plan(self, change: Any, consumed: int, epoch: int) -> IndexPlan:
         assert self._table is not None  # (with replacement: _migration_refusal)

@@ -9,12 +9,13 @@ costs no second copy. Every error names the first offending index and value.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .._core.inputs import to_numpy
+from .._core.migrating import Migrating
 from .._errors import ConfigError, ConfigTypeError
 from .._random.alias import MAX_ITEMS
 
@@ -23,7 +24,7 @@ __all__ = [
     "as_weights",
     "check_weights",
     "weights_digest",
-    "without_replacement_refusal",
+    "DrawsMigrate",
 ]
 
 #: ``sub_id`` of the ``StreamId.MIGRATE`` draws of a weighted family's migrated epoch.
@@ -111,11 +112,31 @@ def weights_digest(weights: NDArray[np.float64]) -> str:
     return h.hexdigest()[:16]
 
 
-def without_replacement_refusal(kind: str, per_item: str) -> str:
-    """Why a weighted family without replacement cannot resume on changed data."""
-    return (
-        f"{kind}(replacement=False) ranks every item of an epoch by a key of its {per_item}, "
-        f"so which items the saved epoch consumed depends on every old {per_item}, the "
-        "removed items' too, which the state does not hold; use replacement=True (its rest "
-        "is fresh draws from the new data)"
-    )
+class DrawsMigrate(Migrating):
+    """``migrate=`` hooks of the families that draw ``num_samples`` items by weight.
+
+    With replacement an epoch consumed draws, not items: its rest is fresh
+    draws from the new data (the family's ``_rest_plan``), and the saved
+    epoch's plan length is its ``num_samples``. Without replacement every
+    item of the epoch is ranked by a key of its weight, so what the saved
+    epoch consumed depends on the removed items' weights too, which a state
+    does not hold: refused.
+    """
+
+    replacement: bool
+    #: What each item's key is built from, as the refusal names it.
+    _keyed_by: ClassVar[str] = "weight"
+
+    def _migration_refusal(self) -> str | None:
+        if not self.replacement:
+            per_item = self._keyed_by
+            return (
+                f"{self.kind}(replacement=False) ranks every item of an epoch by a key of its "
+                f"{per_item}, so which items the saved epoch consumed depends on every old "
+                f"{per_item}, the removed items' too, which the state does not hold; use "
+                "replacement=True (its rest is fresh draws from the new data)"
+            )
+        return super()._migration_refusal()
+
+    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
+        return int(saved_config["num_samples"])
