@@ -306,3 +306,27 @@ def test_fs101_prepared_loaders_set_their_epoch(
 ) -> None:
     text = _BUILDER.format(imports=imports, owner=owner, prepare=prepare)
     assert [f.code for f in lint_source(text)] == codes
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("rank == -1", ("rank", ("in", ("-1",)))),
+        ("rank != -1", ("rank", ("notin", ("-1",)))),
+        ("-1 != rank", ("rank", ("notin", ("-1",)))),
+        ("rank is None", ("rank", ("in", ("None",)))),
+        ("rank in (-1, 0)", ("rank", ("in", ("-1", "0")))),
+        ("not rank in [-1, 0]", ("rank", ("notin", ("-1", "0")))),
+        ("rank not in {-1, 0}", ("rank", ("notin", ("-1", "0")))),
+        ("not distributed", ("distributed", ("truthy", False))),
+        ("rank > 0", None),
+        ("other == 0", None),
+    ],
+)
+def test_branch_following_reads_every_comparison_form(test: str, expected: object) -> None:
+    import ast
+
+    from fairshard_lint.project import parameter_test
+
+    node = ast.parse(test, mode="eval").body
+    assert parameter_test(node, {"rank", "distributed"}) == expected
