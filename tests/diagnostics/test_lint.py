@@ -330,3 +330,23 @@ def test_branch_following_reads_every_comparison_form(test: str, expected: objec
 
     node = ast.parse(test, mode="eval").body
     assert parameter_test(node, {"rank", "distributed"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "set_device", "reported"),
+    [
+        ('"-1"', False, False),  # no GPU at all: a CPU run on purpose
+        ('""', True, False),
+        ('"0,1,2,3"', True, False),  # the same list, each process picks its own GPU in it
+        ("opt.device", True, False),
+        ('"0"', True, True),  # one GPU for every process: ranks 1 and up cannot see theirs
+        ('"0,1,2,3"', False, True),  # no pick: every process computes on the first GPU
+    ],
+)
+def test_fs106_reports_a_same_for_every_process_pin_only_where_it_cannot_work(
+    value: str, set_device: bool, reported: bool
+) -> None:
+    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    pick = "torch.cuda.set_device(local_rank)\n" if set_device else ""
+    found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n' + pick)
+    assert [f.code for f in found] == (["FS106"] if reported else [])
