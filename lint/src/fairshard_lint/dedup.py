@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import ast
 
-from .context import target_names
-from .flow import LOADERS, spread_entry
-from .names import Module, argument, dotted, name_words, tail
+from .consumers import block_of, carrying_names, consumer_sites, defs_of
+from .names import Module, dotted, name_words, tail
 
 __all__ = ["deduplicates"]
 
@@ -141,22 +140,9 @@ def _file_deduplicates(mod: Module) -> bool:
     return cached
 
 
-def _defs(mod: Module, call: ast.Call) -> tuple[Module, list[ast.AST]] | None:
-    """The module and definitions of the function ``call`` calls (this file or the tree)."""
-    project = mod.cache.get("project")
-    if project is None:
-        found = mod.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
-        return (mod, list(found)) if found else None
-    where = project.resolve(mod.cache["module_name"], call)
-    if where is None:
-        return None
-    owner = project.modules[where[0]]
-    return owner, list(owner.functions.get(where[1], []))
-
-
 def _calls_deduplicating(mod: Module, call: ast.Call, depth: int = 2) -> bool:
     """``call`` runs a function that de-duplicates (itself, or up to ``depth`` calls below)."""
-    found = _defs(mod, call)
+    found = defs_of(mod, call)
     if found is None:
         return False
     owner, defs = found
@@ -168,45 +154,6 @@ def _calls_deduplicating(mod: Module, call: ast.Call, depth: int = 2) -> bool:
         for c in ast.walk(d)
         if isinstance(c, ast.Call) and c is not call
     )
-
-
-def _carrying_names(mod: Module, sampler: ast.Call) -> set[str]:
-    """The sampler's names and those of the loaders built on it (``data_loader_test``)."""
-    names = set(target_names(mod, sampler))
-    for call in mod.calls:
-        if tail(call) not in LOADERS:
-            continue
-        given = argument(call, "sampler", 3) or spread_entry(mod, call, "sampler")
-        if given is sampler or (given is not None and dotted(given) in names):
-            names.update(target_names(mod, call))
-    return names
-
-
-def _consumers(mod: Module, names: set[str]) -> list[ast.AST]:
-    """Statements that hand one of ``names`` to a call or iterate it."""
-    out: list[ast.AST] = []
-    for node in mod.nodes:
-        if isinstance(node, ast.Call) and tail(node) not in LOADERS:
-            given = [*node.args, *(k.value for k in node.keywords)]
-            if any(dotted(g) in names for g in given):
-                out.append(node)
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension) and any(
-            dotted(n) in names for n in ast.walk(node.iter)
-        ):
-            out.append(node)
-    return out
-
-
-def _block_of(mod: Module, node: ast.AST) -> list[ast.stmt]:
-    """The statement list that holds ``node``'s statement (an ``if`` body, a function body)."""
-    child = node
-    for ancestor in mod.ancestors(node):
-        for part in ("body", "orelse", "finalbody"):
-            statements = getattr(ancestor, part, None)
-            if isinstance(statements, list) and child in statements:
-                return statements
-        child = ancestor
-    return []
 
 
 def deduplicates(mod: Module, sampler: ast.Call) -> bool:
@@ -228,7 +175,7 @@ def deduplicates(mod: Module, sampler: ast.Call) -> bool:
     """
     if _file_deduplicates(mod):
         return True
-    sites = _consumers(mod, _carrying_names(mod, sampler))
+    sites = consumer_sites(mod, carrying_names(mod, sampler))
     if not sites:
         return any(_scope_deduplicates(f) for f in _functions(mod))
     for site in sites:
@@ -236,7 +183,7 @@ def deduplicates(mod: Module, sampler: ast.Call) -> bool:
         iterates = not isinstance(site, ast.Call)
         if iterates and func is not None and _scope_deduplicates(func):
             return True  # the function that iterates the loader keeps results by id
-        beside = [c for stmt in _block_of(mod, site) for c in ast.walk(stmt)]
+        beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]
         if any(isinstance(c, ast.Call) and _calls_deduplicating(mod, c) for c in beside):
             return True
     return False

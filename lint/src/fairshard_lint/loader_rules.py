@@ -187,16 +187,23 @@ def _one_gpu(value: ast.AST | None) -> bool:
 
 
 def _picks_device_per_process(mod: Module) -> bool:
-    """The script (or a module of its tree) calls ``torch.cuda.set_device``.
+    """The script, or a module of its tree that imports it, calls ``torch.cuda.set_device``.
 
     A list of GPUs that is the same for every process is harmless when each
     process then picks its own device in it (``set_device(local_rank)``) and
     the list is set before CUDA starts; without such a pick every process
     computes on the first GPU of the list.
     """
+    if "set_device" in mod.identifiers:
+        return True
     project = mod.cache.get("project")
-    modules = project.modules.values() if project is not None else [mod]
-    return any("set_device" in m.identifiers for m in modules)
+    if project is None:
+        return False
+    name = mod.cache["module_name"]
+    return any(
+        "set_device" in other.identifiers and project.imports_module(owner, name)
+        for owner, other in project.modules.items()
+    )
 
 
 def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:

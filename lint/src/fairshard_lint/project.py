@@ -185,6 +185,13 @@ class Project:
         self._imports[name] = out
         return out
 
+    def imports_module(self, name: str, target: str) -> bool:
+        """Module ``name`` imports module ``target`` or a name from it."""
+        return any(
+            target in (self._find(dotted_name), self._find(dotted_name.rpartition(".")[0]))
+            for dotted_name in self.imports(name).values()
+        )
+
     def resolve(self, name: str, call: ast.Call) -> tuple[str, str] | None:
         """``(module, function)`` of the tree that ``call`` in module ``name`` calls, if any.
 

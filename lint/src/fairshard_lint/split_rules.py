@@ -26,6 +26,7 @@ from .names import (
 )
 from .project import Project, evaluation_caller
 from .rulebook import rule
+from .shares import own_shares_only
 
 __all__: list[str] = []
 
@@ -107,7 +108,7 @@ def _padded_classes(mod: Module) -> set[str]:
 )
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for call, reached in _padded_evaluation_calls(mod):
-        if deduplicates(mod, call):
+        if deduplicates(mod, call) or own_shares_only(mod, call):
             continue
         name = tail(call)
         yield (
