@@ -103,6 +103,8 @@ ROUND_SIX = [
     "good_cuda_visible_same_list.py",
     "bad_sampler_in_kwargs.py",
     "good_sampler_in_kwargs.py",
+    "bad_sampler_in_returned_kwargs.py",
+    "good_sampler_in_returned_kwargs.py",
     "good_eval_own_share_rank0.py",
     "bad_eval_combined_by_caller.py",
     "bad_padded_eval_beside_coco_api.py",

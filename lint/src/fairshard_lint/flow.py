@@ -131,6 +131,19 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     for node in mod.nodes:
         if isinstance(node, ast.Assign):
             out.append(([n for t in node.targets for n in _targets(t)], node.value))
+            # kwargs["sampler"] = DistributedSampler(...): the dict carries what it holds
+            # there for a loader spread from it (DataLoader(ds, **kwargs)), here or where
+            # a function returning the dict is called
+            held = [
+                name
+                for t in node.targets
+                if isinstance(t, ast.Subscript)
+                and isinstance(t.slice, ast.Constant)
+                and t.slice.value in ("sampler", "batch_sampler")
+                and (name := dotted(t.value))
+            ]
+            if held:
+                out.append((held, node.value))
         elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
             out.append((_targets(node.target), node.value))
     return out
@@ -244,7 +257,7 @@ class Flow:
             return any(
                 self.carries(argument(node, key, position) or spread_entry(self.mod, node, key))
                 for key, position in (("sampler", 3), ("batch_sampler", 4))
-            )
+            ) or any(k.arg is None and self.carries(k.value) for k in node.keywords)
         if name == "BatchSampler":
             return self.carries(argument(node, "sampler", 0))
         if name in WRAPPERS:
