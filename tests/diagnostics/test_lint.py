@@ -306,3 +306,47 @@ def test_fs101_prepared_loaders_set_their_epoch(
 ) -> None:
     text = _BUILDER.format(imports=imports, owner=owner, prepare=prepare)
     assert [f.code for f in lint_source(text)] == codes
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("rank == -1", ("rank", ("in", ("-1",)))),
+        ("rank != -1", ("rank", ("notin", ("-1",)))),
+        ("-1 != rank", ("rank", ("notin", ("-1",)))),
+        ("rank is None", ("rank", ("in", ("None",)))),
+        ("rank in (-1, 0)", ("rank", ("in", ("-1", "0")))),
+        ("not rank in [-1, 0]", ("rank", ("notin", ("-1", "0")))),
+        ("rank not in {-1, 0}", ("rank", ("notin", ("-1", "0")))),
+        ("not distributed", ("distributed", ("truthy", False))),
+        ("rank > 0", None),
+        ("other == 0", None),
+    ],
+)
+def test_branch_following_reads_every_comparison_form(test: str, expected: object) -> None:
+    import ast
+
+    from fairshard_lint.project import parameter_test
+
+    node = ast.parse(test, mode="eval").body
+    assert parameter_test(node, {"rank", "distributed"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "set_device", "reported"),
+    [
+        ('"-1"', False, False),  # no GPU at all: a CPU run on purpose
+        ('""', True, False),
+        ('"0,1,2,3"', True, False),  # the same list, each process picks its own GPU in it
+        ("opt.device", True, False),
+        ('"0"', True, True),  # one GPU for every process: ranks 1 and up cannot see theirs
+        ('"0,1,2,3"', False, True),  # no pick: every process computes on the first GPU
+    ],
+)
+def test_fs106_reports_a_same_for_every_process_pin_only_where_it_cannot_work(
+    value: str, set_device: bool, reported: bool
+) -> None:
+    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    pick = "torch.cuda.set_device(local_rank)\n" if set_device else ""
+    found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n' + pick)
+    assert [f.code for f in found] == (["FS106"] if reported else [])

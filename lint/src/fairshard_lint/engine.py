@@ -214,6 +214,19 @@ def _builders(module: Module) -> set[str]:
     return out
 
 
+_DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
+
+
+def _called_beside_samplers(modules: Iterable[Module]) -> set[str]:
+    """Names called by modules that build a ``DistributedSampler`` (rule FS109 reads them)."""
+    return {
+        tail(call)
+        for module in modules
+        if "DistributedSampler" in module.identifiers
+        for call in module.calls
+    } - {""}
+
+
 def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Module]]:
     """Parse the files of ``folder`` that may take part in a project, and link them.
 
@@ -247,12 +260,16 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
         else:
             later.append((file, source))
     builders = {name for module in parsed.values() for name in _builders(module)}
-    if builders and later:
+    called = _called_beside_samplers(parsed.values())
+    if (builders or called) and later:
         needles = [f"{name}(" for name in sorted(builders)]
         for file, source in later:
-            if any(needle in source for needle in needles) or (
-                file.name == "__init__.py" and any(name in source for name in builders)
-            ):  # a call of a builder, or a package re-exporting one
+            if (
+                any(needle in source for needle in needles)
+                or (file.name == "__init__.py" and any(name in source for name in builders))
+                or not called.isdisjoint(_DEFINES.findall(source))
+            ):  # a call of a builder, a package re-exporting one, or a function an
+                # evaluation beside a distributed sampler calls (a merge that de-duplicates)
                 enter(file, source)
     try:
         project.finish()

@@ -131,6 +131,19 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     for node in mod.nodes:
         if isinstance(node, ast.Assign):
             out.append(([n for t in node.targets for n in _targets(t)], node.value))
+            # kwargs["sampler"] = DistributedSampler(...): the dict carries what it holds
+            # there for a loader spread from it (DataLoader(ds, **kwargs)), here or where
+            # a function returning the dict is called
+            held = [
+                name
+                for t in node.targets
+                if isinstance(t, ast.Subscript)
+                and isinstance(t.slice, ast.Constant)
+                and t.slice.value in ("sampler", "batch_sampler")
+                and (name := dotted(t.value))
+            ]
+            if held:
+                out.append((held, node.value))
         elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
             out.append((_targets(node.target), node.value))
     return out
@@ -241,9 +254,10 @@ class Flow:
         if needs_set_epoch(self.mod, node):
             return True
         if name in LOADERS:
-            return self.carries(argument(node, "sampler", 3)) or self.carries(
-                argument(node, "batch_sampler", 4)
-            )
+            return any(
+                self.carries(argument(node, key, position) or spread_entry(self.mod, node, key))
+                for key, position in (("sampler", 3), ("batch_sampler", 4))
+            ) or any(k.arg is None and self.carries(k.value) for k in node.keywords)
         if name == "BatchSampler":
             return self.carries(argument(node, "sampler", 0))
         if name in WRAPPERS:
@@ -439,6 +453,58 @@ def _summary(value: ast.AST) -> tuple[set[str], str]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             words.append(node.value)
     return refs, " ".join(words).lower()
+
+
+def _dict_entry(value: ast.AST, key: str) -> ast.expr | None:
+    """``{"sampler": x}["sampler"]`` or ``dict(sampler=x)``'s ``sampler``: ``x``."""
+    if isinstance(value, ast.Dict):
+        for k, v in zip(value.keys, value.values, strict=True):
+            if isinstance(k, ast.Constant) and k.value == key:
+                return v
+        return None
+    if isinstance(value, ast.Call) and tail(value) == "dict":
+        return argument(value, key)
+    return None
+
+
+def spread_entry(mod: Module, call: ast.Call, key: str) -> ast.expr | None:
+    """The value a ``**kwargs`` spread gives parameter ``key`` of ``call``, if readable here.
+
+    ``DataLoader(ds, **{"sampler": s})``; ``kw = dict(sampler=s)`` or
+    ``kw = {"sampler": s}`` then ``DataLoader(**kw)``; ``kw["sampler"] = s``:
+    literal dicts built in the same function as the call (the last write
+    before the call wins).
+    """
+    func = mod.function_of(call)
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            continue
+        found = _dict_entry(keyword.value, key)
+        name = dotted(keyword.value)
+        if found is not None or name is None:
+            if found is not None:
+                return found
+            continue
+        writes: list[tuple[int, ast.expr | None]] = []
+        for node in ast.walk(func or mod.tree):
+            if not isinstance(node, ast.Assign) or node.lineno > call.lineno:
+                continue
+            if mod.function_of(node) is not func:
+                continue
+            for target in node.targets:
+                if dotted(target) == name:
+                    writes.append((node.lineno, _dict_entry(node.value, key)))
+                elif (
+                    isinstance(target, ast.Subscript)
+                    and dotted(target.value) == name
+                    and isinstance(target.slice, ast.Constant)
+                    and target.slice.value == key
+                ):
+                    writes.append((node.lineno, node.value))
+        entries = [value for _, value in sorted(writes, key=lambda w: w[0]) if value is not None]
+        if entries:
+            return entries[-1]
+    return None
 
 
 def _literal_shuffle(value: ast.AST) -> bool:

@@ -176,21 +176,68 @@ def _per_process(mod: Module, value: ast.AST | None) -> bool:
     )
 
 
+def _hides_every_gpu(value: ast.AST | None) -> bool:
+    """``"-1"`` or ``""``: no GPU at all, on purpose (a CPU run), not a pin."""
+    return isinstance(value, ast.Constant) and str(value.value).strip() in ("", "-1")
+
+
+def _one_gpu(value: ast.AST | None) -> bool:
+    """A literal naming exactly one GPU (``"0"``, ``3``): every process would share it."""
+    return isinstance(value, ast.Constant) and str(value.value).strip().isdigit()
+
+
+def _picks_device_per_process(mod: Module) -> bool:
+    """The script, or a module of its tree that imports it, calls ``torch.cuda.set_device``.
+
+    A list of GPUs that is the same for every process is harmless when each
+    process then picks its own device in it (``set_device(local_rank)``) and
+    the list is set before CUDA starts; without such a pick every process
+    computes on the first GPU of the list.
+    """
+    if "set_device" in mod.identifiers:
+        return True
+    project = mod.cache.get("project")
+    if project is None:
+        return False
+    name = mod.cache["module_name"]
+    return any(
+        "set_device" in other.identifiers and project.imports_module(owner, name)
+        for owner, other in project.modules.items()
+    )
+
+
+def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:
+    """A same-for-every-process ``CUDA_VISIBLE_DEVICES`` value that goes wrong.
+
+    NOTE: a pin is reported when it does not depend on the process and
+    cannot work: one GPU for every process of a distributed script, or a
+    list with no per-process ``set_device`` to choose within it. ``"-1"``
+    (no GPU, a CPU run) and per-process values are left alone.
+    """
+    if _hides_every_gpu(value) or _per_process(mod, value):
+        return False
+    if _one_gpu(value):
+        return True
+    return not _picks_device_per_process(mod)
+
+
 @rule(
     "FS106",
     "cuda-visible-devices",
     "the script sets os.environ['CUDA_VISIBLE_DEVICES'] to the same value in every process "
-    "(a constant, a list of GPUs from the command line): it is ignored once CUDA is "
-    "initialized (any earlier import may do that), and under torchrun it fights the "
-    "launcher's one-GPU-per-process layout (a per-process pin from SLURM_LOCALID, the MPI "
-    "local rank or LOCAL_RANK is left alone)",
+    "where that cannot work: one GPU for every process (ranks 1 and up cannot see theirs), or "
+    "a list of GPUs with no torch.cuda.set_device to pick each process's own (every process "
+    "computes on the first); it is also ignored once CUDA is initialized. A per-process pin "
+    "(SLURM_LOCALID, the MPI local rank, LOCAL_RANK) and '-1' (no GPU: a CPU run) are left alone",
     "set CUDA_VISIBLE_DEVICES in the launch command (CUDA_VISIBLE_DEVICES=0,1 torchrun ...) "
     "and call torch.cuda.set_device(local_rank) in the script",
 )
 def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     message = (
-        "setting CUDA_VISIBLE_DEVICES inside the script is too late once CUDA is initialized "
-        "and fights the launcher; set it on the command line and use torch.cuda.set_device"
+        "CUDA_VISIBLE_DEVICES is set alike in every process, to one GPU or without a "
+        "per-process torch.cuda.set_device: the processes share a GPU (and the setting is "
+        "ignored once CUDA is initialized); set it on the command line and use "
+        "torch.cuda.set_device(local_rank)"
     )
     for node in mod.nodes:
         targets: list[ast.expr] = []
@@ -204,7 +251,7 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 and _is_environ(target.value)
                 and isinstance(target.slice, ast.Constant)
                 and target.slice.value == _CVD
-                and not _per_process(mod, getattr(node, "value", None))
+                and _fights_the_launcher(mod, getattr(node, "value", None))
             ):
                 yield node, message
         if isinstance(node, ast.Call):
@@ -219,9 +266,13 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     and any(isinstance(k, ast.Constant) and k.value == _CVD for k in first.keys)
                 )
             )
-            if setter and _per_process(mod, node.args[1] if len(node.args) > 1 else None):
+            if setter and not _fights_the_launcher(
+                mod, node.args[1] if len(node.args) > 1 else None
+            ):
                 continue
-            if updater and any(k.arg == _CVD and _per_process(mod, k.value) for k in node.keywords):
+            if updater and any(
+                k.arg == _CVD and not _fights_the_launcher(mod, k.value) for k in node.keywords
+            ):
                 continue
             if setter or updater:
                 yield node, message

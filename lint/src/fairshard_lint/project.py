@@ -185,6 +185,13 @@ class Project:
         self._imports[name] = out
         return out
 
+    def imports_module(self, name: str, target: str) -> bool:
+        """Module ``name`` imports module ``target`` or a name from it."""
+        return any(
+            target in (self._find(dotted_name), self._find(dotted_name.rpartition(".")[0]))
+            for dotted_name in self.imports(name).values()
+        )
+
     def resolve(self, name: str, call: ast.Call) -> tuple[str, str] | None:
         """``(module, function)`` of the tree that ``call`` in module ``name`` calls, if any.
 
@@ -260,9 +267,61 @@ class Project:
 
 
 # ------------------------------------------------------------- reaching evaluation
-#: ("eq", "Kind.DISTRIBUTED"), ("ne", "-1") (the ``else`` of ``rank == -1``), ("truthy", True)
-Requirement = tuple[str, object]
+#: ("in", ("Kind.DISTRIBUTED",)), ("notin", ("-1", "0")) (the body of ``rank not in (-1, 0)``
+#: or the ``else`` of ``rank in (-1, 0)``), ("truthy", True)
+Requirement = tuple[str, tuple[str, ...] | bool]
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+_MEMBER = {ast.Eq: "in", ast.Is: "in", ast.In: "in", ast.NotEq: "notin", ast.IsNot: "notin"}
+_MEMBER[ast.NotIn] = "notin"
+
+
+def _values(node: ast.expr, op: ast.cmpop) -> tuple[str, ...] | None:
+    """The literal values a comparison tests against (``-1``; ``(-1, 0)`` for ``in``)."""
+    if isinstance(op, ast.In | ast.NotIn):
+        if not isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return None
+        items = node.elts
+    else:
+        items = [node]
+    if not all(isinstance(i, ast.Constant | ast.UnaryOp | ast.Attribute) for i in items):
+        return None
+    return tuple(ast.unparse(i) for i in items)
+
+
+def parameter_test(test: ast.expr, params: set[str]) -> tuple[str, Requirement] | None:
+    """What ``test`` holding says of one parameter: every comparison form, negations too.
+
+    ``rank == -1``, ``rank != -1``, ``-1 != rank``, ``rank is None``,
+    ``local_rank in (-1, 0)``, ``rank not in [-1, 0]``, ``not (rank == 0)``,
+    ``is_train``, ``not is_train``: ``(name, requirement)``, or ``None`` when
+    the test reads no parameter in a form that can be bound to a call site.
+    """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = parameter_test(test.operand, params)
+        return None if inner is None else (inner[0], _negated(inner[1]))
+    if isinstance(test, ast.Name) and test.id in params:
+        return test.id, ("truthy", True)
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    kind = _MEMBER.get(type(op))
+    if kind is None:
+        return None
+    swapped = isinstance(right, ast.Name) and right.id in params
+    if swapped and not isinstance(op, ast.In | ast.NotIn):
+        left, right = right, left  # ``-1 != rank``
+    if not (isinstance(left, ast.Name) and left.id in params):
+        return None
+    values = _values(right, op)
+    return None if values is None else (left.id, (kind, values))
+
+
+def _negated(need: Requirement) -> Requirement:
+    kind, value = need
+    if isinstance(value, bool):
+        return kind, not value
+    return ("notin" if kind == "in" else "in"), value
 
 
 def _requirements(mod: Module, node: ast.AST, func: Function) -> dict[str, Requirement]:
@@ -271,32 +330,39 @@ def _requirements(mod: Module, node: ast.AST, func: Function) -> dict[str, Requi
     out: dict[str, Requirement] = {}
     child: ast.AST = node
     for ancestor in mod.ancestors(node):
+        for guard in _guards_before(ancestor, child):
+            found = parameter_test(guard.test, params)
+            if found is not None:
+                out.setdefault(found[0], _negated(found[1]))
         if ancestor is func:
             break
-        if isinstance(ancestor, ast.If | ast.IfExp):
+        if isinstance(ancestor, ast.If | ast.IfExp) and child is not ancestor.test:
             if isinstance(ancestor, ast.If):
                 in_body = child in ancestor.body
             else:
                 in_body = child is ancestor.body
-            test = ancestor.test
-            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-            if negated:
-                test = test.operand  # type: ignore[attr-defined]
-            if isinstance(test, ast.Name) and test.id in params:
-                out.setdefault(test.id, ("truthy", in_body != negated))
-            elif (
-                not negated
-                and isinstance(test, ast.Compare)
-                and len(test.ops) == 1
-                and isinstance(test.ops[0], ast.Eq | ast.Is)
-                and isinstance(test.left, ast.Name)
-                and test.left.id in params
-                and child is not test
-            ):
-                kind = "eq" if in_body else "ne"
-                out.setdefault(test.left.id, (kind, ast.unparse(test.comparators[0])))
+            found = parameter_test(ancestor.test, params)
+            if found is not None:
+                name, need = found
+                out.setdefault(name, need if in_body else _negated(need))
         child = ancestor
     return out
+
+
+def _guards_before(block: ast.AST, child: ast.AST) -> list[ast.If]:
+    """``if test: return ...`` statements before ``child`` in ``block``: it runs when they fail."""
+    for part in ("body", "orelse", "finalbody"):
+        statements = getattr(block, part, None)
+        if isinstance(statements, list) and child in statements:
+            before = statements[: statements.index(child)]
+            return [
+                s
+                for s in reversed(before)
+                if isinstance(s, ast.If)
+                and not s.orelse
+                and isinstance(s.body[-1], ast.Return | ast.Raise)
+            ]
+    return []
 
 
 def _same_value(text: str, given: ast.expr) -> bool:
@@ -342,11 +408,8 @@ def _bind(
             return None
         if isinstance(given, ast.Name) and given.id in outer_params:
             left[given.id] = (kind, value)
-        elif kind == "eq":
-            if not _same_value(str(value), given):
-                return None
-        elif kind == "ne":
-            if _same_value(str(value), given):
+        elif isinstance(value, tuple):
+            if any(_same_value(v, given) for v in value) != (kind == "in"):
                 return None
         elif not (isinstance(given, ast.Constant) and bool(given.value) == value):
             return None

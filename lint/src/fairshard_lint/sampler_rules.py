@@ -133,9 +133,19 @@ _TORCH_RNG = frozenset(
 )
 
 
+#: Calls that seed or save the module-level generators: no draw, nothing ranks disagree on.
+_SEEDING = frozenset(
+    {"seed", "manual_seed", "setstate", "getstate", "set_state", "get_state", "get_rng_state"}
+    | {"set_rng_state", "initial_seed"}
+)
+
+
 def _global_rng(mod: Module, call: ast.Call) -> str | None:
+    """The module-level generator the call draws from (``random.shuffle``), or ``None``."""
     name = mod.qualified(call.func) or ""
     head, _, fn = name.rpartition(".")
+    if fn in _SEEDING:
+        return None
     if head == "random":
         if fn in ("Random", "SystemRandom") and (call.args or call.keywords):
             return None
@@ -191,6 +201,28 @@ def _seeded_block(mod: Module, call: ast.Call) -> bool:
     return False
 
 
+def _seeded_before(mod: Module, call: ast.Call) -> bool:
+    """Earlier in the same function, the generator drawn from is seeded alike on every rank.
+
+    ``random.seed(self.seed + self.epoch)`` then ``random.shuffle(indices)``:
+    every rank seeds the generator with the same value right before drawing,
+    so the draw is the same everywhere. A seed that reads the rank does not
+    count (each rank then draws its own order).
+    """
+    func = mod.function_of(call)
+    head = (mod.qualified(call.func) or "").rpartition(".")[0]
+    if func is None or not head:
+        return False
+    seeder = f"{head}.manual_seed" if head == "torch" else f"{head}.seed"
+    return any(
+        mod.qualified(c.func) == seeder
+        and c.args
+        and not mentions_rank(c.args[0], flow_of(mod).rank_names_at(c))
+        and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)
+        for c in calls(func)
+    )
+
+
 @rule(
     "FS105",
     "global-rng-in-sampler",
@@ -219,6 +251,7 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 name is not None
                 and not _partitioned_before(cls, call)
                 and not _seeded_block(mod, call)
+                and not _seeded_before(mod, call)
             ):
                 yield (
                     call,

@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from .context import context_of, evaluation_split_loop, is_sampler_class
+from .dedup import deduplicates
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .names import (
     Module,
@@ -21,11 +22,11 @@ from .names import (
     is_constant,
     mentions_local_rank,
     mentions_rank,
-    name_words,
     tail,
 )
 from .project import Project, evaluation_caller
 from .rulebook import rule
+from .shares import own_shares_only
 
 __all__: list[str] = []
 
@@ -37,37 +38,6 @@ def _pads(call: ast.Call) -> bool:
     if tail_mode is not None:
         return isinstance(tail_mode, ast.Constant) and tail_mode.value == "pad"
     return drop_last is None or is_constant(drop_last, False)
-
-
-_ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
-
-
-#: Evaluators known to keep one result per image id, named where the script uses
-#: them: the COCO evaluator of torchvision's detection references, which DETR,
-#: Deformable-DETR and their descendants copy (``merge`` keeps the first
-#: evaluation of each image id, ``np.unique(..., return_index=True)``).
-_DEDUPLICATING_EVALUATORS = frozenset({"CocoEvaluator", "coco_evaluator"})
-
-
-def deduplicates(mod: Module) -> bool:
-    """The file drops repeated samples by id before scoring (padding then does no harm).
-
-    ``np.unique(gathered_ids, return_index=True)``, ``torch.unique(ids)``,
-    ``ids.unique()``: an evaluator that de-duplicates by sample or image id
-    counts each sample once whatever the sampler repeated. So does a
-    :data:`_DEDUPLICATING_EVALUATORS` evaluator the file names
-    (``test_stats, coco_evaluator = evaluate(...)``), though its ``merge``
-    lives in another module.
-    """
-    if mod.identifiers & _DEDUPLICATING_EVALUATORS:
-        return True
-    for call in mod.calls:
-        if tail(call) != "unique":
-            continue
-        parts = [*call.args, call.func.value] if isinstance(call.func, ast.Attribute) else call.args
-        if any(set(name_words(ast.unparse(part))) & _ID_WORDS for part in parts):
-            return True
-    return False
 
 
 def _repeats(value: ast.AST, name: str) -> bool:
@@ -137,8 +107,22 @@ def _padded_classes(mod: Module) -> set[str]:
     "order) or fairshard.ExactMetrics (exact counts across ranks)",
 )
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    if deduplicates(mod):
-        return
+    for call, reached in _padded_evaluation_calls(mod):
+        if deduplicates(mod, call) or own_shares_only(mod, call):
+            continue
+        name = tail(call)
+        yield (
+            call,
+            (
+                f"{name} pads every rank by repeating samples, so evaluation metrics "
+                f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
+                "combine results with gather_in_order or ExactMetrics"
+            ),
+        )
+
+
+def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
+    """Padded samplers built for evaluation, with where evaluation reaches them from."""
     named = any(word.endswith("Sampler") for word in mod.identifiers)
     padded = _padded_classes(mod) if named else set()
     for call in mod.calls:
@@ -165,14 +149,7 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if where is None:
                 continue
             reached = f" (evaluation: reached from {where})"
-        yield (
-            call,
-            (
-                f"{name} pads every rank by repeating samples, so evaluation metrics "
-                f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
-                "combine results with gather_in_order or ExactMetrics"
-            ),
-        )
+        yield call, reached
 
 
 _GLOBAL_SEEDS = frozenset({"manual_seed", "seed_everything", "set_seed"})

@@ -1,6 +1,7 @@
 import os
 
-os.environ["CUDA_VISIBLE_DEVICES"] = "0,1,2,3"  # expect: FS106
+# one GPU for every process: rank 1 and up ask set_device for a GPU they cannot see
+os.environ["CUDA_VISIBLE_DEVICES"] = "0"  # expect: FS106
 
 import torch
 import torch.distributed as dist

@@ -1,3 +1,4 @@
+import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader, DistributedSampler
 
@@ -10,4 +11,6 @@ def evaluate(model, dataset_val):
     for images, labels in DataLoader(dataset_val, sampler=sampler_val):
         correct += (model(images).argmax(1) == labels).sum().item()
         total += len(labels)
-    return correct / total
+    counts = torch.tensor([correct, total])
+    dist.all_reduce(counts)
+    return (counts[0] / counts[1]).item()

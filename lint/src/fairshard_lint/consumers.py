@@ -1,0 +1,145 @@
+"""Where a sampler's loader goes: the statements that use it, the functions that iterate it.
+
+Rule FS109 asks of a padded evaluation sampler what becomes of what its
+loader yields (kept by sample id? combined across ranks?); both questions
+start from the same places, found here: the names of the sampler and of the
+loaders built on it, the statements that hand one of them to a call or
+iterate it, and, through calls of the linted tree, the function that finally
+iterates it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .context import target_names
+from .flow import LOADERS, WRAPPERS, parameters, spread_entry
+from .names import Module, argument, dotted, tail
+
+__all__ = ["Reader", "block_of", "carrying_names", "consumer_sites", "defs_of", "readers"]
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def carrying_names(mod: Module, sampler: ast.Call) -> set[str]:
+    """The sampler's names and those of the loaders built on it (``data_loader_test``)."""
+    names = set(target_names(mod, sampler))
+    for call in mod.calls:
+        if tail(call) not in LOADERS:
+            continue
+        given = argument(call, "sampler", 3) or spread_entry(mod, call, "sampler")
+        if given is sampler or (given is not None and dotted(given) in names):
+            names.update(target_names(mod, call))
+    return names
+
+
+Loop = ast.For | ast.AsyncFor | ast.comprehension
+
+
+def _iterates(node: ast.AST, names: set[str]) -> bool:
+    return isinstance(node, Loop) and any(dotted(n) in names for n in ast.walk(node.iter))
+
+
+#: Calls that only look at a loader (its length, its name) or pass its items through.
+_LOOKS = frozenset({"len", "print", "str", "repr", "isinstance", "hasattr", "getattr", "type"})
+
+
+def consumer_sites(mod: Module, names: set[str], scope: ast.AST | None = None) -> list[ast.AST]:
+    """Calls that are handed one of ``names``, and loops that iterate one (in ``scope``).
+
+    A wrapper inside a loop's iterable (``enumerate(loader)``, ``tqdm(loader)``)
+    is part of that loop; calls that only look (``len(loader)``) are no use.
+    """
+    loops = [
+        n for n in (ast.walk(scope) if scope is not None else mod.nodes) if _iterates(n, names)
+    ]
+    inside = {id(n) for loop in loops for n in ast.walk(loop.iter)}  # type: ignore[attr-defined]
+    out: list[ast.AST] = list(loops)
+    for node in ast.walk(scope) if scope is not None else mod.nodes:
+        if (
+            isinstance(node, ast.Call)
+            and id(node) not in inside
+            and tail(node) not in LOADERS | WRAPPERS | _LOOKS
+        ):
+            given = [*node.args, *(k.value for k in node.keywords)]
+            if any(dotted(g) in names for g in given):
+                out.append(node)
+    return out
+
+
+def block_of(mod: Module, node: ast.AST) -> list[ast.stmt]:
+    """The statement list that holds ``node``'s statement (an ``if`` body, a function body)."""
+    child = node
+    for ancestor in mod.ancestors(node):
+        for part in ("body", "orelse", "finalbody"):
+            statements = getattr(ancestor, part, None)
+            if isinstance(statements, list) and child in statements:
+                return statements
+        child = ancestor
+    return []
+
+
+def defs_of(mod: Module, call: ast.Call) -> tuple[Module, list[Function]] | None:
+    """The module and definitions of the function ``call`` calls (this file or the tree)."""
+    project = mod.cache.get("project")
+    if project is None:
+        found = mod.functions.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        return (mod, list(found)) if found else None
+    where = project.resolve(mod.cache["module_name"], call)
+    if where is None:
+        return None
+    owner = project.modules[where[0]]
+    return owner, list(owner.functions.get(where[1], []))
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A function that iterates the loader, and the calls that led there from the site."""
+
+    module: Module
+    function: Function
+    #: ``(module, call)`` from the consumer site down to the call of ``function``.
+    path: tuple[tuple[Module, ast.Call], ...]
+
+
+def _bound(func: Function, call: ast.Call, names: set[str]) -> set[str]:
+    """The parameters of ``func`` that ``call`` passes one of ``names`` to."""
+    params = parameters(func)
+    bound = {k.arg for k in call.keywords if k.arg and dotted(k.value) in names}
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if position < len(params) and dotted(arg) in names:
+            bound.add(params[position])
+    return bound
+
+
+def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list[Reader] | None:
+    """The functions that iterate the loader handed over at ``site``; ``None``: not all known.
+
+    A loop over the loader is read in its own function; a call is followed
+    into the tree's function it resolves to, along the parameter the loader
+    is bound to, up to ``depth`` calls deep.
+    """
+    if not isinstance(site, ast.Call):
+        func = mod.function_of(site)
+        return None if func is None else [Reader(mod, func, ())]
+    found = defs_of(mod, site)
+    if found is None or not found[1] or depth == 0:
+        return None
+    owner, defs = found
+    out: list[Reader] = []
+    for func in defs:
+        bound = _bound(func, site, names)
+        if not bound:
+            return None
+        inner = consumer_sites(owner, bound, func)
+        if not inner:
+            return None
+        for node in inner:
+            below = readers(owner, node, bound, depth - 1)
+            if below is None:
+                return None
+            out.extend(Reader(r.module, r.function, ((mod, site), *r.path)) for r in below)
+    return out

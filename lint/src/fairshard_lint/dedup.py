@@ -1,0 +1,189 @@
+"""Does an evaluation drop repeated samples by id before it scores (rule FS109)?
+
+A padded ``DistributedSampler`` repeats up to W-1 samples; an evaluation that
+keeps one result per sample id or key counts each sample once whatever was
+repeated, so the padding does no harm there. The forms read here:
+
+- ``np.unique(ids, return_index=True)``, ``torch.unique(ids)``, ``ids.unique()``;
+- results kept in a dict keyed by a sample id (``predictions[sample_id] = ...``,
+  a repeat overwrites itself), the id read directly or through a name
+  assigned from it in the same function (``i = int(ids[b])``);
+- a merge that skips keys already seen (``if key in seen[name]: continue`` in a
+  loop that then adds ``key`` to ``seen[name]``);
+- a known de-duplicating evaluator named in the file (DETR's ``CocoEvaluator``).
+
+Where each form counts is said by :func:`deduplicates`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .consumers import block_of, carrying_names, consumer_sites, defs_of
+from .names import Module, dotted, name_words, tail
+
+__all__ = ["deduplicates"]
+
+_ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
+
+#: Evaluators known to keep one result per image id, named where the script uses
+#: them: the COCO evaluator of torchvision's detection references, which DETR,
+#: Deformable-DETR and their descendants copy (``merge`` keeps the first
+#: evaluation of each image id, ``np.unique(..., return_index=True)``).
+_DEDUPLICATING_EVALUATORS = frozenset({"CocoEvaluator", "coco_evaluator"})
+
+_DICTS = frozenset({"dict", "defaultdict", "OrderedDict"})
+
+Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+#: Words that make an id something other than a sample's (``input_ids``, ``class_idx``).
+_NOT_SAMPLE = frozenset({"input", "token", "tokens", "position", "vocab", "class", "label"})
+
+
+def _says_id(node: ast.AST, ids: frozenset[str] = _ID_WORDS) -> bool:
+    """The expression names a sample id (``sample_id``, ``ids[b]``, ``batch["idx"]``)."""
+    words = set(name_words(ast.unparse(node)))
+    return bool(words & ids) and not words & _NOT_SAMPLE
+
+
+#: A dict keyed by ``key`` is most often a state dict or a config, not results by sample.
+_SAMPLE_IDS = _ID_WORDS - {"key", "keys"}
+
+
+def _unique_by_id(scope: ast.AST) -> bool:
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+        if tail(call) != "unique":
+            continue
+        parts = [*call.args, call.func.value] if isinstance(call.func, ast.Attribute) else call.args
+        if any(_says_id(part) for part in parts):
+            return True
+    return False
+
+
+def _is_new_dict(value: ast.AST) -> bool:
+    return isinstance(value, ast.Dict | ast.DictComp) or (
+        isinstance(value, ast.Call) and tail(value) in _DICTS
+    )
+
+
+def _keyed_by_id(func: ast.AST) -> bool:
+    """``results = {}`` then ``results[sample_id] = ...`` in one function."""
+    assigns = [n for n in ast.walk(func) if isinstance(n, ast.Assign)]
+    dicts = {
+        name for a in assigns if _is_new_dict(a.value) for t in a.targets if (name := dotted(t))
+    }
+    ids = {name for a in assigns if _says_id(a.value) for t in a.targets if (name := dotted(t))}
+    for node in assigns:
+        for target in node.targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and dotted(target.value) in dicts
+                and (_says_id(target.slice, _SAMPLE_IDS) or dotted(target.slice) in ids)
+            ):
+                return True
+    return False
+
+
+def _adds(loop: ast.AST, key: str, container: str) -> bool:
+    """The loop adds ``key`` to ``container`` (``append``, ``add``, or a store under it)."""
+    for node in ast.walk(loop):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "add")
+            and ast.unparse(node.func.value) == container
+            and [ast.unparse(a) for a in node.args] == [key]
+        ):
+            return True
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Subscript)
+            and ast.unparse(t.value) == container
+            and ast.unparse(t.slice) == key
+            for t in node.targets
+        ):
+            return True
+    return False
+
+
+def _skips_seen(func: ast.AST) -> bool:
+    """``if key in seen: continue`` in a loop that then records ``key`` in ``seen``."""
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.For | ast.While)):
+        for node in ast.walk(loop):
+            test = node.test if isinstance(node, ast.If) else None
+            if (
+                isinstance(node, ast.If)
+                and isinstance(node.body[0], ast.Continue)
+                and isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.In)
+                and _adds(loop, ast.unparse(test.left), ast.unparse(test.comparators[0]))
+            ):
+                return True
+    return False
+
+
+def _functions(mod: Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [f for defs in mod.functions.values() for f in defs]
+
+
+def _scope_deduplicates(scope: ast.AST) -> bool:
+    return _unique_by_id(scope) or _keyed_by_id(scope) or _skips_seen(scope)
+
+
+def _file_deduplicates(mod: Module) -> bool:
+    """A known evaluator named, or ``unique`` by id anywhere in the file."""
+    cached = mod.cache.get("deduplicates_here")
+    if not isinstance(cached, bool):
+        cached = bool(mod.identifiers & _DEDUPLICATING_EVALUATORS) or _unique_by_id(mod.tree)
+        mod.cache["deduplicates_here"] = cached
+    return cached
+
+
+def _calls_deduplicating(mod: Module, call: ast.Call, depth: int = 2) -> bool:
+    """``call`` runs a function that de-duplicates (itself, or up to ``depth`` calls below)."""
+    found = defs_of(mod, call)
+    if found is None:
+        return False
+    owner, defs = found
+    if any(_scope_deduplicates(d) for d in defs):
+        return True
+    return depth > 1 and any(
+        _calls_deduplicating(owner, c, depth - 1)
+        for d in defs
+        for c in ast.walk(d)
+        if isinstance(c, ast.Call) and c is not call
+    )
+
+
+def deduplicates(mod: Module, sampler: ast.Call) -> bool:
+    """The evaluation fed by ``sampler`` keeps one result per sample id.
+
+    A known evaluator or ``unique`` by id anywhere in the file counts for the
+    whole file. The other forms count where the sampler's loader goes: in
+    the function that iterates it, in a function it is handed to (up to two
+    calls below), or in a call beside that hand-over in the same block
+    (``final_test(data_loader_test, ...)`` then ``merge(output_dir, num_tasks)``).
+    A loader that goes nowhere the file shows is judged by the whole file.
+
+    Args:
+        mod: The linted file (its ``cache`` may hold the project).
+        sampler: The padded sampler's call.
+
+    Returns:
+        ``True`` when one of the forms of this module's docstring is found there.
+    """
+    if _file_deduplicates(mod):
+        return True
+    sites = consumer_sites(mod, carrying_names(mod, sampler))
+    if not sites:
+        return any(_scope_deduplicates(f) for f in _functions(mod))
+    for site in sites:
+        func = mod.function_of(site)
+        iterates = not isinstance(site, ast.Call)
+        if iterates and func is not None and _scope_deduplicates(func):
+            return True  # the function that iterates the loader keeps results by id
+        beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]
+        if any(isinstance(c, ast.Call) and _calls_deduplicating(mod, c) for c in beside):
+            return True
+    return False

@@ -1,0 +1,108 @@
+"""Is an evaluation combined across ranks, or does each rank score its own share (FS109)?
+
+Padding repeats samples across ranks, never within one: positions past the
+dataset's length go to ranks ``n % W`` and up, one each, so no rank's own
+share holds a sample twice. An evaluation that never combines its ranks (no
+collective, no per-rank file for a later merge; each rank, often rank 0
+alone, reports a metric of its own share) is not corrupted by the padding.
+It scores a part of the set, which is another matter; FS109 is about counts
+that the repeats enter.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .consumers import block_of, carrying_names, consumer_sites, defs_of, readers
+from .context import target_names
+from .names import Module, name_words, tail
+
+__all__ = ["own_shares_only"]
+
+#: Words of calls that combine values across ranks: torch.distributed's
+#: collectives, and wrappers (``reduce_tensor``, ``synchronize_between_processes``,
+#: ``accelerator.gather_for_metrics``, a torchmetrics ``compute``).
+_COMBINE_WORDS = frozenset(
+    {"reduce", "allreduce", "gather", "allgather", "sync", "synchronize", "compute"}
+    | {"broadcast", "scatter", "alltoall"}
+)
+#: Calls that write results out, for a merge that may read every rank's file.
+_WRITES = frozenset({"write", "writelines", "save", "dump", "savez", "savetxt", "to_csv"})
+
+
+def _combining(call: ast.Call) -> bool:
+    return bool(set(name_words(tail(call))) & _COMBINE_WORDS)
+
+
+def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
+    """A call in ``scope`` combines across ranks, itself or through the tree's functions."""
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+        if _combining(call):
+            return True
+        if depth > 1:
+            found = defs_of(mod, call)
+            if found is not None and any(
+                d is not scope and _combines(found[0], d, depth - 1) for d in found[1]
+            ):
+                return True
+    return False
+
+
+def _writes(scope: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and tail(n) in _WRITES for n in ast.walk(scope))
+
+
+def _results_combined(mod: Module, call: ast.Call) -> bool:
+    """What ``call`` returns is combined across ranks in the statements beside it."""
+    results = set(target_names(mod, call))
+    if not results:
+        return False
+    for stmt in block_of(mod, call):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and _combining(node):
+                read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+                if read & results:
+                    return True
+    return False
+
+
+def _callers_combine(mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A caller of ``func`` combines what it returns (one level up, in the tree or the file)."""
+    project = mod.cache.get("project")
+    if project is not None:
+        sites = project.call_sites(mod.cache["module_name"], func.name)
+        return any(_results_combined(project.modules[owner], c) for owner, c in sites)
+    return any(
+        tail(c) == func.name and _results_combined(mod, c)
+        for c in mod.calls
+        if isinstance(c.func, ast.Name)
+    )
+
+
+def own_shares_only(mod: Module, sampler: ast.Call) -> bool:
+    """Every use of ``sampler``'s loader is an evaluation that never combines its ranks.
+
+    Each place the loader goes is followed to the function that iterates it
+    (see :func:`consumers.readers`); that function must call no collective
+    (directly or through the tree's functions, two calls deep) and write no
+    results out, and no call on the way may have its result combined beside
+    it. Any use that cannot be followed keeps the finding.
+    """
+    sites = consumer_sites(mod, carrying_names(mod, sampler))
+    if not sites:
+        return False
+    for site in sites:
+        found = readers(mod, site, carrying_names(mod, sampler))
+        if not found:
+            return False
+        for reader in found:
+            if _combines(reader.module, reader.function) or _writes(reader.function):
+                return False
+            if any(_results_combined(m, c) for m, c in reader.path):
+                return False
+            if not reader.path and _callers_combine(reader.module, reader.function):
+                return False
+        outer = mod.function_of(site)
+        if isinstance(site, ast.Call) and outer is not None and _callers_combine(mod, outer):
+            return False
+    return True
