@@ -4,9 +4,9 @@ Each bench script prints markdown (its own ``--quick`` and ``--reps``
 options, cells in fresh processes, interleaved). This runner starts them one
 after the other, passes the options through, echoes their output and saves
 it, stamped with the date and machine, to ``benchmarks/results/<bench>.md``
-(``results-quick/`` with ``--quick``: a smoke run's output, not
-kept in git, since its figures come from too few records to quote). After a full run it rebuilds the part
-of README.md between the two bench markers from every saved full result --
+(``results-quick/`` with ``--quick``: a smoke run's output, not kept in
+git, since its figures come from too few records to quote). After a full
+run it rebuilds the part of README.md between the two bench markers from every saved full result --
 only this script writes there. A new ``bench_*.py`` joins without edits
 (``bench_check.py``, which checks those tables, is left out).
 
