@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from .context import context_of, evaluation_split_loop, is_sampler_class
 from .dedup import deduplicates
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
+from .known_samplers import known_padding
 from .names import (
     Module,
     argument,
@@ -127,9 +128,10 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     padded = _padded_classes(mod) if named else set()
     for call in mod.calls:
         name = tail(call)
-        if name != "DistributedSampler" and name not in padded:
-            continue
-        if not _pads(call):
+        if name in ("DistributedSampler", *padded):
+            if not _pads(call):
+                continue
+        elif not known_padding(mod, call):
             continue
         verdict = context_of(mod, call)
         if verdict == "train":
