@@ -116,6 +116,9 @@ ROUND_SIX = [
 ROUND_SEVEN = [
     "bad_known_package_sampler_eval.py",
     "good_known_package_sampler.py",
+    "bad_cycling_generator.py",
+    "good_cycling_generator.py",
+    "good_cycling_unshuffled.py",
 ]
 
 
