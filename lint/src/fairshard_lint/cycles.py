@@ -13,7 +13,8 @@ Fine, so not reported: a ``set_epoch`` in the outer loop (directly or
 through a function of the file that calls it), or in the function that
 hands the loader to the generator (it advances the epoch between passes);
 a loader whose sampler does not need ``set_epoch`` (``shuffle=False``, an
-``IterableDataset``): the flow's carriers are only those that do.
+``IterableDataset``): the flow's carriers are only those that do; a
+sampler repeated by a wrapper class (see :func:`_of_sampler`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from .flow import Flow, Function, parameters
-from .names import dotted, tail
+from .names import dotted, name_words, tail
 
 __all__ = ["cycling_loops"]
 
@@ -64,8 +65,23 @@ def _passed(call: ast.Call, func: Function, param: str) -> ast.expr | None:
     return None
 
 
+def _of_sampler(iterable: ast.expr) -> bool:
+    """``self.sampler``, ``iter(self.sampler)``: a sampler repeated, not a loader restarted.
+
+    A class that repeats a sampler (yolov5's ``_RepeatSampler``) sits under a
+    loader; whoever drives that loader sets the epoch through it
+    (``loader.sampler.set_epoch``), so it is the loader's loop that counts.
+    """
+    if isinstance(iterable, ast.Call) and tail(iterable) == "iter" and iterable.args:
+        iterable = iterable.args[0]
+    name = dotted(iterable)
+    return name is not None and "sampler" in name_words(name.rpartition(".")[2])
+
+
 def _cycled(flow: Flow, func: Function, iterable: ast.expr, setters: set[str]) -> str | None:
     """What the generator restarts: a carrier it reads, or one its callers hand it."""
+    if _of_sampler(iterable):
+        return None
     name = dotted(iterable)
     own = name is not None and name in parameters(func)
     if not own and flow.carries(iterable) and not flow.managed(iterable):

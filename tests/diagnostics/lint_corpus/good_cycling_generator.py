@@ -1,8 +1,9 @@
 # Endless generators that are fine: the epoch advances in the generator or in the
 # function that hands it the loader, or the data is a stream (good_cycling_unshuffled.py:
-# a sampler that does not shuffle).
+# a sampler that does not shuffle), or a wrapper repeats a sampler under a loader whose
+# epoch loop sets the epoch.
 import torch.distributed as dist
-from torch.utils.data import DataLoader, DistributedSampler, IterableDataset
+from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, IterableDataset
 
 
 def sample_epochs(loader, sampler):
@@ -17,6 +18,17 @@ def sample_epochs(loader, sampler):
 def sample_data(loader):
     while True:
         yield from loader
+
+
+class RepeatSampler:
+    """Repeats a batch sampler forever (a loader that keeps its workers)."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
+
+    def __iter__(self):
+        while True:
+            yield from iter(self.sampler)
 
 
 class Shards(IterableDataset):
@@ -48,3 +60,14 @@ def train_stream(model, optimizer, iterations):
     stream = sample_data(DataLoader(Shards(), batch_size=16))
     for _ in range(iterations):
         model(next(stream)).sum().backward()
+
+
+def train_repeated(model, dataset, optimizer, epochs):
+    sampler = DistributedSampler(dataset)
+    batches = RepeatSampler(BatchSampler(sampler, batch_size=16, drop_last=True))
+    loader = DataLoader(dataset, batch_sampler=batches)
+    stream = iter(loader)
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)
+        for _ in range(len(dataset) // 16):
+            model(next(stream)).sum().backward()
