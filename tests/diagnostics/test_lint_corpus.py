@@ -119,6 +119,8 @@ ROUND_SEVEN = [
     "bad_cycling_generator.py",
     "good_cycling_generator.py",
     "good_cycling_unshuffled.py",
+    "bad_split_flags_in_file.py",
+    "good_split_flags_in_file.py",
 ]
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "evaluation_split_loop",
     "in_eval_context",
     "is_sampler_class",
+    "loops_around",
     "target_names",
 ]
 
@@ -123,7 +124,7 @@ def is_sampler_class(node: ast.AST) -> bool:
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _loops_around(mod: Module, node: ast.AST) -> list[tuple[ast.AST, ast.expr, set[str]]]:
+def loops_around(mod: Module, node: ast.AST) -> list[tuple[ast.AST, ast.expr, set[str]]]:
     """``(loop, iterable, loop variables)`` of the loops and comprehensions around ``node``."""
     out: list[tuple[ast.AST, ast.expr, set[str]]] = []
     child = node
@@ -197,7 +198,7 @@ def evaluation_split_loop(mod: Module, call: ast.Call) -> ast.AST | None:
     though no name at the call says so. The loop variable must reach the call's
     arguments (a call that ignores the split is not built per split).
     """
-    for loop, iterable, names in _loops_around(mod, call):
+    for loop, iterable, names in loops_around(mod, call):
         if not names:
             continue
         passed = [*call.args, *(k.value for k in call.keywords)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from .flow import Flow, Function, parameters
+from .flow import Flow, Function, bound_argument, parameters
 from .names import dotted, name_words, tail
 
 __all__ = ["cycling_loops"]
@@ -52,19 +52,6 @@ def _sets_epoch(scope: ast.AST, setters: set[str]) -> bool:
     return any(isinstance(c, ast.Call) and tail(c) in setters for c in ast.walk(scope))
 
 
-def _passed(call: ast.Call, func: Function, param: str) -> ast.expr | None:
-    """The argument ``call`` binds to ``func``'s parameter ``param``."""
-    for keyword in call.keywords:
-        if keyword.arg == param:
-            return keyword.value
-    position = parameters(func).index(param)
-    if position < len(call.args) and not any(
-        isinstance(a, ast.Starred) for a in call.args[: position + 1]
-    ):
-        return call.args[position]
-    return None
-
-
 def _of_sampler(iterable: ast.expr) -> bool:
     """``self.sampler``, ``iter(self.sampler)``: a sampler repeated, not a loader restarted.
 
@@ -91,7 +78,7 @@ def _cycled(flow: Flow, func: Function, iterable: ast.expr, setters: set[str]) -
     for call in flow.mod.calls:
         if tail(call) != func.name:
             continue
-        given = _passed(call, func, name)
+        given = bound_argument(call, func, name)
         if given is None or not flow.carries(given) or flow.managed(given):
             continue
         caller = flow.mod.function_of(call)

@@ -28,6 +28,7 @@ from .names import (
 from .project import Project, evaluation_caller
 from .rulebook import rule
 from .shares import own_shares_only
+from .split_flags import flagged_split_loop
 
 __all__: list[str] = []
 
@@ -138,9 +139,12 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue
         reached = ""
         loop = evaluation_split_loop(mod, call) if verdict is None else None
+        flagged = flagged_split_loop(mod, call) if verdict is None and loop is None else None
         if loop is not None:
             line = getattr(loop, "lineno", 1)
             reached = f" (built for every split of the loop at line {line}, evaluation too)"
+        elif flagged is not None:
+            reached = f" (built for every split; the flags at {flagged} mark one not trained on)"
         elif verdict is None:
             project = mod.cache.get("project")
             where = (
