@@ -19,17 +19,44 @@ __all__ = [
     "evaluation_split_loop",
     "in_eval_context",
     "is_sampler_class",
+    "loops_around",
     "target_names",
 ]
 
 _EVAL_CONTAINERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def _unpacked(target: ast.Tuple | ast.List) -> list[str]:
+    """The names of a tuple target (``val_loader, val_sampler = ...``), if they agree.
+
+    A tuple whose names mix training and evaluation (``train_loader,
+    val_loader = build(...)``) says neither, so it gives no names.
+    """
+    names = [
+        n
+        for element in target.elts
+        if (n := dotted(element.value if isinstance(element, ast.Starred) else element))
+    ]
+    if any(is_eval_name(n) for n in names) and any(is_train_name(n) for n in names):
+        return []
+    return names
+
+
 def target_names(mod: Module, node: ast.AST) -> list[str]:
-    """The dotted names ``node`` is assigned to (``x = node``, ``x: T = node``, ``(x := node)``)."""
+    """The dotted names ``node`` is assigned to (``x = node``, ``x: T = node``, ``(x := node)``).
+
+    The names of a tuple target count alike (``val_loader, val_sampler =
+    init_data(...)``), unless they mix training and evaluation.
+    """
     parent = mod.parents.get(node)
     if isinstance(parent, ast.Assign):
-        return [n for t in parent.targets if (n := dotted(t))]
+        names: list[str] = []
+        for t in parent.targets:
+            if n := dotted(t):
+                names.append(n)
+            elif isinstance(t, ast.Tuple | ast.List):
+                names.extend(_unpacked(t))
+        return names
     if isinstance(parent, ast.AnnAssign | ast.NamedExpr) and (n := dotted(parent.target)):
         return [n]
     return []
@@ -97,7 +124,7 @@ def is_sampler_class(node: ast.AST) -> bool:
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def _loops_around(mod: Module, node: ast.AST) -> list[tuple[ast.AST, ast.expr, set[str]]]:
+def loops_around(mod: Module, node: ast.AST) -> list[tuple[ast.AST, ast.expr, set[str]]]:
     """``(loop, iterable, loop variables)`` of the loops and comprehensions around ``node``."""
     out: list[tuple[ast.AST, ast.expr, set[str]]] = []
     child = node
@@ -171,7 +198,7 @@ def evaluation_split_loop(mod: Module, call: ast.Call) -> ast.AST | None:
     though no name at the call says so. The loop variable must reach the call's
     arguments (a call that ignores the split is not built per split).
     """
-    for loop, iterable, names in _loops_around(mod, call):
+    for loop, iterable, names in loops_around(mod, call):
         if not names:
             continue
         passed = [*call.args, *(k.value for k in call.keywords)]

@@ -44,6 +44,7 @@ __all__ = [
     "TRAINER_BASES",
     "WRAPPERS",
     "Flow",
+    "bound_argument",
     "epoch_managing",
     "flow_of",
     "is_batch_sampler_call",
@@ -155,6 +156,19 @@ def parameters(func: Function) -> list[str]:
     if names and names[0] in ("self", "cls"):
         names = names[1:]
     return names + [a.arg for a in func.args.kwonlyargs]
+
+
+def bound_argument(call: ast.Call, func: Function, param: str) -> ast.expr | None:
+    """The argument ``call`` binds to ``func``'s parameter ``param`` (keyword or position)."""
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return keyword.value
+    position = parameters(func).index(param)
+    if position < len(call.args) and not any(
+        isinstance(a, ast.Starred) for a in call.args[: position + 1]
+    ):
+        return call.args[position]
+    return None
 
 
 @dataclass

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from .cycles import cycling_loops
 from .flow import WRAPPERS, Flow, Function, flow_of, needs_set_epoch, parameters
 from .names import Module, argument, dotted, name_words, tail
 
@@ -145,6 +146,10 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             continue
         seen.add(loop)
         found.append((loop, what))
+    for loop, what in cycling_loops(flow, setters):
+        if loop not in seen and not any(loop in ast.walk(outer) for outer in seen):
+            seen.add(loop)
+            found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
 
 

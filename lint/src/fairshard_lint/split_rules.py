@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from .context import context_of, evaluation_split_loop, is_sampler_class
 from .dedup import deduplicates
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
+from .known_samplers import known_padding
 from .names import (
     Module,
     argument,
@@ -27,6 +28,7 @@ from .names import (
 from .project import Project, evaluation_caller
 from .rulebook import rule
 from .shares import own_shares_only
+from .split_flags import flagged_split_loop
 
 __all__: list[str] = []
 
@@ -127,18 +129,22 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     padded = _padded_classes(mod) if named else set()
     for call in mod.calls:
         name = tail(call)
-        if name != "DistributedSampler" and name not in padded:
-            continue
-        if not _pads(call):
+        if name in ("DistributedSampler", *padded):
+            if not _pads(call):
+                continue
+        elif not known_padding(mod, call):
             continue
         verdict = context_of(mod, call)
         if verdict == "train":
             continue
         reached = ""
         loop = evaluation_split_loop(mod, call) if verdict is None else None
+        flagged = flagged_split_loop(mod, call) if verdict is None and loop is None else None
         if loop is not None:
             line = getattr(loop, "lineno", 1)
             reached = f" (built for every split of the loop at line {line}, evaluation too)"
+        elif flagged is not None:
+            reached = f" (built for every split; the flags at {flagged} mark one not trained on)"
         elif verdict is None:
             project = mod.cache.get("project")
             where = (

@@ -1,0 +1,106 @@
+"""Generators that cycle a distributed loader without ``set_epoch`` (rule FS101).
+
+``def sample_data(loader): while True: for batch in loader: yield batch``
+(or ``while True: yield from loader``) re-iterates the loader on every pass
+of its outer loop, and each pass asks the sampler for its order again: a
+shuffling ``DistributedSampler`` whose epoch never moves gives the same
+order every time. The outer loop is the
+epoch loop, though it yields (``loops`` leaves yielding loops to whoever
+drives them, which is right for a generator that hands a sampler's indices
+on once, and wrong for one that starts the loader over).
+
+Fine, so not reported: a ``set_epoch`` in the outer loop (directly or
+through a function of the file that calls it), or in the function that
+hands the loader to the generator (it advances the epoch between passes);
+a loader whose sampler does not need ``set_epoch`` (``shuffle=False``, an
+``IterableDataset``): the flow's carriers are only those that do; a
+sampler repeated by a wrapper class (see :func:`_of_sampler`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .flow import Flow, Function, bound_argument, parameters
+from .names import dotted, name_words, tail
+
+__all__ = ["cycling_loops"]
+
+Loop = ast.For | ast.AsyncFor | ast.While
+
+
+def _restarted(loop: Loop) -> list[ast.expr]:
+    """What ``loop`` iterates anew on each pass and yields from.
+
+    The iterable of a ``for`` inside it (not ``loop`` itself) whose body
+    yields, and the value of a ``yield from loader`` in it.
+    """
+    out: list[ast.expr] = []
+    for node in ast.walk(loop):
+        if node is loop:
+            continue
+        if isinstance(node, ast.For | ast.AsyncFor) and any(
+            isinstance(sub, ast.Yield | ast.YieldFrom) for sub in ast.walk(node)
+        ):
+            out.append(node.iter)
+        elif isinstance(node, ast.YieldFrom):
+            out.append(node.value)
+    return out
+
+
+def _sets_epoch(scope: ast.AST, setters: set[str]) -> bool:
+    return any(isinstance(c, ast.Call) and tail(c) in setters for c in ast.walk(scope))
+
+
+def _of_sampler(iterable: ast.expr) -> bool:
+    """``self.sampler``, ``iter(self.sampler)``: a sampler repeated, not a loader restarted.
+
+    A class that repeats a sampler (yolov5's ``_RepeatSampler``) sits under a
+    loader; whoever drives that loader sets the epoch through it
+    (``loader.sampler.set_epoch``), so it is the loader's loop that counts.
+    """
+    if isinstance(iterable, ast.Call) and tail(iterable) == "iter" and iterable.args:
+        iterable = iterable.args[0]
+    name = dotted(iterable)
+    return name is not None and "sampler" in name_words(name.rpartition(".")[2])
+
+
+def _cycled(flow: Flow, func: Function, iterable: ast.expr, setters: set[str]) -> str | None:
+    """What the generator restarts: a carrier it reads, or one its callers hand it."""
+    if _of_sampler(iterable):
+        return None
+    name = dotted(iterable)
+    own = name is not None and name in parameters(func)
+    if not own and flow.carries(iterable) and not flow.managed(iterable):
+        return name or ast.unparse(iterable)
+    if name is None or name not in parameters(func):
+        return None
+    for call in flow.mod.calls:
+        if tail(call) != func.name:
+            continue
+        given = bound_argument(call, func, name)
+        if given is None or not flow.carries(given) or flow.managed(given):
+            continue
+        caller = flow.mod.function_of(call)
+        if caller is not None and _sets_epoch(caller, setters):
+            continue
+        return f"{dotted(given) or ast.unparse(given)} (cycled by {func.name}())"
+    return None
+
+
+def cycling_loops(flow: Flow, setters: set[str]) -> list[tuple[Loop, str]]:
+    """Outer loops of generators that restart a shuffling distributed loader, unsynced."""
+    found: list[tuple[Loop, str]] = []
+    for funcs in flow.mod.functions.values():
+        for func in funcs:
+            for loop in ast.walk(func):
+                if not isinstance(loop, Loop) or flow.mod.function_of(loop) is not func:
+                    continue
+                if _sets_epoch(loop, setters):
+                    continue
+                for iterable in _restarted(loop):
+                    what = _cycled(flow, func, iterable, setters)
+                    if what is not None:
+                        found.append((loop, what))
+                        break
+    return found
