@@ -139,7 +139,7 @@ _VERSION_FILES = ("version.py", "_version.py", "__version__.py")
 
 
 def _versioned_package(folder: Path) -> bool:
-    """``folder`` is a released package: its own ``__init__.py`` and a version (file or attribute)."""
+    """``folder`` is a released package: its own ``__init__.py`` and a version."""
     init = folder / "__init__.py"
     if not init.is_file():
         return False
@@ -196,10 +196,7 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
         if index == 0:
             continue
         path = root / here
-        if part in KNOWN_PACKAGES and (
-            not _packaged(path.parent)
-            or _copied_package(root, path)
-        ):
+        if part in KNOWN_PACKAGES and (not _packaged(path.parent) or _copied_package(root, path)):
             return here.as_posix()
         if _has_packaging(path) and _has_licence(path):
             return here.as_posix()
