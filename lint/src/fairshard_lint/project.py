@@ -46,6 +46,7 @@ from .flow import flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, tail
 from .objects import carried_attributes, imported_attributes
+from .replicas import ONE_REPLICA, replica_parameter
 
 __all__ = ["Project", "module_name"]
 
@@ -405,6 +406,8 @@ def _bind(
         if given is None:
             given = defaults.get(param)
         if given is None:
+            if value == ONE_REPLICA and kind == "notin":
+                continue  # a world size that cannot be read: assume several ranks
             return None
         if isinstance(given, ast.Name) and given.id in outer_params:
             left[given.id] = (kind, value)
@@ -424,13 +427,21 @@ def evaluation_caller(
     ``call`` sits in a function whose own names say neither training nor
     evaluation; its callers are searched (up to ``depth`` levels) for one
     whose names say evaluation (``val_loader = build_loader(...)``,
-    ``def evaluate(...)``), passing arguments that reach ``call``'s branch.
+    ``def evaluate(...)``), passing arguments that reach ``call``'s branch
+    (the branches of the functions in between too: a builder that dispatches
+    on ``dataset_name == "cifar10"`` is followed where the call site passes a
+    literal) and a world size other than a literal 1 (one replica pads
+    nothing).
     """
     mod = project.modules[name]
     func = mod.function_of(call)
     if func is None:
         return None
-    return _search(project, name, func, _requirements(mod, call, func), depth)
+    needs = _requirements(mod, call, func)
+    world = replica_parameter(call, parameters(func))
+    if world is not None:
+        needs.setdefault(world, ("notin", ONE_REPLICA))
+    return _search(project, name, func, needs, depth)
 
 
 def _search(
@@ -447,6 +458,8 @@ def _search(
             return f"{Path(project.paths[owner]).as_posix()}:{site.lineno}"
         if verdict == "train" or outer is None or depth <= 1 or outer is func:
             continue
+        for param, need in _requirements(module, site, outer).items():
+            left.setdefault(param, need)  # the branch of ``outer`` the site sits in
         found = _search(project, owner, outer, left, depth - 1)
         if found is not None:
             return found

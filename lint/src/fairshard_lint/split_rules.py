@@ -26,6 +26,7 @@ from .names import (
     tail,
 )
 from .project import Project, evaluation_caller
+from .replicas import one_replica
 from .rulebook import rule
 from .shares import own_shares_only
 from .split_flags import flagged_split_loop
@@ -129,6 +130,8 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     padded = _padded_classes(mod) if named else set()
     for call in mod.calls:
         name = tail(call)
+        if one_replica(call):
+            continue  # one replica: its share is the whole dataset, nothing is padded
         if name in ("DistributedSampler", *padded):
             if not _pads(call):
                 continue
