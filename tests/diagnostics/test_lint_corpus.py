@@ -127,6 +127,8 @@ ROUND_SEVEN = [
 ROUND_EIGHT = [
     "good_box_sampler.py",
     "bad_sampler_tree_base.py",
+    "bad_timm_create_loader_eval.py",
+    "good_timm_create_loader.py",
 ]
 
 

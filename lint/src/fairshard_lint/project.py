@@ -464,3 +464,65 @@ def _search(
         if found is not None:
             return found
     return None
+
+
+def _given(func: Function, site: ast.Call, param: str) -> ast.expr | None:
+    """What ``site`` passes for ``param`` of ``func`` (its default where it passes nothing)."""
+    given = next((k.value for k in site.keywords if k.arg == param), None)
+    params = parameters(func)
+    if given is None and param in params:
+        position = params.index(param)
+        if position < len(site.args) and not any(
+            isinstance(a, ast.Starred) for a in site.args[: position + 1]
+        ):
+            given = site.args[position]
+    if given is None and not any(k.arg is None for k in site.keywords):
+        positional = [a.arg for a in func.args.args]
+        defaults = dict(
+            zip(
+                positional[len(positional) - len(func.args.defaults) :],
+                func.args.defaults,
+                strict=True,
+            )
+        )
+        defaults.update(
+            {
+                a.arg: d
+                for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
+                if d
+            }
+        )
+        given = defaults.get(param)
+    return given
+
+
+def _contradicts(need: Requirement, given: ast.expr | None) -> bool:
+    """``given`` is a literal that cannot meet ``need`` (anything else may)."""
+    kind, value = need
+    if not isinstance(given, ast.Constant):
+        return False
+    if isinstance(value, bool):
+        return bool(given.value) != value
+    return any(_same_value(v, given) for v in value) != (kind == "in")
+
+
+def unreached_by_callers(project: Project, name: str, call: ast.Call) -> bool:
+    """Every call site of ``call``'s function passes literals that skip its branch.
+
+    ``create_loader(..., is_training)`` builds its evaluation sampler in the
+    ``else`` of ``if is_training:``; where the tree calls it, and only with
+    ``is_training=True``, that branch never runs. No call site in the tree,
+    or one whose argument cannot be read, leaves the branch reachable.
+    """
+    mod = project.modules[name]
+    func = mod.function_of(call)
+    if func is None:
+        return False
+    needs = _requirements(mod, call, func)
+    sites = project.call_sites(name, func.name)
+    if not needs or not sites:
+        return False
+    return all(
+        any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
+        for _, site in sites
+    )
