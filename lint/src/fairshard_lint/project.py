@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .context import context_of, evaluation_split_loop
-from .flow import flow_of, parameters
+from .flow import bound_argument, flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, tail
 from .objects import carried_attributes, imported_attributes
@@ -382,27 +382,10 @@ def _bind(
     """
     params = parameters(func)
     outer_params = set(parameters(outer)) if outer is not None else set()
-    defaults = dict(
-        zip(
-            [a.arg for a in func.args.args][-len(func.args.defaults) :]
-            if func.args.defaults
-            else [],
-            func.args.defaults,
-            strict=False,
-        )
-    )
-    defaults.update(
-        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
-    )
+    defaults = _defaults(func)
     left: dict[str, Requirement] = {}
     for param, (kind, value) in needs.items():
-        given: ast.expr | None = next((k.value for k in site.keywords if k.arg == param), None)
-        if given is None and param in params:
-            position = params.index(param)
-            if position < len(site.args) and not any(
-                isinstance(a, ast.Starred) for a in site.args[: position + 1]
-            ):
-                given = site.args[position]
+        given = bound_argument(site, func, param) if param in params else None
         if given is None:
             given = defaults.get(param)
         if given is None:
@@ -466,33 +449,29 @@ def _search(
     return None
 
 
+def _defaults(func: Function) -> dict[str, ast.expr]:
+    """``func``'s parameters that have a default, with it."""
+    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+    defaults = dict(
+        zip(
+            positional[len(positional) - len(func.args.defaults) :], func.args.defaults, strict=True
+        )
+    )
+    defaults.update(
+        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
+    )
+    return defaults
+
+
 def _given(func: Function, site: ast.Call, param: str) -> ast.expr | None:
-    """What ``site`` passes for ``param`` of ``func`` (its default where it passes nothing)."""
-    given = next((k.value for k in site.keywords if k.arg == param), None)
-    params = parameters(func)
-    if given is None and param in params:
-        position = params.index(param)
-        if position < len(site.args) and not any(
-            isinstance(a, ast.Starred) for a in site.args[: position + 1]
-        ):
-            given = site.args[position]
+    """What ``site`` passes for ``param`` of ``func``.
+
+    Its default where the site passes nothing and spreads no ``**kwargs``
+    (which could carry it).
+    """
+    given = bound_argument(site, func, param) if param in parameters(func) else None
     if given is None and not any(k.arg is None for k in site.keywords):
-        positional = [a.arg for a in func.args.args]
-        defaults = dict(
-            zip(
-                positional[len(positional) - len(func.args.defaults) :],
-                func.args.defaults,
-                strict=True,
-            )
-        )
-        defaults.update(
-            {
-                a.arg: d
-                for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True)
-                if d
-            }
-        )
-        given = defaults.get(param)
+        given = _defaults(func).get(param)
     return given
 
 
