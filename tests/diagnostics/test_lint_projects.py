@@ -51,7 +51,9 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     root = PROJECTS / name
     files = sorted(root.rglob("*.py"))
     alone = _found(root, files)  # each file named on its own: no project
-    assert alone < _expected(root) or name == "train_branch"
+    # the training-flag branches are evaluation in their file alone; the project
+    # can only take findings away from them (flag_branch_good: called for training)
+    assert alone < _expected(root) or name in {"train_branch", "flag_branch"}
 
 
 def test_evaluation_reached_from_another_module_is_named() -> None:
@@ -68,11 +70,14 @@ def test_imported_set_epoch_is_seen_only_in_the_project() -> None:
 
 
 VENDORED = PROJECTS / "vendored_good"
-#: The four copies of a padded evaluation in vendored_good's vendored trees: a
+#: The five copies of a padded evaluation in vendored_good's vendored trees: a
 #: ``third_party/`` folder, a ``vendor/`` folder, a nested copy of a known
-#: package (``mmcv``) and a nested distribution (its own setup.py and LICENSE).
+#: package (``mmcv``), a released copy of one (``mmdet`` with its version file,
+#: beside the copied repository's setup.py) and a nested distribution (its own
+#: setup.py and LICENSE).
 VENDORED_COPIES = {
     "annotator/uniformer/mmcv/engine/test.py",
+    "detection/mmdet/datasets/builder.py",
     "libs/copied_pkg/copied/evaluate.py",
     "third_party/detlib/engine/evaluator.py",
     "vendor/seglib/test.py",
@@ -83,17 +88,24 @@ def test_vendored_trees_are_skipped_by_default() -> None:
     skipped: list[str] = []
     findings, files = lint_paths([VENDORED], skipped=skipped)
     assert findings == []
-    # train.py and the project's own extension package (setup.py, no licence: its own)
-    assert files == 3
+    # train.py, the project's own extension package (setup.py, no licence: its own)
+    # and the setup.py of the sub-project that holds the mmdet copy
+    assert files == 4
     (note,) = skipped
-    for folder in ("third_party", "vendor", "annotator/uniformer/mmcv", "libs/copied_pkg"):
+    for folder in (
+        "third_party",
+        "vendor",
+        "annotator/uniformer/mmcv",
+        "libs/copied_pkg",
+        "detection/mmdet",
+    ):
         assert folder in note
     assert "--include-vendored" in note
 
 
 def test_vendored_trees_are_linted_on_request() -> None:
     findings, files = lint_paths([VENDORED], include_vendored=True)
-    assert files == 9
+    assert files == 13
     found = {Path(f.path).relative_to(VENDORED).as_posix() for f in findings}
     assert found == VENDORED_COPIES
     assert {f.code for f in findings} == {"FS109"}
@@ -125,13 +137,48 @@ def test_a_package_beside_its_own_setup_is_not_vendored(tmp_path: Path) -> None:
     assert vendored_folder(tmp_path, Path("src/third_party")) == "src/third_party"
 
 
+def _released(folder: Path) -> None:
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("from .version import __version__\n")
+    (folder / "version.py").write_text('__version__ = "1.0"\n')
+
+
+def test_a_released_copy_beside_a_copied_setup_is_vendored(tmp_path: Path) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    # a repository (README at its top) holding a copy of mmdetection: the copy's
+    # setup.py packages mmdet beside it, but mmdet has its own version: a copy
+    (tmp_path / "README.md").write_text("")
+    _released(tmp_path / "object_detection" / "mmdet")
+    (tmp_path / "object_detection" / "setup.py").write_text("")
+    assert vendored_folder(tmp_path, Path("object_detection/mmdet")) == "object_detection/mmdet"
+    # the same name without a version of its own is the sub-project's own code
+    (tmp_path / "segmentation" / "mmseg").mkdir(parents=True)
+    (tmp_path / "segmentation" / "mmseg" / "__init__.py").write_text("")
+    (tmp_path / "segmentation" / "setup.py").write_text("")
+    assert vendored_folder(tmp_path, Path("segmentation/mmseg")) is None
+    # the repository's own released package in its src layout is its own
+    (tmp_path / "pyproject.toml").write_text("")
+    _released(tmp_path / "src" / "timm")
+    assert vendored_folder(tmp_path, Path("src/timm")) is None
+
+
+def test_a_released_package_in_a_folder_of_checkouts_is_linted(tmp_path: Path) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    # no README, licence or setup at the top: several checkouts, each its own
+    _released(tmp_path / "mmdetection" / "mmdet")
+    (tmp_path / "mmdetection" / "setup.py").write_text("")
+    assert vendored_folder(tmp_path, Path("mmdetection/mmdet")) is None
+
+
 def test_the_command_line_includes_vendored_trees_on_request(capsys) -> None:
     from fairshard_lint.cli import main
 
     assert main([str(VENDORED)]) == 0
     assert "--include-vendored" in capsys.readouterr().err
     assert main([str(VENDORED), "--include-vendored"]) == 1
-    assert capsys.readouterr().out.count("FS109") == 4
+    assert capsys.readouterr().out.count("FS109") == len(VENDORED_COPIES)
 
 
 def test_a_loader_handed_to_a_named_trainer_class_by_keyword(tmp_path: Path) -> None:

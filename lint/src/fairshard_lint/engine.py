@@ -203,7 +203,11 @@ _BUILDS = frozenset({"DataLoader", "StatefulDataLoader", "DistributedSampler"})
 
 
 def _builders(module: Module) -> set[str]:
-    """Functions of ``module`` that build a loader or a distributed sampler themselves."""
+    """Functions of ``module`` that build a loader or a distributed sampler.
+
+    Themselves, or through another function of the module they call (a
+    ``init_data`` that dispatches to ``_init_imagenet_data``, which builds).
+    """
     out: set[str] = set()
     for call in module.calls:
         name = tail(call)
@@ -211,6 +215,19 @@ def _builders(module: Module) -> set[str]:
             func = module.function_of(call)
             if func is not None and not func.name.startswith("__"):
                 out.add(func.name)
+    grown = True
+    while grown:
+        grown = False
+        for call in module.calls:
+            func = module.function_of(call)
+            if (
+                tail(call) in out
+                and func is not None
+                and func.name not in out
+                and not func.name.startswith("__")
+            ):
+                out.add(func.name)
+                grown = True
     return out
 
 

@@ -135,6 +135,39 @@ def _packaged(parent: Path) -> bool:
     return _has_packaging(parent) or (parent.name == "src" and _has_packaging(parent.parent))
 
 
+_VERSION_FILES = ("version.py", "_version.py", "__version__.py")
+
+
+def _versioned_package(folder: Path) -> bool:
+    """``folder`` is a released package: its own ``__init__.py`` and a version."""
+    init = folder / "__init__.py"
+    if not init.is_file():
+        return False
+    if any((folder / name).is_file() for name in _VERSION_FILES):
+        return True
+    try:
+        return "__version__" in init.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _copied_package(root: Path, path: Path) -> bool:
+    """``path``, a released package, is a copy inside the repository linted from ``root``.
+
+    ``root`` is a repository (a README, licence or packaging file at its top),
+    not a folder of several checkouts, and ``path`` is not its own package
+    (``src/<package>`` under its own packaging).
+    """
+    if not _versioned_package(path):
+        return False
+    if path.parent.name == "src" and path.parent.parent == root and _has_packaging(root):
+        return False
+    try:
+        return _has_packaging(root) or _has_licence(root) or any(root.glob("README*"))
+    except OSError:
+        return False
+
+
 def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     """The vendored tree ``folder`` (relative to the walked ``root``) lies in, or ``None``.
 
@@ -143,7 +176,12 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     ``root``, when it is a copy of a known package (:data:`KNOWN_PACKAGES`,
     ``annotator/uniformer/mmcv/``) whose parent folder does not package it (no
     ``setup.py``/``pyproject.toml``/``setup.cfg`` beside it, or above a ``src/``
-    layout: that would be the project's own package), or when it is a distribution of its own (a
+    layout: that would be the project's own package), or that is a released copy
+    of it (its own ``__init__.py`` and a version file or ``__version__``:
+    ``object_detection/mmdet/`` beside the copied mmdetection's ``setup.py``)
+    inside a repository linted from its root (a README, licence or packaging
+    file there), its own ``src/`` layout aside, or when it is a
+    distribution of its own (a
     licence file and a packaging file: ``torchhub/facebookresearch_dinov2_main/``).
 
     NOTE: the top level of ``root`` is never vendored by the last two tests, so
@@ -158,7 +196,7 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
         if index == 0:
             continue
         path = root / here
-        if part in KNOWN_PACKAGES and not _packaged(path.parent):
+        if part in KNOWN_PACKAGES and (not _packaged(path.parent) or _copied_package(root, path)):
             return here.as_posix()
         if _has_packaging(path) and _has_licence(path):
             return here.as_posix()

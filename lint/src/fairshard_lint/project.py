@@ -42,10 +42,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .context import context_of, evaluation_split_loop
-from .flow import flow_of, parameters
+from .flow import bound_argument, flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, tail
 from .objects import carried_attributes, imported_attributes
+from .replicas import ONE_REPLICA, replica_parameter
 
 __all__ = ["Project", "module_name"]
 
@@ -381,30 +382,15 @@ def _bind(
     """
     params = parameters(func)
     outer_params = set(parameters(outer)) if outer is not None else set()
-    defaults = dict(
-        zip(
-            [a.arg for a in func.args.args][-len(func.args.defaults) :]
-            if func.args.defaults
-            else [],
-            func.args.defaults,
-            strict=False,
-        )
-    )
-    defaults.update(
-        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
-    )
+    defaults = _defaults(func)
     left: dict[str, Requirement] = {}
     for param, (kind, value) in needs.items():
-        given: ast.expr | None = next((k.value for k in site.keywords if k.arg == param), None)
-        if given is None and param in params:
-            position = params.index(param)
-            if position < len(site.args) and not any(
-                isinstance(a, ast.Starred) for a in site.args[: position + 1]
-            ):
-                given = site.args[position]
+        given = bound_argument(site, func, param) if param in params else None
         if given is None:
             given = defaults.get(param)
         if given is None:
+            if value == ONE_REPLICA and kind == "notin":
+                continue  # a world size that cannot be read: assume several ranks
             return None
         if isinstance(given, ast.Name) and given.id in outer_params:
             left[given.id] = (kind, value)
@@ -424,13 +410,21 @@ def evaluation_caller(
     ``call`` sits in a function whose own names say neither training nor
     evaluation; its callers are searched (up to ``depth`` levels) for one
     whose names say evaluation (``val_loader = build_loader(...)``,
-    ``def evaluate(...)``), passing arguments that reach ``call``'s branch.
+    ``def evaluate(...)``), passing arguments that reach ``call``'s branch
+    (the branches of the functions in between too: a builder that dispatches
+    on ``dataset_name == "cifar10"`` is followed where the call site passes a
+    literal) and a world size other than a literal 1 (one replica pads
+    nothing).
     """
     mod = project.modules[name]
     func = mod.function_of(call)
     if func is None:
         return None
-    return _search(project, name, func, _requirements(mod, call, func), depth)
+    needs = _requirements(mod, call, func)
+    world = replica_parameter(call, parameters(func))
+    if world is not None:
+        needs.setdefault(world, ("notin", ONE_REPLICA))
+    return _search(project, name, func, needs, depth)
 
 
 def _search(
@@ -447,7 +441,67 @@ def _search(
             return f"{Path(project.paths[owner]).as_posix()}:{site.lineno}"
         if verdict == "train" or outer is None or depth <= 1 or outer is func:
             continue
+        for param, need in _requirements(module, site, outer).items():
+            left.setdefault(param, need)  # the branch of ``outer`` the site sits in
         found = _search(project, owner, outer, left, depth - 1)
         if found is not None:
             return found
     return None
+
+
+def _defaults(func: Function) -> dict[str, ast.expr]:
+    """``func``'s parameters that have a default, with it."""
+    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+    defaults = dict(
+        zip(
+            positional[len(positional) - len(func.args.defaults) :], func.args.defaults, strict=True
+        )
+    )
+    defaults.update(
+        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
+    )
+    return defaults
+
+
+def _given(func: Function, site: ast.Call, param: str) -> ast.expr | None:
+    """What ``site`` passes for ``param`` of ``func``.
+
+    Its default where the site passes nothing and spreads no ``**kwargs``
+    (which could carry it).
+    """
+    given = bound_argument(site, func, param) if param in parameters(func) else None
+    if given is None and not any(k.arg is None for k in site.keywords):
+        given = _defaults(func).get(param)
+    return given
+
+
+def _contradicts(need: Requirement, given: ast.expr | None) -> bool:
+    """``given`` is a literal that cannot meet ``need`` (anything else may)."""
+    kind, value = need
+    if not isinstance(given, ast.Constant):
+        return False
+    if isinstance(value, bool):
+        return bool(given.value) != value
+    return any(_same_value(v, given) for v in value) != (kind == "in")
+
+
+def unreached_by_callers(project: Project, name: str, call: ast.Call) -> bool:
+    """Every call site of ``call``'s function passes literals that skip its branch.
+
+    ``create_loader(..., is_training)`` builds its evaluation sampler in the
+    ``else`` of ``if is_training:``; where the tree calls it, and only with
+    ``is_training=True``, that branch never runs. No call site in the tree,
+    or one whose argument cannot be read, leaves the branch reachable.
+    """
+    mod = project.modules[name]
+    func = mod.function_of(call)
+    if func is None:
+        return False
+    needs = _requirements(mod, call, func)
+    sites = project.call_sites(name, func.name)
+    if not needs or not sites:
+        return False
+    return all(
+        any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
+        for _, site in sites
+    )

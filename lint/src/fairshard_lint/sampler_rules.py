@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from .branches import single_process_branch
-from .context import is_sampler_class
+from .data_samplers import is_data_sampler_class
 from .flow import LOADERS, flow_of, shuffles
 from .loops import unsynced_loops
 from .names import (
@@ -236,7 +236,7 @@ def _seeded_before(mod: Module, call: ast.Call) -> bool:
 def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     distributed = flow_of(mod).distributed
     for cls in mod.nodes:
-        if not isinstance(cls, ast.ClassDef) or not is_sampler_class(cls):
+        if not isinstance(cls, ast.ClassDef) or not is_data_sampler_class(mod, cls):
             continue
         source_words = {
             node.attr if isinstance(node, ast.Attribute) else node.id

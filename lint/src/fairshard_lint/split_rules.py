@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from .context import context_of, evaluation_split_loop, is_sampler_class
 from .dedup import deduplicates
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
-from .known_samplers import known_padding
+from .known_samplers import known_padding, known_padding_loader
 from .names import (
     Module,
     argument,
@@ -25,7 +25,8 @@ from .names import (
     mentions_rank,
     tail,
 )
-from .project import Project, evaluation_caller
+from .project import Project, evaluation_caller, unreached_by_callers
+from .replicas import one_replica
 from .rulebook import rule
 from .shares import own_shares_only
 from .split_flags import flagged_split_loop
@@ -129,6 +130,11 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     padded = _padded_classes(mod) if named else set()
     for call in mod.calls:
         name = tail(call)
+        if one_replica(call):
+            continue  # one replica: its share is the whole dataset, nothing is padded
+        if known_padding_loader(mod, call):
+            yield call, " (a distributed evaluation loader: it pads with its own sampler)"
+            continue
         if name in ("DistributedSampler", *padded):
             if not _pads(call):
                 continue
@@ -137,6 +143,11 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         verdict = context_of(mod, call)
         if verdict == "train":
             continue
+        project = mod.cache.get("project")
+        if isinstance(project, Project) and unreached_by_callers(
+            project, mod.cache["module_name"], call
+        ):
+            continue  # the tree calls its builder only with literals that skip this branch
         reached = ""
         loop = evaluation_split_loop(mod, call) if verdict is None else None
         flagged = flagged_split_loop(mod, call) if verdict is None and loop is None else None
@@ -146,7 +157,6 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         elif flagged is not None:
             reached = f" (built for every split; the flags at {flagged} mark one not trained on)"
         elif verdict is None:
-            project = mod.cache.get("project")
             where = (
                 evaluation_caller(project, mod.cache["module_name"], call)
                 if isinstance(project, Project)
