@@ -14,7 +14,7 @@ import ast
 
 from .cycles import cycling_loops
 from .flow import WRAPPERS, Flow, Function, flow_of, needs_set_epoch, parameters
-from .names import Module, argument, dotted, name_words, tail
+from .names import Module, argument, dotted, is_eval_name, name_words, tail
 
 __all__ = ["setter_functions", "unsynced_loops"]
 
@@ -95,6 +95,37 @@ def _own_parameter(flow: Flow, node: ast.AST) -> bool:
     return any(tail(c) == func.name for c in flow.mod.calls)
 
 
+def _unwrapped(node: ast.AST) -> ast.AST:
+    """``tqdm(enumerate(loader), ...)`` -> ``loader``: the iterable under the wrappers."""
+    while isinstance(node, ast.Call) and tail(node) in WRAPPERS and node.args:
+        node = node.args[0]
+    return node
+
+
+def _evaluation_pass(flow: Flow, iterable: ast.AST) -> bool:
+    """The loop reads an evaluation loader, through wrappers and its function's own names.
+
+    Carriers are known by name across the file, so the training function's
+    ``batches = tqdm(train_loader)`` makes the evaluation function's ``batches =
+    tqdm(test_loader)`` look like one. What the name is bound to in the loop's
+    own function decides: a pass over a loader named for evaluation (``test``,
+    ``val``, ``eval``...) is no epoch of the training data, whose order is what
+    ``set_epoch`` changes. Only a re-iterated training loader counts.
+    """
+    name = dotted(_unwrapped(iterable))
+    if name is None:
+        return False
+    if is_eval_name(name):
+        return True
+    func = flow.mod.function_of(iterable)
+    values = [
+        value
+        for names, value in flow.bindings
+        if name in names and flow.mod.function_of(value) is func
+    ]
+    return bool(values) and all(is_eval_name(dotted(_unwrapped(value)) or "") for value in values)
+
+
 def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
     """Every place a carrier is iterated: ``for`` loops and iterating calls."""
     sites: list[tuple[ast.AST, str]] = []
@@ -105,6 +136,7 @@ def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
             and flow.carries(node.iter)
             and not flow.managed(node.iter)
             and not _own_parameter(flow, node.iter)
+            and not _evaluation_pass(flow, node.iter)
         ):
             sites.append((node, dotted(node.iter) or ast.unparse(node.iter)))
             in_for_iter.update(ast.walk(node.iter))
