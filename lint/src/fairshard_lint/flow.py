@@ -184,6 +184,8 @@ class Flow:
             module level), attributes (``self.seed``) at ``None``. Use
             :meth:`rank_names_at`.
         local_names: Names assigned only from node-local ranks.
+        global_names: Names assigned only from global ranks (``local_rank =
+            dist.get_rank()``: what the name holds, not what it says).
         local_world_names: Names assigned from a node-local world size.
         batch_names: Names only ever bound to a batch sampler.
         shuffle_dicts: Names of dicts that hold ``shuffle=True`` (for ``**kwargs``).
@@ -203,6 +205,7 @@ class Flow:
     producers: set[str] = field(default_factory=set)
     rank_scopes: dict[int | None, set[str]] = field(default_factory=dict)
     local_names: set[str] = field(default_factory=set)
+    global_names: set[str] = field(default_factory=set)
     local_world_names: set[str] = field(default_factory=set)
     batch_names: set[str] = field(default_factory=set)
     shuffle_dicts: set[str] = field(default_factory=set)
@@ -339,6 +342,11 @@ class Flow:
             )
             and not is_global_rank(ast.Name(id=name.rpartition(".")[2]))
         }
+        self.global_names = {
+            name
+            for name, ids in assigned.items()
+            if all(_global_rank_value(bindings[i][1]) for i in ids)
+        }
 
     def _class_of(self, node: ast.AST) -> str | None:
         """The class whose method holds ``node`` (``None`` outside any method)."""
@@ -438,6 +446,17 @@ def is_global_rank(node: ast.AST) -> bool:
         )
         for sub in ast.walk(node)
     )
+
+
+def _global_rank_value(node: ast.AST) -> bool:
+    """The expression is a global rank: ``dist.get_rank()``, ``os.environ["RANK"]``...
+
+    A rank read with no node-local part (``LOCAL_RANK``, ``get_local_rank()``,
+    ``args.local_rank``), or one built from a node's rank.
+    """
+    if is_global_rank(node):
+        return True
+    return mentions_rank(node) and not mentions_local_rank(node)
 
 
 _LOCAL_WORLD = ("local_world_size", "nproc_per_node", "device_count", "gpus_per_node", "ngpus")

@@ -270,6 +270,8 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         rank = argument(call, "rank", 2 if positional else None)
         if rank is None or not mentions_local_rank(rank, local) or is_global_rank(rank):
             continue
+        if dotted(rank) in flow.global_names:
+            continue  # local_rank = dist.get_rank(): a global rank under a local name
         if _mesh_rank(rank):
             continue  # mesh["dp"].get_local_rank(): the rank within a mesh dimension
         world = argument(call, "world_size") or argument(
