@@ -46,9 +46,13 @@ def target_names(mod: Module, node: ast.AST) -> list[str]:
     """The dotted names ``node`` is assigned to (``x = node``, ``x: T = node``, ``(x := node)``).
 
     The names of a tuple target count alike (``val_loader, val_sampler =
-    init_data(...)``), unless they mix training and evaluation.
+    init_data(...)``), unless they mix training and evaluation. Each arm of a
+    conditional expression is assigned too (``test_sampler = SequentialSampler(ds)
+    if single else DistributedSampler(ds)``).
     """
     parent = mod.parents.get(node)
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, mod.parents.get(parent)
     if isinstance(parent, ast.Assign):
         names: list[str] = []
         for t in parent.targets:
