@@ -44,7 +44,7 @@ from pathlib import Path, PurePosixPath
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, flow_of, parameters
 from .loops import setter_functions
-from .names import Module, dotted, tail
+from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
 from .replicas import ONE_REPLICA, replica_parameter
 
@@ -342,10 +342,16 @@ def _requirements(mod: Module, node: ast.AST, func: Function) -> dict[str, Requi
                 in_body = child in ancestor.body
             else:
                 in_body = child is ancestor.body
-            found = parameter_test(ancestor.test, params)
-            if found is not None:
-                name, need = found
-                out.setdefault(name, need if in_body else _negated(need))
+            test = ancestor.test
+            if in_body and isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+                tests = test.values  # ``if is_train and cfg.sampler == "ra":``: each holds
+            else:
+                tests = [test]
+            for part in tests:
+                found = parameter_test(part, params)
+                if found is not None:
+                    name, need = found
+                    out.setdefault(name, need if in_body else _negated(need))
         child = ancestor
     return out
 
@@ -397,9 +403,27 @@ def _bind(
         elif isinstance(value, tuple):
             if any(_same_value(v, given) for v in value) != (kind == "in"):
                 return None
-        elif not (isinstance(given, ast.Constant) and bool(given.value) == value):
-            return None
+        elif isinstance(given, ast.Constant):
+            if bool(given.value) != value:
+                return None
+        elif not (value is True and asks_distributed(param)):
+            return None  # a flag that cannot be read here: the branch counts as unreached
     return left
+
+
+#: Words of a parameter that says whether the run is distributed (``distributed``, ``use_ddp``).
+_DISTRIBUTED_WORDS = frozenset({"distributed", "ddp", "dist"})
+
+
+def asks_distributed(param: str) -> bool:
+    """The parameter says whether the run is distributed: ``if distributed:`` is the multi-GPU path.
+
+    A call site that passes a value that cannot be read here
+    (``build_dataloader(cfg, False, args.distributed)``) reaches that branch
+    when the script runs on several GPUs, the only case the linter is about;
+    any other flag that cannot be read leaves its branch unreached.
+    """
+    return bool(_DISTRIBUTED_WORDS & set(name_words(param)))
 
 
 def evaluation_caller(
