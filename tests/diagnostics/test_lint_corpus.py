@@ -140,6 +140,8 @@ ROUND_NINE = [
     "bad_padded_sampler_conditional.py",
     "good_unread_flag_builder.py",
     "bad_distributed_flag_builder.py",
+    "good_mixed_tuple_call_site.py",
+    "bad_mixed_tuple_call_site.py",
 ]
 
 

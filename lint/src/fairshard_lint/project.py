@@ -46,6 +46,7 @@ from .flow import bound_argument, flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
+from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
 
 __all__ = ["Project", "module_name"]
@@ -448,12 +449,18 @@ def evaluation_caller(
     world = replica_parameter(call, parameters(func))
     if world is not None:
         needs.setdefault(world, ("notin", ONE_REPLICA))
-    return _search(project, name, func, needs, depth)
+    return _search(project, name, func, needs, depth, call)
 
 
 def _search(
-    project: Project, name: str, func: Function, needs: dict[str, Requirement], depth: int
+    project: Project,
+    name: str,
+    func: Function,
+    needs: dict[str, Requirement],
+    depth: int,
+    origin: ast.AST,
 ) -> str | None:
+    """A call site of ``func`` that reaches ``origin`` (in ``func``) for evaluation."""
     for owner, site in project.call_sites(name, func.name):
         module = project.modules[owner]
         outer = module.function_of(site)
@@ -461,13 +468,15 @@ def _search(
         if left is None:
             continue
         verdict = context_of(module, site)
+        if verdict is None:
+            verdict = position_verdict(func, origin, module, site)
         if verdict == "eval" or (verdict is None and evaluation_split_loop(module, site)):
             return f"{Path(project.paths[owner]).as_posix()}:{site.lineno}"
         if verdict == "train" or outer is None or depth <= 1 or outer is func:
             continue
         for param, need in _requirements(module, site, outer).items():
             left.setdefault(param, need)  # the branch of ``outer`` the site sits in
-        found = _search(project, owner, outer, left, depth - 1)
+        found = _search(project, owner, outer, left, depth - 1, site)
         if found is not None:
             return found
     return None

@@ -1,0 +1,72 @@
+"""Where a builder's result lands in a call site's tuple target (rule FS109).
+
+``train_loader, test_loader = get_loader(args)`` mixes training and
+evaluation names, so the names alone say neither. What the builder returns
+decides: the padded sampler flows, through the builder's own names, into
+one element of its returned tuple, and the call site's name at that
+position says what the sampler is for.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .flow import Function
+from .names import Module, dotted, is_eval_name, is_train_name
+
+__all__ = ["position_verdict"]
+
+
+def _reads(node: ast.AST, names: set[str], origin: ast.AST) -> bool:
+    return any(
+        sub is origin or (isinstance(sub, ast.Name | ast.Attribute) and dotted(sub) in names)
+        for sub in ast.walk(node)
+    )
+
+
+def _returned_positions(func: Function, origin: ast.AST) -> set[int]:
+    """Positions of ``func``'s returned tuples that hold what ``origin`` builds."""
+    derived: set[str] = set()
+    assigns = [n for n in ast.walk(func) if isinstance(n, ast.Assign)]
+    for _ in range(8):
+        before = len(derived)
+        for assign in assigns:
+            if _reads(assign.value, derived, origin):
+                derived.update(
+                    name
+                    for target in assign.targets
+                    for sub in ast.walk(target)
+                    if (name := dotted(sub)) is not None
+                )
+        if len(derived) == before:
+            break
+    positions: set[int] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
+            for index, element in enumerate(node.value.elts):
+                if _reads(element, derived, origin):
+                    positions.add(index)
+    return positions
+
+
+def position_verdict(func: Function, origin: ast.AST, module: Module, site: ast.Call) -> str | None:
+    """``"eval"`` or ``"train"`` from the site's tuple names at the positions ``origin`` reaches.
+
+    ``None`` when the site is no tuple assignment, ``origin`` reaches no
+    returned tuple, or the names at its positions say neither or both.
+    """
+    parent = module.parents.get(site)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
+        return None
+    target = parent.targets[0]
+    if not isinstance(target, ast.Tuple | ast.List):
+        return None
+    positions = _returned_positions(func, origin)
+    names = [dotted(target.elts[i]) or "" for i in sorted(positions) if i < len(target.elts)]
+    if not names:
+        return None
+    if all(is_eval_name(n) for n in names):
+        return "eval"
+    if all(is_train_name(n) for n in names):
+        return "train"
+    return None
