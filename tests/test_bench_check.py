@@ -107,3 +107,15 @@ def test_epoch_cells_time_the_epoch_not_the_lazy_import() -> None:
         setup, body = bench_samplers.epoch_cells(n, world, peers)["fairshard"]
         assert "fairshard.DistributedSampler\n" in setup.splitlines(keepends=True)
         assert "fairshard.DistributedSampler(" in body
+
+
+def test_cells_run_on_compiled_sources() -> None:
+    """A bench compiles fairshard's sources once, so a fresh cell never compiles them again."""
+    import importlib.util
+
+    import _harness  # type: ignore[import-not-found]
+
+    init = _harness._SOURCES / "fairshard" / "__init__.py"
+    _harness.compile_sources()
+    cached = Path(importlib.util.cache_from_source(str(init)))
+    assert cached.exists() and cached.stat().st_mtime >= init.stat().st_mtime
