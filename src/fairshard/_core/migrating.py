@@ -104,6 +104,15 @@ class Migrating:
 
         def _known_plan_length(self) -> int | None: ...
 
+        # The two hooks a family that sets ``_data_keys`` must write; declared for
+        # the type checker only, so a family without them has no such attribute
+        # and ``__init_subclass__`` refuses it when its class is defined.
+        def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
+            """Hook: the plan length of ``epoch`` on the data the state was saved with."""
+
+        def _rest_plan(self, change: Any, consumed: Any, epoch: int) -> Plan:
+            """Hook: the plan of what ``change`` leaves of ``epoch`` after ``consumed``."""
+
     #: The hooks a family that sets ``_data_keys`` must write (no default fits).
     _required_hooks: ClassVar[tuple[str, ...]] = ("_old_plan_length", "_rest_plan")
 
@@ -115,7 +124,7 @@ class Migrating:
         """
         super().__init_subclass__(**kwargs)
         if cls._data_keys:
-            missing = [h for h in cls._required_hooks if getattr(cls, h) is getattr(Migrating, h)]
+            missing = [h for h in cls._required_hooks if not hasattr(cls, h)]
             if missing:
                 raise TypeError(
                     f"{cls.__name__} sets _data_keys={cls._data_keys!r} but does not define "
@@ -147,19 +156,11 @@ class Migrating:
         saved_n = None if saved_config is None else saved_config.get("n")
         change._check_sizes(saved_n, self._load_config().get("n"), self.kind)
 
-    def _old_plan_length(self, change: Any, saved_config: dict[str, Any], epoch: int) -> int:
-        """Hook: the plan length of ``epoch`` on the data the state was saved with."""
-        raise NotImplementedError  # required when _data_keys is set (__init_subclass__)
-
     def _consumed_record(
         self, change: Any, saved_config: dict[str, Any], epoch: int, positions: int
     ) -> Any:
         """Hook: what the migrated epoch's states record as consumed (default: ``positions``)."""
         return positions
-
-    def _rest_plan(self, change: Any, consumed: Any, epoch: int) -> Plan:
-        """Hook: the plan of what ``change`` leaves of ``epoch`` after ``consumed`` positions."""
-        raise NotImplementedError  # required when _data_keys is set (__init_subclass__)
 
     # ------------------------------------------------------------- machinery
     def _refuse(self, name: str) -> None:
