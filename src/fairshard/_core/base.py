@@ -54,6 +54,7 @@ from .._distributed.world import check_not_local_rank, resolve_seed, resolve_wor
 from .._errors import ConfigError, StateDictError, check_int
 from .cursor import Cursor, checked_init
 from .epochs import ResumePoint
+from .migrating import Migrating
 from .partition import LAYOUTS, TAILS, Layout, Partition, Tail
 from .plan_share import shared_plan
 from .plans import Plan
@@ -113,10 +114,12 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
         "_shares_plan",
         "_migration_refusal",
         "_check_migration",
-        "_old_plan_length",
         "_consumed_record",
-        "_rest_plan",
     )
+    #: The hooks a family that resumes on changed data (sets ``_data_keys``)
+    #: writes; no default fits, so the base has none and a family that sets
+    #: ``_data_keys`` without them is refused when its class is defined.
+    MIGRATION_HOOKS: ClassVar[tuple[str, ...]] = Migrating._required_hooks
 
     #: Set by a ``StepSampler`` that chains the plans: epochs have no tail then,
     #: so a family must not warn about padding or dropping one, and a plan
