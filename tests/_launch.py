@@ -102,6 +102,22 @@ def run_job(
     return subprocess.CompletedProcess(list(args), proc.returncode, stdout, stderr)
 
 
+def failure_text(proc: subprocess.CompletedProcess[str], tail: int = 3000) -> str:
+    """What a failed job said: its output's tails, and the first fatal error whole.
+
+    A rank that aborts (``Fatal Python error``, a C++ ``terminate called``)
+    prints where it stood before the long list of extension modules that
+    fills the tail; that part is kept here so a failure in CI says where.
+    """
+    parts = [f"--- rc {proc.returncode}", f"--- stdout\n{proc.stdout[-tail:]}"]
+    starts = [proc.stderr.find(mark) for mark in ("terminate called", "Fatal Python error")]
+    found = [i for i in starts if i >= 0]
+    if found and min(found) < len(proc.stderr) - tail:
+        parts.append(f"--- stderr at its first fatal error\n{proc.stderr[min(found) :][:6000]}")
+    parts.append(f"--- stderr\n{proc.stderr[-tail:]}")
+    return "\n".join(parts)
+
+
 def _signal_session(pid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, sig)

@@ -12,7 +12,7 @@ import torch
 
 import fairshard
 
-from ._launch import child_env
+from ._launch import child_env, failure_text
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
@@ -91,7 +91,7 @@ def test_example_runs_under_torchrun(script: str, tmp_path: Path) -> None:
         *args,
     ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     assert expected in proc.stdout, proc.stdout
     if "CKPT" in extra:
         state = torch.load(ckpt, weights_only=True)["sampler"]

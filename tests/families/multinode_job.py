@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections import Counter
 from typing import Any
 
@@ -21,6 +20,7 @@ import torch
 import torch.distributed as dist
 
 import fairshard
+from tests._job_end import end_job
 from tests.fault.families import REGISTRY, resolve
 
 
@@ -108,11 +108,7 @@ def main() -> int:
         say(f"TOPOLOGY {sorted(topology)}")
         say(f"MULTINODE OK {','.join(f.name for f in families)} local-rank:{verdict}")
     say(f"rank {rank} local {local}: rank=LOCAL_RANK {verdict}")
-    dist.barrier()
-    time.sleep(0.1)  # torch < 2.9: gloo frees the last collective's tensors first (docs/faults.md)
-    dist.destroy_process_group()
-    sys.stdout.flush()
-    os._exit(0)  # skip gloo's teardown races at interpreter exit (see examples/_common.py)
+    end_job()  # together, the group torn down, no finalization
 
 
 if __name__ == "__main__":

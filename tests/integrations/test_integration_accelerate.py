@@ -32,7 +32,8 @@ from fairshard import (
     StepSampler,
 )
 
-from .._launch import child_env, run_job
+from .._dist import free_port
+from .._launch import child_env, failure_text, run_job
 
 pytest.importorskip("accelerate", reason="the [integrations] extra (accelerate) is not installed")
 pytest.importorskip("torchdata", reason="the [integrations] extra (torchdata) is not installed")
@@ -54,11 +55,12 @@ def ranks(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         "--num_machines=1",
         "--mixed_precision=no",
         "--dynamo_backend=no",
+        f"--main_process_port={free_port()}",  # not 29500: tests run side by side
         str(SCRIPT),
         str(out),
     ]
     proc = run_job(cmd, env=child_env(), timeout=240, cwd=out)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
 
 
@@ -327,12 +329,13 @@ def test_complete_nlp_example_loop_resumes_exactly_and_exits(tmp_path: Path, wor
         "--num_machines=1",
         "--mixed_precision=no",
         "--dynamo_backend=no",
+        f"--main_process_port={free_port()}",  # not 29500: tests run side by side
         str(NLP_SCRIPT),
         str(tmp_path),
         str(workers),
     ]
     proc = run_job(cmd, env=child_env(), timeout=240, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     for rank in range(2):
         report = json.loads((tmp_path / f"rank{rank}.json").read_text())
         share = [_share(lambda r=rank: DistributedSampler(NLP_N, 2, r, seed=3), e) for e in (0, 1)]

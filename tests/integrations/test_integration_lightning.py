@@ -29,7 +29,7 @@ from fairshard._batching.base import BatchPlanSampler
 from fairshard.integrations import check_lightning
 from tests.catalog import batch_families, sampler_families
 
-from .._launch import child_env, run_job
+from .._launch import child_env, failure_text, run_job
 
 FAMILIES = {f.name: f.make for f in sampler_families()}
 
@@ -56,7 +56,7 @@ def _run_job(tmp_path: Path, mode: str) -> list[dict[str, Any]]:
         timeout=240,
         cwd=tmp_path,
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     return [json.loads((tmp_path / f"rank{r}.json").read_text()) for r in range(2)]
 
 
@@ -181,7 +181,7 @@ def test_batch_sampler_reshuffles_and_exact_resume_under_lightnings_launcher(
     tmp_path: Path,
 ) -> None:
     proc = _launch(tmp_path, "resume", 240)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     for rank in range(2):
         seen = json.loads((tmp_path / f"rank{rank}.json").read_text())
         assert seen["world"] == 2

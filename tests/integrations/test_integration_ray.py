@@ -20,7 +20,7 @@ import pytest
 from fairshard._batching.base import BatchPlanSampler
 from tests.catalog import sampler_families
 
-from .._launch import child_env, run_job
+from .._launch import child_env, failure_text, run_job
 
 #: Every sampler family whose items a DataLoader reads as they are (packed rows aside).
 FAMILIES = {f.name: f.make for f in sampler_families() if f.items in ("index", "batch")}
@@ -56,7 +56,7 @@ def ray_reports(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]
         timeout=360,
         cwd=out,
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
 
 

@@ -26,7 +26,7 @@ import pytest
 from fairshard import ConfigTypeError, DistributedSampler, LengthBucketBatchSampler
 
 from .._dist import free_port
-from .._launch import child_env, run_job
+from .._launch import child_env, failure_text, run_job
 
 pytest.importorskip(
     "transformers", reason="the [integrations] extra (transformers) is not installed"
@@ -52,13 +52,13 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         str(out),
     ]
     proc = run_job(launch, env=child_env(), timeout=280)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     single = run_job(
         [sys.executable, str(SCRIPT), str(out), "single"],
         env=child_env(),
         timeout=120,
     )
-    assert single.returncode == 0, single.stdout[-3000:] + single.stderr[-3000:]
+    assert single.returncode == 0, failure_text(single)
     ranks = [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
     return {"ranks": ranks, "single": json.loads((out / "single.json").read_text())}
 

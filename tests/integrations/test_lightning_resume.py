@@ -22,7 +22,7 @@ import pytest
 
 import fairshard
 
-from .._launch import child_env, run_job
+from .._launch import child_env, failure_text, run_job
 
 pytest.importorskip("lightning")
 pytest.importorskip("torchdata.stateful_dataloader")
@@ -42,7 +42,7 @@ def ledgers(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
         timeout=400,
         cwd=out,
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]
 
 
@@ -95,7 +95,7 @@ def _launch_elastic(out: Path, devices: int) -> None:
         timeout=200,
         cwd=out,
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode == 0, failure_text(proc)
 
 
 @pytest.mark.distributed

@@ -31,6 +31,7 @@ if str(ROOT) not in sys.path:
 import torch  # noqa: E402
 
 import fairshard  # noqa: E402
+from tests._job_end import end_job  # noqa: E402
 from tests.seams.cells import (  # noqa: E402
     BATCH,
     EPOCHS,
@@ -482,3 +483,4 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+    end_job()  # together, the group torn down, no finalization (tests/_job_end.py)

@@ -22,13 +22,15 @@ import sys
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
 from accelerate import Accelerator
 from torch.utils.data import DataLoader, Dataset
 
 import fairshard
 from fairshard.integrations import check_accelerate
 from fairshard.integrations.accelerate import prepare_data_loader, scheduler_steps
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the checkout: tests._job_end
+from tests._job_end import end_job
 
 N = 40
 LENGTHS = [1 + (7 * i) % 13 for i in range(N)]
@@ -195,7 +197,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    # The framework made the group; end it before the interpreter exits, where a
-    # gloo group torn down at exit can abort a rank ("terminate called ...").
-    if dist.is_initialized():
-        dist.destroy_process_group()
+    end_job()  # together, the group torn down, no finalization (tests/_job_end.py)

@@ -28,6 +28,9 @@ from torch.utils.data import DataLoader, Dataset
 import fairshard
 from fairshard.integrations.accelerate import prepare_data_loader
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the checkout: tests._job_end
+from tests._job_end import end_job
+
 N, EVAL_N, EPOCHS, BATCH, CHECKPOINTING_STEPS = 46, 13, 2, 4, 3
 
 
@@ -109,11 +112,7 @@ def main():
         report[f"step_{step}"] = training_function(out / f"from_{step}", workers, checkpoint)
     rank = int(os.environ["RANK"])
     (out / f"rank{rank}.json").write_text(json.dumps(report))
-    # Tear the process group down before exit, as accelerate's end_training() does: left to
-    # the interpreter's exit, gloo's threads can be destroyed while still joinable and the
-    # rank aborts ("terminate called without an active exception", exit -6) under load.
-    if torch.distributed.is_initialized():
-        torch.distributed.destroy_process_group()
+    end_job()  # together, the group torn down, no finalization (tests/_job_end.py)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,13 @@ from pathlib import Path
 
 import lightning as L
 import torch
-import torch.distributed as dist
 from torch.utils.data import DataLoader, Dataset
 
 import fairshard
 from fairshard.integrations import check_lightning
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the checkout: tests._job_end
+from tests._job_end import end_job
 
 N = 50
 
@@ -110,7 +112,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    # The framework made the group; end it before the interpreter exits, where a
-    # gloo group torn down at exit can abort a rank ("terminate called ...").
-    if dist.is_initialized():
-        dist.destroy_process_group()
+    end_job()  # together, the group torn down, no finalization (tests/_job_end.py)
