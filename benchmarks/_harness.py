@@ -199,11 +199,11 @@ def fmt_time(ms: list[Measurement], scale: float = 1.0, unit: str = "s") -> str:
 
 
 def fmt_mem(ms: list[Measurement]) -> str:
-    """Median peak extra RSS."""
+    """Median peak extra RSS with its range over the reps: ``147.5 MiB (146.9-148.0)``."""
     good = _ok(ms)
     if not good:
         return ms[0].status if ms else "n/a"
-    return f"{median([m.peak_extra_mib for m in good]):.1f} MiB"
+    return spread([m.peak_extra_mib for m in good], ".1f", " MiB")
 
 
 def fmt_ratio(theirs: list[Measurement], ours: list[Measurement]) -> str:

@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from _evict import evict
-from _harness import bench_args, table
+from _harness import bench_args, spread, table
 from _peers import STREAMING
 from torch.utils.data import DataLoader, Dataset
 
@@ -169,20 +169,18 @@ def main() -> None:
                             rate, read = measure(path, n, record, order, workers, cap)
                         rates[order].append(rate)
                         entropy[order].append(bits(read, n))
-                med = {o: statistics.median(v) for o, v in rates.items()}
                 where = "one thread" if workers == 0 else "DataLoader, 2 workers"
-                ratio = _ratio(rates, "locality", "random")
-                seq = _ratio(rates, "locality", "sequential")
                 rows.append(
                     [where, f"{record // 1024} KiB", f"{cap:,}"]
-                    + [f"{med[o]:,.0f}" for o in ORDERS]
-                    + [f"{ratio:.2f}x", f"{seq:.2f}"]
+                    + [spread(rates[o], ",.0f") for o in ORDERS]
+                    + [_ratio(rates, "locality", "random", "x")]
+                    + [_ratio(rates, "locality", "sequential")]
                 )
                 if algos:
                     peer_rows.append(
-                        [where, f"{record // 1024} KiB", f"{med['locality']:,.0f}"]
-                        + [f"{med[f'streaming {a}']:,.0f}" for a in algos]
-                        + [f"{_ratio(rates, 'locality', f'streaming {a}'):.2f}x" for a in algos]
+                        [where, f"{record // 1024} KiB", spread(rates["locality"], ",.0f")]
+                        + [spread(rates[f"streaming {a}"], ",.0f") for a in algos]
+                        + [_ratio(rates, "locality", f"streaming {a}", "x") for a in algos]
                     )
                 quality[(where, record)] = {o: statistics.median(v) for o, v in entropy.items()}
     print(
@@ -228,7 +226,7 @@ def main() -> None:
     keys = list(quality)
     print(
         f"\n### Quality: class entropy per batch of {BATCH} (the file as {CLASSES} sorted "
-        "classes; bits, medians)\n"
+        "classes; bits, medians over the reps)\n"
     )
     print(
         table(
@@ -238,9 +236,9 @@ def main() -> None:
     )
 
 
-def _ratio(rates: dict[str, list[float]], a: str, b: str) -> float:
-    """Median over reps of ``a``'s rate over ``b``'s (the same rep: same file, same load)."""
-    return statistics.median(x / y for x, y in zip(rates[a], rates[b], strict=True))
+def _ratio(rates: dict[str, list[float]], a: str, b: str, unit: str = "") -> str:
+    """``a``'s rate over ``b``'s per rep (the same rep: same file, same load): median (range)."""
+    return spread([x / y for x, y in zip(rates[a], rates[b], strict=True)], ".2f", unit)
 
 
 if __name__ == "__main__":

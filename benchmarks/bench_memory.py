@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         per_item = f"{ok[len(ok) // 2] * 2**20 / n:.1f}" if ok else "n/a"
         rows.append([name, fmt_mem(ms), per_item])
     print(f"### Memory per family: build + plan + first index, {n:.0e} items, rank 0 of 8\n")
-    print(table(["family", "peak extra (median)", "bytes per item"], rows), flush=True)
+    print(table(["family", "peak extra, median (range)", "bytes per item"], rows), flush=True)
     return 0
 
 
