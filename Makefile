@@ -117,7 +117,8 @@ bench: install
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # Reruns README.md's headline cells (the batch and packing plans at 1e7, DistributedSampler
-# and WeightedSampler against torch; 3 interleaved repeats, minutes) and prints each beside
+# and WeightedSampler against torch, StepSampler against Megatron's random sampler at 1e6
+# and 1e8; 3 interleaved repeats, minutes) and prints each beside
 # the README's figure with a verdict. Not part of `make test`; it writes nothing.
 bench-check: install
 	$(BIN)/python benchmarks/bench_check.py $(BENCH_CHECK_ARGS)

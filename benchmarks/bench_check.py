@@ -3,12 +3,12 @@
 ``make bench-check`` (minutes, not part of ``make test``): does the table still
 hold on this machine? Each headline cell is the bench module's own definition
 (``bench_batch.plan_cells``, ``bench_packing.plan_cells``,
-``bench_samplers.epoch_cells``, ``bench_weighted.compare_cells``: one
-implementation of each cell), every cell in a fresh process, all cells
-interleaved, ``--reps`` times (default 3). The README's figure is read from
-README.md's table (the row found by its label under its heading), so the
-check follows the README; a row that is missing stops the check, naming it,
-before anything is measured.
+``bench_samplers.epoch_cells``, ``bench_weighted.compare_cells``,
+``bench_steps.step_cells``: one implementation of each cell), every cell in a
+fresh process, all cells interleaved, ``--reps`` times (default 3). The
+README's figure is read from README.md's table (the row found by its label
+under its heading), so the check follows the README; a row that is missing
+stops the check, naming it, before anything is measured.
 
 Two kinds of figure: a time (lower is better; ``now / README`` above 1 is
 slower) and a ratio peer / fairshard of one rep (higher is better; ``now /
@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_batch
 import bench_packing
 import bench_samplers
+import bench_steps
 import bench_weighted
 from _harness import Cell, Measurement, median, run_cells, table
 
@@ -55,6 +56,7 @@ class Headline:
     cells: Callable[[], dict[str, Cell]]  # the bench module's cells
     ours: str  # the fairshard cell
     theirs: str | None = None  # the peer cell of a ratio figure (peer / fairshard)
+    by_result: bool = False  # the cells time themselves (RESULT: their best pass's seconds)
 
     @property
     def kind(self) -> str:
@@ -92,6 +94,19 @@ def _weighted(replacement: bool) -> Headline:
     )
 
 
+def _steps(n: int) -> Headline:
+    return Headline(
+        f"Megatron random / StepSampler, {n:.0e}",
+        "StepSampler iteration",
+        (f"{n:.0e}",),
+        "Megatron random / StepSampler",
+        lambda: _pick(bench_steps.step_cells(n, 3), "StepSampler", "Megatron random"),
+        "StepSampler",
+        "Megatron random",
+        by_result=True,
+    )
+
+
 PACKER = "fairshard PackingBatchSampler"
 
 HEADLINES: list[Headline] = [
@@ -117,6 +132,7 @@ HEADLINES: list[Headline] = [
     ),
     _weighted(True),
     _weighted(False),
+    *(_steps(n) for n in (10**6, 10**8)),
 ]
 
 
@@ -181,11 +197,15 @@ def readme_figure(text: str, headline: Headline, name: str = "README.md") -> tup
 # ------------------------------------------------------------- measuring
 def now_values(headline: Headline, got: dict[str, list[Measurement]]) -> list[float]:
     """The headline's figure in each rep that ran: seconds, or peer / fairshard."""
+
+    def seconds(m: Measurement) -> float:
+        return float(m.result) if headline.by_result else m.seconds
+
     ours = got[key(headline, headline.ours)]
     if headline.theirs is None:
-        return [m.seconds for m in ours if m.ok]
+        return [seconds(m) for m in ours if m.ok]
     theirs = got[key(headline, headline.theirs)]
-    return [t.seconds / o.seconds for t, o in zip(theirs, ours, strict=True) if t.ok and o.ok]
+    return [seconds(t) / seconds(o) for t, o in zip(theirs, ours, strict=True) if t.ok and o.ok]
 
 
 def key(headline: Headline, cell: str) -> str:

@@ -59,8 +59,11 @@ from _megatron.data_samplers import MegatronPretrainingRandomSampler, MegatronPr
 """
 
 
-def _cells(n: int, passes: int) -> dict[str, tuple[str, str]]:
-    """Each cell builds its sampler afresh for each of ``passes`` passes; RESULT: the best."""
+def step_cells(n: int, passes: int) -> dict[str, tuple[str, str]]:
+    """Each cell builds its sampler afresh for each of ``passes`` passes; RESULT: the best.
+
+    (Also bench_check's: its StepSampler headlines rerun these cells.)
+    """
     share = n // WORLD
     inner = f"fairshard.DistributedSampler({n}, {WORLD}, 0, seed=0)"
     step = f"fairshard.StepSampler({inner}, micro_batch_size={MICRO}, global_batch_size={GLOBAL})"
@@ -140,7 +143,7 @@ def _ratio(theirs: list[Measurement], ours: list[Measurement]) -> str:
 def speed_table(sizes: list[int], reps: int) -> str:
     rows = []
     for n in sizes:
-        got = run_cells(_cells(n, 3), reps)
+        got = run_cells(step_cells(n, 3), reps)
         share = n // WORLD
         ours = got["StepSampler"]
         rows.append(
@@ -156,7 +159,7 @@ def speed_table(sizes: list[int], reps: int) -> str:
         )
     header = [
         "n",
-        *(f"{c} per index" for c in _cells(sizes[0], 1) if c != "turns"),
+        *(f"{c} per index" for c in step_cells(sizes[0], 1) if c != "turns"),
         "StepSampler / inner",
         "Megatron random / StepSampler",
         "Megatron random / StepSampler+BS",

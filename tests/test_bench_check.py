@@ -15,6 +15,7 @@ import bench_batch  # noqa: E402
 import bench_check  # noqa: E402
 import bench_packing  # noqa: E402
 import bench_samplers  # noqa: E402
+import bench_steps  # noqa: E402
 import bench_weighted  # noqa: E402
 
 README = (ROOT / "README.md").read_text()
@@ -37,6 +38,8 @@ def test_the_brief_headlines_are_all_checked() -> None:
         "DistributedSampler",
         "replacement=True",
         "replacement=False",
+        "Megatron random / StepSampler, 1e+06",
+        "Megatron random / StepSampler, 1e+08",
     ):
         assert name in labels
 
@@ -62,6 +65,11 @@ def test_cells_are_the_bench_modules_own_and_consistent() -> None:
     dist = bench_samplers.epoch_cells(10**7, 8, peers=True)
     assert bench_check.HEADLINES[4].cells() == {k: dist[k] for k in ("fairshard", "torch")}
     assert bench_check.HEADLINES[5].cells() == bench_weighted.compare_cells(1 << 24, True)
+    steps = bench_steps.step_cells(10**6, 3)
+    assert bench_check.HEADLINES[7].cells() == {
+        k: steps[k] for k in ("StepSampler", "Megatron random")
+    }
+    assert [h.by_result for h in bench_check.HEADLINES] == [False] * 7 + [True] * 2
 
 
 def test_a_missing_row_is_named() -> None:
@@ -119,3 +127,15 @@ def test_cells_run_on_compiled_sources() -> None:
     _harness.compile_sources()
     cached = Path(importlib.util.cache_from_source(str(init)))
     assert cached.exists() and cached.stat().st_mtime >= init.stat().st_mtime
+
+
+def test_a_headline_of_self_timed_cells_reads_their_result() -> None:
+    """bench_steps' cells time their best pass (RESULT), not the whole process run."""
+    from _harness import Measurement
+
+    steps = next(h for h in bench_check.HEADLINES if h.by_result)
+    got = {
+        bench_check.key(steps, steps.ours): [Measurement(9.0, 0.0, "ok", 0.5)],
+        bench_check.key(steps, "Megatron random"): [Measurement(9.0, 0.0, "ok", 2.0)],
+    }
+    assert bench_check.now_values(steps, got) == [4.0]
