@@ -572,9 +572,9 @@ class KeyBatchSampler(_Buckets):
         >>> s = KeyBatchSampler(keys, 2, drop_last=True, num_replicas=1, rank=0)
         >>> sorted(s.key_of(b) for b in s), s.num_left_out
         (['tall', 'wide'], 1)
-        >>> steps = zip(*(KeyBatchSampler(keys * 4, 2, one_key_per_step=True,
-        ...     num_replicas=2, rank=r) for r in range(2)))
-        >>> all(len({s.key_of(b) for b in step}) == 1 for step in steps)
+        >>> ranks = [KeyBatchSampler(keys * 4, 2, one_key_per_step=True,
+        ...     num_replicas=2, rank=r) for r in range(2)]
+        >>> all(len({ranks[0].key_of(b) for b in step}) == 1 for step in zip(*ranks))
         True
     """
 
