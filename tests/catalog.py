@@ -64,7 +64,7 @@ class Family:
             of ints), ``"rows"`` (a list of rows of ints, packed batches) or
             ``"stream"`` (an iterable dataset's samples).
         elastic: Whether a state resumes on another world size (the strided
-            layout).
+            layout, and a plan not laid out for the world size).
         tail: The tail ``make`` declares: ``"pad"`` (duplicates), ``"drop"``
             (left out) or ``"uneven"`` (neither; ranks differ by one step).
         every_index_once: An epoch of ``make`` holds each of the ``n`` indices
@@ -329,6 +329,18 @@ _ENTRIES = (
         ),
         "batch",
         lambda w, r: fairshard.KeyBatchSampler(_P_LABELS, 4, batch_multiple=2, **_kw(w, r)),
+    ),
+    Family(
+        "key-batch-per-step",
+        "KeyBatchSampler",
+        lambda n, r, w, seed=5, **k: fairshard.KeyBatchSampler(
+            _labels(n), 2, one_key_per_step=True, num_replicas=w, rank=r, seed=seed, **k
+        ),
+        "batch",
+        lambda w, r: fairshard.KeyBatchSampler(
+            _P_LABELS, 4, batch_multiple=2, one_key_per_step=True, **_kw(w, r)
+        ),
+        elastic=False,  # the plan's runs of one key are laid out for the world size
     ),
     Family(
         "batch-shard",

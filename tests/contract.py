@@ -80,6 +80,7 @@ class SamplerContract:
 
     world_size = 4
     epochs_differ = True  # set_epoch must change the order
+    elastic = True  # a strided state resumes on another world size (else: refused, naming both)
 
     def make(self, rank: int, world_size: int, **kwargs: Any) -> Any:  # pragma: no cover
         raise NotImplementedError
@@ -252,6 +253,10 @@ class SamplerContract:
         for it in iters:
             observed.update(flat(next(it) for _ in range(steps)))
         state = json.loads(json.dumps(old[0].state_dict()))
+        if not self.elastic:  # a plan laid out for the world size: refused, naming both
+            with pytest.raises(StateDictError, match="num_replicas=4.*num_replicas=3"):
+                self.ranks(3)[0].load_state_dict(state)
+            return
         plan, old_part = old[0].plan(), old[0].partition()
         new = self.ranks(3)
         for s in new:

@@ -25,11 +25,11 @@ from fairshard._core.steps import SkipRanges, deal
 from ..catalog import CATALOG, sampler_families
 from ..contract import flat
 
-#: Every family with a plan (the catalog's samplers), but the one StepSampler refuses.
+#: Every family with a plan (the catalog's samplers), but those StepSampler refuses.
 FAMILIES: dict[str, Any] = {
     f.name: f.make
     for f in sampler_families()
-    if f.name != "hard-example"  # refused: see below
+    if f.name not in ("hard-example", "key-batch-per-step")  # refused: see below
 }
 
 N = 37  # a prime: steps straddle epoch ends at every offset
@@ -228,4 +228,10 @@ def test_state_under_prefetching_loader_needs_the_step() -> None:
 def test_a_family_that_learns_at_set_epoch_is_refused() -> None:
     inner = CATALOG["hard-example"].make(N, 0, 1)
     with pytest.raises(ConfigError, match="set_epoch"):
+        StepSampler(inner, micro_batch_size=1, global_batch_size=G)
+
+
+def test_a_plan_laid_out_for_the_world_size_is_refused() -> None:
+    inner = CATALOG["key-batch-per-step"].make(N, 0, 2)
+    with pytest.raises(ConfigError, match="one_key_per_step=True.*num_replicas=2"):
         StepSampler(inner, micro_batch_size=1, global_batch_size=G)

@@ -29,6 +29,7 @@ def _contract(family: Family) -> type[SamplerContract]:
     attrs: dict[str, Any] = {
         "make": make,
         "epochs_differ": family.shuffled,
+        "elastic": family.elastic,
         "__doc__": f"The contract for {family.name!r}.",
     }
     if not family.auto_epoch:  # the constructor takes no auto_epoch (tested in its module)

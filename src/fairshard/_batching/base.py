@@ -211,8 +211,9 @@ def reorder_batches(
         flat: (total,) concatenated indices (int64, or int32: the plan's
             ``flat`` is int64 either way).
         offsets: (num_batches + 1,) batch boundaries.
-        order: (num_batches,) a permutation of batch numbers: new batch ``j``
-            is old batch ``order[j]``.
+        order: (new_num_batches,) batch numbers: new batch ``j`` is old batch
+            ``order[j]`` (usually a permutation; a batch may also repeat or be
+            left out, as ``bucket_plan``'s runs of one key do).
     """
     out = np.empty(int(np.diff(offsets)[order].sum()), dtype=np.int64)
     return BatchPlan(out, reorder_into(flat, offsets, order, out))

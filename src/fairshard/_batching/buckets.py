@@ -20,6 +20,25 @@ Because the bucket sizes are fixed, so is the multiset of batch shapes:
 shuffled, and partitioned over ranks as whole batches like every batch
 family, so every rank takes equal steps (a ``"pad"`` tail recycles whole
 batches, whose shapes are in the set too).
+
+NOTE (one key per step): ``KeyBatchSampler(one_key_per_step=True)`` gives
+all ``W`` ranks' batches of a step one key (mosaicml streaming's
+``batching_method="per_stream"``; the plain family is its
+``"device_per_stream"``). The strided deal gives step ``s`` the plan
+positions ``[s*W, (s+1)*W)``, so the plan lays each key's batches out in
+*runs* of ``W`` consecutive positions (``key_runs``) and orders the runs,
+not the batches; a run never crosses a step. A key whose batch count is not
+a multiple of ``W`` has a short last run: ``tail="pad"`` fills it with that
+key's first batches of the epoch, again (counted in
+``num_padded_batches``, as the partition's padding is), ``tail="drop"``
+leaves it out (its batches in ``num_dropped_batches``, their items in
+``num_left_out``), and ``tail="uneven"`` is refused (its steps would mix
+keys). Every plan is then a whole number of steps, so the partition pads
+and drops nothing more. The plan depends on ``W``: the config records it as
+``step_run``, a state is refused on another world size (its runs would
+straddle the new steps), and a ``StepSampler``, whose plans must not depend
+on the world size, refuses the mode. With ``W = 1`` the plan is the plain
+family's.
 """
 
 from __future__ import annotations
@@ -32,14 +51,22 @@ from numpy.typing import NDArray
 
 from .._core import state as S
 from .._core.labels import encode_labels
+from .._core.migrate import Change
 from .._core.partition import Tail
 from .._core.plans import BatchPlan
-from .._errors import ConfigError, ConfigTypeError, check_bool, check_int, check_real
+from .._errors import (
+    ConfigError,
+    ConfigTypeError,
+    StateDictError,
+    check_bool,
+    check_int,
+    check_real,
+)
 from .._random.seeding import StreamId, stream_generator
 from .base import BatchPlanSampler, check_lengths, reorder_batches
 from .cost_balance import DEFAULT_BALANCE_RUN, balanced_order, check_balance_run
 
-__all__ = ["KeyBatchSampler", "ShapeBucketBatchSampler", "bucket_plan"]
+__all__ = ["KeyBatchSampler", "ShapeBucketBatchSampler", "bucket_plan", "key_runs"]
 
 
 def bucket_plan(
@@ -52,6 +79,9 @@ def bucket_plan(
     epoch: int,
     seed: int,
     balance_run: int | None,
+    *,
+    step_run: int = 1,
+    pad_runs: bool = True,
 ) -> BatchPlan:
     """One epoch's batches: each bucket shuffled and cut (module NOTE), then ordered.
 
@@ -65,6 +95,10 @@ def bucket_plan(
         epoch: The epoch.
         seed: Root seed.
         balance_run: ``cost_balance`` run length, or ``None`` for a uniform shuffle.
+        step_run: Batches of one bucket laid out consecutively (the module's
+            NOTE on one key per step); 1 orders single batches.
+        pad_runs: With ``step_run > 1``, fill a bucket's last, short run by
+            recycling its first batches; ``False`` leaves that run out.
     """
     rng = stream_generator(stream, epoch, seed)
     flats: list[NDArray[np.int64]] = []
@@ -83,12 +117,72 @@ def bucket_plan(
     flat = np.concatenate([*flats, np.empty(0, dtype=np.int64)])
     offsets = np.zeros(sum(b.size for b in batch_sizes) + 1, dtype=np.int64)
     np.cumsum(np.concatenate([*batch_sizes, np.empty(0, dtype=np.int64)]), out=offsets[1:])
-    order = balanced_order(
-        np.concatenate([*batch_costs, np.empty(0, dtype=np.float64)]),
-        stream_generator(stream, epoch, seed, sub_id=1),
-        balance_run,
-    )
-    return reorder_batches(flat, offsets, order)
+    per_batch = np.concatenate([*batch_costs, np.empty(0, dtype=np.float64)])  # (num_batches,)
+    order_rng = stream_generator(stream, epoch, seed, sub_id=1)
+    if step_run == 1:
+        return reorder_batches(flat, offsets, balanced_order(per_batch, order_rng, balance_run))
+    counts = [b.size for b in batch_sizes]
+    runs = key_runs(counts, step_run, pad_runs)  # (num_runs, step_run) batch numbers
+    run_order = balanced_order(per_batch[runs].sum(axis=1), order_rng, balance_run)
+    return reorder_batches(flat, offsets, runs[run_order].reshape(-1))
+
+
+def key_runs(counts: list[int], run: int, pad: bool) -> NDArray[np.int64]:
+    """Each bucket's batches cut into runs of ``run`` (module NOTE on one key per step).
+
+    Args:
+        counts: Per bucket, its batches this epoch; bucket ``b``'s are the
+            batch numbers ``sum(counts[:b]) + [0, counts[b])``.
+        run: Batches per run (the world size).
+        pad: Fill a bucket's last, short run with its first batches, again
+            (cyclically when it has fewer than ``run``); ``False`` leaves the
+            short run out.
+
+    Returns:
+        (num_runs, run) int64 batch numbers, runs of bucket 0 first.
+
+    Example:
+        >>> key_runs([5, 1], 2, pad=True).tolist()
+        [[0, 1], [2, 3], [4, 0], [5, 5]]
+        >>> key_runs([5, 1], 2, pad=False).tolist()
+        [[0, 1], [2, 3]]
+    """
+    parts = [np.empty((0, run), dtype=np.int64)]
+    first = 0
+    for count in counts:
+        whole = -(-count // run) if pad else count // run
+        if count and whole:
+            local = np.arange(whole * run, dtype=np.int64) % count  # wraps to the head
+            parts.append((first + local).reshape(whole, run))
+        first += count
+    return np.concatenate(parts)
+
+
+def _run_counts(
+    counts: list[tuple[int, int]], size: int, run: int, pad: bool
+) -> tuple[list[tuple[int, int]], int, int]:
+    """What ``key_runs`` does to each bucket's ``(full, last)`` batches of ``shapes``.
+
+    Returns:
+        ``(kept, extra, items)``: per bucket the ``(full, last)`` batches in
+        the plan (the short run left out when not ``pad``), the batches the
+        plan holds beyond them (recycled when ``pad``, left out when not),
+        and the items of the batches left out.
+    """
+    kept, extra, items = [], 0, 0
+    for full, last in counts:
+        batches = full + (1 if last else 0)
+        short = batches % run
+        if pad:
+            kept.append((full, last))
+            extra += (run - short) % run if batches else 0
+            continue
+        gone_last = 1 if last and short else 0  # the partial batch is its bucket's last
+        gone_full = short - gone_last
+        kept.append((full - gone_full, 0 if gone_last else last))
+        extra += short
+        items += gone_full * size + gone_last * last
+    return kept, extra, items
 
 
 def _shape_counts(
@@ -170,6 +264,8 @@ class _Buckets(BatchPlanSampler[BatchPlan], register=False):
     batch_multiple: int
     drop_last: bool
     balance_run: int | None
+    #: Batches of one bucket per run of the plan (one key per step: the world size).
+    _step_run: int = 1
 
     def _shares_plan(self) -> bool:
         return True
@@ -185,6 +281,8 @@ class _Buckets(BatchPlanSampler[BatchPlan], register=False):
             epoch,
             self.seed,
             self.balance_run,
+            step_run=self._step_run,
+            pad_runs=self.tail == "pad",
         )
 
     def _finish_buckets(self) -> None:
@@ -453,7 +551,18 @@ class KeyBatchSampler(_Buckets):
         auto_epoch: Advance the epoch by itself after each complete pass.
         balance_run: Batches per run of similar size (``cost_balance``);
             ``None`` (the default) shuffles batches uniformly.
+        one_key_per_step: Give every rank's batch of a step the same key (one
+            source, task or resolution per global step), instead of one key
+            per batch. A key's batches that do not fill a whole step are
+            recycled from its head (``tail="pad"``) or left out (``"drop"``);
+            see the module NOTE on one key per step.
         group: The data-parallel group (``ProcessGroup`` or ``DeviceMesh``).
+
+    Raises:
+        ConfigError: a ``batch_size`` that is not a multiple of
+            ``batch_multiple``, ``one_key_per_step`` with ``tail="uneven"``
+            or with no key filling one step under ``tail="drop"``, and other
+            bad values, each naming its parameter.
 
     Example:
         >>> keys = ["wide", "tall", "wide", "tall", "wide"]
@@ -463,6 +572,10 @@ class KeyBatchSampler(_Buckets):
         >>> s = KeyBatchSampler(keys, 2, drop_last=True, num_replicas=1, rank=0)
         >>> sorted(s.key_of(b) for b in s), s.num_left_out
         (['tall', 'wide'], 1)
+        >>> ranks = [KeyBatchSampler(keys * 4, 2, one_key_per_step=True,
+        ...     num_replicas=2, rank=r) for r in range(2)]
+        >>> all(len({ranks[0].key_of(b) for b in step}) == 1 for step in zip(*ranks))
+        True
     """
 
     kind = "KeyBatchSampler"
@@ -481,6 +594,7 @@ class KeyBatchSampler(_Buckets):
         tail: Tail = "pad",
         auto_epoch: bool = False,
         balance_run: int | None = None,
+        one_key_per_step: bool = False,
         group: Any = None,
     ) -> None:
         super().__init__(
@@ -491,6 +605,14 @@ class KeyBatchSampler(_Buckets):
             auto_epoch=auto_epoch,
             group=group,
         )
+        self.one_key_per_step = check_bool("one_key_per_step", one_key_per_step)
+        if self.one_key_per_step and self.tail == "uneven":
+            raise ConfigError(
+                "one_key_per_step=True fills every step with one key's batches, but "
+                "tail='uneven' gives the last steps fewer ranks' batches and mixes keys; use "
+                "tail='pad' (recycles a key's batches) or tail='drop' (leaves them out)"
+            )
+        self._step_run = self.num_replicas if self.one_key_per_step else 1
         self.keys, codes = encode_labels(keys, "keys")
         self._key = np.asarray(codes, dtype=np.int64)
         self.batch_multiple = _check_multiple(batch_multiple)
@@ -509,8 +631,38 @@ class KeyBatchSampler(_Buckets):
         self._costs = [1.0] * len(self.keys)
         self._digest = S.digest(self._key)
         self._finish_buckets()
+        self._run_extra = 0  # batches recycled (pad) or left out (drop) to fill whole steps
+        if self.one_key_per_step:
+            self._finish_runs()
+
+    def _finish_runs(self) -> None:
+        """Counts of the one-key-per-step layout (module NOTE); refuse an empty epoch."""
+        pad = self.tail == "pad"
+        self._counts, self._run_extra, items = _run_counts(
+            self._counts, self.batch_size, self._step_run, pad
+        )
+        self._left_out += items
+        if not any(full or last for full, last in self._counts):
+            w = self._step_run
+            raise ConfigError(
+                f"{self.kind}: one_key_per_step=True with tail='drop' on num_replicas={w} "
+                f"ranks needs a key with at least {w} batches of batch_size={self.batch_size} "
+                "to fill one step, and no key has that many, so an epoch has no step; use "
+                "tail='pad' (recycles a key's batches), a smaller batch_size, or fewer ranks"
+            )
+        self._endless_refusal = (
+            f"{self.kind}(one_key_per_step=True) lays its plan out in runs of "
+            f"num_replicas={self._step_run} batches of one key, but a StepSampler's plans must "
+            "not depend on the world size (its steps span epochs and any skip); iterate the "
+            "sampler by epochs, or build it with one_key_per_step=False"
+        )
 
     def _config(self) -> dict[str, Any]:
+        per_step = (
+            {"one_key_per_step": True, "step_run": self._step_run}
+            if self.one_key_per_step
+            else {}  # the config as it was pinned before the option existed
+        )
         return {
             "keys": self._digest,
             "num_keys": len(self.keys),
@@ -518,7 +670,57 @@ class KeyBatchSampler(_Buckets):
             "batch_multiple": self.batch_multiple,
             "drop_last": self.drop_last,
             "balance_run": self.balance_run,
+            **per_step,
         }
+
+    @property
+    def num_padded_batches(self) -> int:
+        """Batches recycled so every rank takes equal steps (``pad``).
+
+        With ``one_key_per_step``, also those that fill each key's last step.
+        """
+        extra = self._run_extra if self.tail == "pad" else 0
+        return super().num_padded_batches + extra
+
+    @property
+    def num_dropped_batches(self) -> int:
+        """Batches no rank takes (``drop``).
+
+        With ``one_key_per_step``, also each key's batches short of a whole step.
+        """
+        extra = self._run_extra if self.tail == "drop" else 0
+        return super().num_dropped_batches + extra
+
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Change | None = None) -> None:
+        """Resume from ``state_dict`` (see ``PlannedSampler.load_state_dict``).
+
+        Raises:
+            StateDictError: as the base's, and a state whose
+                ``one_key_per_step`` or world size differs from this sampler's
+                in that mode (the plan's runs are laid out for the world size).
+        """
+        config = state_dict.get(S.K_CONFIG) if isinstance(state_dict, dict) else None
+        if isinstance(config, dict):
+            self._check_saved_runs(config)
+        super().load_state_dict(state_dict, migrate)
+
+    def _check_saved_runs(self, config: dict[str, Any]) -> None:
+        saved_on = config.get("one_key_per_step", False)
+        if saved_on != self.one_key_per_step:
+            raise StateDictError(
+                f"state_dict was saved with one_key_per_step={saved_on!r} but this sampler has "
+                f"one_key_per_step={self.one_key_per_step!r}; build the sampler with "
+                f"one_key_per_step={saved_on!r} to resume"
+            )
+        saved_run = config.get("step_run")
+        if self.one_key_per_step and saved_run != self._step_run:
+            raise StateDictError(
+                f"state_dict was saved with one_key_per_step=True on num_replicas={saved_run!r} "
+                f"ranks, and this sampler has num_replicas={self._step_run}: the saved epoch's "
+                f"plan gives each key runs of {saved_run!r} batches, which would straddle steps "
+                f"of {self._step_run} ranks and mix keys. Resume on num_replicas={saved_run!r} "
+                "ranks, or start the next epoch on this world size without loading the state"
+            )
 
     @property
     def shapes(self) -> dict[tuple[int, Any], int]:

@@ -126,6 +126,10 @@ class PlannedSampler(Registered, SamplerState, Sampler[T], Generic[T, P], regist
     #: laid out for the world size (``order="locality"``'s lanes) lays itself
     #: out for none.
     _endless: bool = False
+    #: Why a ``StepSampler`` must not chain this sampler's plans (they are laid
+    #: out for the world size, which an endless stream's plans must not be),
+    #: or ``None``: the ``StepSampler`` raises it as a ``ConfigError``.
+    _endless_refusal: str | None = None
     #: Counts ``forget_plans`` calls: a reader that evaluated plans ahead re-reads them.
     _plan_version: int = 0
     #: The family folds what it learned into its plans at ``set_epoch`` (an

@@ -104,6 +104,8 @@ class StepSampler(Registered, Sampler[Any], register=False):
                 "epochs (set_epoch before each), or use OnlineMixtureSampler, whose weights "
                 "change at any step"
             )
+        if sampler._endless_refusal is not None:
+            raise ConfigError(sampler._endless_refusal)
         if (global_batch_size is None) == (schedule is None):
             raise ConfigError(
                 "give exactly one of global_batch_size= (a constant size) or schedule= "
