@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from .._core.epochs import EpochRules
 from .._core.partition import Tail
 from .._core.resume import LoaderView, refuse_out_of_order
+from .._errors import ConfigError
 from . import elastic as E
 from .layout import Consumer, Segment
 from .resume import complete, loader_positions, position_in, worker_position
@@ -132,7 +133,7 @@ class IterableState(EpochRules):
             self.kind, self._config(), self.seed, self.num_replicas, self.rank, consumer, at
         )
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any], migrate: Any = None) -> None:
         """Resume: the next ``iter()`` continues the saved epoch after what was consumed.
 
         Takes a state from ``state_dict()`` (one consumer: what
@@ -143,11 +144,17 @@ class IterableState(EpochRules):
         exactly on this shape where the stream can be read by position
         (see ``_streams.elastic``).
 
+        ``migrate`` is the samplers' resume on changed data (one state
+        protocol); a stream refuses it, see ``_refuse_migrate``.
+
         Raises:
             StateDictError: foreign or tampered state, another config or seed,
                 or another shape (rank, world size, worker count) that this
                 stream cannot resume exactly (the message names the fix).
+            ConfigError: ``migrate`` given.
         """
+        if migrate is not None:
+            self._refuse_migrate(state_dict, migrate)
         consumer = self._consumer()
         progress = self._progress
         started = (
@@ -180,6 +187,29 @@ class IterableState(EpochRules):
             self._resume_by = consumer
         else:
             self.epoch, self._resume, self._resume_workers = at[0], None, at
+
+    def _refuse_migrate(self, state_dict: Any, migrate: Any) -> None:
+        """A stream cannot resume mid-epoch on changed data: say so and what to do.
+
+        NOTE: the samplers' ``migrate=`` re-plans the rest of an epoch from
+        plan positions. A stream's epoch is its items (or shards) dealt to
+        consumers as they are read, possibly from files that changed, so what
+        a rank consumed cannot be mapped onto new data exactly; a quiet
+        approximation would repeat or lose items. The exact routes: finish
+        the epoch on the saved data, then build the stream on the new data
+        and ``set_epoch`` the next epoch (an epoch's end carries nothing
+        else), or use a map-style sampler over the data, which migrates.
+        """
+        saved = state_dict.get("epoch") if isinstance(state_dict, dict) else None
+        epoch = f"epoch {saved}" if isinstance(saved, int) else "the saved epoch"
+        raise ConfigError(
+            f"{self.kind} cannot resume on changed data (migrate={migrate!r}): a stream's "
+            "consumed items cannot be mapped onto new items or shards exactly. Finish "
+            f"{epoch} on the data it was saved with (load the state without migrate), then "
+            "build the stream on the new data and call set_epoch with the next epoch; or "
+            "read the data through a map-style sampler (fairshard.DistributedSampler, "
+            "WeightedSampler, ...), whose load_state_dict takes migrate=fairshard.DataChange"
+        )
 
     def _window_segment(self, worker: int, num_workers: int, consumed: int) -> tuple[int, int]:
         consumer = Consumer(self.rank, self.num_replicas, worker, max(1, num_workers))
