@@ -19,7 +19,9 @@ __all__ = [
     "evaluation_split_loop",
     "in_eval_context",
     "is_sampler_class",
+    "key_names",
     "loops_around",
+    "stored_for_evaluation",
     "target_names",
 ]
 
@@ -64,6 +66,52 @@ def target_names(mod: Module, node: ast.AST) -> list[str]:
     if isinstance(parent, ast.AnnAssign | ast.NamedExpr) and (n := dotted(parent.target)):
         return [n]
     return []
+
+
+def _key(node: ast.AST) -> str | None:
+    """The string key of a subscript (``sampler["dev"]``), else ``None``."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+    return None
+
+
+def key_names(mod: Module, node: ast.AST) -> list[str]:
+    """The string keys ``node`` is stored under: ``d["dev"] = node``, ``{"dev": node}``.
+
+    Scripts that keep one sampler or loader per split in a dict say which is
+    which only by its key (``sampler["dev"] = DistributedSampler(...)``,
+    ``{"train": DataLoader(...), "dev": DataLoader(...)}``).
+    """
+    parent = mod.parents.get(node)
+    while isinstance(parent, ast.IfExp) and node is not parent.test:
+        node, parent = parent, mod.parents.get(parent)
+    keys: list[str] = []
+    if isinstance(parent, ast.Assign):
+        keys.extend(key for t in parent.targets if (key := _key(t)) is not None)
+    elif isinstance(parent, ast.Dict):
+        for entry, value in zip(parent.keys, parent.values, strict=True):
+            if value is node and isinstance(entry, ast.Constant) and isinstance(entry.value, str):
+                keys.append(entry.value)
+    return keys
+
+
+def stored_for_evaluation(mod: Module, call: ast.Call) -> bool:
+    """The call's result is kept under an evaluation key, or it reads an evaluation entry.
+
+    ``sampler["dev"] = DistributedSampler(dataset["dev"], shuffle=False)``,
+    ``{"train": ..., "val": DataLoader(...)}``: the keys say which split it
+    is, where no variable name does. Read by the order rule (an unshuffled
+    evaluation sampler is fine); the padding rule does not take keys as
+    evidence of evaluation (whether such a split is combined across ranks
+    is seldom traceable through the dicts).
+    """
+    keys = key_names(mod, call)
+    first = argument(call, "dataset", 0)
+    if first is not None and (key := _key(first)) is not None:
+        keys.append(key)
+    return any(is_eval_name(k) for k in keys) and not any(is_train_name(k) for k in keys)
 
 
 def _is_unit_test(node: ast.AST) -> bool:

@@ -127,8 +127,31 @@ def _functions(mod: Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [f for defs in mod.functions.values() for f in defs]
 
 
+#: Tensor writes to the rows an index names (``features.index_copy_(0, index_all, feats)``).
+_INDEXED_WRITES = frozenset({"index_copy_", "index_copy", "index_put_", "index_put"})
+
+
+def _stored_by_id(scope: ast.AST) -> bool:
+    """Results written to the rows of their sample ids: a repeat overwrites its own row.
+
+    DINO's ``extract_features`` gathers each batch's dataset indices with its
+    features and writes ``features.index_copy_(0, index_all, feats_all)``:
+    a padded repeat lands on the row its first copy filled.
+    """
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+        if tail(call) not in _INDEXED_WRITES:
+            continue
+        if tail(call).startswith("index_put"):
+            index = call.args[0] if call.args else None
+        else:
+            index = call.args[1] if len(call.args) > 1 else None
+        if index is not None and _says_id(index, _SAMPLE_IDS):
+            return True
+    return False
+
+
 def _scope_deduplicates(scope: ast.AST) -> bool:
-    return _unique_by_id(scope) or _keyed_by_id(scope) or _skips_seen(scope)
+    return _unique_by_id(scope) or _keyed_by_id(scope) or _skips_seen(scope) or _stored_by_id(scope)
 
 
 def _file_deduplicates(mod: Module) -> bool:

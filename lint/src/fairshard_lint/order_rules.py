@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import in_eval_context, is_sampler_class
+from .context import in_eval_context, is_sampler_class, stored_for_evaluation
 from .flow import flow_of
 from .names import Module, argument, dotted, is_constant, tail
 from .rulebook import rule
@@ -94,7 +94,7 @@ def _unshuffled_training_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             argument(call, "shuffle", 3), False
         ):
             continue
-        if in_eval_context(mod, call):
+        if in_eval_context(mod, call) or stored_for_evaluation(mod, call):
             continue
         yield (
             call,

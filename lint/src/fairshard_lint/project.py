@@ -213,6 +213,8 @@ class Project:
             owner, _, function = target.rpartition(".")
             return self._defined(owner, function) if owner else None
         if isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+                return _own_method(name, module, func)
             head = dotted(func.value)
             if head is None:
                 return None
@@ -266,6 +268,25 @@ class Project:
             for owner, call in self._sites.get(function, [])
             if self.resolve(owner, call) == (name, function)
         ]
+
+
+def _own_method(name: str, module: Module, func: ast.Attribute) -> tuple[str, str] | None:
+    """``self.build_dataloader``: the method of that name of the class the call sits in.
+
+    A data provider's ``__init__`` often builds every split through one
+    method (``self.valid = self.build_dataloader(val_dataset, ...)``): the
+    call resolves to the method that the enclosing class itself defines
+    (base classes and overrides in subclasses are not followed).
+    """
+    for ancestor in module.ancestors(func):
+        if isinstance(ancestor, ast.ClassDef):
+            for item in ancestor.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                    item.name == func.attr
+                ):
+                    return name, func.attr
+            return None
+    return None
 
 
 # ------------------------------------------------------------- reaching evaluation

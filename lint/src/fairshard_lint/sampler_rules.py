@@ -19,6 +19,7 @@ from .names import (
     Module,
     argument,
     calls,
+    dotted,
     mentions_rank,
     tail,
 )
@@ -236,7 +237,10 @@ def _seeded_before(mod: Module, call: ast.Call) -> bool:
 def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     distributed = flow_of(mod).distributed
     for cls in mod.nodes:
-        if not isinstance(cls, ast.ClassDef) or not is_data_sampler_class(mod, cls):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        if not is_data_sampler_class(mod, cls):
+            yield from _global_rng_in_iterable(mod, cls)
             continue
         source_words = {
             node.attr if isinstance(node, ast.Attribute) else node.id
@@ -259,5 +263,52 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                         f"{name}() in Sampler subclass {cls.name} uses module-level RNG before "
                         "the data is split between ranks: ranks disagree on the order and "
                         "their shares overlap; use a generator seeded from (seed, epoch)"
+                    ),
+                )
+
+
+#: Calls in an iterable dataset's ``__iter__`` that split the stream between ranks or workers.
+_SPLITTERS = frozenset({"get_worker_info", "get_rank", "get_world_size"})
+
+
+def _splits_after(func: ast.AST, call: ast.Call) -> bool:
+    """``func`` asks for its worker or rank after ``call`` (``get_worker_info()``...)."""
+    return any(
+        isinstance(node, ast.Call)
+        and tail(node) in _SPLITTERS
+        and (node.lineno, node.col_offset) > (call.lineno, call.col_offset)
+        for node in ast.walk(func)
+    )
+
+
+def _global_rng_in_iterable(mod: Module, cls: ast.ClassDef) -> Iterator[tuple[ast.AST, str]]:
+    """An ``IterableDataset`` that shuffles with module-level RNG, then cuts its share.
+
+    ``random.shuffle(self.files)`` in ``__iter__``, then a slice by
+    ``get_worker_info().id`` and ``dist.get_rank()``: each DataLoader worker
+    seeds the module-level generators with its own seed, so every worker cuts
+    its slice out of a different permutation; the slices overlap and some
+    items are never read (across ranks too, unless every rank seeds alike).
+    """
+    if not any((dotted(b) or "").endswith("IterableDataset") for b in cls.bases):
+        return
+    for item in cls.body:
+        if not isinstance(item, ast.FunctionDef) or item.name != "__iter__":
+            continue
+        for call in calls(item):
+            name = _global_rng(mod, call)
+            if (
+                name is not None
+                and _splits_after(item, call)
+                and not _seeded_block(mod, call)
+                and not _seeded_before(mod, call)
+            ):
+                yield (
+                    call,
+                    (
+                        f"{name}() in IterableDataset {cls.name}.__iter__ uses module-level RNG "
+                        "before the stream is split between workers and ranks: each worker "
+                        "shuffles differently, so the slices overlap and items go missing; "
+                        "use a generator seeded from (seed, epoch)"
                     ),
                 )

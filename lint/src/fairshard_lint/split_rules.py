@@ -21,6 +21,7 @@ from .names import (
     argument,
     dotted,
     is_constant,
+    is_eval_name,
     mentions_local_rank,
     mentions_rank,
     tail,
@@ -162,10 +163,32 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
                 if isinstance(project, Project)
                 else None
             )
-            if where is None:
+            if where is not None:
+                reached = f" (evaluation: reached from {where})"
+            elif evaluation_script(mod):
+                reached = " (an evaluation script: its name says so and it trains nothing)"
+            else:
                 continue
-            reached = f" (evaluation: reached from {where})"
         yield call, reached
+
+
+#: Calls that show a file trains (a backward pass, an optimizer step, a trainer's fit).
+_TRAINING_CALLS = frozenset({"backward", "fit", "train_one_epoch", "train_epoch"})
+
+
+def evaluation_script(mod: Module) -> bool:
+    """The file is an evaluation script: its name says so and it trains nothing.
+
+    ``eval_sam_model.py``, ``evaluate.py``, ``test.py`` build their loaders
+    under neutral names (``sampler = DistributedSampler(dataset)``); a file
+    so named with no backward pass, no ``fit`` and no training-epoch call
+    evaluates. Unit tests (``test_*.py``, ``*_test.py``) are not evaluation
+    scripts.
+    """
+    stem = str(mod.cache.get("module_name", "")).rpartition(".")[2]
+    if not is_eval_name(stem) or stem.startswith("test_") or stem.endswith("_test"):
+        return False
+    return not any(tail(call) in _TRAINING_CALLS for call in mod.calls)
 
 
 _GLOBAL_SEEDS = frozenset({"manual_seed", "seed_everything", "set_seed"})
