@@ -209,7 +209,8 @@ def run_ranks(argv: list[str], world: int, timeout: float = 900.0) -> list[dict[
     Output goes to files (a rank's report can pass a pipe's buffer while
     another rank waits on it). A rank that fails or is still running after
     ``timeout`` seconds raises ``RuntimeError`` with its output's tail; the
-    ranks still running are killed first (this function's own children).
+    ranks still running are killed first (this function's own children), as
+    soon as one rank fails.
     """
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -225,13 +226,14 @@ def run_ranks(argv: list[str], world: int, timeout: float = 900.0) -> list[dict[
                     out,
                 )
             )
-        deadline = time.monotonic() + timeout
-        failed = ""
-        for rank, (proc, _) in enumerate(procs):
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                failed = failed or f"rank {rank} of {world} still running after {timeout:.0f} s"
+        deadline, failed = time.monotonic() + timeout, ""
+        while not failed and any(proc.poll() is None for proc, _ in procs):
+            crashed = [r for r, (proc, _) in enumerate(procs) if proc.poll() not in (None, 0)]
+            if crashed:  # the others may wait on it in a collective: stop them now
+                failed = f"rank {crashed[0]} of {world} exited {procs[crashed[0]][0].returncode}"
+            elif time.monotonic() > deadline:
+                failed = f"ranks of {world} still running after {timeout:.0f} s"
+            time.sleep(0.2)
         for proc, _ in procs:
             if proc.poll() is None:
                 proc.kill()
@@ -269,9 +271,10 @@ def rank_pass(
     old world takes an old rank's state, as a relaunch on more ranks would)
     into ``make("resume")`` by ``load(loader, state)``, which returns what
     the reader declares about the rest (``declared``); the rest of the epoch
-    is read. Returns the seconds from building the dataset to the first
-    resumed batch and the indices after; where the reader refuses, what it
-    said (``refused``).
+    is read. Only what ``load`` and the first resumed batch raise is taken
+    for a refusal; a failure to build the loader raises. Returns the
+    seconds from building the dataset to the first resumed batch and the
+    indices after; where the reader refuses, what it said (``refused``).
     """
     rank = int(os.environ["RANK"])
     folder = Path(states)
@@ -286,8 +289,8 @@ def rank_pass(
         return {"before": before}
     state = pickle.loads((folder / f"rank-{rank % old_world}.pkl").read_bytes())
     start = time.perf_counter()
+    loader = make("resume")  # a failure here is not a refusal of the state: it raises
     try:
-        loader = make("resume")
         declared = load(loader, state)
         it = iter(loader)
         first = next(it, None)

@@ -32,8 +32,8 @@ resumed batch and the indices read before and after the cut, for the caller
 to count what was lost or repeated. ``rank`` is one rank of a resume on
 another world size (``_peers.rank_pass``; ``RANK``, ``WORLD_SIZE``,
 ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` / ``MASTER_PORT`` in
-the environment, all ranks on one node, as streaming reads them: it makes
-its own gloo group from them while it builds the dataset): the
+the environment, all ranks on one node, as streaming reads them; the job's
+gloo group is made from them first, as a trainer makes it): the
 ``StreamingDataLoader``'s ``state_dict()`` saved after ``CUT`` batches,
 ``load_state_dict`` on the new world; it declares its epoch's length per
 rank (``len(dataset)``, padding included).
@@ -125,7 +125,13 @@ def resume(folder: str, workers: int, cut: int, after: int, remote: str | None) 
 
 
 def rank(folder: str, workers: int, cut: int, phase: str, states: str, old: int) -> dict[str, Any]:
+    import torch.distributed as dist
     from streaming import StreamingDataLoader
+
+    # The job's gloo group, made before streaming as a trainer makes it: left to itself,
+    # streaming makes and destroys one per call on the same port (clean_stale_shared_memory,
+    # then the dataset), and a slow rank meets a store already closed (DistNetworkError).
+    dist.init_process_group("gloo")
 
     def make(_: str) -> Any:
         return StreamingDataLoader(_dataset(folder, None), batch_size=64, num_workers=workers)
@@ -134,9 +140,13 @@ def rank(folder: str, workers: int, cut: int, phase: str, states: str, old: int)
         loader.load_state_dict(state)
         return {"epoch_per_rank": len(loader.dataset)}
 
-    return rank_pass(
-        make, lambda loader, _: loader.state_dict(), load, _ids, phase, cut, states, old
-    )
+    try:
+        return rank_pass(
+            make, lambda loader, _: loader.state_dict(), load, _ids, phase, cut, states, old
+        )
+    finally:
+        dist.barrier()  # every rank's pass done before the group goes
+        dist.destroy_process_group()
 
 
 def version() -> str:

@@ -471,7 +471,7 @@ def declared(reports: list[dict[str, Any]], before: list[int], n: int) -> int:
     return 0
 
 
-def elastic_resume(sets: Sets, reader: str, old: int, new: int, timeout: float = 1800.0) -> Elastic:
+def elastic_resume(sets: Sets, reader: str, old: int, new: int, timeout: float = 600.0) -> Elastic:
     """``reader`` saved on ``old`` ranks after a third of their batches, resumed on ``new``."""
     cut = max(1, (sets.n // BATCH // old) // 3)
     with tempfile.TemporaryDirectory(dir=sets.root) as states:
