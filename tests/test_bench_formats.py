@@ -21,7 +21,7 @@ sys.path.insert(0, str(BENCH))
 
 import bench_formats  # noqa: E402
 from _harness import spread  # noqa: E402
-from _peers import LITDATA  # noqa: E402
+from _peers import LITDATA, STREAMING  # noqa: E402
 
 NO_PEERS = {"BENCH_STREAMING_PYTHON": "/nonexistent", "BENCH_LITDATA_PYTHON": "/nonexistent"}
 
@@ -109,6 +109,28 @@ def test_fairshard_resumes_exactly_from_2_onto_3_ranks_each_in_its_own_process(
     # 2 ranks x 2 batches of 64 taken, 745 left: 249 per rank, 2 of them declared padding.
     assert got.refused == "" and got.seconds is not None
     assert (got.lost, got.repeated, got.declared) == (0, 2, 2)
+
+
+@pytest.mark.matrix
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("peer", ["streaming", "litdata"])
+def test_a_peer_resumes_from_2_onto_3_ranks_as_docs_formats_says(
+    peer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The peers' side of the 2 -> 3 cell (``-m matrix``: 15-30 s each, their venvs' imports)."""
+    if {"streaming": STREAMING, "litdata": LITDATA}[peer].python() is None:
+        pytest.skip(f"no {peer} venv (make bench makes .venv-{peer})")
+    other = {"streaming": LITDATA, "litdata": STREAMING}[peer]
+    monkeypatch.setenv(other.variable, "/nonexistent")  # only this peer's set is written
+    sets = bench_formats.Sets(tmp_path, 1001, 0.0, remote=False)
+    got = bench_formats.elastic_resume(sets, peer, 2, 3, timeout=240)
+    assert got.refused == ""  # neither refuses a state of another world size
+    # 2 ranks x 2 batches of 64 taken, 745 left.
+    if peer == "streaming":  # exact: the rest re-partitioned, 2 padded to 249 per rank
+        assert (got.lost, got.repeated) == (0, 2)
+    else:  # 256 taken rounded down to 192 (3 x 64): 64 read again; and it loses more of
+        # the rest than the drop its epoch on 3 ranks declares (drop_last)
+        assert got.repeated == 64 and got.lost > -got.declared > 0
 
 
 def test_the_elastic_cell_and_what_a_reader_declares() -> None:
