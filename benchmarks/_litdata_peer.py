@@ -11,6 +11,7 @@ prints one JSON line.
     python _litdata_peer.py write DIR RECORD_BYTES COUNT
     python _litdata_peer.py read DIR WINDOW WORKERS LIMIT [REMOTE]
     python _litdata_peer.py resume DIR WORKERS CUT [AFTER_WORKERS [REMOTE]]
+    python _litdata_peer.py rank DIR WORKERS CUT PHASE STATES OLD_WORLD
 
 ``write`` stores ``COUNT`` records of ``RECORD_BYTES`` random bytes, each with
 its index, with litdata's ``optimize`` into its chunk format (its default
@@ -32,7 +33,13 @@ a fresh dataset and loader (``AFTER_WORKERS`` workers, by default
 another node): it prints the seconds from building them to the first
 resumed batch and the indices read before and after the cut, for the
 caller to count what was lost or repeated; where litdata refuses the
-state, what it said (``refused``).
+state, what it said (``refused``). ``rank`` is one rank of a resume on
+another world size (``_peers.rank_pass``; litdata reads ``WORLD_SIZE``,
+``GLOBAL_RANK`` and ``NNODES`` from the environment, no process group
+needed): the ``StreamingDataLoader``'s ``state_dict()`` saved after ``CUT``
+batches, ``load_state_dict`` on the new world; it declares its epoch's
+length per rank (``len(dataset)``: on more than one rank litdata sets
+``drop_last=True``).
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _evict import evict_tree
-from _peers import resume_pass, serve, timed_read
+from _peers import rank_pass, resume_pass, serve, timed_read
 
 BATCH = 64
 _CHUNK = os.urandom(1 << 20)
@@ -153,6 +160,19 @@ def resume(folder: str, workers: int, cut: int, after: int, remote: str | None) 
     return resume_pass(lambda k: _loader(_dataset(folder, remote), k), workers, after, cut, _ids)
 
 
+def rank(folder: str, workers: int, cut: int, phase: str, states: str, old: int) -> dict[str, Any]:
+    def load(loader: Any, state: Any) -> dict[str, Any]:
+        loader.load_state_dict(state)
+        return {"epoch_per_rank": len(loader.dataset)}
+
+    def make(_: str) -> Any:
+        return _loader(_dataset(folder, None), workers)
+
+    return rank_pass(
+        make, lambda loader, _: loader.state_dict(), load, _ids, phase, cut, states, old
+    )
+
+
 def version() -> str:
     import litdata
 
@@ -160,7 +180,7 @@ def version() -> str:
 
 
 def main(argv: list[str]) -> None:
-    serve(argv, version, write, read, resume)
+    serve(argv, version, write, read, resume, rank)
 
 
 if __name__ == "__main__":

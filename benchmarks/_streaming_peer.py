@@ -10,6 +10,7 @@ under the peer's interpreter and prints one JSON line.
     python _streaming_peer.py write DIR RECORD_BYTES COUNT
     python _streaming_peer.py read DIR ALGO WORKERS LIMIT [REMOTE]
     python _streaming_peer.py resume DIR WORKERS CUT [AFTER_WORKERS [REMOTE]]
+    python _streaming_peer.py rank DIR WORKERS CUT PHASE STATES OLD_WORLD
 
 ``write`` stores ``COUNT`` records of ``RECORD_BYTES`` random bytes, each with
 its index, as MDS shards. ``read`` evicts every shard file from the page
@@ -28,7 +29,14 @@ fresh dataset and loader (``AFTER_WORKERS`` workers, by default
 ``WORKERS``; with ``REMOTE``, into an emptied cache again, as a restart on
 another node): it prints the seconds from building them to the first
 resumed batch and the indices read before and after the cut, for the caller
-to count what was lost or repeated.
+to count what was lost or repeated. ``rank`` is one rank of a resume on
+another world size (``_peers.rank_pass``; ``RANK``, ``WORLD_SIZE``,
+``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` / ``MASTER_PORT`` in
+the environment, all ranks on one node, as streaming reads them; the job's
+gloo group is made from them first, as a trainer makes it): the
+``StreamingDataLoader``'s ``state_dict()`` saved after ``CUT`` batches,
+``load_state_dict`` on the new world; it declares its epoch's length per
+rank (``len(dataset)``, padding included).
 """
 
 from __future__ import annotations
@@ -44,7 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _evict import evict_tree
-from _peers import resume_pass, serve, timed_read
+from _peers import rank_pass, resume_pass, serve, timed_read
 
 
 def _stub_torchvision() -> None:
@@ -116,6 +124,31 @@ def resume(folder: str, workers: int, cut: int, after: int, remote: str | None) 
     return resume_pass(loader, workers, after, cut, _ids)
 
 
+def rank(folder: str, workers: int, cut: int, phase: str, states: str, old: int) -> dict[str, Any]:
+    import torch.distributed as dist
+    from streaming import StreamingDataLoader
+
+    # The job's gloo group, made before streaming as a trainer makes it: left to itself,
+    # streaming makes and destroys one per call on the same port (clean_stale_shared_memory,
+    # then the dataset), and a slow rank meets a store already closed (DistNetworkError).
+    dist.init_process_group("gloo")
+
+    def make(_: str) -> Any:
+        return StreamingDataLoader(_dataset(folder, None), batch_size=64, num_workers=workers)
+
+    def load(loader: Any, state: Any) -> dict[str, Any]:
+        loader.load_state_dict(state)
+        return {"epoch_per_rank": len(loader.dataset)}
+
+    try:
+        return rank_pass(
+            make, lambda loader, _: loader.state_dict(), load, _ids, phase, cut, states, old
+        )
+    finally:
+        dist.barrier()  # every rank's pass done before the group goes
+        dist.destroy_process_group()
+
+
 def version() -> str:
     import streaming
 
@@ -124,7 +157,7 @@ def version() -> str:
 
 def main(argv: list[str]) -> None:
     _stub_torchvision()
-    serve(argv, version, write, read, resume)
+    serve(argv, version, write, read, resume, rank)
 
 
 if __name__ == "__main__":

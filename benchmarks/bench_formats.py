@@ -41,7 +41,23 @@ the whole epoch, how many records were never read (lost) or read twice
 (repeated), the most over the repeats. webdataset has no state: it starts
 the epoch again.
 
+Resume on another world size (local files): each reader's ranks run at
+once, one process per rank (``_peers.run_ranks``: ``RANK``,
+``WORLD_SIZE``, ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``GLOBAL_RANK``,
+``MASTER_ADDR`` / ``MASTER_PORT`` in each rank's environment, one node, as
+torchrun sets them and the peers read them; streaming makes its own gloo
+group from them). Each of ``W1`` ranks reads a third of its share of the
+epoch's batches and saves its state; ``W2`` ranks load them (new rank ``r``
+old rank ``r % W1``'s) and finish the epoch. The table gives the seconds
+from building a rank's dataset to its first resumed batch (the slowest
+rank), the records lost and repeated over the epoch (the most over the
+repeats), and what the reader declares: padding (+, records its ranks
+repeat to be equal) or a drop (-, records ``drop_last`` leaves out) --
+fairshard's from ``sampler.remaining``, the peers' from ``len(dataset)``
+per rank on ``W2`` ranks. A refusal is recorded with its message.
+
     python benchmarks/bench_formats.py [--quick] [--reps N] [--latency S] [--records N]
+        [--sections reads resume elastic]
 """
 
 from __future__ import annotations
@@ -64,7 +80,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 import numpy as np
 from _evict import evict_tree
 from _harness import spread, table
-from _peers import LITDATA, STREAMING
+from _peers import LITDATA, STREAMING, run_ranks
 from torch.utils.data import DataLoader
 
 import fairshard
@@ -84,6 +100,8 @@ NOT_REMOTE = {
 }
 TAR_SHARD = 8 << 20
 SERVER = Path(__file__).with_name("_s3_server.py")
+MAIN_RANKS = Path(__file__).with_name("_main_ranks.py")
+SECTIONS = ("reads", "resume", "elastic")
 
 
 def write_tar(folder: Path, n: int) -> None:
@@ -111,7 +129,7 @@ def mds_id(sample: dict[str, Any]) -> int:
 class Sets:
     """Where the records are: local folders, the S3 server and its options."""
 
-    def __init__(self, root: Path, n: int, latency: float) -> None:
+    def __init__(self, root: Path, n: int, latency: float, remote: bool = True) -> None:
         self.root, self.n, self.latency = root, n, latency
         self.tar, self.mds, self.litdata = root / "tar", root / "mds", root / "litdata"
         self.index = root / "index"
@@ -125,6 +143,13 @@ class Sets:
         if self.litdata_python:
             LITDATA.run(self.litdata_python, "write", self.litdata, RECORD, n)
             folders.append(self.litdata)
+        self.tar_names = sorted(p.name for p in self.tar.glob("*.tar"))
+        self.server: subprocess.Popen[str] | None = None
+        if remote:
+            self.serve(folders, latency)
+
+    def serve(self, folders: list[Path], latency: float) -> None:
+        """Start the S3 server and put every set in it."""
         self.server = subprocess.Popen(
             [sys.executable, str(SERVER), str(latency)],
             stdin=subprocess.PIPE,
@@ -153,7 +178,6 @@ class Sets:
         for folder in folders:
             for path in sorted(folder.glob("*")):  # public: webdataset reads them over HTTP
                 fs.put_file(str(path), f"bench/{folder.name}/{path.name}", ACL="public-read")
-        self.tar_names = sorted(p.name for p in self.tar.glob("*.tar"))
 
     def peers(self) -> list[str]:
         """The peers measured here: webdataset, and each venv peer that is installed."""
@@ -164,6 +188,8 @@ class Sets:
         ]
 
     def close(self) -> None:
+        if self.server is None:
+            return
         assert self.server.stdin is not None
         self.server.stdin.close()
         try:
@@ -401,6 +427,108 @@ def resume_cell(got: list[Resumed], seconds: bool) -> list[str]:
     return ([spread(times, ".2f")] if seconds else []) + [counts]
 
 
+# ------------------------------------------------- resume on another world size
+#: (ranks the epoch starts on, ranks it resumes on).
+ELASTIC_CASES = ((2, 3), (4, 2))
+
+
+class Elastic(NamedTuple):
+    """One resume on another world size: seconds from building a rank's dataset to its first
+    resumed batch (the slowest rank; None where refused), records lost and repeated over the
+    epoch, the padding (+) or drop (-) the reader declares, what a refusal said."""
+
+    seconds: float | None
+    lost: int
+    repeated: int
+    declared: int
+    refused: str
+
+
+def elastic_argv(sets: Sets, reader: str, cut: int, phase: str, states: str, old: int) -> list[str]:
+    """One rank's command line for ``reader`` (``fairshard``, ``webdataset``, a venv peer)."""
+    tail = [str(WORKERS), str(cut), phase, states, str(old)]
+    if reader in ("fairshard", "webdataset"):
+        return [sys.executable, str(MAIN_RANKS), reader, str(sets.tar), str(sets.index), *tail]
+    if reader == "streaming":
+        assert sets.streaming_python
+        return [sets.streaming_python, str(STREAMING.script_path), "rank", str(sets.mds), *tail]
+    assert sets.litdata_python
+    return [sets.litdata_python, str(LITDATA.script_path), "rank", str(sets.litdata), *tail]
+
+
+def declared(reports: list[dict[str, Any]], before: list[int], n: int) -> int:
+    """What the resumed ranks declare beyond the records left: + padding, - a drop.
+
+    fairshard's ranks declare the steps they have left (``remaining``); the
+    peers their epoch's length per rank (``epoch_per_rank``) on the new world;
+    webdataset declares nothing.
+    """
+    said = [r["declared"] for r in reports]
+    if all("remaining" in d for d in said):
+        return sum(d["remaining"] for d in said) - (n - len(set(before)))
+    if all("epoch_per_rank" in d for d in said):
+        return sum(d["epoch_per_rank"] for d in said) - n
+    return 0
+
+
+def elastic_resume(sets: Sets, reader: str, old: int, new: int, timeout: float = 600.0) -> Elastic:
+    """``reader`` saved on ``old`` ranks after a third of their batches, resumed on ``new``."""
+    cut = max(1, (sets.n // BATCH // old) // 3)
+    with tempfile.TemporaryDirectory(dir=sets.root) as states:
+        saved = run_ranks(elastic_argv(sets, reader, cut, "save", states, old), old, timeout)
+        again = run_ranks(elastic_argv(sets, reader, cut, "resume", states, old), new, timeout)
+    before = [i for r in saved for i in r["before"]]
+    refused = [r["refused"] for r in again if "refused" in r]
+    if refused:
+        return Elastic(None, 0, 0, 0, refused[0])
+    after = [i for r in again for i in r["after"]]
+    lost, repeated = _counts(before, after, sets.n)
+    seconds = max(float(r["seconds"]) for r in again)
+    return Elastic(seconds, lost, repeated, declared(again, before, sets.n), "")
+
+
+def elastic_cell(got: list[Elastic]) -> list[str]:
+    """One case of one reader over the repeats: first batch (s), lost / repeated, declared."""
+    refused = [g.refused for g in got if g.seconds is None]
+    if refused:
+        said = " ".join(refused[0].replace("|", "/").split())
+        return ["refused", f"refused: {said}", ""]
+    times = [g.seconds for g in got if g.seconds is not None]
+    counts = f"{max(g.lost for g in got):,} / {max(g.repeated for g in got):,}"
+    return [spread(times, ".2f"), counts, f"{got[0].declared:+,}"]
+
+
+def print_elastic(sets: Sets, reps: int, n: int, peers: list[str]) -> None:
+    """Every reader on every world-size change, interleaved over ``reps`` repeats."""
+    names = [name for name in RESUMES if name.split()[0] in ("fairshard", *peers)]
+    got: dict[tuple[str, tuple[int, int]], list[Elastic]] = {}
+    for rep in range(reps):
+        shift = rep % len(names)
+        for name in names[shift:] + names[:shift]:
+            for case in ELASTIC_CASES:
+                got.setdefault((name, case), []).append(
+                    elastic_resume(sets, name.split()[0], *case)
+                )
+    header = ["reader"]
+    for old, new in ELASTIC_CASES:
+        header += [
+            f"{old} -> {new} ranks: restart to first batch (s)",
+            f"{old} -> {new}: lost / repeated",
+            f"{old} -> {new}: declared padding (+) / drop (-)",
+        ]
+    rows = [
+        [name] + [cell for case in ELASTIC_CASES for cell in elastic_cell(got[name, case])]
+        for name in names
+    ]
+    cuts = ", ".join(
+        f"{max(1, (n // BATCH // old) // 3)} of {-(-n // BATCH // old)} on {old}"
+        for old, _ in ELASTIC_CASES
+    )
+    print(f"\n### Resume on another world size, local (batches per rank before the save: {cuts})\n")
+    print(table(header, rows))
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
+
+
 # ------------------------------------------------------------------- main
 def bits(indices: list[int], n: int) -> float:
     labels = (np.arange(n, dtype=np.int64) * CLASSES) // n
@@ -416,17 +544,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=3, help="interleaved repeats per cell")
     parser.add_argument("--latency", type=float, default=0.02, help="seconds per S3 request")
     parser.add_argument("--records", type=int, help="this many records instead (a smoke run)")
+    parser.add_argument(
+        "--sections",
+        nargs="+",
+        choices=SECTIONS,
+        default=list(SECTIONS),
+        help="reads: throughput and quality; resume: on the same world size; "
+        "elastic: on another world size (local files only)",
+    )
     args = parser.parse_args(argv)
     n = args.records or ((64 if args.quick else 256) << 20) // RECORD
     limit = n // 2
     load = os.getloadavg()[0]
+    remote = bool({"reads", "resume"} & set(args.sections))
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_COLD_DIR")) as tmp:
-        sets = Sets(Path(tmp), n, args.latency)
+        sets = Sets(Path(tmp), n, args.latency, remote=remote)
         try:
             start = time.perf_counter()
-            for remote in (False, True):
+            for where in (False, True) if remote else (False,):
                 for fmt in ("tar", "mds") if sets.streaming_python else ("tar",):
-                    fairshard_set(sets, fmt, remote, None)
+                    fairshard_set(sets, fmt, where, None)
             index_seconds = time.perf_counter() - start
             run(sets, args, n, limit, load, index_seconds)
         finally:
@@ -464,6 +601,28 @@ def versus(got: dict[str, list[Read]], peer: str | None) -> str:
 
 def run(sets: Sets, args: Any, n: int, limit: int, load: float, index_seconds: float) -> None:
     peers = sets.peers()
+    print(
+        f"{n:,} records of {RECORD // 1024} KiB ({n * RECORD >> 20} MiB), {limit:,} read per cell;"
+    )
+    print(f"load average {load:.1f} at the start; index passes, every set: {index_seconds:.1f} s")
+    missing = [
+        p.name
+        for p, py in ((STREAMING, sets.streaming_python), (LITDATA, sets.litdata_python))
+        if not py
+    ]
+    if missing:
+        print(f"left out (no venv; `make bench` builds them): {', '.join(missing)}")
+    print("\nEach figure: the median (the range) over the repeats.")
+    if "reads" in args.sections:
+        print_reads(sets, args, n, limit, peers)
+    if "resume" in args.sections:
+        print_resumes(sets, args.reps, n, peers)
+    if "elastic" in args.sections:
+        print_elastic(sets, args.reps, n, peers)
+
+
+def print_reads(sets: Sets, args: Any, n: int, limit: int, peers: list[str]) -> None:
+    """Throughput, first batch and class entropy of every reader, local and from S3."""
     ours = [
         "fairshard tar",
         *(["fairshard mds"] if sets.streaming_python else []),
@@ -487,19 +646,7 @@ def run(sets: Sets, args: Any, n: int, limit: int, load: float, index_seconds: f
         rows["steady"].append([where, *steady])
         first = [column(got, c, lambda rs: spread([r.first for r in rs], ".2f")) for c in cells]
         rows["first"].append([where, *first])
-    print(
-        f"{n:,} records of {RECORD // 1024} KiB ({n * RECORD >> 20} MiB), {limit:,} read per cell;"
-    )
-    print(f"load average {load:.1f} at the start; index passes, every set: {index_seconds:.1f} s")
-    missing = [
-        p.name
-        for p, py in ((STREAMING, sets.streaming_python), (LITDATA, sets.litdata_python))
-        if not py
-    ]
-    if missing:
-        print(f"left out (no venv; `make bench` builds them): {', '.join(missing)}")
-    print("\nEach figure: the median (the range) over the repeats.\n")
-    print("### Records per second from opening the dataset (a cold start included)\n")
+    print("\n### Records per second from opening the dataset (a cold start included)\n")
     header = ["store", *cells, "fairshard tar / fastest peer"]
     print(
         table(
@@ -517,7 +664,6 @@ def run(sets: Sets, args: Any, n: int, limit: int, load: float, index_seconds: f
     print(f"\n### Class entropy per batch of {BATCH} (bits; {CLASSES} sorted classes)\n")
     keys = list(quality)
     print(table(["reader", *keys], [[c, *[quality[k][c] for k in keys]] for c in cells]))
-    print_resumes(sets, args.reps, n, peers)
 
 
 def print_resumes(sets: Sets, reps: int, n: int, peers: list[str]) -> None:
