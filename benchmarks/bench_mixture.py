@@ -2,10 +2,12 @@
 
 Ten sources with skewed target proportions ``0.3, 0.2, 0.15, 0.1, 0.08,
 0.07, 0.04, 0.03, 0.02, 0.01``; every cell runs in a fresh process
-(``_harness.measure``). A second table gives arbitrary float weights
-(log-normal), which ``MixtureSampler`` rounds to quotas of ``1 / 65536``: its
-bound then holds against the rounded proportions, and the given floats drift
-away from them by at most ``draws / 65536`` samples. Reported per implementation:
+(``_harness.measure``), cells interleaved, ``--reps`` times (default 3);
+times and memory are the median with the range over the reps. A second
+table gives arbitrary float weights (log-normal), which ``MixtureSampler``
+rounds to quotas of ``1 / 65536``: its bound then holds against the rounded
+proportions, and the given floats drift away from them by at most
+``draws / 65536`` samples. Reported per implementation:
 
 * build: constructing the mixture for ``n`` draws (index arrays included
   where the implementation builds them);
@@ -13,7 +15,8 @@ away from them by at most ``draws / 65536`` samples. Reported per implementation
 * peak extra memory of build + iteration;
 * worst prefix deviation: max over prefixes ``[0, p)`` and sources of
   ``|draws of s - p * proportion_s|`` on the first ``min(n, 10**6)`` draws,
-  in samples (target: <= 1).
+  in samples (target: <= 1). Every implementation is seeded, so it is the
+  same in every rep (the float-weights table, deviations only, runs once).
 
 Anchors: Hugging Face ``datasets.interleave_datasets`` (probabilities,
 ``all_exhausted``), torchdata's ``MultiNodeWeightedSampler``
@@ -23,17 +26,18 @@ Python -- its deviation is the algorithm's, its time is not Megatron's C++.
 MosaicML streaming does not install next to numpy >= 2.2 (it pins
 ``numpy<2.2``), so it is not measured.
 
-Run: ``python benchmarks/bench_mixture.py [--quick]`` (a markdown table).
+Run: ``python benchmarks/bench_mixture.py [--quick] [--reps N]`` (a markdown table).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import fmt_mib, fmt_seconds, measure
+from _harness import bench_args, fmt_mem, fmt_time, run_cells, spread
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 SOURCES = 10
@@ -165,30 +169,37 @@ RESULT = [deviation(srcs), given]
 """
 
 
-def rows(n: int, names: list[str]) -> list[str]:
+def mixture_cells(n: int, names: list[str]) -> dict[str, tuple[str, str]]:
+    """The implementations' cells at ``n`` draws: (setup, body) for ``run_cells``."""
+    common = _COMMON.format(n=n, weights=DECIMALS)
+    return {name: (common + CASES[name][0], CASES[name][1]) for name in names}
+
+
+def rows(n: int, names: list[str], reps: int) -> list[str]:
+    got = run_cells(mixture_cells(n, names), reps, timeout=900)
     out = []
-    for name in names:
-        setup, body = CASES[name]
-        m = measure(_COMMON.format(n=n, weights=DECIMALS) + setup, body, timeout=900)
-        if m.ok and isinstance(m.result, list):
-            build, per_draw, dev = m.result
-            out.append(
-                f"| {name} | {n:.0e} | {build:.3f} s | {per_draw * 1e9:.0f} ns | "
-                f"{fmt_mib(m)} | {dev:.3f} |"
-            )
+    for name, ms in got.items():
+        good = [m for m in ms if m.ok and isinstance(m.result, list)]
+        if good:
+            # The deviation is a function of the seeded draws: the same in every rep.
+            dev = good[0].result[2]
+            build = spread([m.result[0] for m in good], ".3f", " s")
+            per_draw = spread([m.result[1] * 1e9 for m in good], ".0f", " ns")
+            out.append(f"| {name} | {n:.0e} | {build} | {per_draw} | {fmt_mem(good)} | {dev:.3f} |")
         else:
-            out.append(f"| {name} | {n:.0e} | {fmt_seconds(m)} | - | - | - |")
+            out.append(f"| {name} | {n:.0e} | {fmt_time(ms)} | - | - | - |")
     return out
 
 
 def float_rows(n: int) -> list[str]:
-    m = measure(_COMMON.format(n=n, weights=LOGNORMAL), _FLOATS, timeout=900)
+    cells = {"floats": (_COMMON.format(n=n, weights=LOGNORMAL), _FLOATS)}
+    (m,) = run_cells(cells, 1, timeout=900)["floats"]  # deviations only: deterministic
     if not (m.ok and isinstance(m.result, list)):
         return [f"| {n:.0e} | {m.status} | - |"]
     return [f"| {n:.0e} | {m.result[0]:.3f} | {m.result[1]:.3f} |"]
 
 
-def run(quick: bool) -> str:
+def run(quick: bool, reps: int = 3) -> str:
     everyone = list(CASES)
     small, large = (10**5, 10**6) if quick else (10**6, 10**7)
     lines = [
@@ -197,8 +208,8 @@ def run(quick: bool) -> str:
         "| implementation | draws | build | per draw | peak extra memory "
         "| worst prefix deviation |",
         "|---|---|---|---|---|---|",
-        *rows(small, everyone),
-        *rows(large, ["fairshard MixtureSampler", "HF datasets interleave_datasets"]),
+        *rows(small, everyone, reps),
+        *rows(large, ["fairshard MixtureSampler", "HF datasets interleave_datasets"], reps),
         "",
         "Worst prefix deviation in samples over the first 1e6 draws (target <= 1).",
         "",
@@ -211,5 +222,15 @@ def run(quick: bool) -> str:
     return "\n".join(lines)
 
 
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    return bench_args(__doc__, argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    print(run(args.quick, args.reps))
+    return 0
+
+
 if __name__ == "__main__":
-    print(run(quick="--quick" in sys.argv[1:]))
+    raise SystemExit(main())
