@@ -65,14 +65,33 @@ def declared_items(sampler: Any, which: str) -> int:
 
     The position count itself for index plans; for batch plans, the items of
     those whole batches (padding recycles batches from the head of the
-    remainder, dropping leaves out the last ones).
+    remainder, dropping leaves out the last ones). A plan laid out for the
+    world size pads within itself too: ``plan_padding_items`` adds that.
     """
     part, plan = sampler.partition(), sampler.plan()
     if which == "pad":
         positions = part.start + np.arange(part.num_padded(), dtype=np.int64)
     else:
         positions = np.arange(part.total - part.num_dropped(), part.total, dtype=np.int64)
-    return len(flat(plan.items(positions)))
+    return len(flat(plan.items(positions))) + (plan_padding_items(sampler) if which == "pad" else 0)
+
+
+def plan_padding_items(sampler: Any) -> int:
+    """Items of the batches a plan laid out for the world size recycles within itself.
+
+    ``KeyBatchSampler(one_key_per_step=True)`` fills each key's last step
+    with that key's first batches again; its plan is otherwise without
+    repeats, so every repeated item is that padding. Checks the sampler
+    declares exactly those batches (``num_padded_batches`` beyond the
+    partition's). Other families: 0.
+    """
+    if not getattr(sampler, "one_key_per_step", False) or sampler.tail != "pad":
+        return 0
+    plan = sampler.plan()
+    batches = [tuple(b) for b in plan.items(np.arange(len(plan), dtype=np.int64))]
+    repeated = len(batches) - len(set(batches))
+    assert repeated == sampler.num_padded_batches - sampler.partition().num_padded()
+    return sum(c - 1 for c in Counter(i for b in batches for i in b).values() if c > 1)
 
 
 class SamplerContract:

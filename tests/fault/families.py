@@ -25,6 +25,7 @@ from fairshard import DistributedSampler
 from fairshard._core.plans import BatchPlan
 from tests.catalog import Family as CatalogFamily
 from tests.catalog import sampler_families
+from tests.contract import plan_padding_items
 
 __all__ = ["REGISTRY", "VARIANTS", "Family", "plan_multiset", "resolve"]
 
@@ -68,7 +69,7 @@ def partition_tail(sampler: Any) -> dict[str, int]:
         sizes = np.ones(part.remaining, dtype=np.int64)
     padded = int((sizes * np.maximum(counts - 1, 0)).sum())
     dropped = int(sizes[counts == 0].sum())
-    return {"padded": padded, "dropped": dropped}
+    return {"padded": padded + plan_padding_items(sampler), "dropped": dropped}
 
 
 @dataclass(frozen=True)
