@@ -65,19 +65,22 @@ def declared_items(sampler: Any, which: str) -> int:
 
     The position count itself for index plans; for batch plans, the items of
     those whole batches (padding recycles batches from the head of the
-    remainder, dropping leaves out the last ones). A plan laid out for the
-    world size pads within itself too: ``plan_padding_items`` adds that.
+    remainder, dropping leaves out the last ones). Against the sampler's own
+    plan; against the one-rank plan, add ``plan_padding_items``.
     """
     part, plan = sampler.partition(), sampler.plan()
     if which == "pad":
         positions = part.start + np.arange(part.num_padded(), dtype=np.int64)
     else:
         positions = np.arange(part.total - part.num_dropped(), part.total, dtype=np.int64)
-    return len(flat(plan.items(positions))) + (plan_padding_items(sampler) if which == "pad" else 0)
+    return len(flat(plan.items(positions)))
 
 
 def plan_padding_items(sampler: Any) -> int:
     """Items of the batches a plan laid out for the world size recycles within itself.
+
+    What the plan on ``W`` ranks holds beyond the one-rank plan of the same
+    configuration (the reference the real-rank suites compare against).
 
     ``KeyBatchSampler(one_key_per_step=True)`` fills each key's last step
     with that key's first batches again; its plan is otherwise without
