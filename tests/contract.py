@@ -41,13 +41,26 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fairshard import CoverageSegment, DegenerateConfigWarning, StateDictError, check_coverage
+from fairshard import (
+    CoverageSegment,
+    DegenerateConfigWarning,
+    FairshardWarning,
+    StateDictError,
+    check_coverage,
+)
 from fairshard._core.plans import flatten_items
 
 
 def flat(items: Any) -> list[int]:
     """Flatten indices, batches of indices or batches of rows into a list of ints."""
     return flatten_items(list(items))[0].tolist()
+
+
+def quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)``, fairshard's warnings ignored (padding, small tails: on purpose)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FairshardWarning)
+        return fn(*args, **kwargs)
 
 
 def plan_multiset(sampler: Any) -> Counter[int]:

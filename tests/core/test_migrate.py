@@ -10,7 +10,6 @@ the new data's plain plan, and without ``migrate`` the refusal stays.
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections import Counter
 
 import numpy as np
@@ -23,16 +22,11 @@ from fairshard import (
     ConfigTypeError,
     DataChange,
     DistributedSampler,
-    FairshardWarning,
     Partition,
     StateDictError,
 )
 
-
-def _quiet(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FairshardWarning)  # padding tails, on purpose
-        return fn(*args, **kwargs)
+from ..contract import quiet as _quiet
 
 
 def _run(n_old: int, world: int, steps: int, **kw: object) -> tuple[dict, list[int]]:

@@ -22,7 +22,6 @@ import hashlib
 import itertools
 import json
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,23 +32,17 @@ import pytest
 from fairshard import (
     DataChange,
     DistributedSampler,
-    FairshardWarning,
     MixtureChange,
     MixtureSampler,
     StepSampler,
 )
 from tests.catalog import sampler_families
+from tests.contract import quiet as _quiet
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "migrate.json"
 N_OLD, REMOVED, APPENDED = 60, [3, 17, 41, 59], 9
 CHANGE = DataChange(N_OLD, removed=REMOVED, appended=APPENDED)
 SAVED_WORLD, WORLD, RANK, EPOCH, TAKEN = 2, 3, 1, 1, 7
-
-
-def _quiet(fn: Callable[..., Any], *args: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FairshardWarning)  # padding of the small tails, on purpose
-        return fn(*args)
 
 
 def _saved(

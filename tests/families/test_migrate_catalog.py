@@ -31,15 +31,10 @@ from hypothesis import strategies as st
 from fairshard import ConfigError, DataChange, FairshardWarning, Partition, StateDictError
 
 from ..catalog import Family, sampler_families
+from ..contract import quiet as _quiet
 
 MIGRATING = [f for f in sampler_families() if f.migrates in ("once", "draws")]
 REFUSING = [f for f in sampler_families() if f.migrates is None]
-
-
-def _quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FairshardWarning)  # padding and small tails, on purpose
-        return fn(*args, **kwargs)
 
 
 def _run(family: Family, n: int, world: int, steps: int) -> tuple[dict[str, Any], list[int]]:

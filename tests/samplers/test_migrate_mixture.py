@@ -28,11 +28,7 @@ from fairshard import (
     StateDictError,
 )
 
-
-def _quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FairshardWarning)
-        return fn(*args, **kwargs)
+from ..contract import quiet as _quiet
 
 
 def _local(plan: Any, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
