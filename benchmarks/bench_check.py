@@ -3,8 +3,9 @@
 ``make bench-check`` (minutes, not part of ``make test``): does the table still
 hold on this machine? Each headline cell is the bench module's own definition
 (``bench_batch.plan_cells``, ``bench_packing.plan_cells``,
-``bench_samplers.epoch_cells``, ``bench_weighted.compare_cells``,
-``bench_steps.step_cells``: one implementation of each cell), every cell in a
+``bench_samplers.epoch_cells`` and ``resume_cells``, ``bench_weighted.compare_cells``
+and ``large_cells``, ``bench_steps.step_cells``, ``bench_streams.stream_cells``,
+``bench_cold.cold_cells``: one implementation of each cell), every cell in a
 fresh process, all cells interleaved, ``--reps`` times (default 3). The
 README's figure is read from README.md's table (the row found by its label
 under its heading), so the check follows the README; a row that is missing
@@ -12,7 +13,9 @@ stops the check, naming it, before anything is measured.
 
 Two kinds of figure: a time (lower is better; ``now / README`` above 1 is
 slower) and a ratio peer / fairshard of one rep (higher is better; ``now /
-README`` below 1 means fairshard's lead shrank, reported as slower). A cell
+README`` below 1 means fairshard's lead shrank, reported as slower; a ratio
+the README gives the other way up, fairshard / peer such as ``ShardedIterable
+/ recipe``, is lower-is-better and reported the same way round). A cell
 within ``--tolerance`` (default 10%) of its figure holds. The machine's load
 average at the start is printed with the table: on a loaded machine a time
 runs slower and a ratio moves less.
@@ -25,7 +28,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +38,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_batch
+import bench_cold
 import bench_packing
 import bench_samplers
 import bench_steps
+import bench_streams
 import bench_weighted
 from _harness import Cell, Measurement, median, run_cells, table
 
@@ -43,6 +50,12 @@ HERE = Path(__file__).resolve().parent
 README = HERE.parent / "README.md"
 N_PLAN = 10**7
 N_WEIGHTS = 1 << 24
+N_LARGE_WEIGHTS = 10**8
+N_STREAM = 4 * 10**6
+#: Where the cold-read cells write their 1 GiB file (removed when the check ends).
+COLD_DIR = Path(os.environ.get("BENCH_COLD_DIR") or tempfile.gettempdir()) / (
+    f"fairshard-bench-check-{os.getpid()}"
+)
 
 
 @dataclass(frozen=True)
@@ -57,10 +70,13 @@ class Headline:
     ours: str  # the fairshard cell
     theirs: str | None = None  # the peer cell of a ratio figure (peer / fairshard)
     by_result: bool = False  # the cells time themselves (RESULT: their best pass's seconds)
+    lower_is_better: bool = False  # a ratio written fairshard / peer (ours / theirs)
 
     @property
     def kind(self) -> str:
-        return "time" if self.theirs is None else "ratio"
+        if self.theirs is None:
+            return "time"
+        return "inverse ratio" if self.lower_is_better else "ratio"
 
 
 def _pick(cells: dict[str, Cell], *names: str) -> dict[str, Cell]:
@@ -107,6 +123,43 @@ def _steps(n: int) -> Headline:
     )
 
 
+def _resume(n: int) -> Headline:
+    return Headline(
+        f"DistributedSampler fresh-process resume, {n:.0e}",
+        "Resume in a fresh process",
+        (f"{n:.0e}",),
+        "fairshard (build + load_state_dict + first)",
+        lambda: _pick(bench_samplers.resume_cells(n), "fairshard"),
+        "fairshard",
+    )
+
+
+def _stream(kind: str) -> Headline:
+    return Headline(
+        f"ShardedIterable / islice recipe, {kind}, 0 workers",
+        "ShardedIterable item mode vs the islice recipe",
+        (kind, "0"),
+        "ShardedIterable / recipe",
+        lambda: bench_streams.stream_cells(N_STREAM, kind, 0, peers=False),
+        "fairshard",
+        "recipe",
+        lower_is_better=True,
+    )
+
+
+def _cold(where: str, workers: int) -> Headline:
+    return Headline(
+        f"cold read, {where}, 4 KiB: locality / sequential",
+        "Cold-cache reads",
+        (where, "4 KiB"),
+        "locality / sequential",
+        lambda: bench_cold.cold_cells(COLD_DIR / "records.bin", 4096, workers),
+        "locality",
+        "sequential",
+        by_result=True,  # RESULT: seconds per record, so sequential / locality is the rates'
+    )
+
+
 PACKER = "fairshard PackingBatchSampler"
 
 HEADLINES: list[Headline] = [
@@ -133,6 +186,18 @@ HEADLINES: list[Headline] = [
     _weighted(True),
     _weighted(False),
     *(_steps(n) for n in (10**6, 10**8)),
+    *(_resume(n) for n in (10**6, 10**8)),
+    Headline(
+        "WeightedSampler 1e8 weights, no replacement, rank 0 of 8",
+        "WeightedSampler at 1e+08 weights",
+        (f"{N_LARGE_WEIGHTS:,}", "False", "8"),
+        "build + epoch",
+        lambda: _pick(bench_weighted.large_cells(N_LARGE_WEIGHTS, [8]), "False/8"),
+        "False/8",
+    ),
+    *(_stream(kind) for kind in ("list", "stream")),
+    _cold("one thread", 0),
+    _cold("DataLoader, 2 workers", 2),
 ]
 
 
@@ -205,7 +270,10 @@ def now_values(headline: Headline, got: dict[str, list[Measurement]]) -> list[fl
     if headline.theirs is None:
         return [seconds(m) for m in ours if m.ok]
     theirs = got[key(headline, headline.theirs)]
-    return [seconds(t) / seconds(o) for t, o in zip(theirs, ours, strict=True) if t.ok and o.ok]
+    pairs = [(seconds(t), seconds(o)) for t, o in zip(theirs, ours, strict=True) if t.ok and o.ok]
+    if headline.lower_is_better:
+        return [o / t for t, o in pairs]
+    return [t / o for t, o in pairs]
 
 
 def key(headline: Headline, cell: str) -> str:
@@ -213,12 +281,15 @@ def key(headline: Headline, cell: str) -> str:
 
 
 def fmt_value(value: float, kind: str) -> str:
-    return f"{value:.3f} s" if kind == "time" else f"{value:.2f}x"
+    if kind != "time":
+        return f"{value:.2f}x"
+    return f"{value * 1e3:.2f} ms" if value < 0.1 else f"{value:.3f} s"
 
 
 def verdict(readme: float, now: float, kind: str, tolerance: float) -> str:
     """holds / slower by X% / faster by X%: fairshard's time, or its lead over the peer."""
-    slowdown = now / readme if kind == "time" else readme / now  # > 1: fairshard slower
+    lower_is_better = kind in ("time", "inverse ratio")
+    slowdown = now / readme if lower_is_better else readme / now  # > 1: fairshard slower
     if slowdown > 1 + tolerance:
         return f"slower by {slowdown - 1:.0%}"
     if slowdown < 1 / (1 + tolerance):
@@ -279,7 +350,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} (1, 5, 15 min)\n",
         flush=True,
     )
-    rows, verdicts = check(headlines, text, args.reps, args.tolerance)
+    try:
+        rows, verdicts = check(headlines, text, args.reps, args.tolerance)
+    finally:
+        shutil.rmtree(COLD_DIR, ignore_errors=True)
     print(table(["cell", "README", "now median (range)", "now / README"], rows))
     print(
         f"\nVerdicts (holds: within {args.tolerance:.0%}; a ratio is peer / fairshard, "

@@ -121,6 +121,56 @@ def measure(
     return count / (time.perf_counter() - start), indices
 
 
+FULL_BYTES = 1024 << 20  # the full run's file
+FULL_RECORDS = 65536  # 4 KiB records read per cell in the full run (a quarter at 64 KiB)
+
+
+def write_records(path: str | Path, size: int) -> None:
+    """``size`` bytes of random records at ``path`` (written beside it, then renamed)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    part = f"{path}.part"
+    with open(part, "wb") as f:
+        chunk = os.urandom(1 << 20)
+        for _ in range(size >> 20):
+            f.write(chunk)
+    os.replace(part, path)
+
+
+def cold_cells(path: str | Path, record: int, workers: int) -> dict[str, tuple[str, str]]:
+    """The full run's sequential and locality cells at ``record`` bytes, each in a fresh process.
+
+    bench_check's cells for the "locality / sequential" figure: the setup
+    writes the 1 GiB file at ``path`` when it is missing (untimed); the
+    body evicts it and reads as the full run's cell does. ``RESULT`` is
+    seconds per record, so the check's ratio sequential / locality of
+    ``RESULT`` is the rates' locality / sequential.
+    """
+    cap = FULL_RECORDS if record == 4096 else FULL_RECORDS // 4
+    here = str(Path(__file__).resolve().parent)
+    setup = (
+        f"import os, sys\nsys.path.insert(0, {here!r})\nimport bench_cold\n"
+        f"if not os.path.exists({str(path)!r}):\n"
+        f"    bench_cold.write_records({str(path)!r}, {FULL_BYTES})\n"
+    )
+    body = (
+        "RESULT = 1 / bench_cold.measure({path!r}, {n}, {record}, {order!r}, {workers}, {cap})[0]"
+    )
+    return {
+        order: (
+            setup,
+            body.format(
+                path=str(path),
+                n=FULL_BYTES // record,
+                record=record,
+                order=order,
+                workers=workers,
+                cap=cap,
+            ),
+        )
+        for order in ("locality", "sequential")
+    }
+
+
 def bits(indices: list[int], n: int) -> float:
     """Mean class entropy per batch of ``indices`` on the file taken as class-sorted."""
     labels = (np.arange(n, dtype=np.int64) * CLASSES) // n
@@ -130,16 +180,13 @@ def bits(indices: list[int], n: int) -> float:
 
 def main() -> None:
     args = bench_args(__doc__)
-    size = (256 if args.quick else 1024) << 20
-    limit = 16384 if args.quick else 65536
+    size = (256 << 20) if args.quick else FULL_BYTES
+    limit = 16384 if args.quick else FULL_RECORDS
     python = STREAMING.python()
     algos = ALGOS if python else ()
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_COLD_DIR")) as tmp:
         path = str(Path(tmp) / "records.bin")
-        with open(path, "wb") as f:
-            chunk = os.urandom(1 << 20)
-            for _ in range(size >> 20):
-                f.write(chunk)
+        write_records(path, size)
         if python:
             version = STREAMING.run(python, "version")["version"]
             for record in RECORDS:
@@ -183,6 +230,7 @@ def main() -> None:
                         + [_ratio(rates, "locality", f"streaming {a}", "x") for a in algos]
                     )
                 quality[(where, record)] = {o: statistics.median(v) for o, v in entropy.items()}
+    print("### Cold-cache reads: records per second by order\n")
     print(
         table(
             [

@@ -93,46 +93,51 @@ def epoch_table(points: list[tuple[int, int]], reps: int) -> str:
     )
 
 
+def resume_cells(n: int) -> dict[str, tuple[str, str]]:
+    """torch's and fairshard's resume at ``n`` items, half of rank 0's share of 8 consumed.
+
+    Timed from after ``import`` to the first index of the rest of the epoch
+    in a fresh process (also bench_check's cells).
+    """
+    half = n // 8 // 2
+    state_code = (
+        f"import sys; sys.path.insert(0, {SRC!r}); import fairshard, json\n"
+        f"s = fairshard.DistributedSampler({n}, 8, 0); it = iter(s)\n"
+        "next(it)\n"
+    )
+    ns: dict[str, object] = {}
+    exec(state_code, ns)
+    sampler = ns["s"]
+    state = sampler.state_dict()  # type: ignore[attr-defined]
+    from fairshard._core.state import seal
+
+    raw = {k: v for k, v in state.items() if k not in ("format", "version", "checksum")}
+    text = json.dumps(seal({**raw, "steps": half}))
+    setup = (
+        f"import sys, json\nsys.path.insert(0, {SRC!r})\nimport fairshard\n"
+        # `import fairshard` is lazy: resolving the class is the import of its modules
+        "fairshard.DistributedSampler\n"
+        f"import torch.utils.data as tud\nfrom itertools import islice\n"
+        f"state = json.loads({text!r})\n"
+    )
+    return {
+        "torch": (
+            setup,
+            f"s = tud.DistributedSampler(range({n}), 8, 0)\n"
+            f"RESULT = next(islice(iter(s), {half}, None))",
+        ),
+        "fairshard": (
+            setup,
+            f"s = fairshard.DistributedSampler({n}, 8, 0)\ns.load_state_dict(state)\n"
+            "RESULT = next(iter(s))",
+        ),
+    }
+
+
 def resume_table(sizes: list[int], reps: int) -> str:
     rows = []
     for n in sizes:
-        half = n // 8 // 2
-        state_code = (
-            f"import sys; sys.path.insert(0, {SRC!r}); import fairshard, json\n"
-            f"s = fairshard.DistributedSampler({n}, 8, 0); it = iter(s)\n"
-            "next(it)\n"
-        )
-        ns: dict[str, object] = {}
-        exec(state_code, ns)
-        sampler = ns["s"]
-        state = sampler.state_dict()  # type: ignore[attr-defined]
-        from fairshard._core.state import seal
-
-        raw = {k: v for k, v in state.items() if k not in ("format", "version", "checksum")}
-        text = json.dumps(seal({**raw, "steps": half}))
-        setup = (
-            f"import sys, json\nsys.path.insert(0, {SRC!r})\nimport fairshard\n"
-            # `import fairshard` is lazy: resolving the class is the import of its modules
-            "fairshard.DistributedSampler\n"
-            f"import torch.utils.data as tud\nfrom itertools import islice\n"
-            f"state = json.loads({text!r})\n"
-        )
-        got = run_cells(
-            {
-                "torch": (
-                    setup,
-                    f"s = tud.DistributedSampler(range({n}), 8, 0)\n"
-                    f"RESULT = next(islice(iter(s), {half}, None))",
-                ),
-                "fairshard": (
-                    setup,
-                    f"s = fairshard.DistributedSampler({n}, 8, 0)\n"
-                    "s.load_state_dict(state)\nRESULT = next(iter(s))",
-                ),
-            },
-            reps,
-            memory_limit_gib=MEMORY_LIMIT_GIB,
-        )
+        got = run_cells(resume_cells(n), reps, memory_limit_gib=MEMORY_LIMIT_GIB)
         rows.append(
             [
                 f"{n:.0e}",

@@ -63,7 +63,12 @@ def consume(ds, workers):
 """
 
 
-def row(n: int, kind: str, workers: int, reps: int, peers: bool) -> list[str]:
+def stream_cells(n: int, kind: str, workers: int, peers: bool) -> dict[str, tuple[str, str]]:
+    """The islice recipe's, fairshard's and (``peers``, no workers) accelerate's cells.
+
+    ``kind``: ``"list"`` or ``"stream"`` (a source without ``len``); also
+    bench_check's cells.
+    """
     setup = _SETUP.format(n=n, is_list=kind == "list")
     total = "" if kind == "list" else ", total=N"
     ours = f"fairshard.ShardedIterable(source{total}, num_replicas={WORLD}, rank=0)"
@@ -77,7 +82,11 @@ def row(n: int, kind: str, workers: int, reps: int, peers: bool) -> list[str]:
             f"consume(IterableDatasetShard(Wrap(source), 1, num_processes={WORLD}, "
             "process_index=0), 0)",
         )
-    got = run_cells(cells, reps)
+    return cells
+
+
+def row(n: int, kind: str, workers: int, reps: int, peers: bool) -> list[str]:
+    got = run_cells(stream_cells(n, kind, workers, peers), reps)
     acc = got.get("accelerate")
     return [
         kind,

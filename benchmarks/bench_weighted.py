@@ -64,12 +64,14 @@ def compare(sizes: list[int], replacement: bool, reps: int) -> list[list[str]]:
     return rows
 
 
-def large(n: int, worlds: list[int], reps: int) -> list[list[str]]:
+def large_cells(n: int, worlds: list[int]) -> dict[str, tuple[str, str]]:
+    """fairshard's cells at ``n`` weights, ``"replacement/W"`` each (also bench_check's)."""
     setup = _SETUP.format(n=n)
-    cells = {
-        f"{r}/{w}": (setup, _OURS.format(n=n, r=r, w=w)) for r in (True, False) for w in worlds
-    }
-    got = run_cells(cells, reps)
+    return {f"{r}/{w}": (setup, _OURS.format(n=n, r=r, w=w)) for r in (True, False) for w in worlds}
+
+
+def large(n: int, worlds: list[int], reps: int) -> list[list[str]]:
+    got = run_cells(large_cells(n, worlds), reps)
     weights_mib = n * 8 / 2**20
     rows = []
     for name, ms in got.items():

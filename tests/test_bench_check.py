@@ -13,9 +13,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_batch  # noqa: E402
 import bench_check  # noqa: E402
+import bench_cold  # noqa: E402
 import bench_packing  # noqa: E402
 import bench_samplers  # noqa: E402
 import bench_steps  # noqa: E402
+import bench_streams  # noqa: E402
 import bench_weighted  # noqa: E402
 
 README = (ROOT / "README.md").read_text()
@@ -40,6 +42,13 @@ def test_the_brief_headlines_are_all_checked() -> None:
         "replacement=False",
         "Megatron random / StepSampler, 1e+06",
         "Megatron random / StepSampler, 1e+08",
+        "fresh-process resume, 1e+06",
+        "fresh-process resume, 1e+08",
+        "WeightedSampler 1e8 weights",
+        "ShardedIterable / islice recipe, list",
+        "ShardedIterable / islice recipe, stream",
+        "cold read, one thread, 4 KiB: locality / sequential",
+        "cold read, DataLoader, 2 workers, 4 KiB: locality / sequential",
     ):
         assert name in labels
 
@@ -48,12 +57,19 @@ def test_cells_are_the_bench_modules_own_and_consistent() -> None:
     own = {
         **bench_batch.plan_cells(10**7, peers=False),
         **bench_packing.plan_cells(10**7, list(bench_packing.CASES)),
+        **bench_weighted.large_cells(10**8, [8]),
     }
     keys: set[str] = set()
     for h in bench_check.HEADLINES:
         cells = h.cells()
+        if h.label.startswith("DistributedSampler fresh-process resume"):
+            n = int(float(h.row[0]))
+            assert cells == {"fairshard": bench_samplers.resume_cells(n)["fairshard"]}
+            own[h.ours] = cells[h.ours]
         assert h.ours in cells
-        assert h.kind == ("ratio" if "/" in h.column else "time")
+        assert h.kind == (
+            "time" if "/" not in h.column else ("inverse ratio" if h.lower_is_better else "ratio")
+        )
         if h.theirs is not None:
             assert h.theirs in cells and set(cells) == {h.ours, h.theirs}
         else:
@@ -69,7 +85,19 @@ def test_cells_are_the_bench_modules_own_and_consistent() -> None:
     assert bench_check.HEADLINES[7].cells() == {
         k: steps[k] for k in ("StepSampler", "Megatron random")
     }
-    assert [h.by_result for h in bench_check.HEADLINES] == [False] * 7 + [True] * 2
+    assert [h.by_result for h in bench_check.HEADLINES] == (
+        [False] * 7 + [True] * 2 + [False] * 5 + [True] * 2
+    )
+    by_label = {h.label: h for h in bench_check.HEADLINES}
+    for kind in ("list", "stream"):
+        h = by_label[f"ShardedIterable / islice recipe, {kind}, 0 workers"]
+        assert h.cells() == bench_streams.stream_cells(4 * 10**6, kind, 0, peers=False)
+        assert (h.ours, h.theirs, h.lower_is_better) == ("fairshard", "recipe", True)
+    for where, workers in (("one thread", 0), ("DataLoader, 2 workers", 2)):
+        h = by_label[f"cold read, {where}, 4 KiB: locality / sequential"]
+        path = bench_check.COLD_DIR / "records.bin"
+        assert h.cells() == bench_cold.cold_cells(path, 4096, workers)
+        assert not path.exists()  # naming the cells writes nothing; the first cell's setup does
 
 
 def test_a_missing_row_is_named() -> None:
@@ -100,6 +128,35 @@ def test_figures_and_verdicts() -> None:
     assert bench_check.verdict(1.0, 0.5, "time", 0.1) == "faster by 100%"
     assert bench_check.verdict(4.0, 2.0, "ratio", 0.1) == "slower by 100%"
     assert bench_check.verdict(2.0, 4.0, "ratio", 0.1) == "faster by 100%"
+    # fairshard / peer (ShardedIterable / recipe): a bigger ratio is fairshard slower
+    assert bench_check.verdict(1.0, 2.0, "inverse ratio", 0.1) == "slower by 100%"
+    assert bench_check.verdict(1.0, 1.05, "inverse ratio", 0.1) == "holds"
+    assert bench_check.fmt_value(0.00292, "time") == "2.92 ms"
+    assert bench_check.fmt_value(4.557, "time") == "4.557 s"
+    assert bench_check.fmt_value(1.53, "ratio") == "1.53x"
+
+
+def test_ratio_figures_are_taken_within_each_rep() -> None:
+    from _harness import Measurement
+
+    by_label = {h.label: h for h in bench_check.HEADLINES}
+
+    def ms(*seconds: float) -> list[Measurement]:
+        return [Measurement(s, 0.0, "ok", s) for s in seconds]
+
+    stream = by_label["ShardedIterable / islice recipe, stream, 0 workers"]
+    got = {
+        bench_check.key(stream, "fairshard"): ms(1.1, 2.0),
+        bench_check.key(stream, "recipe"): ms(1.0, 1.0),
+    }
+    assert bench_check.now_values(stream, got) == pytest.approx([1.1, 2.0])  # fairshard / recipe
+    cold = by_label["cold read, one thread, 4 KiB: locality / sequential"]
+    # RESULT is seconds per record: locality 1/200k, sequential 1/100k -> locality reads 2x faster
+    got = {
+        bench_check.key(cold, "locality"): ms(1 / 200e3),
+        bench_check.key(cold, "sequential"): ms(1 / 100e3),
+    }
+    assert bench_check.now_values(cold, got) == pytest.approx([2.0])
 
 
 def test_make_bench_leaves_the_check_out_of_the_readme_tables() -> None:
