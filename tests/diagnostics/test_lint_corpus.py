@@ -163,6 +163,7 @@ ROUND_TEN = [
 ROUND_ELEVEN = [
     "good_eval_sampler_passed_only_in_training.py",
     "bad_eval_sampler_passed_when_distributed.py",
+    "good_eval_sampler_read_only_in_train_branch.py",
 ]
 
 
