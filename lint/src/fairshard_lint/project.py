@@ -467,10 +467,46 @@ def evaluation_caller(
     if func is None:
         return None
     needs = _requirements(mod, call, func)
+    for param, need in _use_requirements(mod, call, func).items():
+        needs.setdefault(param, need)
     world = replica_parameter(call, parameters(func))
     if world is not None:
         needs.setdefault(world, ("notin", ONE_REPLICA))
     return _search(project, name, func, needs, depth, call)
+
+
+def _use_requirements(mod: Module, call: ast.Call, func: Function) -> dict[str, Requirement]:
+    """What ``func``'s parameters must be for the object ``call`` builds to be used at all.
+
+    A builder may make its sampler for every split and hand it on only
+    under a flag: ``DataLoader(..., sampler=sampler if train else None)``
+    and ``if train: return loader, dataset, sampler``. Where every read of
+    the name the call is assigned to sits under the same parameter test,
+    a call site that fails the test builds the sampler for nothing: no
+    loader of that call iterates it. Empty when the call is not assigned
+    to a plain name, when the name is never read, or when its reads need
+    different things.
+    """
+    statement = next((a for a in mod.ancestors(call) if isinstance(a, ast.stmt)), None)
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return {}
+    name = statement.targets[0].id
+    reads = [
+        node
+        for node in ast.walk(func)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    ]
+    if not reads:
+        return {}
+    common = _requirements(mod, reads[0], func)
+    for read in reads[1:]:
+        found = _requirements(mod, read, func)
+        common = {k: v for k, v in common.items() if found.get(k) == v}
+    return common
 
 
 def _search(
