@@ -21,6 +21,7 @@ their order does not matter.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .names import (
@@ -31,6 +32,7 @@ from .names import (
     is_config_lookup,
     is_constant,
     is_eval_name,
+    keyed_path,
     loader_shuffles,
     mentions_local_rank,
     mentions_rank,
@@ -148,6 +150,81 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
         elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
             out.append((_targets(node.target), node.value))
     return out
+
+
+def _entries(name: str, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+    """``name`` bound to ``value``, a dict of constant keys bound entry by entry.
+
+    ``cfg = {"cmd": {"seed": seed, "stamp": stamp}}`` binds ``cfg['cmd']['seed']``
+    and ``cfg['cmd']['stamp']`` (see :func:`names.keyed_path`); a dict with a
+    computed key or a ``**`` spread is bound whole.
+    """
+    pairs: list[tuple[str, ast.expr]] | None = None
+    if isinstance(value, ast.Dict) and value.keys:
+        if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            pairs = [
+                (k.value, v)
+                for k, v in zip(value.keys, value.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
+    elif (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "dict"
+        and not value.args
+        and value.keywords
+        and all(k.arg is not None for k in value.keywords)
+    ):
+        pairs = [(k.arg, k.value) for k in value.keywords if k.arg is not None]
+    if pairs is None:
+        yield name, value
+        return
+    for key, entry in pairs:
+        yield from _entries(f"{name}[{key!r}]", entry)
+
+
+def _taint_bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
+    """Every ``names = value`` that can carry a rank, dict entries by constant key apart.
+
+    ``cfg["cmd"]["stamp"] = stamp`` binds the entry ``cfg['cmd']['stamp']``; a
+    computed key (``cfg[key] = stamp``) binds ``cfg`` whole, since any entry may
+    be the one written.
+    """
+    out: list[tuple[list[str], ast.expr]] = []
+    for node in mod.nodes:
+        if isinstance(node, ast.Assign):
+            targets: list[ast.expr] = list(node.targets)
+            value: ast.expr = node.value
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                path = keyed_path(target)
+                if path is not None:
+                    out.extend(([name], entry) for name, entry in _entries(path, value))
+                    continue
+                base: ast.expr = target
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                if (whole := dotted(base)) is not None:
+                    out.append(([whole], value))
+                continue
+            names = _targets(target)
+            if len(names) == 1 and not isinstance(target, ast.Tuple | ast.List):
+                out.extend(([name], entry) for name, entry in _entries(names[0], value))
+            elif names:
+                out.append((names, value))
+    return out
+
+
+def _updates_itself(names: list[str], value: ast.expr) -> str | None:
+    """``cfg = update(cfg)``: the one name rebound from a call that is given it whole."""
+    if len(names) != 1 or not isinstance(value, ast.Call):
+        return None
+    given = [*value.args, *(k.value for k in value.keywords)]
+    return names[0] if any(dotted(arg) == names[0] for arg in given) else None
 
 
 def parameters(func: Function) -> list[str]:
@@ -281,6 +358,19 @@ class Flow:
             return any(self.carries(a) for a in node.args)
         return name in self.producers
 
+    def _reads_rank(self, names: list[str], value: ast.expr, refs: set[str]) -> bool:
+        """``value``, bound to ``names``, reads a name or dict entry that holds a rank.
+
+        ``cfg = update(cfg)`` keeps ``cfg``'s entries apart: the entries that hold
+        a rank are already known, and the call's result is not taken for all of them.
+        """
+        known = self.rank_names_at(value)
+        if not refs & (known | {name.partition("[")[0] for name in known}):
+            return False
+        if (itself := _updates_itself(names, value)) is not None and itself not in known:
+            known = {name for name in known if not name.startswith(itself + "[")}
+        return mentions_rank(value, known)
+
     def _grow(self) -> None:
         """Follow assignments and returns until nothing new is learned."""
         bindings = self.bindings = _bindings(self.mod)
@@ -292,8 +382,10 @@ class Flow:
             and (func := self.mod.function_of(node)) is not None
         ]
         summaries = [_summary(value) for _, value in bindings]
-        direct = [mentions_rank(value) for _, value in bindings]
-        tainted = [False] * len(bindings)
+        taint_bindings = _taint_bindings(self.mod)
+        taint_refs = [_summary(value)[0] for _, value in taint_bindings]
+        direct = [mentions_rank(value) for _, value in taint_bindings]
+        tainted = [False] * len(taint_bindings)
         owners = [self._class_of(value) for _, value in bindings]
         # attributes a constructor elsewhere in the tree stores a carrier in (see project)
         self.carriers.update(self.mod.cache.get("carried_attributes", ()))
@@ -306,11 +398,13 @@ class Flow:
                         self.attribute_producers.setdefault(owner, set()).update(
                             n[5:] for n in names if n.startswith("self.") and n.count(".") == 1
                         )
-                if not tainted[i] and (direct[i] or summaries[i][0] & self.rank_names_at(value)):
+            for i, (names, value) in enumerate(taint_bindings):
+                if not tainted[i] and (direct[i] or self._reads_rank(names, value, taint_refs[i])):
                     tainted[i] = True
                     scope = self._scope(value)
                     for name in names:
-                        self.rank_scopes.setdefault(None if "." in name else scope, set()).add(name)
+                        base = name.partition("[")[0]
+                        self.rank_scopes.setdefault(None if "." in base else scope, set()).add(name)
             for name, value in returns:
                 if not is_eval_name(name) and self.carries(value):
                     self.producers.add(name)
