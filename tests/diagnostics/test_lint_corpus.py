@@ -161,6 +161,8 @@ ROUND_TEN = [
 ROUND_TEN_AFTER = [
     "good_seed_dict_sibling_rank_entry.py",
     "bad_seed_dict_rank_entry.py",
+    "bad_inherited_padding_sampler_eval.py",
+    "good_inherited_padding_sampler_off.py",
 ]
 
 

@@ -46,6 +46,7 @@ from .flow import bound_argument, flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
+from .padding_classes import Padding
 from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
 
@@ -95,6 +96,8 @@ class Project:
     attribute_producers: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     #: Sampler classes of the tree that pad by repeating (rule FS109), once computed.
     padded_samplers: set[str] | None = None
+    #: Classes of the tree that pad by inheritance or by the sampler they build (FS109).
+    padding_classes: dict[str, Padding] | None = None
 
     # ------------------------------------------------------------- building
     def add(self, name: str, module: Module, path: str, is_package: bool = False) -> None:
