@@ -163,6 +163,8 @@ ROUND_TEN_AFTER = [
     "bad_seed_dict_rank_entry.py",
     "bad_inherited_padding_sampler_eval.py",
     "good_inherited_padding_sampler_off.py",
+    "bad_loader_tuple_into_loop_function.py",
+    "good_loader_tuple_into_loop_function.py",
 ]
 
 

@@ -227,6 +227,35 @@ def _updates_itself(names: list[str], value: ast.expr) -> str | None:
     return names[0] if any(dotted(arg) == names[0] for arg in given) else None
 
 
+def carried_parameters(flow: Flow, call: ast.Call, func: Function) -> set[str]:
+    """The parameters of ``func`` that ``call`` (in ``flow``'s file) binds to a carrier.
+
+    Positional arguments by position (``self`` left out), keywords by name;
+    evaluation parameters (``val_loader``) are left alone. Only a call outside
+    any loop binds: the function then runs the epochs itself
+    (``train_loop(dataloader=train_dl, num_epochs=5)``); a call inside the
+    caller's loop is one pass of the caller's epochs, and the caller's loop is
+    what needs ``set_epoch`` (see ``loops``).
+    """
+    if flow.mod.loop_of(call) is not None:
+        return set()
+    params = parameters(func)
+    out: set[str] = set()
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if position < len(params) and flow.carries(arg) and not flow.managed(arg):
+            out.add(params[position])
+    for keyword in call.keywords:
+        if (
+            keyword.arg in params
+            and flow.carries(keyword.value)
+            and not flow.managed(keyword.value)
+        ):
+            out.add(keyword.arg)
+    return {param for param in out if not is_eval_name(param)}
+
+
 def parameters(func: Function) -> list[str]:
     """The names of ``func``'s parameters, ``self``/``cls`` left out, keyword-only ones last."""
     names = [a.arg for a in func.args.posonlyargs + func.args.args]
@@ -290,6 +319,8 @@ class Flow:
     distributed: bool = False
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
     attribute_producers: dict[str, set[str]] = field(default_factory=dict)
+    element_producers: dict[str, set[int]] = field(default_factory=dict)
+    param_carriers: dict[int, set[str]] = field(default_factory=dict)
 
     # --------------------------------------------------------- rank values
     def _scope(self, node: ast.AST) -> int | None:
@@ -334,6 +365,10 @@ class Flow:
             return False
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
             return node.attr in self.attribute_producers.get(tail(node.value), ())
+        if isinstance(node, ast.Name) and self.param_carriers:
+            func = self.mod.function_of(node)
+            if func is not None and node.id in self.param_carriers.get(id(func), ()):
+                return True
         if isinstance(node, ast.Name | ast.Attribute):
             return dotted(node) in self.carriers
         if isinstance(node, ast.IfExp):
@@ -357,6 +392,37 @@ class Flow:
         if name in WRAPPERS:
             return any(self.carries(a) for a in node.args)
         return name in self.producers
+
+    def _carried_count(self) -> int:
+        return sum(len(v) for v in self.element_producers.values()) + sum(
+            len(v) for v in self.param_carriers.values()
+        )
+
+    def _unpack(self, unpacked: list[tuple[list[ast.expr], ast.Call]]) -> None:
+        """``train_dl, test_dl = make_loaders(...)``: the targets at the carrying positions."""
+        for targets, call in unpacked:
+            positions = self.element_producers.get(tail(call))
+            if not positions or any(isinstance(t, ast.Starred) for t in targets):
+                continue
+            for position in positions:
+                name = dotted(targets[position]) if position < len(targets) else None
+                if name and not is_eval_name(name):
+                    self.carriers.add(name)
+
+    def _carry_parameters(self) -> None:
+        """Parameters of the file's functions that a call of the file hands a carrier.
+
+        ``train_loop(model, dataloader=train_dl)`` makes ``dataloader`` a carrier
+        inside ``train_loop`` only (an ``eval_loop`` with the same parameter name
+        is another function); see :meth:`carries`.
+        """
+        for call in self.mod.calls:
+            funcs = self.mod.functions.get(tail(call), [])
+            if not funcs or not isinstance(call.func, ast.Name):
+                continue
+            for func in funcs:
+                for param in carried_parameters(self, call, func):
+                    self.param_carriers.setdefault(id(func), set()).add(param)
 
     def _reads_rank(self, names: list[str], value: ast.expr, refs: set[str]) -> bool:
         """``value``, bound to ``names``, reads a name or dict entry that holds a rank.
@@ -389,6 +455,27 @@ class Flow:
         owners = [self._class_of(value) for _, value in bindings]
         # attributes a constructor elsewhere in the tree stores a carrier in (see project)
         self.carriers.update(self.mod.cache.get("carried_attributes", ()))
+        self.param_carriers.update(
+            (id(func), set(params))
+            for name, params in self.mod.cache.get("carried_parameters", {}).items()
+            for func in self.mod.functions.get(name, [])
+        )
+        unpacked = [
+            (node.targets[0].elts, node.value)
+            for node in self.mod.nodes
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple | ast.List)
+            and isinstance(node.value, ast.Call)
+        ]
+        # loaders a framework prepares (known before the carriers: a call handing one on
+        # binds no parameter, see _carry_parameters)
+        for names, value in bindings:
+            if isinstance(value, ast.Call) and epoch_managing(self.mod, value):
+                scope = self._scope(value)
+                for name in names:
+                    self.managed_scopes.setdefault(None if "." in name else scope, set()).add(name)
+        grown = self._carried_count()
         for _ in range(8):
             before = (len(self.carriers), len(self.producers), self._rank_count())
             for i, (names, value) in enumerate(bindings):
@@ -408,13 +495,25 @@ class Flow:
             for name, value in returns:
                 if not is_eval_name(name) and self.carries(value):
                     self.producers.add(name)
-            if before == (len(self.carriers), len(self.producers), self._rank_count()):
+                if isinstance(value, ast.Tuple):
+                    self.element_producers.setdefault(name, set()).update(
+                        i
+                        for i, element in enumerate(value.elts)
+                        if self.carries(element) and not is_eval_name(dotted(element) or "")
+                    )
+            self._unpack(unpacked)
+            self._carry_parameters()
+            if (
+                before
+                == (
+                    len(self.carriers),
+                    len(self.producers),
+                    self._rank_count(),
+                )
+                and grown == self._carried_count()
+            ):
                 break
-        for names, value in bindings:
-            if isinstance(value, ast.Call) and epoch_managing(self.mod, value):
-                scope = self._scope(value)
-                for name in names:
-                    self.managed_scopes.setdefault(None if "." in name else scope, set()).add(name)
+            grown = self._carried_count()
         assigned: dict[str, list[int]] = {}
         for i, (names, value) in enumerate(bindings):
             for name in names:
@@ -656,6 +755,8 @@ def flow_of(mod: Module) -> Flow:
     flow = Flow(mod)
     # functions of other modules of the linted tree known to return a carrier (see project)
     flow.producers.update(mod.cache.get("imported_producers", ()))
+    for name, positions in mod.cache.get("imported_element_producers", {}).items():
+        flow.element_producers.setdefault(name, set()).update(positions)
     for name, attributes in mod.cache.get("imported_attributes", {}).items():
         flow.attribute_producers.setdefault(name, set()).update(attributes)
     flow._grow()
