@@ -165,6 +165,8 @@ ROUND_TEN_AFTER = [
     "good_inherited_padding_sampler_off.py",
     "bad_loader_tuple_into_loop_function.py",
     "good_loader_tuple_into_loop_function.py",
+    "bad_accelerate_batch_sampler_epoch_lost.py",
+    "good_accelerate_batch_sampler_epoch_reached.py",
 ]
 
 
