@@ -214,6 +214,23 @@ def keyed_path(node: ast.AST) -> str | None:
     return base + "".join(f"[{key}]" for key in reversed(keys))
 
 
+def _got_entry(node: ast.AST) -> str | None:
+    """``cfg["cmd"].get("seed", 0)``: the entry ``cfg['cmd']['seed']`` it reads, else ``None``."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and not node.keywords
+    ):
+        return None
+    owner = node.func.value
+    base = keyed_path(owner) if isinstance(owner, ast.Subscript) else dotted(owner)
+    return None if base is None else f"{base}[{node.args[0].value!r}]"
+
+
 def _keyed_hit(path: str, names: frozenset[str] | set[str]) -> bool:
     """The entry ``path`` (``d['a']['b']``) holds a rank: it, a dict holding it, or an entry in it.
 
@@ -250,6 +267,12 @@ def mentions_rank(node: ast.AST, names: frozenset[str] | set[str] = frozenset())
             if _keyed_hit(path, names):
                 return True
             continue  # constant keys over a dotted name: nothing else to read in the chain
+        if keyed and (path := _got_entry(sub)) is not None:
+            if _keyed_hit(path, names):
+                return True
+            assert isinstance(sub, ast.Call)
+            stack.extend(sub.args[1:])  # the default, read too
+            continue
         if isinstance(sub, ast.Name) and (
             sub.id in RANK_NAMES or sub.id in names or sub.id in keyed
         ):

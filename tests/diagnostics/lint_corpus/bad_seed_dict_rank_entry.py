@@ -22,6 +22,7 @@ def build(dataset, args, key):
     settings = {"seed": args.seed}
     settings[key] = dist.get_rank()
     second = DistributedSampler(dataset, seed=settings["seed"])  # expect: FS104
+    got = DistributedSampler(dataset, seed=options.get("seed"))  # expect: FS104
     nested = {"run": {"seed": args.seed, "shard": dist.get_rank()}}
     third = DistributedSampler(dataset, seed=nested["run"])  # expect: FS104
-    return first, second, third
+    return first, second, third, got

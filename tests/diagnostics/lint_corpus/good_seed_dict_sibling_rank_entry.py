@@ -34,6 +34,10 @@ class Trainer:
         sampler = DistributedSampler(self.dataset, seed=self.config["cmd"]["seed"])
         return DataLoader(self.dataset, sampler=sampler, batch_size=8)
 
+    def load_again(self):
+        seed = self.config["cmd"].get("seed", 0)
+        return DistributedSampler(self.dataset, seed=seed)
+
 
 def build(dataset, args):
     options = dict(seed=args.seed, rank=dist.get_rank())
