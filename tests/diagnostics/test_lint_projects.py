@@ -197,3 +197,77 @@ def test_a_loader_read_from_an_instance_needs_its_class() -> None:
     """Linted alone, ``DepthData(...).data`` names nothing known and the trainer is silent."""
     root = PROJECTS / "trainer_attribute"
     assert _found(root, sorted(root.rglob("*.py"))) == set()
+
+
+def _package(folder: Path, *modules: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text("")
+    for module in modules:
+        (folder / f"{module}.py").write_text("import torch\n")
+
+
+def test_a_folder_of_the_projects_own_package_named_like_a_known_one_is_linted(
+    tmp_path: Path,
+) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    # OpenRLHF's openrlhf/utils/deepspeed/: its own strategy code, which imports
+    # the installed deepspeed (a module the folder does not have)
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "project" / "__init__.py").parent.mkdir()
+    (tmp_path / "project" / "__init__.py").write_text("")
+    _package(tmp_path / "project" / "utils", "logging")
+    _package(tmp_path / "project" / "utils" / "deepspeed", "deepspeed", "deepspeed_utils")
+    helper = tmp_path / "project" / "utils" / "deepspeed" / "deepspeed_utils.py"
+    helper.write_text(
+        "import deepspeed\n"
+        "from deepspeed.runtime.zero import ZeroParamStatus\n"
+        "from project.utils.deepspeed.deepspeed import Strategy\n"
+    )
+    assert vendored_folder(tmp_path, Path("project/utils/deepspeed")) is None
+    # a sub-package of it is linted too
+    _package(tmp_path / "project" / "utils" / "deepspeed" / "zero", "stage3")
+    assert vendored_folder(tmp_path, Path("project/utils/deepspeed/zero")) is None
+
+
+def test_a_copy_inside_a_package_needs_evidence_of_a_copy(tmp_path: Path) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    (tmp_path / "README.md").write_text("")
+    _package(tmp_path / "app")
+    # files that import their own modules by the copied package's name
+    _package(tmp_path / "app" / "timm", "layers", "models")
+    (tmp_path / "app" / "timm" / "models.py").write_text("from timm.layers import DropPath\n")
+    assert vendored_folder(tmp_path, Path("app/timm")) == "app/timm"
+    # a licence beside the copy (annotator/uniformer/ with its LICENSE)
+    _package(tmp_path / "annotator")
+    _package(tmp_path / "annotator" / "uniformer")
+    (tmp_path / "annotator" / "uniformer" / "LICENSE").write_text("")
+    _package(tmp_path / "annotator" / "uniformer" / "mmcv", "runner")
+    assert (
+        vendored_folder(tmp_path, Path("annotator/uniformer/mmcv/runner"))
+        == "annotator/uniformer/mmcv"
+    )
+    # a version of its own
+    _package(tmp_path / "app" / "mmseg", "version")
+    assert vendored_folder(tmp_path, Path("app/mmseg")) == "app/mmseg"
+    # a licence inside the copied folder
+    _package(tmp_path / "app" / "fvcore", "common")
+    (tmp_path / "app" / "fvcore" / "LICENSE").write_text("")
+    assert vendored_folder(tmp_path, Path("app/fvcore")) == "app/fvcore"
+    # beside a released copy of another known package (a folder of copies)
+    _package(tmp_path / "app" / "annotator")
+    _package(tmp_path / "app" / "annotator" / "mmcv", "version", "cnn")
+    (tmp_path / "app" / "annotator" / "mmseg" / "apis").mkdir(parents=True)
+    assert vendored_folder(tmp_path, Path("app/annotator/mmseg/apis")) == "app/annotator/mmseg"
+    # no evidence: the package's own folder of that name
+    _package(tmp_path / "tool")
+    _package(tmp_path / "tool" / "accelerate", "launch", "hooks")
+    (tmp_path / "tool" / "accelerate" / "hooks.py").write_text(
+        "from accelerate import Accelerator\nfrom accelerate.utils import set_seed\n"
+    )
+    assert vendored_folder(tmp_path, Path("tool/accelerate")) is None
+    # under a vendor folder it stays vendored whatever it holds
+    _package(tmp_path / "app" / "third_party")
+    _package(tmp_path / "app" / "third_party" / "apex", "amp")
+    assert vendored_folder(tmp_path, Path("app/third_party/apex")) == "app/third_party"

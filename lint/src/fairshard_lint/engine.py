@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -9,7 +10,7 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
-from .names import Module, tail
+from .names import Module, dotted, tail
 from .project import Project, module_name, takes_part
 from .rules import RULES
 
@@ -244,6 +245,30 @@ def _called_beside_samplers(modules: Iterable[Module]) -> set[str]:
     } - {""}
 
 
+def _sampler_classes(modules: Iterable[Module]) -> set[str]:
+    """Classes of ``modules`` whose base is named ``...Sampler`` (their subclasses may pad)."""
+    return {
+        node.name
+        for module in modules
+        for node in module.nodes
+        if isinstance(node, ast.ClassDef)
+        and any((dotted(base) or "").endswith("Sampler") for base in node.bases)
+    }
+
+
+_CLASS_BASES = re.compile(r"^\s*class \w+\(([^)]*)\)", re.M)
+
+
+def _subclasses_one_of(source: str, classes: set[str]) -> bool:
+    """``source`` defines a class with one of ``classes`` among its bases."""
+    if not classes:
+        return False
+    for bases in _CLASS_BASES.findall(source):
+        if any(word.rpartition(".")[2] in classes for word in re.findall(r"[\w.]+", bases)):
+            return True
+    return False
+
+
 def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Module]]:
     """Parse the files of ``folder`` that may take part in a project, and link them.
 
@@ -278,15 +303,18 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
             later.append((file, source))
     builders = {name for module in parsed.values() for name in _builders(module)}
     called = _called_beside_samplers(parsed.values())
-    if (builders or called) and later:
+    samplers = _sampler_classes(parsed.values())
+    if (builders or called or samplers) and later:
         needles = [f"{name}(" for name in sorted(builders)]
         for file, source in later:
             if (
                 any(needle in source for needle in needles)
                 or (file.name == "__init__.py" and any(name in source for name in builders))
                 or not called.isdisjoint(_DEFINES.findall(source))
-            ):  # a call of a builder, a package re-exporting one, or a function an
-                # evaluation beside a distributed sampler calls (a merge that de-duplicates)
+                or _subclasses_one_of(source, samplers)
+            ):  # a call of a builder, a package re-exporting one, a function an
+                # evaluation beside a distributed sampler calls (a merge that de-duplicates),
+                # or a subclass of a sampler class of the tree (its padding, rule FS109)
                 enter(file, source)
     try:
         project.finish()

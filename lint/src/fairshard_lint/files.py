@@ -21,7 +21,9 @@ for that file instead of aborting the whole run.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
+import functools
 import io
 import stat
 import tokenize
@@ -168,6 +170,72 @@ def _copied_package(root: Path, path: Path) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=256)
+def _imports_itself(folder: Path) -> bool:
+    """A file of ``folder`` imports one of its modules by the package's own top-level name.
+
+    ``from mmcv.cnn import ...`` inside ``annotator/uniformer/mmcv/`` that has a
+    ``cnn`` module: code written for ``mmcv`` installed, copied in. Importing
+    the installed package (``from deepspeed.runtime import ...`` in a project's
+    own ``deepspeed/`` helpers, which have no ``runtime``) is not.
+    """
+    name = folder.name
+    try:
+        files = sorted(folder.rglob("*.py"))[:200]
+        children = {child.name.removesuffix(".py") for child in folder.iterdir()}
+    except OSError:
+        return False
+    children.discard("__init__")
+    for file in files:
+        try:
+            tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            modules: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            for module in modules:
+                top, _, rest = module.partition(".")
+                if top == name and rest.partition(".")[0] in children:
+                    return True
+    return False
+
+
+def _own_subpackage(path: Path) -> bool:
+    """``path`` is a folder of the project's own package that only shares a known name.
+
+    It sits in a Python package (an ``__init__.py`` beside it: ``openrlhf/utils/``
+    holding ``deepspeed/``) and shows nothing of a copy: no licence or packaging
+    of its own or beside it, no version, no released copy of another known
+    package beside it, and no file importing its own modules by the known
+    package's name (see :func:`_imports_itself`).
+    """
+    parent = path.parent
+    if not (parent / "__init__.py").is_file():
+        return False
+    if _has_packaging(path) or _has_licence(path) or _has_licence(parent):
+        return False
+    if _versioned_package(path) or _beside_a_release(path):
+        return False
+    return not _imports_itself(path)
+
+
+def _beside_a_release(path: Path) -> bool:
+    """A folder beside ``path`` is a released copy of another known package.
+
+    ``annotator/uniformer/`` holds ``mmcv/`` (its own ``version.py``) and
+    ``mmseg/``: a folder of copies, the one without a version as much as the other.
+    """
+    try:
+        siblings = [p for p in path.parent.iterdir() if p.is_dir() and p != path]
+    except OSError:
+        return False
+    return any(p.name in KNOWN_PACKAGES and _versioned_package(p) for p in siblings)
+
+
 def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     """The vendored tree ``folder`` (relative to the walked ``root``) lies in, or ``None``.
 
@@ -176,7 +244,9 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     ``root``, when it is a copy of a known package (:data:`KNOWN_PACKAGES`,
     ``annotator/uniformer/mmcv/``) whose parent folder does not package it (no
     ``setup.py``/``pyproject.toml``/``setup.cfg`` beside it, or above a ``src/``
-    layout: that would be the project's own package), or that is a released copy
+    layout: that would be the project's own package) and that is not a folder of
+    the project's own package sharing the name with no sign of a copy
+    (``openrlhf/utils/deepspeed/``, see :func:`_own_subpackage`), or that is a released copy
     of it (its own ``__init__.py`` and a version file or ``__version__``:
     ``object_detection/mmdet/`` beside the copied mmdetection's ``setup.py``)
     inside a repository linted from its root (a README, licence or packaging
@@ -196,7 +266,10 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
         if index == 0:
             continue
         path = root / here
-        if part in KNOWN_PACKAGES and (not _packaged(path.parent) or _copied_package(root, path)):
+        if part in KNOWN_PACKAGES and (
+            _copied_package(root, path)
+            or (not _packaged(path.parent) and not _own_subpackage(path))
+        ):
             return here.as_posix()
         if _has_packaging(path) and _has_licence(path):
             return here.as_posix()

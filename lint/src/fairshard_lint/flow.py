@@ -21,6 +21,7 @@ their order does not matter.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .names import (
@@ -31,6 +32,7 @@ from .names import (
     is_config_lookup,
     is_constant,
     is_eval_name,
+    keyed_path,
     loader_shuffles,
     mentions_local_rank,
     mentions_rank,
@@ -150,6 +152,110 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     return out
 
 
+def _entries(name: str, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
+    """``name`` bound to ``value``, a dict of constant keys bound entry by entry.
+
+    ``cfg = {"cmd": {"seed": seed, "stamp": stamp}}`` binds ``cfg['cmd']['seed']``
+    and ``cfg['cmd']['stamp']`` (see :func:`names.keyed_path`); a dict with a
+    computed key or a ``**`` spread is bound whole.
+    """
+    pairs: list[tuple[str, ast.expr]] | None = None
+    if isinstance(value, ast.Dict) and value.keys:
+        if all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+            pairs = [
+                (k.value, v)
+                for k, v in zip(value.keys, value.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
+    elif (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "dict"
+        and not value.args
+        and value.keywords
+        and all(k.arg is not None for k in value.keywords)
+    ):
+        pairs = [(k.arg, k.value) for k in value.keywords if k.arg is not None]
+    if pairs is None:
+        yield name, value
+        return
+    for key, entry in pairs:
+        yield from _entries(f"{name}[{key!r}]", entry)
+
+
+def _taint_bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
+    """Every ``names = value`` that can carry a rank, dict entries by constant key apart.
+
+    ``cfg["cmd"]["stamp"] = stamp`` binds the entry ``cfg['cmd']['stamp']``; a
+    computed key (``cfg[key] = stamp``) binds ``cfg`` whole, since any entry may
+    be the one written.
+    """
+    out: list[tuple[list[str], ast.expr]] = []
+    for node in mod.nodes:
+        if isinstance(node, ast.Assign):
+            targets: list[ast.expr] = list(node.targets)
+            value: ast.expr = node.value
+        elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                path = keyed_path(target)
+                if path is not None:
+                    out.extend(([name], entry) for name, entry in _entries(path, value))
+                    continue
+                base: ast.expr = target
+                while isinstance(base, ast.Subscript):
+                    base = base.value
+                if (whole := dotted(base)) is not None:
+                    out.append(([whole], value))
+                continue
+            names = _targets(target)
+            if len(names) == 1 and not isinstance(target, ast.Tuple | ast.List):
+                out.extend(([name], entry) for name, entry in _entries(names[0], value))
+            elif names:
+                out.append((names, value))
+    return out
+
+
+def _updates_itself(names: list[str], value: ast.expr) -> str | None:
+    """``cfg = update(cfg)``: the one name rebound from a call that is given it whole."""
+    if len(names) != 1 or not isinstance(value, ast.Call):
+        return None
+    given = [*value.args, *(k.value for k in value.keywords)]
+    return names[0] if any(dotted(arg) == names[0] for arg in given) else None
+
+
+def carried_parameters(flow: Flow, call: ast.Call, func: Function) -> set[str]:
+    """The parameters of ``func`` that ``call`` (in ``flow``'s file) binds to a carrier.
+
+    Positional arguments by position (``self`` left out), keywords by name;
+    evaluation parameters (``val_loader``) are left alone. Only a call outside
+    any loop binds: the function then runs the epochs itself
+    (``train_loop(dataloader=train_dl, num_epochs=5)``); a call inside the
+    caller's loop is one pass of the caller's epochs, and the caller's loop is
+    what needs ``set_epoch`` (see ``loops``).
+    """
+    if flow.mod.loop_of(call) is not None:
+        return set()
+    params = parameters(func)
+    out: set[str] = set()
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if position < len(params) and flow.carries(arg) and not flow.managed(arg):
+            out.add(params[position])
+    for keyword in call.keywords:
+        if (
+            keyword.arg in params
+            and flow.carries(keyword.value)
+            and not flow.managed(keyword.value)
+        ):
+            out.add(keyword.arg)
+    return {param for param in out if not is_eval_name(param)}
+
+
 def parameters(func: Function) -> list[str]:
     """The names of ``func``'s parameters, ``self``/``cls`` left out, keyword-only ones last."""
     names = [a.arg for a in func.args.posonlyargs + func.args.args]
@@ -213,6 +319,8 @@ class Flow:
     distributed: bool = False
     bindings: list[tuple[list[str], ast.expr]] = field(default_factory=list)
     attribute_producers: dict[str, set[str]] = field(default_factory=dict)
+    element_producers: dict[str, set[int]] = field(default_factory=dict)
+    param_carriers: dict[int, set[str]] = field(default_factory=dict)
 
     # --------------------------------------------------------- rank values
     def _scope(self, node: ast.AST) -> int | None:
@@ -257,6 +365,10 @@ class Flow:
             return False
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Call):
             return node.attr in self.attribute_producers.get(tail(node.value), ())
+        if isinstance(node, ast.Name) and self.param_carriers:
+            func = self.mod.function_of(node)
+            if func is not None and node.id in self.param_carriers.get(id(func), ()):
+                return True
         if isinstance(node, ast.Name | ast.Attribute):
             return dotted(node) in self.carriers
         if isinstance(node, ast.IfExp):
@@ -281,6 +393,50 @@ class Flow:
             return any(self.carries(a) for a in node.args)
         return name in self.producers
 
+    def _carried_count(self) -> int:
+        return sum(len(v) for v in self.element_producers.values()) + sum(
+            len(v) for v in self.param_carriers.values()
+        )
+
+    def _unpack(self, unpacked: list[tuple[list[ast.expr], ast.Call]]) -> None:
+        """``train_dl, test_dl = make_loaders(...)``: the targets at the carrying positions."""
+        for targets, call in unpacked:
+            positions = self.element_producers.get(tail(call))
+            if not positions or any(isinstance(t, ast.Starred) for t in targets):
+                continue
+            for position in positions:
+                name = dotted(targets[position]) if position < len(targets) else None
+                if name and not is_eval_name(name):
+                    self.carriers.add(name)
+
+    def _carry_parameters(self) -> None:
+        """Parameters of the file's functions that a call of the file hands a carrier.
+
+        ``train_loop(model, dataloader=train_dl)`` makes ``dataloader`` a carrier
+        inside ``train_loop`` only (an ``eval_loop`` with the same parameter name
+        is another function); see :meth:`carries`.
+        """
+        for call in self.mod.calls:
+            funcs = self.mod.functions.get(tail(call), [])
+            if not funcs or not isinstance(call.func, ast.Name):
+                continue
+            for func in funcs:
+                for param in carried_parameters(self, call, func):
+                    self.param_carriers.setdefault(id(func), set()).add(param)
+
+    def _reads_rank(self, names: list[str], value: ast.expr, refs: set[str]) -> bool:
+        """``value``, bound to ``names``, reads a name or dict entry that holds a rank.
+
+        ``cfg = update(cfg)`` keeps ``cfg``'s entries apart: the entries that hold
+        a rank are already known, and the call's result is not taken for all of them.
+        """
+        known = self.rank_names_at(value)
+        if not refs & (known | {name.partition("[")[0] for name in known}):
+            return False
+        if (itself := _updates_itself(names, value)) is not None and itself not in known:
+            known = {name for name in known if not name.startswith(itself + "[")}
+        return mentions_rank(value, known)
+
     def _grow(self) -> None:
         """Follow assignments and returns until nothing new is learned."""
         bindings = self.bindings = _bindings(self.mod)
@@ -292,11 +448,34 @@ class Flow:
             and (func := self.mod.function_of(node)) is not None
         ]
         summaries = [_summary(value) for _, value in bindings]
-        direct = [mentions_rank(value) for _, value in bindings]
-        tainted = [False] * len(bindings)
+        taint_bindings = _taint_bindings(self.mod)
+        taint_refs = [_summary(value)[0] for _, value in taint_bindings]
+        direct = [mentions_rank(value) for _, value in taint_bindings]
+        tainted = [False] * len(taint_bindings)
         owners = [self._class_of(value) for _, value in bindings]
         # attributes a constructor elsewhere in the tree stores a carrier in (see project)
         self.carriers.update(self.mod.cache.get("carried_attributes", ()))
+        self.param_carriers.update(
+            (id(func), set(params))
+            for name, params in self.mod.cache.get("carried_parameters", {}).items()
+            for func in self.mod.functions.get(name, [])
+        )
+        unpacked = [
+            (node.targets[0].elts, node.value)
+            for node in self.mod.nodes
+            if isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Tuple | ast.List)
+            and isinstance(node.value, ast.Call)
+        ]
+        # loaders a framework prepares (known before the carriers: a call handing one on
+        # binds no parameter, see _carry_parameters)
+        for names, value in bindings:
+            if isinstance(value, ast.Call) and epoch_managing(self.mod, value):
+                scope = self._scope(value)
+                for name in names:
+                    self.managed_scopes.setdefault(None if "." in name else scope, set()).add(name)
+        grown = self._carried_count()
         for _ in range(8):
             before = (len(self.carriers), len(self.producers), self._rank_count())
             for i, (names, value) in enumerate(bindings):
@@ -306,21 +485,35 @@ class Flow:
                         self.attribute_producers.setdefault(owner, set()).update(
                             n[5:] for n in names if n.startswith("self.") and n.count(".") == 1
                         )
-                if not tainted[i] and (direct[i] or summaries[i][0] & self.rank_names_at(value)):
+            for i, (names, value) in enumerate(taint_bindings):
+                if not tainted[i] and (direct[i] or self._reads_rank(names, value, taint_refs[i])):
                     tainted[i] = True
                     scope = self._scope(value)
                     for name in names:
-                        self.rank_scopes.setdefault(None if "." in name else scope, set()).add(name)
+                        base = name.partition("[")[0]
+                        self.rank_scopes.setdefault(None if "." in base else scope, set()).add(name)
             for name, value in returns:
                 if not is_eval_name(name) and self.carries(value):
                     self.producers.add(name)
-            if before == (len(self.carriers), len(self.producers), self._rank_count()):
+                if isinstance(value, ast.Tuple):
+                    self.element_producers.setdefault(name, set()).update(
+                        i
+                        for i, element in enumerate(value.elts)
+                        if self.carries(element) and not is_eval_name(dotted(element) or "")
+                    )
+            self._unpack(unpacked)
+            self._carry_parameters()
+            if (
+                before
+                == (
+                    len(self.carriers),
+                    len(self.producers),
+                    self._rank_count(),
+                )
+                and grown == self._carried_count()
+            ):
                 break
-        for names, value in bindings:
-            if isinstance(value, ast.Call) and epoch_managing(self.mod, value):
-                scope = self._scope(value)
-                for name in names:
-                    self.managed_scopes.setdefault(None if "." in name else scope, set()).add(name)
+            grown = self._carried_count()
         assigned: dict[str, list[int]] = {}
         for i, (names, value) in enumerate(bindings):
             for name in names:
@@ -562,6 +755,8 @@ def flow_of(mod: Module) -> Flow:
     flow = Flow(mod)
     # functions of other modules of the linted tree known to return a carrier (see project)
     flow.producers.update(mod.cache.get("imported_producers", ()))
+    for name, positions in mod.cache.get("imported_element_producers", {}).items():
+        flow.element_producers.setdefault(name, set()).update(positions)
     for name, attributes in mod.cache.get("imported_attributes", {}).items():
         flow.attribute_producers.setdefault(name, set()).update(attributes)
     flow._grow()

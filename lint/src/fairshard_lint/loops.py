@@ -92,6 +92,8 @@ def _own_parameter(flow: Flow, node: ast.AST) -> bool:
     func = flow.mod.function_of(node)
     if func is None or not isinstance(node, ast.Name) or node.id not in parameters(func):
         return False
+    if node.id in flow.param_carriers.get(id(func), ()):
+        return False  # a caller (here or in another module) hands it a carrier
     return any(tail(c) == func.name for c in flow.mod.calls)
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "is_constant",
     "is_eval_name",
     "is_train_name",
+    "keyed_path",
     "loader_shuffles",
     "mentions_local_rank",
     "mentions_rank",
@@ -195,21 +196,94 @@ def env_key(node: ast.AST) -> str | None:
     return None
 
 
+def keyed_path(node: ast.AST) -> str | None:
+    """``a.b['k']['j']`` for a chain of constant string keys over a dotted name, else ``None``.
+
+    The names of dict entries that :func:`mentions_rank` tracks one by one
+    (``self.config["cmd"]["seed"]`` apart from ``self.config["cmd"]["timestamp_id"]``).
+    """
+    keys: list[str] = []
+    while isinstance(node, ast.Subscript):
+        if not (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            return None
+        keys.append(repr(node.slice.value))
+        node = node.value
+    base = dotted(node)
+    if base is None or not keys:
+        return None
+    return base + "".join(f"[{key}]" for key in reversed(keys))
+
+
+def _got_entry(node: ast.AST) -> str | None:
+    """``cfg["cmd"].get("seed", 0)``: the entry ``cfg['cmd']['seed']`` it reads, else ``None``."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and not node.keywords
+    ):
+        return None
+    owner = node.func.value
+    base = keyed_path(owner) if isinstance(owner, ast.Subscript) else dotted(owner)
+    return None if base is None else f"{base}[{node.args[0].value!r}]"
+
+
+def _keyed_hit(path: str, names: frozenset[str] | set[str]) -> bool:
+    """The entry ``path`` (``d['a']['b']``) holds a rank: it, a dict holding it, or an entry in it.
+
+    ``d`` or ``d['a']`` tainted whole taints ``d['a']['b']``; a tainted
+    ``d['a']['b']['c']`` taints the sub-dict read here; a sibling entry
+    (``d['a']['x']``) does not.
+    """
+    if path in names:
+        return True
+    prefix = path
+    while "[" in prefix:
+        prefix = prefix[: prefix.rindex("[")]
+        if prefix in names:
+            return True
+    return any(name.startswith(path + "[") for name in names)
+
+
 def mentions_rank(node: ast.AST, names: frozenset[str] | set[str] = frozenset()) -> bool:
     """The expression reads a rank.
 
     ``rank``, ``args.local_rank``, ``dist.get_rank()``, ``os.environ["RANK"]``...;
-    ``names`` adds variables known to hold one (``seed = base + rank``).
+    ``names`` adds variables known to hold one (``seed = base + rank``), and
+    dict entries by constant key (``cfg['cmd']['stamp']``, see :func:`keyed_path`):
+    reading ``cfg['cmd']['seed']`` is clean when only its sibling holds a rank,
+    reading ``cfg`` whole (or by a key that is not a constant) is not.
     """
-    for sub in ast.walk(node):
-        if isinstance(sub, ast.Name) and (sub.id in RANK_NAMES or sub.id in names):
+    keyed = {name.partition("[")[0] for name in names if "[" in name}
+    stack: list[ast.AST] = [node]
+    while stack:
+        sub = stack.pop()
+        if env_key(sub) in RANK_VARIABLES:
             return True
-        if isinstance(sub, ast.Attribute) and (sub.attr in RANK_NAMES or dotted(sub) in names):
+        if keyed and isinstance(sub, ast.Subscript) and (path := keyed_path(sub)) is not None:
+            if _keyed_hit(path, names):
+                return True
+            continue  # constant keys over a dotted name: nothing else to read in the chain
+        if keyed and (path := _got_entry(sub)) is not None:
+            if _keyed_hit(path, names):
+                return True
+            assert isinstance(sub, ast.Call)
+            stack.extend(sub.args[1:])  # the default, read too
+            continue
+        if isinstance(sub, ast.Name) and (
+            sub.id in RANK_NAMES or sub.id in names or sub.id in keyed
+        ):
+            return True
+        if isinstance(sub, ast.Attribute) and (
+            sub.attr in RANK_NAMES or (name := dotted(sub)) in names or name in keyed
+        ):
             return True
         if isinstance(sub, ast.Call) and tail(sub) in RANK_FUNCTIONS:
             return True
-        if env_key(sub) in RANK_VARIABLES:
-            return True
+        stack.extend(ast.iter_child_nodes(sub))
     return False
 
 

@@ -42,10 +42,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .context import context_of, evaluation_split_loop
-from .flow import bound_argument, flow_of, parameters
+from .flow import bound_argument, carried_parameters, flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
+from .padding_classes import Padding
 from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
 
@@ -95,6 +96,10 @@ class Project:
     attribute_producers: dict[str, dict[str, set[str]]] = field(default_factory=dict)
     #: Sampler classes of the tree that pad by repeating (rule FS109), once computed.
     padded_samplers: set[str] | None = None
+    #: Module -> functions returning a tuple -> positions of the loaders in it.
+    element_producers: dict[str, dict[str, set[int]]] = field(default_factory=dict)
+    #: Classes of the tree that pad by inheritance or by the sampler they build (FS109).
+    padding_classes: dict[str, Padding] | None = None
 
     # ------------------------------------------------------------- building
     def add(self, name: str, module: Module, path: str, is_package: bool = False) -> None:
@@ -114,27 +119,37 @@ class Project:
         a ``set_epoch`` (or an imported setter); a module whose imports give
         nothing keeps its first analysis for the rules.
         """
+        flowing: set[str] = set()
         for round_ in range(2):
             for name, module in self.modules.items():
                 producers = self._imported(name, self.producers) if round_ else set()
                 setters = self._imported(name, self.setters) if round_ else set()
                 attributes = imported_attributes(self, name) if round_ else {}
-                if round_ and not producers and not setters and not attributes:
+                elements = self._imported_elements(name) if round_ else {}
+                if round_ and not producers and not setters and not attributes and not elements:
                     continue
                 module.cache.pop("flow", None)
                 module.cache.pop("loops", None)
                 module.cache["imported_producers"] = producers
                 module.cache["imported_setters"] = setters
                 module.cache["imported_attributes"] = attributes
+                module.cache["imported_element_producers"] = elements
                 ids = module.identifiers
                 if (
                     producers
                     or attributes
+                    or elements
                     or "DistributedSampler" in ids
                     or module.imports_any(_FAIRSHARD)
                 ):
                     flow = flow_of(module)
+                    flowing.add(name)
                     self.producers[name] = set(flow.producers) & set(module.functions)
+                    self.element_producers[name] = {
+                        function: positions
+                        for function, positions in flow.element_producers.items()
+                        if positions and function in module.functions
+                    }
                     self.attribute_producers[name] = {
                         cls: attrs
                         for cls, attrs in flow.attribute_producers.items()
@@ -147,6 +162,52 @@ class Project:
             module.cache.pop("flow", None)
             module.cache.pop("loops", None)
             module.cache["carried_attributes"] = carried
+        for name, params in self._carried_parameters(flowing).items():
+            module = self.modules[name]
+            module.cache.pop("flow", None)
+            module.cache.pop("loops", None)
+            module.cache["carried_parameters"] = params
+
+    def _imported_elements(self, name: str) -> dict[str, set[int]]:
+        """Calls of module ``name`` to a function elsewhere that returns loaders in a tuple."""
+        out: dict[str, set[int]] = {}
+        named = {f for functions in self.element_producers.values() for f in functions}
+        if not named:
+            return out
+        for call in self.modules[name].calls:
+            if tail(call) not in named:
+                continue
+            where = self.resolve(name, call)
+            if where is not None and where[0] != name:
+                positions = self.element_producers.get(where[0], {}).get(where[1])
+                if positions:
+                    out.setdefault(tail(call), set()).update(positions)
+        return out
+
+    def _carried_parameters(self, flowing: set[str]) -> dict[str, dict[str, set[str]]]:
+        """Module -> function -> parameters that a call in another module hands a loader.
+
+        ``train_loop(model, dataloader=train_dl)`` in ``train_ranker`` with
+        ``train_loop`` imported from ``utils``: ``dataloader`` carries the
+        loader inside ``utils.train_loop``, whose epoch loop is then checked.
+        """
+        out: dict[str, dict[str, set[str]]] = {}
+        for name in sorted(flowing):
+            module = self.modules[name]
+            flow = flow_of(module)
+            if not (flow.carriers or flow.param_carriers):
+                continue
+            for call in module.calls:
+                if not (call.args or call.keywords):
+                    continue
+                where = self.resolve(name, call)
+                if where is None or where[0] == name:
+                    continue
+                for func in self.modules[where[0]].functions.get(where[1], []):
+                    params = carried_parameters(flow, call, func)
+                    if params:
+                        out.setdefault(where[0], {}).setdefault(where[1], set()).update(params)
+        return out
 
     # ------------------------------------------------------------ resolving
     def _find(self, dotted_name: str) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .accelerate_epochs import lost_batch_sampler_epochs
 from .branches import single_process_branch
 from .data_samplers import is_data_sampler_class
 from .flow import LOADERS, flow_of, shuffles
@@ -45,6 +46,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
             ),
         )
+    yield from lost_batch_sampler_epochs(mod)
 
 
 _GLOBAL_SEEDERS = ("manual_seed", "seed")

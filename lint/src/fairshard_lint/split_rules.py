@@ -26,6 +26,7 @@ from .names import (
     mentions_rank,
     tail,
 )
+from .padding_classes import Padding, padding_classes
 from .project import Project, evaluation_caller, unreached_by_callers
 from .replicas import one_replica
 from .rulebook import rule
@@ -125,10 +126,26 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         )
 
 
+def _inherited_padding(mod: Module) -> dict[str, Padding]:
+    """Classes of the linted project (or of this file alone) that pad by inheritance or wrapping."""
+    project = mod.cache.get("project")
+    if isinstance(project, Project):
+        if project.padding_classes is None:
+            project.padding_classes = padding_classes(
+                list(project.modules.values()), pads_by_repeating
+            )
+        return project.padding_classes
+    cached = mod.cache.get("padding_classes")
+    if not isinstance(cached, dict):
+        cached = mod.cache["padding_classes"] = padding_classes([mod], pads_by_repeating)
+    return cached
+
+
 def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Padded samplers built for evaluation, with where evaluation reaches them from."""
     named = any(word.endswith("Sampler") for word in mod.identifiers)
     padded = _padded_classes(mod) if named else set()
+    inherited = _inherited_padding(mod) if named else {}
     for call in mod.calls:
         name = tail(call)
         if one_replica(call):
@@ -136,9 +153,14 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         if known_padding_loader(mod, call):
             yield call, " (a distributed evaluation loader: it pads with its own sampler)"
             continue
+        why = ""
         if name in ("DistributedSampler", *padded):
             if not _pads(call):
                 continue
+        elif name in inherited:
+            if not inherited[name].pads(call):
+                continue
+            why = f" ({inherited[name].why})"
         elif not known_padding(mod, call):
             continue
         verdict = context_of(mod, call)
@@ -169,7 +191,9 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
                 reached = " (an evaluation script: its name says so and it trains nothing)"
             else:
                 continue
-        yield call, reached
+        if why and reached:
+            why, reached = why[:-1] + "; ", reached[2:]
+        yield call, why + reached
 
 
 #: Calls that show a file trains (a backward pass, an optimizer step, a trainer's fit).
