@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import bench_args, inputs, table
+from _harness import bench_args, inputs, spread, table
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 RANKS = 8
@@ -176,6 +176,12 @@ def mib(value: float) -> str:
     return f"{value / 2**20:.0f} MiB"
 
 
+def _node_memory(ms: list[dict[str, float]], single: float) -> str:
+    """The node's memory (median) and, per rep, its multiple of one rank's: median (range)."""
+    got = [m["memory"] for m in ms]
+    return f"{mib(statistics.median(got))}, {spread([g / single for g in got], '.2f', 'x')}"
+
+
 def main() -> None:
     args = bench_args(__doc__)
     n = 100_000 if args.quick else 10_000_000
@@ -200,24 +206,29 @@ def main() -> None:
                 shared.append(node(build, n, RANKS, True, folder))
             single = statistics.median(one)
 
-            def cell(ms: list[dict[str, float]], key: str) -> float:
-                return statistics.median(m[key] for m in ms)
-
             row = [
                 name,
-                mib(single),
-                f"{mib(cell(alone, 'memory'))} ({cell(alone, 'memory') / single:.2f}x)",
-                f"{mib(cell(shared, 'memory'))} ({cell(shared, 'memory') / single:.2f}x)",
-                f"{cell(alone, 'seconds'):.2f} s",
-                f"{cell(shared, 'seconds'):.2f} s",
+                f"{mib(single)} ({mib(min(one))}-{mib(max(one))})",
+                _node_memory(alone, single),
+                _node_memory(shared, single),
+                spread([m["seconds"] for m in alone], ".2f", " s"),
+                spread([m["seconds"] for m in shared], ".2f", " s"),
             ]
             print("| " + " | ".join(row) + " |", flush=True)  # a row as soon as it is measured
             cache = os.path.join(tmp, "cache-" + str(len(restarts)))
             restart(build, n, cache)  # populates the cache
-            built = [restart(build, n, None) for _ in range(args.reps)]
-            mapped = [restart(build, n, cache) for _ in range(args.reps)]
-            b, m = statistics.median(built), statistics.median(mapped)
-            restarts.append([name, f"{b:.3f} s", f"{m:.3f} s", f"{b / m:.1f}x"])
+            built, mapped = [], []
+            for _ in range(args.reps):  # interleaved: build, then map
+                built.append(restart(build, n, None))
+                mapped.append(restart(build, n, cache))
+            restarts.append(
+                [
+                    name,
+                    spread(built, ".3f", " s"),
+                    spread(mapped, ".3f", " s"),
+                    spread([b / m for b, m in zip(built, mapped, strict=True)], ".1f", "x"),
+                ]
+            )
     print(f"\nRestart: a fresh process's time to its first item at n={n:.0e}, ")
     print("building the epoch's plan vs mapping it from FAIRSHARD_PLAN_CACHE:\n")
     print(table(["family", "build", "map from cache", "ratio"], restarts))

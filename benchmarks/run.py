@@ -49,6 +49,10 @@ HOW = {
         "fairshard's cells in one process and streaming's each in a fresh one, "
         "the files evicted before each cell"
     ),
+    "bench_node_share.py": (
+        "each node cell 8 fresh processes started together (about a minute at 1e7), "
+        "each restart a fresh process, shared and per-rank cells one after the other"
+    ),
     "bench_formats.py": (
         "fairshard's and webdataset's cells in one process, streaming's and litdata's each "
         "in a fresh one, the shards evicted before each local cell"
