@@ -153,14 +153,8 @@ def loader_shuffles(call: ast.Call) -> bool:
     return is_constant(argument(call, "shuffle", 2), True)
 
 
-def _key_words(node: ast.AST) -> list[str]:
-    """The words of the last key of a lookup: ``"shuffle"`` in ``cfg["loader"]["shuffle"]``."""
-    if isinstance(node, ast.Subscript):
-        key = node.slice
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            return name_words(key.value)
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
-        return name_words(node.attr)
+def _get_key(node: ast.AST) -> str | None:
+    """``d.get("seed", ...)``: the constant string key it reads, else ``None``."""
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -169,8 +163,20 @@ def _key_words(node: ast.AST) -> list[str]:
         and isinstance(node.args[0], ast.Constant)
         and isinstance(node.args[0].value, str)
     ):
-        return name_words(node.args[0].value)
-    return []
+        return node.args[0].value
+    return None
+
+
+def _key_words(node: ast.AST) -> list[str]:
+    """The words of the last key of a lookup: ``"shuffle"`` in ``cfg["loader"]["shuffle"]``."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return name_words(key.value)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
+        return name_words(node.attr)
+    got = _get_key(node)
+    return [] if got is None else name_words(got)
 
 
 def is_config_lookup(node: ast.AST | None, word: str) -> bool:
@@ -216,19 +222,13 @@ def keyed_path(node: ast.AST) -> str | None:
 
 def _got_entry(node: ast.AST) -> str | None:
     """``cfg["cmd"].get("seed", 0)``: the entry ``cfg['cmd']['seed']`` it reads, else ``None``."""
-    if not (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "get"
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
-        and not node.keywords
-    ):
+    key = _get_key(node)
+    if key is None or not isinstance(node, ast.Call) or node.keywords:
         return None
+    assert isinstance(node.func, ast.Attribute)  # _get_key checked it
     owner = node.func.value
     base = keyed_path(owner) if isinstance(owner, ast.Subscript) else dotted(owner)
-    return None if base is None else f"{base}[{node.args[0].value!r}]"
+    return None if base is None else f"{base}[{key!r}]"
 
 
 def _keyed_hit(path: str, names: frozenset[str] | set[str]) -> bool:
