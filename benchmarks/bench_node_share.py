@@ -7,7 +7,11 @@ builds its sampler for its rank, plans epoch 0 and reads its share of it.
 With ``FAIRSHARD_SHARE_PLANS=0`` every rank builds its own plan; with
 sharing (the default under torchrun) one rank builds and the others map it.
 
-* node memory: what the plan added on the node once every rank holds it,
+* node memory: what the plan added on the node once every rank holds it
+  (measured from after the family's class is resolved: ``import fairshard``
+  is lazy, and the first ``fs.<Family>`` imports torch and the family's
+  modules, about 130 MiB of a process's own memory and a second, which
+  are no part of the plan),
   the sum of each rank's private growth (``RssAnon``) plus the shared plan
   once (the largest size a rank maps of the plan files in the tmpfs folder,
   or its ``RssShmem`` growth if larger), read from ``/proc/<pid>/status``
@@ -62,6 +66,7 @@ sys.path.insert(0, SRC)
 import numpy as np
 import fairshard as fs
 N = int(sys.argv[1]); RANK = int(sys.argv[2])
+eval(BUILD.split("(", 1)[0])  # resolve the family: its lazy import is not the plan's cost
 """
     + inputs()
     + r"""W = dict(num_replicas=8, rank=RANK)
@@ -148,6 +153,7 @@ sys.path.insert(0, SRC)
 import numpy as np
 import fairshard as fs
 N = int(sys.argv[1])
+eval(BUILD.split("(", 1)[0])  # resolve the family: its lazy import is not the restart's cost
 """
     + inputs()
     + r"""W = dict(num_replicas=8, rank=0)
