@@ -271,3 +271,39 @@ def test_a_copy_inside_a_package_needs_evidence_of_a_copy(tmp_path: Path) -> Non
     _package(tmp_path / "app" / "third_party")
     _package(tmp_path / "app" / "third_party" / "apex", "amp")
     assert vendored_folder(tmp_path, Path("app/third_party/apex")) == "app/third_party"
+
+
+def test_fs106_in_a_helper_follows_the_script_that_imports_it(tmp_path: Path) -> None:
+    """A helper pinning the GPU is one process of several when a distributed script imports it."""
+    (tmp_path / "gpu.py").write_text(
+        "import os\n"
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "def pin(cfg):\n"
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = str(cfg.gpu_idx)\n'
+        "\n"
+        "def loader(dataset):\n"
+        "    return DataLoader(dataset, batch_size=8)\n"
+    )
+    (tmp_path / "evaluate.py").write_text(
+        "from gpu import loader, pin\n"
+        "\n"
+        "def main(cfg, dataset, model):\n"
+        "    pin(cfg)\n"
+        "    return [model(batch) for batch in loader(dataset)]\n"
+    )
+    # imported only by a single-process evaluation script: its GPU is its own to pick
+    assert _found(tmp_path, [tmp_path]) == set()
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from gpu import pin\n"
+        "\n"
+        "def main(cfg, dataset):\n"
+        "    pin(cfg)\n"
+        '    dist.init_process_group("nccl")\n'
+        "    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == {("gpu.py", 5, "FS106")}
+    # linted on its own, the helper shows no process group
+    assert _found(tmp_path, [tmp_path / "gpu.py"]) == set()
