@@ -87,7 +87,7 @@ def test_default_excludes_and_exclude_globs(
 def test_only_pytorch_data_loading_files_are_linted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cvd = 'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\n'
+    cvd = 'import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\nrank = os.environ["RANK"]\n'
     tf = _write(tmp_path / "tf_train.py", cvd + "import tensorflow as tf\n")
     plain_torch = _write(tmp_path / "infer.py", cvd + "import torch\nx = torch.ones(1)\n")
     loading = _write(tmp_path / "train.py", cvd + "from torch.utils.data import DataLoader\n")

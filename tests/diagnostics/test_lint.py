@@ -225,6 +225,14 @@ def test_fs103_a_speechbrain_brain_subclass_makes_the_script_distributed(base: s
     assert lint_source(other) == []
 
 
+#: A distributed data-loading script (a process group), where FS106 applies.
+_FS106_HEAD = (
+    "import os\nimport torch\nimport torch.distributed as dist\n"
+    "from torch.utils.data import DataLoader\n"
+    'dist.init_process_group("nccl")\n'
+)
+
+
 @pytest.mark.parametrize(
     "value",
     [
@@ -238,7 +246,7 @@ def test_fs103_a_speechbrain_brain_subclass_makes_the_script_distributed(base: s
     ],
 )
 def test_fs106_leaves_per_process_pinning_alone(value: str) -> None:
-    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    head = _FS106_HEAD
     assert lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n') == []
     setdefault = f'os.environ.setdefault("CUDA_VISIBLE_DEVICES", {value})\n'
     assert lint_source(head + setdefault) == []
@@ -246,7 +254,7 @@ def test_fs106_leaves_per_process_pinning_alone(value: str) -> None:
 
 @pytest.mark.parametrize("value", ['"0"', '"0,1,2,3"', "args.gpus", "','.join(gpus)"])
 def test_fs106_still_reports_the_same_value_in_every_process(value: str) -> None:
-    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    head = _FS106_HEAD
     found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n')
     assert [f.code for f in found] == ["FS106"]
 
@@ -346,7 +354,28 @@ def test_branch_following_reads_every_comparison_form(test: str, expected: objec
 def test_fs106_reports_a_same_for_every_process_pin_only_where_it_cannot_work(
     value: str, set_device: bool, reported: bool
 ) -> None:
-    head = "import os\nimport torch\nfrom torch.utils.data import DataLoader\n"
+    head = _FS106_HEAD
     pick = "torch.cuda.set_device(local_rank)\n" if set_device else ""
     found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n' + pick)
+    assert [f.code for f in found] == (["FS106"] if reported else [])
+
+
+@pytest.mark.parametrize("value", ['"0"', '"0,1,2,3"', "args.gpus", "str(cfg.gpu_idx)"])
+@pytest.mark.parametrize(
+    ("evidence", "reported"),
+    [
+        ("", False),  # one process (an evaluation entry point): its GPU is its own to pick
+        ("torch.cuda.set_device(0)\n", False),
+        ("model = torch.nn.parallel.DistributedDataParallel(model)\n", True),
+        ('rank = int(os.environ["LOCAL_RANK"])\n', True),
+        ('world = int(os.environ.get("WORLD_SIZE", 1))\n', True),
+        ("rank = dist.get_rank()\n", True),
+    ],
+)
+def test_fs106_needs_a_script_of_several_processes(
+    value: str, evidence: str, reported: bool
+) -> None:
+    head = "import os\nimport torch\nimport torch.distributed as dist\n"
+    head += "from torch.utils.data import DataLoader\n"
+    found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n' + evidence)
     assert [f.code for f in found] == (["FS106"] if reported else [])

@@ -271,3 +271,127 @@ def test_a_copy_inside_a_package_needs_evidence_of_a_copy(tmp_path: Path) -> Non
     _package(tmp_path / "app" / "third_party")
     _package(tmp_path / "app" / "third_party" / "apex", "amp")
     assert vendored_folder(tmp_path, Path("app/third_party/apex")) == "app/third_party"
+
+
+def test_fs106_in_a_helper_follows_the_script_that_imports_it(tmp_path: Path) -> None:
+    """A helper pinning the GPU is one process of several when a distributed script imports it."""
+    (tmp_path / "gpu.py").write_text(
+        "import os\n"
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "def pin(cfg):\n"
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = str(cfg.gpu_idx)\n'
+        "\n"
+        "def loader(dataset):\n"
+        "    return DataLoader(dataset, batch_size=8)\n"
+    )
+    (tmp_path / "evaluate.py").write_text(
+        "from gpu import loader, pin\n"
+        "\n"
+        "def main(cfg, dataset, model):\n"
+        "    pin(cfg)\n"
+        "    return [model(batch) for batch in loader(dataset)]\n"
+    )
+    # imported only by a single-process evaluation script: its GPU is its own to pick
+    assert _found(tmp_path, [tmp_path]) == set()
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader, DistributedSampler\n"
+        "from gpu import pin\n"
+        "\n"
+        "def main(cfg, dataset):\n"
+        "    pin(cfg)\n"
+        '    dist.init_process_group("nccl")\n'
+        "    return DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == {("gpu.py", 5, "FS106")}
+    # linted on its own, the helper shows no process group
+    assert _found(tmp_path, [tmp_path / "gpu.py"]) == set()
+
+
+_PADDED_EVAL = (
+    "import torch.distributed as dist\n"
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "\n"
+    "def evaluate(model, dataset):\n"
+    '    dist.init_process_group("nccl")\n'
+    "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))\n"
+    "    results = [model(batch) for batch in loader]\n"
+    "    ordered = [r for part in zip(*dist.all_gather_object(results)) for r in part]\n"
+    "    return ordered[: len(dataset)]\n"
+)
+
+
+def _whole_copy(folder: Path, setup: str, package: str, licence: bool = True) -> None:
+    """A released package copied in whole: packaging, (licence,) the package and its examples."""
+    (folder / package).mkdir(parents=True)
+    (folder / package / "__init__.py").write_text("")
+    (folder / "examples").mkdir()
+    (folder / "examples" / "main_amp.py").write_text(_PADDED_EVAL)
+    (folder / setup.partition(":")[0]).write_text(setup.partition(":")[2])
+    if licence:
+        (folder / "LICENSE").write_text("")
+
+
+@pytest.mark.parametrize(
+    ("setup", "package"),
+    [
+        ("setup.py:from setuptools import setup\nsetup(name='apex', version='0.1')\n", "apex"),
+        # the name in a constant, and a distribution name spelled with a dash
+        (
+            'setup.py:import setuptools\nPACKAGE_NAME = "causal-conv1d"\n'
+            "setuptools.setup(name=PACKAGE_NAME)\n",
+            "causal_conv1d",
+        ),
+        ('pyproject.toml:[project]\nname = "tensorboardX"\nversion = "2.0"\n', "tensorboardX"),
+        ("setup.cfg:[metadata]\nname = mamba_ssm\n", "mamba_ssm"),
+    ],
+)
+def test_a_whole_released_copy_at_the_top_is_vendored(
+    tmp_path: Path, setup: str, package: str
+) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    # openai/jukebox: apex/ (its own setup.py, LICENSE and apex/apex/) beside jukebox/
+    (tmp_path / "README.md").write_text("")
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='jukebox')\n")
+    _package(tmp_path / "jukebox", "train")
+    _whole_copy(tmp_path / "copy", setup, package)
+    assert vendored_folder(tmp_path, Path("copy/examples")) == "copy"
+    assert vendored_folder(tmp_path, Path("copy")) == "copy"
+    assert vendored_folder(tmp_path, Path("jukebox")) is None
+    skipped: list[str] = []
+    findings, _ = lint_paths([tmp_path], skipped=skipped)
+    assert findings == [] and "copy" in skipped[0]
+    findings, _ = lint_paths([tmp_path], include_vendored=True)
+    assert [(Path(f.path).relative_to(tmp_path).as_posix(), f.code) for f in findings] == [
+        ("copy/examples/main_amp.py", "FS109")
+    ]
+
+
+def test_a_top_level_folder_needs_a_whole_copy_to_be_vendored(tmp_path: Path) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    (tmp_path / "README.md").write_text("")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "my-lib"\n')
+    setup = "setup.py:from setuptools import setup\nsetup(name='{}')\n"
+    # the repository's own package, even with packaging and a licence of its own
+    _whole_copy(tmp_path / "my_lib", setup.format("my_lib"), "my_lib")
+    assert vendored_folder(tmp_path, Path("my_lib/examples")) is None
+    # no licence of its own
+    _whole_copy(tmp_path / "apex", setup.format("apex"), "apex", licence=False)
+    assert vendored_folder(tmp_path, Path("apex/examples")) is None
+    # the named package is not in it (a sub-project that packages something else)
+    _whole_copy(tmp_path / "tools", setup.format("toolbox"), "scripts")
+    assert vendored_folder(tmp_path, Path("tools/examples")) is None
+    # no name it can read (computed at build time)
+    _whole_copy(
+        tmp_path / "ext", "setup.py:from setuptools import setup\nsetup(name=NAME)\n", "ext"
+    )
+    assert vendored_folder(tmp_path, Path("ext/examples")) is None
+    # a folder of several checkouts (nothing at its top): each is linted
+    checkouts = tmp_path / "checkouts"
+    checkouts.mkdir()
+    _whole_copy(checkouts / "apex", setup.format("apex"), "apex")
+    assert vendored_folder(checkouts, Path("apex/examples")) is None
+    assert vendored_folder(checkouts, Path("apex/apex")) is None

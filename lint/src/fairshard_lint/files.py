@@ -22,9 +22,11 @@ for that file instead of aborting the whole run.
 from __future__ import annotations
 
 import ast
+import configparser
 import fnmatch
 import functools
 import io
+import re
 import stat
 import tokenize
 from collections.abc import Iterator, Sequence
@@ -236,6 +238,122 @@ def _beside_a_release(path: Path) -> bool:
     return any(p.name in KNOWN_PACKAGES and _versioned_package(p) for p in siblings)
 
 
+def _normalized(name: str) -> str:
+    """A package name as packaging compares it (``Causal-Conv1d`` is ``causal_conv1d``)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+_PROJECT_NAME = re.compile(r"""^\s*name\s*=\s*["']([^"']+)["']""")
+
+
+def _pyproject_name(text: str) -> str | None:
+    """``name`` of ``[project]`` (or ``[tool.poetry]``) of a ``pyproject.toml``, line by line."""
+    section = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped.strip("[] ")
+            continue
+        match = _PROJECT_NAME.match(line)
+        if match and section in ("project", "tool.poetry"):
+            return match.group(1)
+    return None
+
+
+def _setup_py_name(text: str) -> str | None:
+    """The ``name=`` of the ``setup(...)`` call of a ``setup.py``.
+
+    A string literal, or a module-level constant holding one
+    (``PACKAGE_NAME = "mamba_ssm"`` ... ``setup(name=PACKAGE_NAME)``).
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if called != "setup":
+            continue
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg != "name":
+                continue
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return value.value
+            if isinstance(value, ast.Name) and value.id in constants:
+                return constants[value.id]
+    return None
+
+
+def _setup_cfg_name(text: str) -> str | None:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    name = parser.get("metadata", "name", fallback=None)
+    return name.strip() if name else None
+
+
+@functools.lru_cache(maxsize=256)
+def _distribution_names(folder: Path) -> frozenset[str]:
+    """The package names ``folder``'s own packaging files give, normalized (none: empty)."""
+    names: set[str] = set()
+    for file, read in (
+        ("setup.py", _setup_py_name),
+        ("pyproject.toml", _pyproject_name),
+        ("setup.cfg", _setup_cfg_name),
+    ):
+        try:
+            text = (folder / file).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        name = read(text)
+        if name:
+            names.add(_normalized(name))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _whole_release(root: Path, path: Path) -> bool:
+    """Top-level ``path`` is a whole released copy of a package in the repository at ``root``.
+
+    ``apex/`` at the top of openai/jukebox: its own ``setup.py`` naming
+    ``apex``, its own licence, and the package folder ``apex/apex/``. The
+    repository's own package (the one its top-level packaging names) is never
+    one, and a folder of several checkouts (no README, licence or packaging at
+    ``root``) holds no copies.
+    """
+    if not _has_licence(path):
+        return False
+    names = _distribution_names(path) - _distribution_names(root)
+    if not names:
+        return False
+    try:
+        if not (_has_packaging(root) or _has_licence(root) or any(root.glob("README*"))):
+            return False
+        packages = {
+            _normalized(child.name)
+            for child in path.iterdir()
+            if child.is_dir() and (child / "__init__.py").is_file()
+        }
+    except OSError:
+        return False
+    return bool(names & packages)
+
+
 def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     """The vendored tree ``folder`` (relative to the walked ``root``) lies in, or ``None``.
 
@@ -254,18 +372,26 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     distribution of its own (a
     licence file and a packaging file: ``torchhub/facebookresearch_dinov2_main/``).
 
+    At the top level of ``root`` a folder is vendored only when it is a whole
+    released copy of a package (:func:`_whole_release`: its own packaging
+    naming a package it holds, its own licence: ``apex/`` with ``apex/apex/``
+    beside the repository's own ``jukebox/``).
+
     NOTE: the top level of ``root`` is never vendored by the last two tests, so
     linting a folder of several checkouts (``repos/fairseq/``) or a package
-    from its own root (``timm/``) reads their code.
+    from its own root (``timm/``) reads their code; nor is the package the
+    top-level packaging of ``root`` names.
     """
     parts = PurePosixPath(Path(folder).as_posix()).parts
     for index, part in enumerate(parts):
         here = PurePosixPath(*parts[: index + 1])
         if part.lower() in VENDOR_FOLDERS:
             return here.as_posix()
-        if index == 0:
-            continue
         path = root / here
+        if index == 0:
+            if _whole_release(root, path):
+                return here.as_posix()
+            continue
         if part in KNOWN_PACKAGES and (
             _copied_package(root, path)
             or (not _packaged(path.parent) and not _own_subpackage(path))

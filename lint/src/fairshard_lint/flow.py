@@ -47,6 +47,7 @@ __all__ = [
     "WRAPPERS",
     "Flow",
     "bound_argument",
+    "distributed_script",
     "epoch_managing",
     "flow_of",
     "is_batch_sampler_call",
@@ -548,15 +549,31 @@ class Flow:
         return parent.name if isinstance(parent, ast.ClassDef) else None
 
     def _find_distributed(self) -> None:
-        self.distributed = (
-            any(tail(c) in _DISTRIBUTED_CALLS for c in self.mod.calls)
-            or any(
-                env_key(node) in _DISTRIBUTED_ENV
-                for node in self.mod.nodes
-                if isinstance(node, ast.Subscript | ast.Call)
-            )
-            or bool(trainer_subclasses(self.mod))
+        self.distributed = distributed_script(self.mod)
+
+
+def distributed_script(mod: Module) -> bool:
+    """The file runs as one process of several: the linter's one test of a distributed script.
+
+    A process group or DDP (``init_process_group``, ``DistributedDataParallel``,
+    rank and world-size queries, collectives), a launcher's variables read
+    (``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``: ``torchrun``), or a trainer base
+    class that sets up DDP itself (:data:`TRAINER_BASES`).
+    """
+    cached = mod.cache.get("distributed_script")
+    if isinstance(cached, bool):
+        return cached
+    found = (
+        any(tail(c) in _DISTRIBUTED_CALLS for c in mod.calls)
+        or any(
+            env_key(node) in _DISTRIBUTED_ENV
+            for node in mod.nodes
+            if isinstance(node, ast.Subscript | ast.Call)
         )
+        or bool(trainer_subclasses(mod))
+    )
+    mod.cache["distributed_script"] = found
+    return found
 
 
 #: Calls that wrap a loader so that every pass calls its sampler's ``set_epoch``:

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from .context import context_of, target_names
-from .flow import LOADERS, flow_of, shuffle_from_config, shuffles
+from .flow import LOADERS, distributed_script, flow_of, shuffle_from_config, shuffles
 from .names import (
     Module,
     argument,
@@ -206,6 +206,27 @@ def _picks_device_per_process(mod: Module) -> bool:
     )
 
 
+def _runs_as_several_processes(mod: Module) -> bool:
+    """The script is one process of several: it, or a module of its tree that imports it.
+
+    The linter's test of a distributed script (:func:`~.flow.distributed_script`:
+    a process group, DDP, rank queries, a launcher's ``RANK``/``LOCAL_RANK``)
+    holds for the file or for a script that imports it (a helper of the
+    training script that pins the GPU). A single-process script (an
+    evaluation entry point choosing its GPU from a config) is free to pin one.
+    """
+    if distributed_script(mod):
+        return True
+    project = mod.cache.get("project")
+    if project is None:
+        return False
+    name = mod.cache["module_name"]
+    return any(
+        owner != name and distributed_script(other) and project.imports_module(owner, name)
+        for owner, other in project.modules.items()
+    )
+
+
 def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:
     """A same-for-every-process ``CUDA_VISIBLE_DEVICES`` value that goes wrong.
 
@@ -224,7 +245,9 @@ def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:
 @rule(
     "FS106",
     "cuda-visible-devices",
-    "the script sets os.environ['CUDA_VISIBLE_DEVICES'] to the same value in every process "
+    "a distributed script (process group, DDP, rank queries, a launcher's RANK or LOCAL_RANK; "
+    "or a module such a script imports) sets os.environ['CUDA_VISIBLE_DEVICES'] to the same "
+    "value in every process "
     "where that cannot work: one GPU for every process (ranks 1 and up cannot see theirs), or "
     "a list of GPUs with no torch.cuda.set_device to pick each process's own (every process "
     "computes on the first); it is also ignored once CUDA is initialized. A per-process pin "
@@ -239,6 +262,8 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         "ignored once CUDA is initialized); set it on the command line and use "
         "torch.cuda.set_device(local_rank)"
     )
+    if not _runs_as_several_processes(mod):
+        return  # one process: pinning its GPU from a config or a constant is its own choice
     for node in mod.nodes:
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
