@@ -9,7 +9,7 @@ runs the script) and yields ``(node, message)`` pairs.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .context import context_of, target_names
 from .flow import LOADERS, distributed_script, flow_of, shuffle_from_config, shuffles
@@ -194,16 +194,7 @@ def _picks_device_per_process(mod: Module) -> bool:
     the list is set before CUDA starts; without such a pick every process
     computes on the first GPU of the list.
     """
-    if "set_device" in mod.identifiers:
-        return True
-    project = mod.cache.get("project")
-    if project is None:
-        return False
-    name = mod.cache["module_name"]
-    return any(
-        "set_device" in other.identifiers and project.imports_module(owner, name)
-        for owner, other in project.modules.items()
-    )
+    return _here_or_in_an_importer(mod, lambda m: "set_device" in m.identifiers)
 
 
 def _runs_as_several_processes(mod: Module) -> bool:
@@ -215,14 +206,19 @@ def _runs_as_several_processes(mod: Module) -> bool:
     training script that pins the GPU). A single-process script (an
     evaluation entry point choosing its GPU from a config) is free to pin one.
     """
-    if distributed_script(mod):
+    return _here_or_in_an_importer(mod, distributed_script)
+
+
+def _here_or_in_an_importer(mod: Module, test: Callable[[Module], bool]) -> bool:
+    """``test`` holds for ``mod`` or for a module of its linted tree that imports it."""
+    if test(mod):
         return True
     project = mod.cache.get("project")
     if project is None:
         return False
     name = mod.cache["module_name"]
     return any(
-        owner != name and distributed_script(other) and project.imports_module(owner, name)
+        owner != name and test(other) and project.imports_module(owner, name)
         for owner, other in project.modules.items()
     )
 

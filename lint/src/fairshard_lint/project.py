@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -171,17 +172,10 @@ class Project:
     def _imported_elements(self, name: str) -> dict[str, set[int]]:
         """Calls of module ``name`` to a function elsewhere that returns loaders in a tuple."""
         out: dict[str, set[int]] = {}
-        named = {f for functions in self.element_producers.values() for f in functions}
-        if not named:
-            return out
-        for call in self.modules[name].calls:
-            if tail(call) not in named:
-                continue
-            where = self.resolve(name, call)
-            if where is not None and where[0] != name:
-                positions = self.element_producers.get(where[0], {}).get(where[1])
-                if positions:
-                    out.setdefault(tail(call), set()).update(positions)
+        for call, (module, function) in self._calls_elsewhere(name, self.element_producers):
+            positions = self.element_producers.get(module, {}).get(function)
+            if positions:
+                out.setdefault(tail(call), set()).update(positions)
         return out
 
     def _carried_parameters(self, flowing: set[str]) -> dict[str, dict[str, set[str]]]:
@@ -305,17 +299,25 @@ class Project:
 
     def _imported(self, name: str, facts: dict[str, set[str]]) -> set[str]:
         """Names module ``name`` calls that resolve to a function with the fact elsewhere."""
-        out: set[str] = set()
+        return {
+            tail(call)
+            for call, (module, function) in self._calls_elsewhere(name, facts)
+            if function in facts.get(module, ())
+        }
+
+    def _calls_elsewhere(
+        self, name: str, facts: Mapping[str, Iterable[str]]
+    ) -> Iterator[tuple[ast.Call, tuple[str, str]]]:
+        """Calls of module ``name`` named like a function of ``facts`` that resolve elsewhere."""
         named = {function for functions in facts.values() for function in functions}
         if not named:
-            return out
+            return
         for call in self.modules[name].calls:
             if tail(call) not in named:
                 continue
             where = self.resolve(name, call)
-            if where is not None and where[0] != name and where[1] in facts.get(where[0], ()):
-                out.add(tail(call))
-        return out
+            if where is not None and where[0] != name:
+                yield call, where
 
     def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
         """Every call in the tree that resolves to ``function`` of module ``name``."""
