@@ -17,6 +17,9 @@ only, without root. Each cell reads the first records of rank 0's order
   dataset calling ``Readahead.touch`` for the hints alone (the 0.2 recipe);
 * ``locality, no hint``: the same order without ``Readahead``.
 
+A last table gives the disk's own ceiling: MiB/s of 1, 4 and 16 MiB
+``pread``s of the evicted file, in file order and at scattered offsets.
+
 In one thread, and through a ``DataLoader`` with 2 workers (batches of 64,
 timed from the first batch, so worker start-up is left out). Medians of
 ``--reps``; the ratios are taken within each rep (same file, same run).
@@ -171,6 +174,64 @@ def cold_cells(path: str | Path, record: int, workers: int) -> dict[str, tuple[s
     }
 
 
+CHUNKS = (1 << 20, 4 << 20, 16 << 20)  # the disk table's read sizes
+DISK_BYTES = 512 << 20  # read per disk cell
+
+
+def chunk_rate(path: str, chunk: int, scattered: bool, total: int) -> float:
+    """MiB/s of ``total`` bytes read cold in ``chunk``-byte ``pread``s, in file order or scattered.
+
+    The ceiling of any read order: the locality order reads whole blocks at
+    scattered offsets, so where this disk serves scattered reads of every
+    size below its rate in file order, no order that mixes distant parts of
+    the file (as a class-sorted file needs for a good shuffle) can read at
+    the rate of a file read in order. Scattered reads are told so with
+    ``POSIX_FADV_RANDOM`` (no kernel readahead past each chunk).
+    """
+    offsets = list(range(0, os.path.getsize(path) - chunk + 1, chunk))
+    if scattered:
+        np.random.default_rng(1).shuffle(offsets)
+    offsets = offsets[: max(1, total // chunk)]
+    evict(path)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if scattered:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+        start = time.perf_counter()
+        for offset in offsets:
+            os.pread(fd, chunk, offset)
+        return len(offsets) * chunk / (time.perf_counter() - start) / (1 << 20)
+    finally:
+        os.close(fd)
+
+
+def disk_table(path: str, reps: int, total: int, chunks: tuple[int, ...] = CHUNKS) -> str:
+    """The disk's own rates: chunk reads in file order and scattered, interleaved reps."""
+    if any(c > os.path.getsize(path) for c in chunks):
+        raise ValueError(f"disk_table: chunks {chunks} must fit in {path}")
+    cells = [(c, s) for c in chunks for s in (False, True)]
+    rates: dict[tuple[int, bool], list[float]] = {c: [] for c in cells}
+    for rep in range(reps):
+        shift = rep % len(cells)
+        for cell in cells[shift:] + cells[:shift]:
+            rates[cell].append(chunk_rate(path, cell[0], cell[1], min(total, DISK_BYTES)))
+    rows = [
+        [
+            f"{chunk >> 20} MiB",
+            spread(rates[(chunk, False)], ",.0f"),
+            spread(rates[(chunk, True)], ",.0f"),
+            spread(
+                [s / o for s, o in zip(rates[(chunk, True)], rates[(chunk, False)], strict=True)],
+                ".2f",
+            ),
+        ]
+        for chunk in chunks
+    ]
+    return table(
+        ["chunk", "in file order (MiB/s)", "scattered (MiB/s)", "scattered / in order"], rows
+    )
+
+
 def bits(indices: list[int], n: int) -> float:
     """Mean class entropy per batch of ``indices`` on the file taken as class-sorted."""
     labels = (np.arange(n, dtype=np.int64) * CLASSES) // n
@@ -230,6 +291,7 @@ def main() -> None:
                         + [_ratio(rates, "locality", f"streaming {a}", "x") for a in algos]
                     )
                 quality[(where, record)] = {o: statistics.median(v) for o, v in entropy.items()}
+        disk = disk_table(path, args.reps, size // 2)
     print("### Cold-cache reads: records per second by order\n")
     print(
         table(
@@ -270,6 +332,14 @@ def main() -> None:
             "\nmosaicml streaming: not measured (no .venv-streaming; `make bench` makes it, "
             "or set BENCH_STREAMING_PYTHON)."
         )
+    print("\n### The disk: cold chunk reads in file order and at scattered offsets\n")
+    print(disk)
+    print(
+        f"\nOne thread, {min(size, DISK_BYTES) >> 20} MiB read per cell, the file evicted "
+        "before each; scattered: the chunks in a seeded random order, POSIX_FADV_RANDOM. "
+        "The locality order reads scattered blocks: where scattered reads of every size "
+        "run below reads in file order, that gap bounds locality / sequential above."
+    )
     orders = [*ORDERS[:3], *(f"streaming {a}" for a in algos)]
     keys = list(quality)
     print(
