@@ -180,6 +180,9 @@ ROUND_ELEVEN_AFTER = [
     "good_cuda_visible_single_process_constant.py",
     "bad_cuda_visible_ddp_config.py",
     "bad_cuda_visible_torchrun_env.py",
+    "bad_lite_setup_dataloaders.py",
+    "good_lite_setup_dataloaders_set_epoch.py",
+    "good_lite_setup_dataloaders_in_order.py",
 ]
 
 

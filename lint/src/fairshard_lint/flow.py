@@ -392,6 +392,8 @@ class Flow:
             return self.carries(argument(node, "sampler", 0))
         if name in WRAPPERS:
             return any(self.carries(a) for a in node.args)
+        if lite_sharded(self, node):
+            return True
         return name in self.producers
 
     def _carried_count(self) -> int:
@@ -588,12 +590,65 @@ def epoch_managing(mod: Module, call: ast.Call) -> bool:
     name = tail(call)
     if name not in _EPOCH_MANAGERS:
         return False
+    if name == "setup_dataloaders" and lite_without_epochs(mod):
+        return False
     qualified = mod.qualified(call.func) or ""
     if qualified.startswith("ray.") or ".ray." in qualified:
         return False
     if name == "prepare":  # accelerator.prepare(...): a method of an accelerate object
         return isinstance(call.func, ast.Attribute) and mod.imports_any(frozenset({"accelerate"}))
     return True
+
+
+#: Where Lightning Lite (before 1.9) lives: its ``setup_dataloaders`` puts in a
+#: ``DistributedSampler`` and never calls ``set_epoch``.
+_LITE_PACKAGES = frozenset({"pytorch_lightning", "lightning_lite", "lightning"})
+
+
+def lite_without_epochs(mod: Module) -> bool:
+    """The file drives Lightning Lite, whose ``setup_dataloaders`` shards but sets no epoch.
+
+    NOTE: ``LightningLite.setup_dataloaders`` (``pytorch_lightning.lite``,
+    1.5-1.8, and the ``lightning_lite`` package of 1.8) replaces a loader's
+    sampler with a ``DistributedSampler`` that shuffles when the loader did,
+    and its ``_LiteDataLoader`` iterates without ``set_epoch``: the user's
+    loop must call it. Lightning Fabric (``lightning_fabric``,
+    ``lightning.fabric``, and the deprecated Lite of 1.9 built on it) calls
+    ``set_epoch`` at every pass. Code naming ``LightningLite`` is taken for
+    the former, the releases it was written for; Fabric code never names it.
+    """
+    return "LightningLite" in mod.identifiers and mod.imports_any(_LITE_PACKAGES)
+
+
+def lite_sharded(flow: Flow, call: ast.Call) -> bool:
+    """``self.setup_dataloaders(loader)`` under Lite with a loader that shuffles.
+
+    Lite puts in a shuffling ``DistributedSampler`` (unless
+    ``replace_sampler=False``), so the loader it returns needs ``set_epoch``.
+    """
+    if tail(call) != "setup_dataloaders" or not lite_without_epochs(flow.mod):
+        return False
+    if is_constant(argument(call, "replace_sampler"), False):
+        return False
+    return any(flow.carries(arg) or _shuffling_loader(flow, arg) for arg in call.args)
+
+
+def _shuffling_loader(flow: Flow, node: ast.AST) -> bool:
+    """``DataLoader(ds, shuffle=True)``, inline or a name its function binds to one."""
+    if isinstance(node, ast.Call):
+        return tail(node) in LOADERS and shuffles(flow, node)
+    name = dotted(node)
+    if name is None:
+        return False
+    func = flow.mod.function_of(node)
+    return any(
+        name in names
+        and flow.mod.function_of(value) is func
+        and isinstance(value, ast.Call)
+        and tail(value) in LOADERS
+        and shuffles(flow, value)
+        for names, value in flow.bindings
+    )
 
 
 def trainer_subclasses(mod: Module) -> list[ast.ClassDef]:

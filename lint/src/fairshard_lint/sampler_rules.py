@@ -32,8 +32,9 @@ __all__: list[str] = []
 @rule(
     "FS101",
     "set-epoch-missing",
-    "a distributed sampler is iterated across epochs without set_epoch in the loop, so every "
-    "epoch repeats the same order",
+    "a distributed sampler (also the one Lightning Lite before 1.9 puts into the loaders "
+    "it sets up) is iterated across epochs without set_epoch in the loop, so every epoch "
+    "repeats the same order",
     "call sampler.set_epoch(epoch) at the top of the epoch loop, before iterating the loader "
     "(or build a fairshard sampler with auto_epoch=True)",
 )
