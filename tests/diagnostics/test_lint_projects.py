@@ -395,3 +395,90 @@ def test_a_top_level_folder_needs_a_whole_copy_to_be_vendored(tmp_path: Path) ->
     _whole_copy(checkouts / "apex", setup.format("apex"), "apex")
     assert vendored_folder(checkouts, Path("apex/examples")) is None
     assert vendored_folder(checkouts, Path("apex/apex")) is None
+
+
+_TASK_EXPERT = (
+    "from torch.utils.data import DataLoader\n"
+    "\n"
+    "class DownstreamExpert:\n"
+    "    def get_dataloader(self, dataset, mode):\n"
+    "        if mode == 'train':\n"
+    "            return DataLoader(dataset, batch_size=8, shuffle=True)\n"
+    "        return DataLoader(dataset, batch_size=8, shuffle=False)\n"
+)
+
+
+def _runner(load: str, extra: str = "") -> str:
+    return (
+        "import importlib\n"
+        "import torch.distributed as dist\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "from torch.utils.data import DistributedSampler\n"
+        f"{extra}"
+        "\n"
+        "def run(args, model):\n"
+        '    dist.init_process_group("nccl")\n'
+        f"    expert = {load}\n"
+        "    return DDP(model), expert.DownstreamExpert()\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "load",
+    [
+        'importlib.import_module(f"tasks.{args.task}.expert")',
+        'importlib.import_module("tasks." + args.task + ".expert")',
+    ],
+)
+def test_fs103_in_a_task_module_that_a_distributed_runner_loads_by_name(
+    tmp_path: Path, load: str
+) -> None:
+    """A runner loads its task modules by a computed name: their shuffling loaders are its."""
+    (tmp_path / "tasks" / "asr").mkdir(parents=True)
+    (tmp_path / "tasks" / "asr" / "expert.py").write_text(_TASK_EXPERT)
+    (tmp_path / "runner.py").write_text(_runner(load))
+    assert _found(tmp_path, [tmp_path]) == {("tasks/asr/expert.py", 6, "FS103")}
+    # linted alone, the task module shows no process group
+    assert _found(tmp_path, [tmp_path / "tasks" / "asr" / "expert.py"]) == set()
+
+
+def test_fs103_not_in_a_task_module_the_runner_does_not_load(tmp_path: Path) -> None:
+    """A computed name spells only the modules it can: another folder's are not its."""
+    (tmp_path / "tasks" / "asr").mkdir(parents=True)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "expert.py").write_text(_TASK_EXPERT)
+    (tmp_path / "runner.py").write_text(
+        _runner('importlib.import_module(f"tasks.{args.task}.expert")')
+    )
+    assert _found(tmp_path, [tmp_path]) == set()
+    # a bare computed name says nothing about which modules it loads
+    (tmp_path / "runner.py").write_text(_runner("importlib.import_module(args.module)"))
+    (tmp_path / "tasks" / "asr" / "expert.py").write_text(_TASK_EXPERT)
+    assert _found(tmp_path, [tmp_path]) == set()
+
+
+def test_fs103_in_an_imported_module_left_to_a_framework_that_shards(tmp_path: Path) -> None:
+    """Where the script (or the module) uses a package that shards loaders, they are its."""
+    (tmp_path / "data.py").write_text(_TASK_EXPERT)
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DistributedSampler\n"
+        "from data import DownstreamExpert\n"
+        "\n"
+        "def run(dataset):\n"
+        '    dist.init_process_group("nccl")\n'
+        "    return DownstreamExpert().get_dataloader(dataset, 'train')\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == {("data.py", 6, "FS103")}
+    (tmp_path / "train.py").write_text(
+        "from accelerate import Accelerator\n"
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DistributedSampler\n"
+        "from data import DownstreamExpert\n"
+        "\n"
+        "def run(dataset):\n"
+        "    accelerator = Accelerator()\n"
+        "    dist.barrier()\n"
+        "    return accelerator.prepare(DownstreamExpert().get_dataloader(dataset, 'train'))\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == set()

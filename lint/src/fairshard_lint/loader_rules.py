@@ -82,14 +82,15 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
     "FS103",
     "unsharded-loader",
     "a distributed script (process group, DDP, rank or world-size queries, or a trainer "
-    "base class such as SpeechBrain's Brain that shards only the loaders it builds) builds "
-    "DataLoader(shuffle=True) without a distributed sampler (also shuffle= read from a "
-    "config, outside evaluation): every rank reads the whole dataset in its own order",
+    "base class such as SpeechBrain's Brain that shards only the loaders it builds), or a "
+    "module such a script imports or loads by name (import_module(f'tasks.{name}.expert')), "
+    "builds DataLoader(shuffle=True) without a distributed sampler (also shuffle= read from "
+    "a config, outside evaluation): every rank reads the whole dataset in its own order",
     "pass sampler=fairshard.DistributedSampler(dataset) (or PyTorch's) and drop shuffle=True",
 )
 def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
-    if not flow.distributed:
+    if not (flow.distributed or _run_by_a_distributed_script(mod)):
         return
     for call in mod.calls:
         if tail(call) not in LOADERS:
@@ -207,6 +208,44 @@ def _runs_as_several_processes(mod: Module) -> bool:
     evaluation entry point choosing its GPU from a config) is free to pin one.
     """
     return _here_or_in_an_importer(mod, distributed_script)
+
+
+#: Packages that build, wrap or re-shard the loaders of the code they drive
+#: (Lightning's Trainer, accelerate, HF Trainer, DeepSpeed's ``training_data``,
+#: ignite's ``auto_dataloader``, ...): a loader near them is theirs to shard.
+_SHARDING_FRAMEWORKS = frozenset(
+    {
+        "pytorch_lightning",
+        "lightning",
+        "lightning_fabric",
+        "accelerate",
+        "transformers",
+        "deepspeed",
+        "composer",
+        "ignite",
+        "mmengine",
+        "mmcv",
+        "detectron2",
+        "fairseq",
+        "catalyst",
+        "ray",
+    }
+)
+
+
+def _run_by_a_distributed_script(mod: Module) -> bool:
+    """A module with no distributed code of its own that a distributed script imports.
+
+    The task modules a runner loads by name (``import_module(f"pkg.{task}.expert")``)
+    or imports build their loaders for that runner's processes, so a
+    ``DataLoader(shuffle=True)`` there is read whole by every rank. Left alone
+    where the module or the script uses a package that shards loaders itself.
+    """
+    if mod.imports_any(_SHARDING_FRAMEWORKS):
+        return False
+    return _here_or_in_an_importer(
+        mod, lambda m: distributed_script(m) and not m.imports_any(_SHARDING_FRAMEWORKS)
+    )
 
 
 def _here_or_in_an_importer(mod: Module, test: Callable[[Module], bool]) -> bool:

@@ -91,6 +91,7 @@ class Project:
     _imports: dict[str, dict[str, str]] = field(default_factory=dict)
     _sites: dict[str, list[tuple[str, ast.Call]]] | None = None
     _suffixes: dict[str, list[str]] | None = None
+    _loaded: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)
     setters: dict[str, set[str]] = field(default_factory=dict)
     #: Module -> its classes -> attributes an instance carries (``DepthDataLoader.data``).
@@ -243,11 +244,48 @@ class Project:
         return out
 
     def imports_module(self, name: str, target: str) -> bool:
-        """Module ``name`` imports module ``target`` or a name from it."""
-        return any(
+        """Module ``name`` imports module ``target`` or a name from it, or loads it by name.
+
+        A computed name counts (``importlib.import_module(f"pkg.tasks.{task}.expert")``:
+        every module of the tree that the name can spell): a runner that loads
+        its task modules by name is their importer.
+        """
+        if any(
             target in (self._find(dotted_name), self._find(dotted_name.rpartition(".")[0]))
             for dotted_name in self.imports(name).values()
+        ):
+            return True
+        parts = target.split(".")
+        return any(
+            pattern.fullmatch(".".join(parts[start:]))
+            for pattern in self.loaded_by_name(name)
+            for start in range(len(parts))
         )
+
+    def loaded_by_name(self, name: str) -> list[re.Pattern[str]]:
+        """Patterns of the module names that module ``name`` imports by a computed name.
+
+        ``import_module(f"s3prl.downstream.{name}.expert")`` (or ``__import__``, the
+        name built with ``+`` or an f-string) matches ``s3prl.downstream.asr.expert``:
+        each computed part stands for one or more dotted components. Names with no
+        dotted literal part (``import_module(name)``) say nothing and give none.
+        """
+        cached = self._loaded.get(name)
+        if cached is not None:
+            return cached
+        out: list[re.Pattern[str]] = []
+        for call in self.modules[name].calls:
+            if tail(call) not in ("import_module", "__import__") or not call.args:
+                continue
+            pieces = _name_pieces(call.args[0])
+            literal = "".join(p for p in pieces or () if p is not None)
+            if pieces is None or "." not in literal.strip("."):
+                continue
+            out.append(
+                re.compile("".join(r"[\w.]+" if p is None else re.escape(p) for p in pieces))
+            )
+        self._loaded[name] = out
+        return out
 
     def resolve(self, name: str, call: ast.Call) -> tuple[str, str] | None:
         """``(module, function)`` of the tree that ``call`` in module ``name`` calls, if any.
@@ -331,6 +369,25 @@ class Project:
             for owner, call in self._sites.get(function, [])
             if self.resolve(owner, call) == (name, function)
         ]
+
+
+def _name_pieces(node: ast.expr) -> list[str | None] | None:
+    """A module name built from literals and computed parts: literals, ``None`` for the rest.
+
+    ``f"pkg.{task}.expert"`` and ``"pkg." + task + ".expert"`` give ``["pkg.", None,
+    ".expert"]``; anything else (a plain variable, a call) gives ``None``.
+    """
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return [
+            v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else None
+            for v in node.values
+        ]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _name_pieces(node.left), _name_pieces(node.right)
+        return [*(left or [None]), *(right or [None])]
+    return None
 
 
 def _own_method(name: str, module: Module, func: ast.Attribute) -> tuple[str, str] | None:
