@@ -379,3 +379,47 @@ def test_fs106_needs_a_script_of_several_processes(
     head += "from torch.utils.data import DataLoader\n"
     found = lint_source(head + f'os.environ["CUDA_VISIBLE_DEVICES"] = {value}\n' + evidence)
     assert [f.code for f in found] == (["FS106"] if reported else [])
+
+
+_PEP695 = (
+    "import torch.distributed as dist\n"
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "\n"
+    "type Batch[K] = dict[K, list[int]]\n"
+    "\n"
+    "class Buffer[T: (int, str)]:\n"
+    "    def first[U](self, xs: list[U]) -> U:\n"
+    "        return xs[0]\n"
+    "\n"
+    "def main(dataset, model, epochs):\n"
+    '    dist.init_process_group("gloo")\n'
+    "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset))\n"
+    "    for epoch in range(epochs):\n"
+    "        for batch in loader:\n"
+    "            model(batch)\n"
+)
+
+
+def test_files_with_python_3_12_type_parameters_are_checked() -> None:
+    """PEP 695 syntax (type parameters, ``type`` aliases) is read on any interpreter."""
+    assert [(f.code, f.line, f.col) for f in lint_source(_PEP695)] == [("FS101", 13, 5)]
+
+
+def test_a_newer_file_that_does_not_parse_reports_its_real_error() -> None:
+    """The 3.12 syntax before the error is valid: the error named is the real one."""
+    source = _PEP695 + "def broken(:\n"
+    findings = lint_source(source)
+    assert [f.code for f in findings] == ["FS100"]
+    assert findings[0].line == source.count("\n")
+
+
+def test_blanking_type_parameters_keeps_every_other_column() -> None:
+    from fairshard_lint.newer_syntax import without_type_parameters
+
+    source = "class Backtrackable[T](Base):\n    type Alias = int  # a comment\nx = d['type']\n"
+    plain = without_type_parameters(source)
+    assert plain is not None
+    assert plain.splitlines()[0] == "class Backtrackable   (Base):"
+    assert plain.splitlines()[1].startswith("    Alias = int  # a comment")
+    assert plain.splitlines()[2] == "x = d['type']"
+    assert without_type_parameters("x = 1\n") is None

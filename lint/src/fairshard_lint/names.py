@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .newer_syntax import NEEDS_FALLBACK, without_type_parameters
+
 __all__ = [
     "Module",
     "argument",
@@ -334,8 +336,29 @@ class Module:
 
     @classmethod
     def parse(cls, source: str | bytes, path: str = "<string>") -> Module:
-        """Parse ``source`` (raises ``SyntaxError``; bytes honour a PEP 263 declaration)."""
-        tree = ast.parse(source, filename=path)
+        """Parse ``source`` (raises ``SyntaxError``; bytes honour a PEP 263 declaration).
+
+        Python 3.12's type parameters parse on older interpreters too (see
+        ``newer_syntax``): they are blanked out and the text parsed again.
+        """
+        try:
+            tree = ast.parse(source, filename=path)
+        except SyntaxError:
+            plain = (
+                without_type_parameters(source)
+                if NEEDS_FALLBACK and isinstance(source, str)
+                else None
+            )
+            if plain is None:
+                raise
+            # an error left in the blanked text is the file's real one (the 3.12 syntax
+            # before it is valid); its line is the file's line
+            tree = ast.parse(plain, filename=path)
+        return cls._from_tree(tree)
+
+    @classmethod
+    def _from_tree(cls, tree: ast.Module) -> Module:
+        """Index a parsed tree: nodes, parents, calls, functions, classes, names."""
         module = cls(tree)
         found: list[ast.Call] = []
         parents = module.parents
