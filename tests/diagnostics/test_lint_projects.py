@@ -482,3 +482,79 @@ def test_fs103_in_an_imported_module_left_to_a_framework_that_shards(tmp_path: P
         "    return accelerator.prepare(DownstreamExpert().get_dataloader(dataset, 'train'))\n"
     )
     assert _found(tmp_path, [tmp_path]) == set()
+
+
+_MODEL_LIBRARY = (
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "\n"
+    "class Model:\n"
+    "    def get_data_loader(self, dataset, is_eval, num_gpus):\n"
+    "        sampler = DistributedSampler(dataset) if num_gpus > 1 else None\n"
+    "        return DataLoader(dataset, batch_size=8, sampler=sampler)\n"
+)
+_EXTERNAL_TRAINER = (
+    "from trainer import Trainer\n"
+    "from models import Model\n"
+    "\n"
+    "def main(config, dataset):\n"
+    "    Trainer(config, Model(), dataset).fit()\n"
+)
+
+
+def test_fs101_where_no_code_of_the_project_sets_an_epoch(tmp_path: Path) -> None:
+    """The loop is an external package's: a tree that never calls set_epoch is reported."""
+    (tmp_path / "models.py").write_text(_MODEL_LIBRARY)
+    (tmp_path / "train.py").write_text(_EXTERNAL_TRAINER)
+    assert _found(tmp_path, [tmp_path]) == {("models.py", 5, "FS101")}
+    # one file alone says nothing of the rest of the tree
+    assert _found(tmp_path, [tmp_path / "models.py"]) == set()
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        # somewhere in the tree the epoch is set
+        ("epochs.py", "def advance(loader, epoch):\n    loader.sampler.set_epoch(epoch)\n"),
+        # the script runs the loaders with a framework that sets their epochs
+        ("train.py", "import pytorch_lightning as pl\n" + _EXTERNAL_TRAINER),
+        ("train.py", "from transformers import Trainer\nfrom models import Model\n"),
+    ],
+)
+def test_fs101_no_report_where_the_tree_or_a_framework_sets_epochs(
+    tmp_path: Path, extra: tuple[str, str]
+) -> None:
+    (tmp_path / "models.py").write_text(_MODEL_LIBRARY)
+    (tmp_path / "train.py").write_text(_EXTERNAL_TRAINER)
+    (tmp_path / extra[0]).write_text(extra[1])
+    assert _found(tmp_path, [tmp_path]) == set()
+
+
+def test_fs101_not_at_the_sampler_where_the_tree_calls_its_builder(tmp_path: Path) -> None:
+    """A builder the tree calls hands its loader to code the linter reads: no hook report."""
+    (tmp_path / "models.py").write_text(_MODEL_LIBRARY)
+    (tmp_path / "train.py").write_text(
+        "from models import Model\n"
+        "\n"
+        "def main(dataset, step, epochs):\n"
+        "    loader = Model().get_data_loader(dataset, False, 8)\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n"
+    )
+    found = _found(tmp_path, [tmp_path])
+    assert not any(path == "models.py" for path, _, _ in found)
+    # a loop in the same module as the sampler is FS101's loop finding, named once
+    (tmp_path / "models.py").write_text(
+        _MODEL_LIBRARY + "\n"
+        "    def fit(self, dataset, step, epochs):\n"
+        "        loader = self.get_data_loader(dataset, False, 8)\n"
+        "        for epoch in range(epochs):\n"
+        "            for batch in loader:\n"
+        "                step(batch)\n"
+    )
+    (tmp_path / "train.py").write_text(_EXTERNAL_TRAINER)
+    assert _found(tmp_path, [tmp_path]) == {("models.py", 10, "FS101")}
+    # an evaluation sampler is no epoch's order
+    (tmp_path / "train.py").write_text(_EXTERNAL_TRAINER)
+    (tmp_path / "models.py").write_text(_MODEL_LIBRARY.replace("(dataset) if", "(val_set) if"))
+    assert not any(code == "FS101" for _, _, code in _found(tmp_path, [tmp_path]))

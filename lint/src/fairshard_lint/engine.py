@@ -13,6 +13,7 @@ from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module, dotted, tail
 from .project import Project, module_name, takes_part
 from .rules import RULES
+from .unset_epochs import epoch_frameworks_in
 
 __all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
 
@@ -279,7 +280,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     never names torch), and package ``__init__.py`` files that name one (a
     re-export).
     """
-    project = Project()
+    project = Project(whole_tree=True)
     parsed: dict[Path, Module] = {}
     later: list[tuple[Path, str]] = []
 
@@ -297,6 +298,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
             source = decode(file.read_bytes())
         except (OSError, SyntaxError, UnicodeDecodeError):
             continue
+        project.frameworks |= epoch_frameworks_in(source)
         if may_use_torch_data(source) or takes_part(source):
             enter(file, source)
         else:

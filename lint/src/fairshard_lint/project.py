@@ -92,6 +92,10 @@ class Project:
     _sites: dict[str, list[tuple[str, ast.Call]]] | None = None
     _suffixes: dict[str, list[str]] | None = None
     _loaded: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
+    #: The project is a walked folder (every file of the tree seen), not a file alone.
+    whole_tree: bool = False
+    #: Loader-running frameworks any file of the tree imports (see ``unset_epochs``).
+    frameworks: set[str] = field(default_factory=set)
     producers: dict[str, set[str]] = field(default_factory=dict)
     setters: dict[str, set[str]] = field(default_factory=dict)
     #: Module -> its classes -> attributes an instance carries (``DepthDataLoader.data``).

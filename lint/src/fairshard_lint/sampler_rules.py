@@ -25,6 +25,7 @@ from .names import (
     tail,
 )
 from .rulebook import rule
+from .unset_epochs import unset_in_the_project
 
 __all__: list[str] = []
 
@@ -48,6 +49,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             ),
         )
     yield from lost_batch_sampler_epochs(mod)
+    yield from unset_in_the_project(mod)
 
 
 _GLOBAL_SEEDERS = ("manual_seed", "seed")

@@ -1,0 +1,136 @@
+"""A shuffling distributed sampler in a project that never calls ``set_epoch`` (rule FS101).
+
+NOTE (the class): the epoch loop is not always in the linted code. A model
+library builds ``DistributedSampler(dataset)`` in its ``get_data_loader``
+and hands the loader to an external trainer package, whose loop the linter
+never sees (coqui TTS: its ``trainer`` package iterates the loader every
+epoch and calls ``set_epoch`` nowhere). FS101's loop check has nothing to
+look at there. What the linter can see is that nothing in the whole tree
+ever names ``set_epoch``: then no code of the project advances the
+sampler, and unless the framework that iterates it does, every epoch
+repeats each rank's order. Frameworks known to call ``set_epoch`` on the
+samplers of the loaders they run (Lightning, accelerate, transformers'
+Trainer, SpeechBrain, composer, ignite, mmengine/mmcv, catalyst, fairseq,
+detectron2's own samplers) are taken to do it: a module or a module
+in a tree that imports one anywhere is left alone (any file's text: the
+script that hands the loader on may name no data word). Only when a folder
+is linted (the whole tree is known); a file on its own says nothing of the
+rest.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from .context import context_of
+from .flow import needs_set_epoch
+from .loops import unsynced_loops
+from .names import Module, dotted, tail
+from .project import Project, evaluation_caller
+
+__all__ = ["EPOCH_SETTING_FRAMEWORKS", "epoch_frameworks_in", "unset_in_the_project"]
+
+#: Packages whose loops call ``set_epoch`` on the samplers of the loaders they run.
+EPOCH_SETTING_FRAMEWORKS = frozenset(
+    {
+        "pytorch_lightning",
+        "lightning",
+        "lightning_fabric",
+        "accelerate",
+        "speechbrain",
+        "composer",
+        "ignite",
+        "mmengine",
+        "mmcv",
+        "catalyst",
+        "fairseq",
+        "detectron2",
+    }
+)
+
+
+_FRAMEWORK_IMPORT = re.compile(
+    r"^[ \t]*(?:from|import)[ \t]+(" + "|".join(sorted(EPOCH_SETTING_FRAMEWORKS)) + r")\b", re.M
+)
+#: transformers and trl run loaders only through their trainers (their models are no loop).
+_TRAINER_IMPORT = re.compile(
+    r"^[ \t]*from[ \t]+(transformers|trl)\b[^\n]*\b\w*Trainer\b|\b(transformers|trl)\.\w*Trainer\b",
+    re.M,
+)
+
+
+def epoch_frameworks_in(source: str) -> set[str]:
+    """The loader-running frameworks that ``source`` imports (its text, not parsed)."""
+    found = {match.group(1) for match in _FRAMEWORK_IMPORT.finditer(source)}
+    found.update(m.group(1) or m.group(2) for m in _TRAINER_IMPORT.finditer(source))
+    return found
+
+
+def _hook_of_an_outside_loop(project: Project, mod: Module, call: ast.Call) -> bool:
+    """``call`` sits in a method that only code outside the tree calls (a trainer's hook).
+
+    ``def get_data_loader(self, ...)`` of a model class, called by an external
+    trainer: no call in the tree names the method, except ``self.<method>()``
+    in methods (of any class: a base class's ``get_data_loader`` calling the
+    subclass's ``self.get_sampler``) that nothing in the tree names either,
+    two levels up. A function the tree calls otherwise hands its loader to
+    code the linter reads, whose loop FS101's loop check sees; constructors
+    and protocol methods (``__init__``, ``__iter__``) are no hooks.
+    """
+    func = mod.function_of(call)
+    owner = mod.parents.get(func) if func is not None else None
+    if func is None or not isinstance(owner, ast.ClassDef) or func.name.startswith("__"):
+        return False
+    frontier, seen = {func.name}, set()
+    for _ in range(2):
+        callers: set[str] = set()
+        for other in project.modules.values():
+            for site in other.calls:
+                if tail(site) not in frontier:
+                    continue
+                caller = other.function_of(site)
+                if not (dotted(site.func) or "").startswith("self.") or caller is None:
+                    return False  # called from elsewhere in the tree
+                callers.add(caller.name)
+        seen |= frontier
+        frontier = callers - seen
+        if not frontier:
+            return True
+    return False
+
+
+def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """Shuffling distributed samplers for training, where no code of the tree sets an epoch."""
+    project = mod.cache.get("project")
+    if project is None or not project.whole_tree:
+        return  # a file on its own says nothing of the rest of the tree
+    name = mod.cache["module_name"]
+    samplers = [
+        call
+        for call in mod.calls
+        if needs_set_epoch(mod, call)
+        and context_of(mod, call) != "eval"
+        and _hook_of_an_outside_loop(project, mod, call)
+        # a neutral builder that an evaluation reaches: its order is no epoch's
+        and evaluation_caller(project, name, call) is None
+    ]
+    if not samplers:
+        return
+    if any("set_epoch" in other.identifiers for other in project.modules.values()):
+        return
+    if project.frameworks:
+        return  # a framework of the tree may run this loader and set its epoch
+    if any(unsynced_loops(other) for other in project.modules.values()):
+        return  # FS101's loop check already names the loop that repeats its order
+    for call in samplers:
+        yield (
+            call,
+            (
+                f"{ast.unparse(call.func)}(...) shuffles, and no code of this project calls "
+                "set_epoch: the loop that iterates it (here, one outside this code) repeats "
+                "each rank's order every epoch; call loader.sampler.set_epoch(epoch) at "
+                "every epoch (or build a fairshard sampler with auto_epoch=True)"
+            ),
+        )
