@@ -184,11 +184,27 @@ ROUND_ELEVEN_AFTER = [
     "good_lite_setup_dataloaders_set_epoch.py",
     "good_lite_setup_dataloaders_in_order.py",
 ]
+#: The twelfth round's development set, by class, before the held-out run.
+ROUND_TWELVE = [
+    "bad_local_rank_with_single_process_fallback.py",
+    "good_global_rank_with_single_process_fallback.py",
+]
 
 
 @pytest.mark.parametrize(
     "group",
-    ["four", "six", "seven", "eight", "nine", "ten", "ten_after", "eleven", "eleven_after"],
+    [
+        "four",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "ten_after",
+        "eleven",
+        "eleven_after",
+        "twelve",
+    ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
     wrong = []
@@ -202,6 +218,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "ten_after": ROUND_TEN_AFTER,
         "eleven": ROUND_ELEVEN,
         "eleven_after": ROUND_ELEVEN_AFTER,
+        "twelve": ROUND_TWELVE,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -558,3 +558,55 @@ def test_fs101_not_at_the_sampler_where_the_tree_calls_its_builder(tmp_path: Pat
     (tmp_path / "train.py").write_text(_EXTERNAL_TRAINER)
     (tmp_path / "models.py").write_text(_MODEL_LIBRARY.replace("(dataset) if", "(val_set) if"))
     assert not any(code == "FS101" for _, _, code in _found(tmp_path, [tmp_path]))
+
+
+_PADDED_BUILDER = (
+    "from collections import defaultdict\n"
+    "from torch.utils.data import DataLoader, Dataset, DistributedSampler\n"
+    "\n"
+    "class Reviews(Dataset):\n"
+    "    def __init__(self, rows):\n"
+    "        self.user_items = defaultdict(list)\n"
+    "        for user_id, item in rows:\n"
+    "            user = user_id\n"
+    "            self.user_items[user] = item\n"
+    "\n"
+    "    def collate_fn(self, batch):\n"
+    "        out = {}\n"
+    "        out['target_ids'] = [b[1] for b in batch]\n"
+    "        return out\n"
+    "\n"
+    "def get_loader(rows, mode, distributed):\n"
+    "    dataset = Reviews(rows)\n"
+    "    sampler = DistributedSampler(dataset) if distributed else None\n"
+    "    return DataLoader(dataset, sampler=sampler, collate_fn=dataset.collate_fn)\n"
+)
+
+
+def test_fs109_a_datasets_own_dicts_are_no_deduplication(tmp_path: Path) -> None:
+    """A builder file's Dataset indexes its data by id; that merges no evaluation results."""
+    (tmp_path / "data.py").write_text(_PADDED_BUILDER)
+    (tmp_path / "train.py").write_text(
+        "import torch\n"
+        "import torch.distributed as dist\n"
+        "from data import get_loader\n"
+        "\n"
+        "def validate(model, rows, args):\n"
+        "    val_loader = get_loader(rows, 'val', args.distributed)\n"
+        "    total = torch.zeros(2)\n"
+        "    for batch in val_loader:\n"
+        "        total += torch.tensor([model(batch).sum(), len(batch)])\n"
+        "    dist.all_reduce(total)\n"
+        "    return total[0] / total[1]\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == {("data.py", 18, "FS109")}
+    # results kept by sample id in a scoring function of the builder file still count
+    (tmp_path / "data.py").write_text(
+        _PADDED_BUILDER + "\n"
+        "def merge(outputs):\n"
+        "    scores = {}\n"
+        "    for sample_id, score in outputs:\n"
+        "        scores[sample_id] = score\n"
+        "    return scores\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == set()

@@ -79,6 +79,9 @@ def _keyed_by_id(func: ast.AST) -> bool:
             if (
                 isinstance(target, ast.Subscript)
                 and dotted(target.value) in dicts
+                # a literal key (``batch["target_ids"]``) names a field, the same for every
+                # sample: no repeat overwrites itself under it
+                and not isinstance(target.slice, ast.Constant)
                 and (_says_id(target.slice, _SAMPLE_IDS) or dotted(target.slice) in ids)
             ):
                 return True
@@ -125,6 +128,15 @@ def _skips_seen(func: ast.AST) -> bool:
 
 def _functions(mod: Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [f for defs in mod.functions.values() for f in defs]
+
+
+def _builds_data(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A dataset's own code (``__init__``, ``__getitem__``, ``collate_fn``): no results merged.
+
+    Its dicts index the data (``user_items[user] = items``), whatever their keys
+    are named; an evaluation keeps its results in the functions that score.
+    """
+    return (func.name.startswith("__") and func.name.endswith("__")) or "collate" in func.name
 
 
 #: Tensor writes to the rows an index names (``features.index_copy_(0, index_all, feats)``).
@@ -200,7 +212,7 @@ def deduplicates(mod: Module, sampler: ast.Call) -> bool:
         return True
     sites = consumer_sites(mod, carrying_names(mod, sampler))
     if not sites:
-        return any(_scope_deduplicates(f) for f in _functions(mod))
+        return any(_scope_deduplicates(f) for f in _functions(mod) if not _builds_data(f))
     for site in sites:
         func = mod.function_of(site)
         iterates = not isinstance(site, ast.Call)

@@ -529,13 +529,15 @@ class Flow:
         }
         batch = [isinstance(v, ast.Call) and is_batch_sampler_call(v) for _, v in bindings]
         self.batch_names = {name for name, ids in assigned.items() if all(batch[i] for i in ids)}
+        # a constant binding (``else: rank = 0``, the single-process fallback) leaves a
+        # name that otherwise only ever holds the local rank a local rank
+        local = [mentions_local_rank(value) and not is_global_rank(value) for _, value in bindings]
+        fallback = [_constant_rank(value) for _, value in bindings]
         self.local_names = {
             name
             for name, ids in assigned.items()
-            if all(
-                mentions_local_rank(bindings[i][1]) and not is_global_rank(bindings[i][1])
-                for i in ids
-            )
+            if any(local[i] for i in ids)
+            and all(local[i] or fallback[i] for i in ids)
             and not is_global_rank(ast.Name(id=name.rpartition(".")[2]))
         }
         self.global_names = {
@@ -710,6 +712,15 @@ def is_global_rank(node: ast.AST) -> bool:
             for side in (sub.left, sub.right)
         )
         for sub in ast.walk(node)
+    )
+
+
+def _constant_rank(node: ast.AST) -> bool:
+    """``0``, ``-1``, ``None``: the rank a single-process run falls back to."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and (
+        node.value is None or (isinstance(node.value, int) and not isinstance(node.value, bool))
     )
 
 
