@@ -600,13 +600,27 @@ def test_fs109_a_datasets_own_dicts_are_no_deduplication(tmp_path: Path) -> None
         "    return total[0] / total[1]\n"
     )
     assert _found(tmp_path, [tmp_path]) == {("data.py", 18, "FS109")}
-    # results kept by sample id in a scoring function of the builder file still count
-    (tmp_path / "data.py").write_text(
-        _PADDED_BUILDER + "\n"
+    # a merge by sample id in the builder's file that the evaluation never calls is no help
+    merge = (
+        "\n"
         "def merge(outputs):\n"
         "    scores = {}\n"
         "    for sample_id, score in outputs:\n"
         "        scores[sample_id] = score\n"
         "    return scores\n"
+    )
+    (tmp_path / "data.py").write_text(_PADDED_BUILDER + merge)
+    assert _found(tmp_path, [tmp_path]) == {("data.py", 18, "FS109")}
+    # the evaluation that receives the loader keeps its results by sample id: counted once
+    (tmp_path / "train.py").write_text(
+        "import torch.distributed as dist\n"
+        "from data import get_loader, merge\n"
+        "\n"
+        "def validate(model, rows, args):\n"
+        "    val_loader = get_loader(rows, 'val', args.distributed)\n"
+        "    outputs = [(batch['idx'], model(batch)) for batch in val_loader]\n"
+        "    gathered = [None] * dist.get_world_size()\n"
+        "    dist.all_gather_object(gathered, outputs)\n"
+        "    return merge([o for part in gathered for o in part])\n"
     )
     assert _found(tmp_path, [tmp_path]) == set()

@@ -22,7 +22,7 @@ import ast
 from .consumers import block_of, carrying_names, consumer_sites, defs_of
 from .names import Module, dotted, name_words, tail
 
-__all__ = ["deduplicates"]
+__all__ = ["deduplicates", "deduplicates_at"]
 
 _ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
 
@@ -191,7 +191,28 @@ def _calls_deduplicating(mod: Module, call: ast.Call, depth: int = 2) -> bool:
     )
 
 
-def deduplicates(mod: Module, sampler: ast.Call) -> bool:
+def deduplicates_at(mod: Module, site: ast.Call) -> bool:
+    """The evaluation around ``site`` (a call that builds the padded loader) keeps one per id.
+
+    Where a builder's loader leaves its module, the evaluation that receives
+    it is the place to look: the file of the call site (a known evaluator or
+    ``unique`` by id), the function that holds the call (results kept by id
+    there), and the functions it calls (up to two calls below).
+    """
+    if _file_deduplicates(mod):
+        return True
+    func = mod.function_of(site)
+    if func is None:
+        return False
+    if _scope_deduplicates(func):
+        return True
+    return any(
+        isinstance(c, ast.Call) and c is not site and _calls_deduplicating(mod, c)
+        for c in ast.walk(func)
+    )
+
+
+def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> bool:
     """The evaluation fed by ``sampler`` keeps one result per sample id.
 
     A known evaluator or ``unique`` by id anywhere in the file counts for the
@@ -204,15 +225,21 @@ def deduplicates(mod: Module, sampler: ast.Call) -> bool:
     Args:
         mod: The linted file (its ``cache`` may hold the project).
         sampler: The padded sampler's call.
+        whole_file: Let evidence anywhere in the file count (a known
+            evaluator, ``unique`` by id, and any form where the loader goes
+            nowhere the file shows). ``False`` where the evaluation that
+            receives the loader is known in another module, and judged there.
 
     Returns:
         ``True`` when one of the forms of this module's docstring is found there.
     """
-    if _file_deduplicates(mod):
+    if whole_file and _file_deduplicates(mod):
         return True
     sites = consumer_sites(mod, carrying_names(mod, sampler))
     if not sites:
-        return any(_scope_deduplicates(f) for f in _functions(mod) if not _builds_data(f))
+        return whole_file and any(
+            _scope_deduplicates(f) for f in _functions(mod) if not _builds_data(f)
+        )
     for site in sites:
         func = mod.function_of(site)
         iterates = not isinstance(site, ast.Call)

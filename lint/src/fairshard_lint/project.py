@@ -584,8 +584,18 @@ def evaluation_caller(
     (the branches of the functions in between too: a builder that dispatches
     on ``dataset_name == "cifar10"`` is followed where the call site passes a
     literal) and a world size other than a literal 1 (one replica pads
-    nothing).
+    nothing). :func:`evaluation_site` gives the site itself.
     """
+    found = evaluation_site(project, name, call, depth)
+    if found is None:
+        return None
+    return f"{Path(project.paths[found[0]]).as_posix()}:{found[1].lineno}"
+
+
+def evaluation_site(
+    project: Project, name: str, call: ast.Call, depth: int = MAX_CALLER_DEPTH
+) -> tuple[str, ast.Call] | None:
+    """The module and the call site that :func:`evaluation_caller` names, or ``None``."""
     mod = project.modules[name]
     func = mod.function_of(call)
     if func is None:
@@ -640,7 +650,7 @@ def _search(
     needs: dict[str, Requirement],
     depth: int,
     origin: ast.AST,
-) -> str | None:
+) -> tuple[str, ast.Call] | None:
     """A call site of ``func`` that reaches ``origin`` (in ``func``) for evaluation."""
     for owner, site in project.call_sites(name, func.name):
         module = project.modules[owner]
@@ -652,7 +662,7 @@ def _search(
         if verdict is None:
             verdict = position_verdict(func, origin, module, site)
         if verdict == "eval" or (verdict is None and evaluation_split_loop(module, site)):
-            return f"{Path(project.paths[owner]).as_posix()}:{site.lineno}"
+            return owner, site
         if verdict == "train" or outer is None or depth <= 1 or outer is func:
             continue
         for param, need in _requirements(module, site, outer).items():

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from .context import context_of, evaluation_split_loop, is_sampler_class
-from .dedup import deduplicates
+from .dedup import deduplicates, deduplicates_at
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .known_samplers import known_padding, known_padding_loader
 from .names import (
@@ -27,7 +27,7 @@ from .names import (
     tail,
 )
 from .padding_classes import Padding, padding_classes
-from .project import Project, evaluation_caller, unreached_by_callers
+from .project import Project, evaluation_caller, evaluation_site, unreached_by_callers
 from .replicas import one_replica
 from .rulebook import rule
 from .shares import own_shares_only
@@ -113,7 +113,7 @@ def _padded_classes(mod: Module) -> set[str]:
 )
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for call, reached in _padded_evaluation_calls(mod):
-        if deduplicates(mod, call) or own_shares_only(mod, call):
+        if _deduplicated(mod, call) or own_shares_only(mod, call):
             continue
         name = tail(call)
         yield (
@@ -124,6 +124,24 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "combine results with gather_in_order or ExactMetrics"
             ),
         )
+
+
+def _deduplicated(mod: Module, call: ast.Call) -> bool:
+    """The evaluation the padded sampler feeds keeps one result per sample id.
+
+    Where an evaluation in another module reaches the builder, the loader is
+    judged there (and where the builder itself hands it on), not by evidence
+    anywhere in the builder's file; without such a site, as
+    ``dedup.deduplicates`` says.
+    """
+    project = mod.cache.get("project")
+    if isinstance(project, Project):
+        site = evaluation_site(project, mod.cache["module_name"], call)
+        if site is not None and site[0] != mod.cache["module_name"]:
+            return deduplicates_at(project.modules[site[0]], site[1]) or deduplicates(
+                mod, call, whole_file=False
+            )
+    return deduplicates(mod, call)
 
 
 def _inherited_padding(mod: Module) -> dict[str, Padding]:
