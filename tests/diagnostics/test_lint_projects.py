@@ -624,3 +624,70 @@ def test_fs109_a_datasets_own_dicts_are_no_deduplication(tmp_path: Path) -> None
         "    return merge([o for part in gathered for o in part])\n"
     )
     assert _found(tmp_path, [tmp_path]) == set()
+
+
+_WRAPPER = (
+    "import itertools\n"
+    "from torch.utils.data import DataLoader as TorchDataLoader\n"
+    "\n"
+    "class DataLoader:\n"
+    "    def __init__(self, dataset, batch_size, shuffle=False, sampler=None, cycle=False):\n"
+    "        self.dataloader = TorchDataLoader(\n"
+    "            dataset, batch_size=batch_size, shuffle=shuffle, sampler=sampler\n"
+    "        )\n"
+    "        self.cycle = cycle\n"
+    "\n"
+    "    def __iter__(self):\n"
+    "        if self.cycle:\n"
+    "            return itertools.chain.from_iterable(itertools.repeat(self.dataloader))\n"
+    "        return iter(self.dataloader)\n"
+)
+_LIGHTNING_MODULE = (
+    "import lightning as L\n"
+    "from torch.utils.data import DistributedSampler\n"
+    "from loader import DataLoader\n"
+    "\n"
+    "class Data(L.LightningDataModule):\n"
+    "    def train_dataloader(self):\n"
+    "        sampler = DistributedSampler(self.train_set, shuffle=True, seed=0)\n"
+    "        return DataLoader(self.train_set, batch_size=8, sampler=sampler)\n"
+)
+
+
+def test_fs101_a_wrapper_that_hides_its_sampler_from_lightning(tmp_path: Path) -> None:
+    """Lightning sets epochs through ``loader.sampler``; a wrapper without it loses them."""
+    (tmp_path / "loader.py").write_text(_WRAPPER)
+    (tmp_path / "train.py").write_text(_LIGHTNING_MODULE)
+    assert _found(tmp_path, [tmp_path]) == {("loader.py", 6, "FS101")}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # the wrapper exposes the sampler: Lightning reaches it
+        ("loader.py", "        self.cycle = cycle\n", "        self.sampler = sampler\n"),
+        # a DataLoader subclass: its own .sampler is Lightning's to set
+        ("loader.py", "class DataLoader:", "class DataLoader(TorchDataLoader):"),
+        # the project sets the epoch itself
+        (
+            "train.py",
+            "        return DataLoader(",
+            "        sampler.set_epoch(self.trainer.current_epoch)\n        return DataLoader(",
+        ),
+        # no framework that reads .sampler
+        ("train.py", "import lightning as L\n", "import lightning_free as L\n"),
+        # no sampler that needs an epoch
+        ("train.py", "shuffle=True, seed=0", "shuffle=False"),
+    ],
+)
+def test_fs101_no_wrapper_report_where_the_epoch_is_reached(
+    tmp_path: Path, change: tuple[str, str, str]
+) -> None:
+    files = {"loader.py": _WRAPPER, "train.py": _LIGHTNING_MODULE}
+    name, old, new = change
+    assert old in files[name]
+    files[name] = files[name].replace(old, new)
+    for file, text in files.items():
+        (tmp_path / file).write_text(text)
+    # (without Lightning the sampler in the hook may still be reported, as any hook's)
+    assert not any(path == "loader.py" for path, _, _ in _found(tmp_path, [tmp_path]))

@@ -25,7 +25,7 @@ from .names import (
     tail,
 )
 from .rulebook import rule
-from .unset_epochs import unset_in_the_project
+from .unset_epochs import hidden_from_the_framework, unset_in_the_project
 
 __all__: list[str] = []
 
@@ -50,6 +50,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         )
     yield from lost_batch_sampler_epochs(mod)
     yield from unset_in_the_project(mod)
+    yield from hidden_from_the_framework(mod)
 
 
 _GLOBAL_SEEDERS = ("manual_seed", "seed")

@@ -25,12 +25,17 @@ import re
 from collections.abc import Iterator
 
 from .context import context_of
-from .flow import needs_set_epoch
+from .flow import LOADERS, needs_set_epoch
 from .loops import unsynced_loops
-from .names import Module, dotted, tail
+from .names import Module, argument, dotted, tail
 from .project import Project, evaluation_caller
 
-__all__ = ["EPOCH_SETTING_FRAMEWORKS", "epoch_frameworks_in", "unset_in_the_project"]
+__all__ = [
+    "EPOCH_SETTING_FRAMEWORKS",
+    "epoch_frameworks_in",
+    "hidden_from_the_framework",
+    "unset_in_the_project",
+]
 
 #: Packages whose loops call ``set_epoch`` on the samplers of the loaders they run.
 EPOCH_SETTING_FRAMEWORKS = frozenset(
@@ -134,3 +139,83 @@ def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "every epoch (or build a fairshard sampler with auto_epoch=True)"
             ),
         )
+
+
+#: Frameworks that set the epoch through ``loader.sampler`` (or ``loader.batch_sampler``)
+#: of the loader object they are handed: Lightning's fit loop (``_set_sampler_epoch``).
+_SAMPLER_ATTRIBUTE_FRAMEWORKS = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
+_EXPOSED = frozenset({"sampler", "batch_sampler"})
+
+
+def hidden_from_the_framework(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """A loader wrapper class of the tree that keeps its sampler where Lightning cannot see it.
+
+    NOTE (the class): Lightning sets each epoch through the ``sampler`` (or
+    ``batch_sampler.sampler``) attribute of the object a ``*_dataloader`` hook
+    returns. A class of the project that takes ``sampler=``, builds a real
+    ``DataLoader`` with it inside (``self.dataloader = DataLoader(...,
+    sampler=sampler)``) and exposes neither attribute is iterated by Lightning
+    with the epoch never set: a shuffling ``DistributedSampler`` handed to it
+    repeats each rank's order every epoch (uni2ts's ``DataLoader`` wrapper).
+    Reported at the inner loader, only in a folder linted as a whole that uses
+    Lightning, builds a shuffling distributed sampler somewhere, and names
+    ``set_epoch`` nowhere.
+    """
+    project = mod.cache.get("project")
+    if project is None or not project.whole_tree:
+        return
+    if not project.frameworks & _SAMPLER_ATTRIBUTE_FRAMEWORKS:
+        return
+    if any("set_epoch" in other.identifiers for other in project.modules.values()):
+        return
+    if not any(
+        needs_set_epoch(other, call) for other in project.modules.values() for call in other.calls
+    ):
+        return
+    for classes in mod.classes.values():
+        for cls in classes:
+            inner = _hiding_loader(mod, cls)
+            if inner is not None:
+                yield (
+                    inner,
+                    (
+                        f"{cls.name} keeps its loader's sampler out of sight (no .sampler or "
+                        ".batch_sampler): Lightning sets each epoch through those attributes and "
+                        "nothing in this project calls set_epoch, so a shuffling "
+                        "DistributedSampler handed to it repeats each rank's order every epoch; "
+                        "expose it (self.sampler = sampler) or call sampler.set_epoch(epoch)"
+                    ),
+                )
+
+
+def _hiding_loader(mod: Module, cls: ast.ClassDef) -> ast.Call | None:
+    """The ``DataLoader(..., sampler=<the sampler parameter>)`` a wrapper hides, if any."""
+    if any((dotted(base) or "").endswith("DataLoader") for base in cls.bases):
+        return None  # a DataLoader subclass: its own .sampler is what Lightning reads
+    methods = [node for node in cls.body if isinstance(node, ast.FunctionDef)]
+    if {m.name for m in methods} & _EXPOSED or "__iter__" not in {m.name for m in methods}:
+        return None
+    stored = {
+        target.attr
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Attribute) and dotted(target.value) == "self"
+    }
+    if stored & _EXPOSED or "__getattr__" in {m.name for m in methods}:
+        return None
+    init = next((m for m in methods if m.name == "__init__"), None)
+    if init is None or "sampler" not in {a.arg for a in init.args.args + init.args.kwonlyargs}:
+        return None
+    for node in ast.walk(init):
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+            continue
+        call = node.value
+        # ``DataLoader`` or an alias of it (``from torch.utils.data import DataLoader as
+        # TorchDataLoader``, beside the wrapper's own class of that name)
+        if (mod.qualified(call.func) or "").rpartition(".")[2] not in LOADERS:
+            continue
+        given = argument(call, "sampler", 3)
+        if isinstance(given, ast.Name) and given.id == "sampler":
+            return call
+    return None
