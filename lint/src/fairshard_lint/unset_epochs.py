@@ -106,6 +106,11 @@ def _hook_of_an_outside_loop(project: Project, mod: Module, call: ast.Call) -> b
     return False
 
 
+def _names_set_epoch(project: Project) -> bool:
+    """Some file of the tree names ``set_epoch`` (a call, a method, an attribute)."""
+    return any("set_epoch" in other.identifiers for other in project.modules.values())
+
+
 def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     """Shuffling distributed samplers for training, where no code of the tree sets an epoch."""
     project = mod.cache.get("project")
@@ -123,7 +128,7 @@ def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     ]
     if not samplers:
         return
-    if any("set_epoch" in other.identifiers for other in project.modules.values()):
+    if _names_set_epoch(project):
         return
     if project.frameworks:
         return  # a framework of the tree may run this loader and set its epoch
@@ -166,7 +171,7 @@ def hidden_from_the_framework(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         return
     if not project.frameworks & _SAMPLER_ATTRIBUTE_FRAMEWORKS:
         return
-    if any("set_epoch" in other.identifiers for other in project.modules.values()):
+    if _names_set_epoch(project):
         return
     if not any(
         needs_set_epoch(other, call) for other in project.modules.values() for call in other.calls
