@@ -90,8 +90,7 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
 )
 def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
-    if not (flow.distributed or _run_by_a_distributed_script(mod)):
-        return
+    found: list[tuple[ast.Call, bool]] = []
     for call in mod.calls:
         if tail(call) not in LOADERS:
             continue
@@ -105,6 +104,11 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # the single-process branch of a script that also runs distributed
         if _framework_shards(mod, call):
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
+        found.append((call, from_config))
+    # the loaders first: the search of the tree for an importer is the costly part
+    if not found or not (flow.distributed or _run_by_a_distributed_script(mod)):
+        return
+    for call, from_config in found:
         flag = (
             f"shuffle={ast.unparse(argument(call, 'shuffle', 2) or call)}"
             if from_config and not shuffles(flow, call)

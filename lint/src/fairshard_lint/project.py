@@ -96,6 +96,8 @@ class Project:
     whole_tree: bool = False
     #: Loader-running frameworks any file of the tree imports (see ``unset_epochs``).
     frameworks: set[str] = field(default_factory=set)
+    #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
+    facts: dict[str, bool] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)
     setters: dict[str, set[str]] = field(default_factory=dict)
     #: Module -> its classes -> attributes an instance carries (``DepthDataLoader.data``).

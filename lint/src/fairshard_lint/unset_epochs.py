@@ -108,7 +108,22 @@ def _hook_of_an_outside_loop(project: Project, mod: Module, call: ast.Call) -> b
 
 def _names_set_epoch(project: Project) -> bool:
     """Some file of the tree names ``set_epoch`` (a call, a method, an attribute)."""
-    return any("set_epoch" in other.identifiers for other in project.modules.values())
+    if "names_set_epoch" not in project.facts:
+        project.facts["names_set_epoch"] = any(
+            "set_epoch" in other.identifiers for other in project.modules.values()
+        )
+    return project.facts["names_set_epoch"]
+
+
+def _builds_epoch_bound_sampler(project: Project) -> bool:
+    """Some file of the tree builds a shuffling distributed sampler that needs ``set_epoch``."""
+    if "epoch_bound_sampler" not in project.facts:
+        project.facts["epoch_bound_sampler"] = any(
+            needs_set_epoch(other, call)
+            for other in project.modules.values()
+            for call in other.calls
+        )
+    return project.facts["epoch_bound_sampler"]
 
 
 def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
@@ -116,23 +131,21 @@ def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     project = mod.cache.get("project")
     if project is None or not project.whole_tree:
         return  # a file on its own says nothing of the rest of the tree
+    if project.frameworks:
+        return  # a framework of the tree may run this loader and set its epoch
+    candidates = [call for call in mod.calls if needs_set_epoch(mod, call)]
+    if not candidates or _names_set_epoch(project):
+        return  # the cheap tests first: the searches below walk the whole tree
     name = mod.cache["module_name"]
     samplers = [
         call
-        for call in mod.calls
-        if needs_set_epoch(mod, call)
-        and context_of(mod, call) != "eval"
+        for call in candidates
+        if context_of(mod, call) != "eval"
         and _hook_of_an_outside_loop(project, mod, call)
         # a neutral builder that an evaluation reaches: its order is no epoch's
         and evaluation_caller(project, name, call) is None
     ]
-    if not samplers:
-        return
-    if _names_set_epoch(project):
-        return
-    if project.frameworks:
-        return  # a framework of the tree may run this loader and set its epoch
-    if any(unsynced_loops(other) for other in project.modules.values()):
+    if not samplers or any(unsynced_loops(other) for other in project.modules.values()):
         return  # FS101's loop check already names the loop that repeats its order
     for call in samplers:
         yield (
@@ -173,9 +186,7 @@ def hidden_from_the_framework(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         return
     if _names_set_epoch(project):
         return
-    if not any(
-        needs_set_epoch(other, call) for other in project.modules.values() for call in other.calls
-    ):
+    if not _builds_epoch_bound_sampler(project):
         return
     for classes in mod.classes.values():
         for cls in classes:
