@@ -1,21 +1,23 @@
-"""A shuffling distributed sampler in a project that never calls ``set_epoch`` (rule FS101).
+"""Epochs that no code of the project sets, and samplers hidden from the framework (FS101).
 
 NOTE (the class): the epoch loop is not always in the linted code. A model
 library builds ``DistributedSampler(dataset)`` in its ``get_data_loader``
-and hands the loader to an external trainer package, whose loop the linter
-never sees (coqui TTS: its ``trainer`` package iterates the loader every
-epoch and calls ``set_epoch`` nowhere). FS101's loop check has nothing to
-look at there. What the linter can see is that nothing in the whole tree
-ever names ``set_epoch``: then no code of the project advances the
-sampler, and unless the framework that iterates it does, every epoch
-repeats each rank's order. Frameworks known to call ``set_epoch`` on the
-samplers of the loaders they run (Lightning, accelerate, transformers'
-Trainer, SpeechBrain, composer, ignite, mmengine/mmcv, catalyst, fairseq,
-detectron2's own samplers) are taken to do it: a module or a module
-in a tree that imports one anywhere is left alone (any file's text: the
-script that hands the loader on may name no data word). Only when a folder
-is linted (the whole tree is known); a file on its own says nothing of the
-rest.
+hook and hands the loader to an external trainer package, whose loop the
+linter never sees (coqui TTS: its ``trainer`` package iterates the loader
+every epoch and calls ``set_epoch`` nowhere). FS101's loop check has
+nothing to look at there. What the linter can see is that nothing in the
+whole tree ever names ``set_epoch``: then no code of the project advances
+the sampler, and unless the framework that iterates it does, every epoch
+repeats each rank's order (:func:`unset_in_the_project`). Frameworks known
+to call ``set_epoch`` on the samplers of the loaders they run (Lightning,
+accelerate, transformers' and trl's trainers, SpeechBrain, composer,
+ignite, mmengine/mmcv, catalyst, fairseq, detectron2's own samplers) are
+taken to do it: a tree that imports one anywhere is left alone (any
+file's text: the script that hands the loader on may name no data word).
+Lightning does it only through the ``sampler`` attribute of the loader it
+gets, so a wrapper class that hides it loses the epoch there too
+(:func:`hidden_from_the_framework`). Only when a folder is linted (the
+whole tree is known); a file on its own says nothing of the rest.
 """
 
 from __future__ import annotations
