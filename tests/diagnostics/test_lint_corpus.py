@@ -189,6 +189,11 @@ ROUND_TWELVE = [
     "bad_local_rank_with_single_process_fallback.py",
     "good_global_rank_with_single_process_fallback.py",
 ]
+#: The twelfth round's classes after the held-out run.
+ROUND_TWELVE_AFTER = [
+    "good_one_pass_feature_extraction.py",
+    "bad_one_pass_default_overridden.py",
+]
 
 
 @pytest.mark.parametrize(
@@ -204,6 +209,7 @@ ROUND_TWELVE = [
         "eleven",
         "eleven_after",
         "twelve",
+        "twelve_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -219,6 +225,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "eleven": ROUND_ELEVEN,
         "eleven_after": ROUND_ELEVEN_AFTER,
         "twelve": ROUND_TWELVE,
+        "twelve_after": ROUND_TWELVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -691,3 +691,43 @@ def test_fs101_no_wrapper_report_where_the_epoch_is_reached(
         (tmp_path / file).write_text(text)
     # (without Lightning the sampler in the hook may still be reported, as any hook's)
     assert not any(path == "loader.py" for path, _, _ in _found(tmp_path, [tmp_path]))
+
+
+def test_fs101_a_loader_from_a_method_of_an_imported_class(tmp_path: Path) -> None:
+    """``Model().get_data_loader()`` or ``model = Model()`` then ``model.get_data_loader()``.
+
+    The training script names no data word itself: it is read because it gets
+    its loader from a builder of the tree.
+    """
+    (tmp_path / "models.py").write_text(_MODEL_LIBRARY)
+    (tmp_path / "train.py").write_text(
+        "import torch\n"
+        "from models import Model\n"
+        "\n"
+        "def main(dataset, step, epochs):\n"
+        "    model = Model()\n"
+        "    loader = model.get_data_loader(dataset, False, 8)\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n"
+        "\n"
+        "def other(dataset, step, epochs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in Model().get_data_loader(dataset, False, 8):\n"
+        "            step(batch)\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == {("train.py", 7, "FS101"), ("train.py", 12, "FS101")}
+    # bound more than once, the name says nothing of its class: not resolved
+    (tmp_path / "train.py").write_text(
+        "import torch\n"
+        "from models import Model\n"
+        "\n"
+        "def main(dataset, step, epochs, wrap):\n"
+        "    model = Model()\n"
+        "    model = wrap(model)\n"
+        "    loader = model.get_data_loader(dataset, False, 8)\n"
+        "    for epoch in range(epochs):\n"
+        "        for batch in loader:\n"
+        "            step(batch)\n"
+    )
+    assert _found(tmp_path, [tmp_path]) == set()

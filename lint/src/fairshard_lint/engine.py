@@ -157,7 +157,18 @@ def lint_source(
         except (SyntaxError, UnicodeDecodeError) as exc:
             return _file_error(path, f"cannot decode the file: {exc}")
     # a module the project handed a loader to (a trainer class's ``self.train_loader``)
-    carried = parsed is not None and bool(parsed.cache.get("carried_attributes"))
+    # a module the project hands a loader to, or that gets one from the tree (a trainer
+    # class's ``self.train_loader``, ``loader = build_loader(cfg)`` in a script that names
+    # no data word itself): read even without one
+    carried = parsed is not None and any(
+        parsed.cache.get(fact)
+        for fact in (
+            "carried_attributes",
+            "carried_parameters",
+            "imported_producers",
+            "imported_element_producers",
+        )
+    )
     if torch_only and not carried and not may_use_torch_data(source):
         return []  # cheap text test first: most files of a big repository stop here
     module = parsed if parsed is not None else None

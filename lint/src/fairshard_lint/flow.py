@@ -47,6 +47,7 @@ __all__ = [
     "WRAPPERS",
     "Flow",
     "bound_argument",
+    "defaults_of",
     "distributed_script",
     "epoch_managing",
     "flow_of",
@@ -263,6 +264,20 @@ def parameters(func: Function) -> list[str]:
     if names and names[0] in ("self", "cls"):
         names = names[1:]
     return names + [a.arg for a in func.args.kwonlyargs]
+
+
+def defaults_of(func: Function) -> dict[str, ast.expr]:
+    """``func``'s parameters that have a default, with it."""
+    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+    defaults = dict(
+        zip(
+            positional[len(positional) - len(func.args.defaults) :], func.args.defaults, strict=True
+        )
+    )
+    defaults.update(
+        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
+    )
+    return defaults
 
 
 def bound_argument(call: ast.Call, func: Function, param: str) -> ast.expr | None:

@@ -13,7 +13,16 @@ from __future__ import annotations
 import ast
 
 from .cycles import cycling_loops
-from .flow import WRAPPERS, Flow, Function, flow_of, needs_set_epoch, parameters
+from .flow import (
+    WRAPPERS,
+    Flow,
+    Function,
+    bound_argument,
+    defaults_of,
+    flow_of,
+    needs_set_epoch,
+    parameters,
+)
 from .names import Module, argument, dotted, is_eval_name, name_words, tail
 
 __all__ = ["setter_functions", "unsynced_loops"]
@@ -173,7 +182,7 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
     found: list[tuple[Loop, str]] = []
     for site, what in _sites(flow, iterating):
         loop = flow.mod.loop_of(site)
-        if loop is None or loop in seen or _yields(loop):
+        if loop is None or loop in seen or _yields(loop) or _one_pass(flow.mod, loop):
             continue
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
         if any(tail(c) in setters for c in body_calls) or _reseeded(flow, loop, body_calls):
@@ -204,6 +213,39 @@ def setter_functions(mod: Module, known: set[str] | frozenset[str] = frozenset()
         if len(setters) == before:
             break
     return {name for name, tails in called.items() if tails & setters}
+
+
+def _one_pass(mod: Module, loop: Loop) -> bool:
+    """``for _ in range(1)``, or ``range(epochs)`` with ``epochs=1`` that no caller changes.
+
+    One pass is no epoch loop: nothing repeats. A parameter counts when its
+    default is the literal 1 and no call of the function in the file passes
+    it (by keyword, or by position); callers in other modules are not seen,
+    so a function called nowhere in the file keeps its loop.
+    """
+    if not (
+        isinstance(loop, ast.For)
+        and isinstance(loop.iter, ast.Call)
+        and tail(loop.iter) == "range"
+        and len(loop.iter.args) == 1
+    ):
+        return False
+    count = loop.iter.args[0]
+    if isinstance(count, ast.Constant):
+        return count.value == 1
+    func = mod.function_of(loop)
+    if func is None or not isinstance(count, ast.Name):
+        return False
+    default = defaults_of(func).get(count.id)
+    if not (isinstance(default, ast.Constant) and default.value == 1):
+        return False
+    sites = [c for c in mod.calls if tail(c) == func.name]
+    return bool(sites) and not any(
+        any(k.arg is None for k in c.keywords)  # **kwargs may pass it
+        or bound_argument(c, func, count.id) is not None
+        or any(isinstance(a, ast.Starred) for a in c.args)  # *args may reach it
+        for c in sites
+    )
 
 
 def _yields(loop: Loop) -> bool:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .context import context_of, evaluation_split_loop
-from .flow import bound_argument, carried_parameters, flow_of, parameters
+from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
@@ -92,6 +92,8 @@ class Project:
     _sites: dict[str, list[tuple[str, ast.Call]]] | None = None
     _suffixes: dict[str, list[str]] | None = None
     _loaded: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
+    _resolving: set[tuple[str, int]] = field(default_factory=set)
+    _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
     #: The project is a walked folder (every file of the tree seen), not a file alone.
     whole_tree: bool = False
     #: Loader-running frameworks any file of the tree imports (see ``unset_epochs``).
@@ -314,6 +316,9 @@ class Project:
         if isinstance(func, ast.Attribute):
             if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
                 return _own_method(name, module, func)
+            instance = self._instance_class(name, func.value)
+            if instance is not None:
+                return self._method(instance, func.attr)
             head = dotted(func.value)
             if head is None:
                 return None
@@ -322,6 +327,57 @@ class Project:
             if target is None:
                 return None
             return self._defined(f"{target}.{rest}" if rest else target, func.attr)
+        return None
+
+    def _instance_class(self, name: str, value: ast.expr) -> tuple[str, str] | None:
+        """The tree class whose instance ``value`` is: ``Model(...)``, or a name bound to one.
+
+        ``Model().get_data_loader(...)``, and ``model = Model(cfg)`` then
+        ``model.get_data_loader(...)`` in the same function (its only binding
+        there), where ``Model`` is a class of the tree.
+        """
+        module = self.modules[name]
+        call = value if isinstance(value, ast.Call) else None
+        if isinstance(value, ast.Name):
+            func = module.function_of(value)
+            bound = self._plain_bindings(func if func is not None else module.tree)
+            values = bound.get(value.id, [])
+            if len(values) == 1 and isinstance(values[0], ast.Call):
+                call = values[0]
+        # a constructor named by a plain or dotted name; bindings that lead back to a
+        # name being resolved (``x = x.copy()``, ``a = b.f()`` with ``b = a.g()``) give none
+        key = (name, id(value))
+        if call is None or dotted(call.func) is None or key in self._resolving:
+            return None
+        self._resolving.add(key)
+        try:
+            where = self.named(name, call.func)
+        finally:
+            self._resolving.discard(key)
+        if where is None or where[1] not in self.modules[where[0]].classes:
+            return None
+        return where
+
+    def _plain_bindings(self, scope: ast.AST) -> dict[str, list[ast.expr]]:
+        """``name = value`` assignments of one function (or module), by name; read once."""
+        cached = self._bindings.get(id(scope))
+        if cached is None:
+            cached = {}
+            for node in ast.walk(scope):
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Name):
+                            cached.setdefault(target.id, []).append(node.value)
+            self._bindings[id(scope)] = cached
+        return cached
+
+    def _method(self, owner: tuple[str, str], method: str) -> tuple[str, str] | None:
+        """``(module, method)`` where class ``owner`` defines ``method`` itself."""
+        module = self.modules[owner[0]]
+        for cls in module.classes.get(owner[1], []):
+            for item in cls.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == method:
+                    return owner[0], method
         return None
 
     def _defined(self, owner: str, function: str, depth: int = 3) -> tuple[str, str] | None:
@@ -536,7 +592,7 @@ def _bind(
     """
     params = parameters(func)
     outer_params = set(parameters(outer)) if outer is not None else set()
-    defaults = _defaults(func)
+    defaults = defaults_of(func)
     left: dict[str, Requirement] = {}
     for param, (kind, value) in needs.items():
         given = bound_argument(site, func, param) if param in params else None
@@ -675,20 +731,6 @@ def _search(
     return None
 
 
-def _defaults(func: Function) -> dict[str, ast.expr]:
-    """``func``'s parameters that have a default, with it."""
-    positional = [a.arg for a in func.args.posonlyargs + func.args.args]
-    defaults = dict(
-        zip(
-            positional[len(positional) - len(func.args.defaults) :], func.args.defaults, strict=True
-        )
-    )
-    defaults.update(
-        {a.arg: d for a, d in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True) if d}
-    )
-    return defaults
-
-
 def _given(func: Function, site: ast.Call, param: str) -> ast.expr | None:
     """What ``site`` passes for ``param`` of ``func``.
 
@@ -697,7 +739,7 @@ def _given(func: Function, site: ast.Call, param: str) -> ast.expr | None:
     """
     given = bound_argument(site, func, param) if param in parameters(func) else None
     if given is None and not any(k.arg is None for k in site.keywords):
-        given = _defaults(func).get(param)
+        given = defaults_of(func).get(param)
     return given
 
 
