@@ -419,16 +419,20 @@ class Project:
             if where is not None and where[0] != name:
                 yield call, where
 
-    def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
-        """Every call in the tree that resolves to ``function`` of module ``name``."""
+    def calls_named(self, function: str) -> list[tuple[str, ast.Call]]:
+        """Calls of the tree whose last name is ``function``, resolved or not (indexed once)."""
         if self._sites is None:
             self._sites = {}
             for owner, module in self.modules.items():
                 for call in module.calls:
                     self._sites.setdefault(tail(call), []).append((owner, call))
+        return self._sites.get(function, [])
+
+    def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
+        """Every call in the tree that resolves to ``function`` of module ``name``."""
         return [
             (owner, call)
-            for owner, call in self._sites.get(function, [])
+            for owner, call in self.calls_named(function)
             if self.resolve(owner, call) == (name, function)
         ]
 

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from .context import context_of
 from .flow import LOADERS, needs_set_epoch
 from .loops import unsynced_loops
-from .names import Module, argument, dotted, tail
+from .names import Module, argument, dotted
 from .project import Project, evaluation_caller
 
 __all__ = [
@@ -93,14 +93,11 @@ def _hook_of_an_outside_loop(project: Project, mod: Module, call: ast.Call) -> b
     frontier, seen = {func.name}, set()
     for _ in range(2):
         callers: set[str] = set()
-        for other in project.modules.values():
-            for site in other.calls:
-                if tail(site) not in frontier:
-                    continue
-                caller = other.function_of(site)
-                if not (dotted(site.func) or "").startswith("self.") or caller is None:
-                    return False  # called from elsewhere in the tree
-                callers.add(caller.name)
+        for owner, site in (pair for named in frontier for pair in project.calls_named(named)):
+            caller = project.modules[owner].function_of(site)
+            if not (dotted(site.func) or "").startswith("self.") or caller is None:
+                return False  # called from elsewhere in the tree
+            callers.add(caller.name)
         seen |= frontier
         frontier = callers - seen
         if not frontier:
