@@ -93,8 +93,8 @@ def _hook_of_an_outside_loop(project: Project, mod: Module, call: ast.Call) -> b
     frontier, seen = {func.name}, set()
     for _ in range(2):
         callers: set[str] = set()
-        for owner, site in (pair for named in frontier for pair in project.calls_named(named)):
-            caller = project.modules[owner].function_of(site)
+        for home, site in (pair for named in frontier for pair in project.calls_named(named)):
+            caller = project.modules[home].function_of(site)
             if not (dotted(site.func) or "").startswith("self.") or caller is None:
                 return False  # called from elsewhere in the tree
             callers.add(caller.name)
