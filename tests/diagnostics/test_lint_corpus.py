@@ -193,6 +193,8 @@ ROUND_TWELVE = [
 ROUND_TWELVE_AFTER = [
     "good_one_pass_feature_extraction.py",
     "bad_one_pass_default_overridden.py",
+    "bad_split_by_hand.py",
+    "good_split_by_hand_seeded.py",
 ]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from .context import context_of, evaluation_split_loop, is_sampler_class
 from .dedup import deduplicates, deduplicates_at
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
+from .hand_splits import hand_splits
 from .known_samplers import known_padding, known_padding_loader
 from .names import (
     Module,
@@ -251,14 +252,27 @@ def _seeded_globally_before(mod: Module, call: ast.Call) -> bool:
 @rule(
     "FS110",
     "unseeded-split",
-    "random_split or SubsetRandomSampler without a seeded generator in a distributed script: "
-    "each rank draws its own split (train and validation overlap across ranks) or its own "
-    "order of the whole subset (no sharding at all)",
+    "random_split, SubsetRandomSampler or a split by hand (randperm sliced into a Subset) "
+    "without a seeded generator in code every rank runs: each rank draws its own split "
+    "(train and validation overlap across ranks) or its own order of the whole subset "
+    "(no sharding at all)",
     "split once with a fixed seed (fairshard.split(n, sizes, seed=...) or "
     "random_split(..., generator=torch.Generator().manual_seed(seed))) and shard the part "
     "with fairshard.DistributedSampler(Subset(dataset, indices))",
 )
 def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    for subset, draw in hand_splits(mod):
+        yield (
+            draw,
+            (
+                f"a split drawn by hand ({tail(draw)}, sliced into the Subset at line "
+                f"{subset.lineno}) from the process's own generator, in code every rank runs: "
+                "each rank keeps a different subset, so shares overlap and some samples are "
+                "never read; draw it from a generator seeded alike on every rank "
+                "(torch.randperm(n, generator=torch.Generator().manual_seed(seed))) or use "
+                "fairshard.split(n, sizes, seed=...)"
+            ),
+        )
     if not flow_of(mod).distributed:
         return
     for call in mod.calls:

@@ -1,0 +1,205 @@
+"""Random splits written by hand: a permutation drawn per process, sliced into a ``Subset``.
+
+``random_split`` is one spelling of a random split; code as often writes it
+out: ``index = torch.randperm(len(train_set))[length:]`` then
+``Subset(train_set, index)``, or ``np.random.permutation(n)`` sliced into
+train and validation indices, or ``random.shuffle(ids)`` before
+``Subset(dataset, ids[:k])``. Where every rank runs that code without a seed
+shared by all ranks, each rank keeps a different subset: the distributed
+sampler then splits several different subsets, shares overlap, and some
+samples are never read (or validation leaks into training on another rank).
+
+Where it runs on every rank: a distributed script; a module such a script
+of the tree imports; or a hook, a method of a class of the tree that a
+distributed module calls on an object it was handed
+(``task.preprocess(train_set, valid_set, test_set)`` in an engine's
+``__init__``). A same-on-every-rank seed (``torch.manual_seed(seed)``,
+``np.random.seed(0)``, ``seed_everything``, a project's ``set_seed(args.seed)``)
+in the module before the split, or anywhere in a distributed module of the
+tree, is taken to fix the split, since the linter cannot order calls across
+files.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .flow import distributed_script, flow_of
+from .names import Module, argument, dotted, is_constant, mentions_rank, tail
+from .project import Project
+
+__all__ = ["hand_splits"]
+
+#: Draws of a permutation (or an in-place shuffle) from the process's global generator.
+_PERMUTATIONS = frozenset(
+    {
+        "torch.randperm",
+        "numpy.random.permutation",
+        "numpy.random.shuffle",
+        "random.shuffle",
+        "random.sample",
+        "numpy.random.choice",
+    }
+)
+#: Of those, the ones that shuffle their first argument in place.
+_IN_PLACE = frozenset({"numpy.random.shuffle", "random.shuffle"})
+#: Of those, the ones whose draw is a part already (a sample without replacement).
+_PARTS = frozenset({"random.sample", "numpy.random.choice"})
+
+
+def _permutation(mod: Module, call: ast.Call) -> str | None:
+    """The qualified name of ``call`` if it draws from the global generator, else None."""
+    name = mod.qualified(call.func)
+    if name not in _PERMUTATIONS:
+        return None
+    if name == "numpy.random.choice" and not is_constant(argument(call, "replace", 2), False):
+        return None  # a draw with replacement is a bootstrap, not a split
+    generator = argument(call, "generator")
+    return name if generator is None or is_constant(generator, None) else None
+
+
+def _seeds(call: ast.Call, rank_names: set[str]) -> bool:
+    """A call that seeds the global generators alike on every rank.
+
+    ``torch.manual_seed(seed)``, ``np.random.seed(0)``, ``seed_everything``,
+    and a project's own ``set_seed(args.seed)`` / ``fix_seed`` / ``init_seeds``:
+    a call named for a seed with an argument that reads no rank.
+    """
+    name = tail(call).lower()
+    if "seed" not in name or name in {"seed_worker", "worker_init_fn"}:
+        return False
+    return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
+
+
+def _seeded_before(mod: Module, node: ast.AST) -> bool:
+    flow = flow_of(mod)
+    at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    return any(
+        _seeds(c, flow.rank_names_at(c)) and (c.lineno, c.col_offset) < at for c in mod.calls
+    )
+
+
+def _seeded_anywhere(mod: Module) -> bool:
+    flow = flow_of(mod)
+    return any(_seeds(c, flow.rank_names_at(c)) for c in mod.calls)
+
+
+def _tainted(func: ast.AST, mod: Module, draw: ast.Call) -> set[str]:
+    """Names in ``func`` that hold the drawn permutation or a part of it, in source order."""
+    names: set[str] = set()
+    if mod.qualified(draw.func) in _IN_PLACE and draw.args:
+        shuffled = dotted(draw.args[0])
+        if shuffled:
+            names.add(shuffled)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            value = node.value
+            if value is draw or _reads(value, names) or _contains(value, draw):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for element in ast.walk(target):
+                        if isinstance(element, ast.Name | ast.Attribute) and dotted(element):
+                            names.add(dotted(element) or "")
+    return names
+
+
+def _contains(tree: ast.AST, node: ast.AST) -> bool:
+    return any(child is node for child in ast.walk(tree))
+
+
+def _reads(tree: ast.AST, names: set[str]) -> bool:
+    return any(
+        isinstance(node, ast.Name | ast.Attribute) and dotted(node) in names
+        for node in ast.walk(tree)
+    )
+
+
+def _sliced(tree: ast.AST) -> bool:
+    return any(
+        isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)
+        for node in ast.walk(tree)
+    )
+
+
+def _split_subset(mod: Module, func: ast.AST, draw: ast.Call) -> ast.Call | None:
+    """The ``Subset(dataset, part)`` whose ``part`` is a slice of ``draw``'s permutation."""
+    names = _tainted(func, mod, draw)
+    drawn_part = mod.qualified(draw.func) in _PARTS  # a part already: no slice needed
+    sliced: set[str] = {
+        dotted(element) or ""
+        for node in ast.walk(func)
+        if isinstance(node, ast.Assign)
+        and _sliced(node.value)
+        and _reads_or_is(node.value, draw, names)
+        for target in node.targets
+        for element in ast.walk(target)
+        if isinstance(element, ast.Name | ast.Attribute)
+    }
+    flow = flow_of(mod)
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call) or tail(node) != "Subset":
+            continue
+        part = argument(node, "indices", 1)
+        if part is None or mentions_rank(part, flow.rank_names_at(node)):
+            continue
+        if not _reads_or_is(part, draw, names):
+            continue
+        if drawn_part or _sliced(part) or _reads(part, sliced):
+            return node
+    return None
+
+
+def _reads_or_is(tree: ast.AST, draw: ast.Call, names: set[str]) -> bool:
+    return _contains(tree, draw) or _reads(tree, names)
+
+
+def _hook_owners(mod: Module, project: Project | None, func: ast.AST) -> list[Module]:
+    """Distributed modules of the tree that call ``func`` as a hook (``task.preprocess(...)``)."""
+    if project is None or not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    if not isinstance(mod.parents.get(func), ast.ClassDef):
+        return []
+    owners = []
+    for owner, call in project.calls_named(func.name):
+        other = project.modules[owner]
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if receiver is None or dotted(receiver) in {"self", "cls", "super()"}:
+            continue
+        if isinstance(receiver, ast.Call) and tail(receiver) == "super":
+            continue
+        if other is not mod and distributed_script(other):
+            owners.append(other)
+    return owners
+
+
+def _importers(mod: Module, project: Project | None) -> list[Module]:
+    if project is None:
+        return []
+    name = mod.cache["module_name"]
+    return [
+        other
+        for owner, other in project.modules.items()
+        if owner != name and distributed_script(other) and project.imports_module(owner, name)
+    ]
+
+
+def hand_splits(mod: Module) -> Iterator[tuple[ast.Call, ast.Call]]:
+    """``(subset, draw)`` pairs: a split by hand, from an unseeded permutation, on every rank."""
+    if not any(tail(c) == "Subset" for c in mod.calls):
+        return
+    project: Project | None = mod.cache.get("project")
+    here = distributed_script(mod)
+    for draw in mod.calls:
+        if _permutation(mod, draw) is None:
+            continue
+        func = mod.function_of(draw) or mod.tree
+        subset = _split_subset(mod, func, draw)
+        if subset is None or _seeded_before(mod, draw):
+            continue
+        if here:
+            yield subset, draw
+            continue
+        runners = _hook_owners(mod, project, func) or _importers(mod, project)
+        if runners and not any(_seeded_anywhere(r) for r in runners):
+            yield subset, draw
