@@ -196,6 +196,18 @@ ROUND_TWELVE_AFTER = [
     "bad_split_by_hand.py",
     "good_split_by_hand_seeded.py",
 ]
+#: The thirteenth round's classes, from its development set.
+ROUND_THIRTEEN = [
+    "good_loader_over_rank_cut.py",
+    "bad_loader_rank_picks_device_only.py",
+    "good_rank_seeds_that_never_reach_the_order.py",
+    "bad_torch_seed_per_rank_reaches_sampler.py",
+    "good_sampler_seeds_alike_then_draws_in_helper.py",
+    "good_sampler_reseeds_in_helper.py",
+    "bad_sampler_helper_draws_unseeded.py",
+    "bad_sampler_unseeded_default_rng.py",
+    "good_sampler_seeded_default_rng.py",
+]
 
 
 @pytest.mark.parametrize(
@@ -212,6 +224,7 @@ ROUND_TWELVE_AFTER = [
         "eleven_after",
         "twelve",
         "twelve_after",
+        "thirteen",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -228,6 +241,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "eleven_after": ROUND_ELEVEN_AFTER,
         "twelve": ROUND_TWELVE,
         "twelve_after": ROUND_TWELVE_AFTER,
+        "thirteen": ROUND_THIRTEEN,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

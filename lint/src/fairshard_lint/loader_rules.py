@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .context import context_of, target_names
+from .context import context_of
 from .flow import LOADERS, distributed_script, flow_of, shuffle_from_config, shuffles
 from .names import (
     Module,
@@ -24,6 +24,8 @@ from .names import (
     name_words,
     tail,
 )
+from .prepared import framework_shards
+from .rank_cuts import cut_by_rank
 from .rulebook import rule
 
 __all__: list[str] = []
@@ -102,7 +104,10 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if _branches_on_world(mod, call):
             continue  # the single-process branch of a script that also runs distributed
-        if _framework_shards(mod, call):
+        data = argument(call, "dataset", 0)
+        if data is not None and cut_by_rank(mod, data):
+            continue  # the data is this rank's share already: shuffling reorders a shard
+        if framework_shards(mod, call):
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
         found.append((call, from_config))
     # the loaders first: the search of the tree for an importer is the costly part
@@ -122,26 +127,6 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "sampler=DistributedSampler(dataset)"
             ),
         )
-
-
-#: Calls of training frameworks that re-shard the loaders handed to them.
-_SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loader"})
-
-
-def _framework_shards(mod: Module, call: ast.Call) -> bool:
-    """The loader is handed to ``fabric.setup_dataloaders`` or ``accelerator.prepare``.
-
-    Both replace the loader's sampler with a distributed one, so a plain
-    ``shuffle=True`` loader is sharded correctly there.
-    """
-    names = set(target_names(mod, call))
-    for other in mod.calls:
-        if tail(other) not in _SHARDING_SETUP:
-            continue
-        for arg in other.args:
-            if arg is call or dotted(arg) in names:
-                return True
-    return False
 
 
 _CVD = "CUDA_VISIBLE_DEVICES"

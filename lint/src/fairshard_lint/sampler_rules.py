@@ -24,6 +24,7 @@ from .names import (
     mentions_rank,
     tail,
 )
+from .prepared import framework_shards
 from .rulebook import rule
 from .unset_epochs import hidden_from_the_framework, unset_in_the_project
 
@@ -53,7 +54,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     yield from hidden_from_the_framework(mod)
 
 
-_GLOBAL_SEEDERS = ("manual_seed", "seed")
+_TORCH_GLOBAL_SEEDERS = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler")
 
 
@@ -81,34 +82,78 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                         "differently and their shares overlap; use the same seed on every rank"
                     ),
                 )
+        if not _seeds_torch_per_rank(mod, call):
+            continue
         qualified = mod.qualified(call.func) or ""
-        is_global = name in _GLOBAL_SEEDERS and qualified.split(".")[0] in (
-            "torch",
-            "random",
-            "numpy",
-        )
-        if is_global and call.args and mentions_rank(call.args[0], flow.rank_names_at(call)):
-            later = [
-                c
-                for c in all_calls
-                if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
-                and (
-                    (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
-                    or (tail(c) in LOADERS and shuffles(flow, c))
-                )
-                # the `else` of `if args.distributed:` runs on one process: nothing to disagree
-                and not single_process_branch(mod, c)
-            ]
-            if later:
-                yield (
-                    call,
-                    (
-                        f"{qualified}({ast.unparse(call.args[0])}) seeds the global generator per "
-                        f"rank before {tail(later[0])} (line {later[0].lineno}) draws its order "
-                        "from it: every rank gets a different order; use a distributed sampler "
-                        "with one shared seed"
-                    ),
-                )
+        later = [
+            c
+            for c in all_calls
+            if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
+            and (
+                (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
+                or (tail(c) in LOADERS and shuffles(flow, c))
+            )
+            # the `else` of `if args.distributed:` runs on one process: nothing to disagree
+            and not single_process_branch(mod, c)
+            # accelerate syncs the sampler's generator from rank 0 at every pass
+            and not framework_shards(mod, c)
+            and not _reseeded_alike(mod, call, c)
+        ]
+        if later:
+            yield (
+                call,
+                (
+                    f"{qualified}({ast.unparse(call.args[0])}) seeds the global generator per "
+                    f"rank before {tail(later[0])} (line {later[0].lineno}) draws its order "
+                    "from it: every rank gets a different order; use a distributed sampler "
+                    "with one shared seed"
+                ),
+            )
+
+
+def _seeds_torch_per_rank(mod: Module, call: ast.Call) -> bool:
+    """``torch.manual_seed(base + rank)``: the one global seed PyTorch's samplers draw from.
+
+    ``RandomSampler``, ``DataLoader(shuffle=True)``, ``SubsetRandomSampler`` and
+    ``WeightedRandomSampler`` draw their seed from torch's CPU generator;
+    ``random.seed`` and ``numpy.random.seed`` never reach them, and
+    ``torch.cuda.manual_seed`` seeds the GPU generators only.
+    """
+    qualified = mod.qualified(call.func) or ""
+    return (
+        qualified in _TORCH_GLOBAL_SEEDERS
+        and bool(call.args)
+        and mentions_rank(call.args[0], flow_of(mod).rank_names_at(call))
+    )
+
+
+def _reseeded_alike(mod: Module, seed: ast.Call, draw: ast.Call) -> bool:
+    """A rank-free ``torch.manual_seed`` runs after ``seed`` and before ``draw``'s order is drawn.
+
+    PyTorch's samplers draw their seed when iterated, not when built: a
+    same-on-every-rank reseed before the first loop of ``draw``'s function
+    (or before ``draw`` itself) undoes the per-rank seed.
+    """
+    flow = flow_of(mod)
+    func = mod.function_of(draw)
+    loops = [
+        n
+        for n in ast.walk(func or mod.tree)
+        if isinstance(n, ast.For | ast.AsyncFor) and (n.lineno, n.col_offset) > _at(draw)
+    ]
+    until = min((_at(n) for n in loops), default=_at(draw))
+    until = max(until, _at(draw))
+    return any(
+        (mod.qualified(c.func) or "") in _TORCH_GLOBAL_SEEDERS
+        and c.args
+        and not mentions_rank(c.args[0], flow.rank_names_at(c))
+        and _at(seed) < _at(c) < until
+        for c in mod.calls
+    )
+
+
+def _at(node: ast.AST) -> tuple[int, int]:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
 
 _NUMPY_SAFE = frozenset(
@@ -209,24 +254,76 @@ def _seeded_block(mod: Module, call: ast.Call) -> bool:
 
 
 def _seeded_before(mod: Module, call: ast.Call) -> bool:
-    """Earlier in the same function, the generator drawn from is seeded alike on every rank.
+    """Before the draw, the generator drawn from is seeded alike on every rank.
 
     ``random.seed(self.seed + self.epoch)`` then ``random.shuffle(indices)``:
     every rank seeds the generator with the same value right before drawing,
-    so the draw is the same everywhere. A seed that reads the rank does not
-    count (each rank then draws its own order).
+    so the draw is the same everywhere. The seed may sit in a helper the
+    function calls first (``self._reseed()``), or the draw in a helper that
+    every caller in the class calls after seeding (``np.random.seed(seed)``
+    then ``self.sample_list()`` in ``__iter__``). A seed that reads the rank
+    does not count (each rank then draws its own order).
     """
     func = mod.function_of(call)
     head = (mod.qualified(call.func) or "").rpartition(".")[0]
     if func is None or not head:
         return False
     seeder = f"{head}.manual_seed" if head == "torch" else f"{head}.seed"
-    return any(
-        mod.qualified(c.func) == seeder
-        and c.args
-        and not mentions_rank(c.args[0], flow_of(mod).rank_names_at(c))
-        and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)
-        for c in calls(func)
+    if _seeds_alike(mod, func, seeder, _at(call)):
+        return True
+    cls = mod.parents.get(func)
+    if not isinstance(cls, ast.ClassDef):
+        return False
+    callers = [
+        c
+        for c in calls(cls)
+        if isinstance(c.func, ast.Attribute)
+        and c.func.attr == func.name
+        and dotted(c.func.value) == "self"
+    ]
+    return bool(callers) and all(
+        (outer := mod.function_of(c)) is not None and _seeds_alike(mod, outer, seeder, _at(c))
+        for c in callers
+    )
+
+
+def _seeds_alike(
+    mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef, seeder: str, before: tuple[int, int]
+) -> bool:
+    """``func`` seeds ``seeder``'s generator with a rank-free value before ``before``.
+
+    Directly, or through a method of its class that it calls (``self._reseed()``).
+    """
+    cls = mod.parents.get(func)
+    methods = (
+        {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)}
+        if isinstance(cls, ast.ClassDef)
+        else {}
+    )
+    for c in calls(func):
+        if _at(c) >= before:
+            continue
+        if _seeds_with(mod, c, seeder):
+            return True
+        helper = (
+            methods.get(c.func.attr)
+            if isinstance(c.func, ast.Attribute) and dotted(c.func.value) == "self"
+            else None
+        )
+        if (
+            helper is not None
+            and helper is not func
+            and any(_seeds_with(mod, h, seeder) for h in calls(helper))
+        ):
+            return True
+    return False
+
+
+def _seeds_with(mod: Module, call: ast.Call, seeder: str) -> bool:
+    return (
+        mod.qualified(call.func) == seeder
+        and bool(call.args)
+        and not mentions_rank(call.args[0], flow_of(mod).rank_names_at(call))
     )
 
 
@@ -263,10 +360,15 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 and not _seeded_block(mod, call)
                 and not _seeded_before(mod, call)
             ):
+                source = (
+                    "an unseeded generator (fresh entropy in every process)"
+                    if name.rpartition(".")[2] in _NUMPY_SEEDABLE
+                    else "module-level RNG"
+                )
                 yield (
                     call,
                     (
-                        f"{name}() in Sampler subclass {cls.name} uses module-level RNG before "
+                        f"{name}() in Sampler subclass {cls.name} uses {source} before "
                         "the data is split between ranks: ranks disagree on the order and "
                         "their shares overlap; use a generator seeded from (seed, epoch)"
                     ),

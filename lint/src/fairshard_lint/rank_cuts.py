@@ -1,0 +1,71 @@
+"""Data cut by the rank by hand: a loader over it reads one rank's share only.
+
+Scripts that shard without a sampler cut the index list (or the dataset)
+with the rank before building a plain loader: ``idx.split(n // W)[rank]``,
+``np.array_split(idx, W)[rank]``, ``idx[rank::W]``,
+``idx[rank * k:(rank + 1) * k]``, ``range(rank, n, W)``,
+``dataset.shard(num_shards=W, index=rank)``. A ``DataLoader(shuffle=True)``
+over the result reorders a disjoint share, which is sharding (FS103's
+pitfall, every rank reading everything, is not there).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .flow import flow_of
+from .names import Module, dotted, mentions_rank, tail
+
+__all__ = ["cut_by_rank"]
+
+#: Calls whose arguments choose a rank's part (``range(rank, n, world)``).
+_CUTTING_CALLS = frozenset(
+    {"range", "arange", "shard", "split_dataset_by_node", "array_split", "Subset"}
+)
+
+
+def _bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
+    """Values assigned to each dotted name in ``scope`` (tuple targets take the whole value)."""
+    found: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for target in targets:
+            for element in ast.walk(target):
+                name = dotted(element)
+                if name and isinstance(element, ast.Name | ast.Attribute):
+                    found.setdefault(name, []).append(value)
+    return found
+
+
+def cut_by_rank(mod: Module, data: ast.expr) -> bool:
+    """``data``, or a value bound to a name it reads in its function, is cut by the rank."""
+    flow = flow_of(mod)
+    bindings = _bindings(mod.function_of(data) or mod.tree)
+    seen: set[str] = set()
+    stack: list[ast.expr] = [data]
+    while stack:
+        expr = stack.pop()
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Subscript) and mentions_rank(
+                node.slice, flow.rank_names_at(node)
+            ):
+                return True
+            if (
+                isinstance(node, ast.Call)
+                and tail(node) in _CUTTING_CALLS
+                and any(
+                    mentions_rank(a, flow.rank_names_at(node))
+                    for a in [*node.args, *(k.value for k in node.keywords)]
+                )
+            ):
+                return True
+            name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
+            if name and name not in seen and name in bindings:
+                seen.add(name)
+                stack.extend(bindings[name])
+    return False
