@@ -29,7 +29,7 @@ from .flow import distributed_script, flow_of
 from .names import Module, argument, dotted, is_constant, mentions_rank, tail
 from .project import Project
 
-__all__ = ["hand_splits"]
+__all__ = ["hand_splits", "seeded_before"]
 
 #: Draws of a permutation (or an in-place shuffle) from the process's global generator.
 _PERMUTATIONS = frozenset(
@@ -72,7 +72,8 @@ def _seeds(call: ast.Call, rank_names: set[str]) -> bool:
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
 
 
-def _seeded_before(mod: Module, node: ast.AST) -> bool:
+def seeded_before(mod: Module, node: ast.AST) -> bool:
+    """A same-on-every-rank seed of the global generators runs before ``node`` in the file."""
     flow = flow_of(mod)
     at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
     return any(
@@ -195,7 +196,7 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.Call, ast.Call]]:
             continue
         func = mod.function_of(draw) or mod.tree
         subset = _split_subset(mod, func, draw)
-        if subset is None or _seeded_before(mod, draw):
+        if subset is None or seeded_before(mod, draw):
             continue
         if here:
             yield subset, draw

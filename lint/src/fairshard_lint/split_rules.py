@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from .context import context_of, evaluation_split_loop, is_sampler_class
 from .dedup import deduplicates, deduplicates_at
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
-from .hand_splits import hand_splits
+from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
 from .names import (
     Module,
@@ -234,21 +234,6 @@ def evaluation_script(mod: Module) -> bool:
     return not any(tail(call) in _TRAINING_CALLS for call in mod.calls)
 
 
-_GLOBAL_SEEDS = frozenset({"manual_seed", "seed_everything", "set_seed"})
-
-
-def _seeded_globally_before(mod: Module, call: ast.Call) -> bool:
-    """A same-on-every-rank ``torch.manual_seed(seed)`` (or alike) runs before ``call``."""
-    flow = flow_of(mod)
-    return any(
-        tail(c) in _GLOBAL_SEEDS
-        and c.args
-        and not mentions_rank(c.args[0], flow.rank_names_at(c))
-        and (c.lineno, c.col_offset) < (call.lineno, call.col_offset)
-        for c in mod.calls
-    )
-
-
 @rule(
     "FS110",
     "unseeded-split",
@@ -280,7 +265,7 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         generator = argument(call, "generator")
         if generator is not None and not is_constant(generator, None):
             continue
-        if name == "random_split" and not _seeded_globally_before(mod, call):
+        if name == "random_split" and not seeded_before(mod, call):
             yield (
                 call,
                 (
