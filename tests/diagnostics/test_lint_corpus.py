@@ -196,6 +196,11 @@ ROUND_TWELVE_AFTER = [
     "bad_split_by_hand.py",
     "good_split_by_hand_seeded.py",
 ]
+#: The thirteenth round's classes after the held-out run.
+ROUND_THIRTEEN_AFTER = [
+    "good_spawn_index_on_one_machine.py",
+    "bad_spawn_index_master_addr_default.py",
+]
 #: The thirteenth round's classes, from its development set.
 ROUND_THIRTEEN = [
     "good_loader_over_rank_cut.py",
@@ -225,6 +230,7 @@ ROUND_THIRTEEN = [
         "twelve",
         "twelve_after",
         "thirteen",
+        "thirteen_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -242,6 +248,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "twelve": ROUND_TWELVE,
         "twelve_after": ROUND_TWELVE_AFTER,
         "thirteen": ROUND_THIRTEEN,
+        "thirteen_after": ROUND_THIRTEEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from .flow import distributed_script, flow_of
 from .names import Module, argument, dotted, is_constant, mentions_rank, tail
-from .project import Project
+from .project import Project, importers
 
 __all__ = ["hand_splits", "seeded_before"]
 
@@ -174,17 +174,6 @@ def _hook_owners(mod: Module, project: Project | None, func: ast.AST) -> list[Mo
     return owners
 
 
-def _importers(mod: Module, project: Project | None) -> list[Module]:
-    if project is None:
-        return []
-    name = mod.cache["module_name"]
-    return [
-        other
-        for owner, other in project.modules.items()
-        if owner != name and distributed_script(other) and project.imports_module(owner, name)
-    ]
-
-
 def hand_splits(mod: Module) -> Iterator[tuple[ast.Call, ast.Call]]:
     """``(subset, draw)`` pairs: a split by hand, from an unseeded permutation, on every rank."""
     if not any(tail(c) == "Subset" for c in mod.calls):
@@ -201,6 +190,8 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.Call, ast.Call]]:
         if here:
             yield subset, draw
             continue
-        runners = _hook_owners(mod, project, func) or _importers(mod, project)
+        runners = _hook_owners(mod, project, func) or [
+            m for m in importers(mod) if distributed_script(m)
+        ]
         if runners and not any(_seeded_anywhere(r) for r in runners):
             yield subset, draw

@@ -25,6 +25,7 @@ from .names import (
     tail,
 )
 from .prepared import framework_shards
+from .project import importers
 from .rank_cuts import cut_by_rank
 from .rulebook import rule
 
@@ -239,16 +240,7 @@ def _run_by_a_distributed_script(mod: Module) -> bool:
 
 def _here_or_in_an_importer(mod: Module, test: Callable[[Module], bool]) -> bool:
     """``test`` holds for ``mod`` or for a module of its linted tree that imports it."""
-    if test(mod):
-        return True
-    project = mod.cache.get("project")
-    if project is None:
-        return False
-    name = mod.cache["module_name"]
-    return any(
-        owner != name and test(other) and project.imports_module(owner, name)
-        for owner, other in project.modules.items()
-    )
+    return test(mod) or any(test(other) for other in importers(mod))
 
 
 def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:

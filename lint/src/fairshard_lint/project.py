@@ -51,7 +51,7 @@ from .padding_classes import Padding
 from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
 
-__all__ = ["Project", "module_name"]
+__all__ = ["Project", "importers", "module_name"]
 
 #: Text that makes a file take part in the project even without PyTorch data words
 #: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``).
@@ -777,3 +777,16 @@ def unreached_by_callers(project: Project, name: str, call: ast.Call) -> bool:
         any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
         for _, site in sites
     )
+
+
+def importers(mod: Module) -> list[Module]:
+    """The modules of ``mod``'s linted tree that import it (none outside a project)."""
+    project: Project | None = mod.cache.get("project")
+    if project is None:
+        return []
+    name = mod.cache["module_name"]
+    return [
+        other
+        for owner, other in project.modules.items()
+        if owner != name and project.imports_module(owner, name)
+    ]

@@ -17,6 +17,7 @@ from .dedup import deduplicates, deduplicates_at
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
+from .machines import pinned_to_one_machine
 from .names import (
     Module,
     argument,
@@ -343,6 +344,8 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         )
         if world is not None and is_local_world(world, flow.local_world_names):
             continue  # a node-local world: consistent on one node
+        if pinned_to_one_machine(mod):
+            continue  # MASTER_ADDR = "localhost": every process is on this machine
         yield (
             call,
             (

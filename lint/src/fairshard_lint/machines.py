@@ -1,0 +1,55 @@
+"""A world pinned to one machine: the rendezvous address is this host.
+
+``os.environ["MASTER_ADDR"] = "localhost"`` (or ``127.0.0.1``), or
+``init_process_group(init_method="tcp://127.0.0.1:port")``, set by the
+script itself and not by a launcher: every process of the group runs on
+this machine, so a node-local rank (an ``mp.spawn`` index, ``LOCAL_RANK``)
+is the global rank, and FS111's pitfall (two nodes reading one share)
+cannot happen. A ``setdefault`` or an ``environ.get`` fallback is no pin:
+a multi-node launcher overrides it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .names import Module, argument, env_key
+from .project import importers
+
+__all__ = ["pinned_to_one_machine"]
+
+_LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def _local(value: ast.AST | None) -> bool:
+    return isinstance(value, ast.Constant) and value.value in _LOCAL_HOSTS
+
+
+def _local_url(value: ast.AST | None) -> bool:
+    if not isinstance(value, ast.Constant | ast.JoinedStr):
+        return False
+    text = ast.unparse(value)
+    return any(f"://{host}:" in text for host in _LOCAL_HOSTS)
+
+
+def _pins(mod: Module) -> bool:
+    for node in mod.nodes:
+        if (
+            isinstance(node, ast.Assign)
+            and _local(node.value)
+            and any(env_key(t) == "MASTER_ADDR" for t in node.targets)
+        ):
+            return True
+        if isinstance(node, ast.Call) and _local_url(argument(node, "init_method")):
+            return True
+    return False
+
+
+def pinned_to_one_machine(mod: Module) -> bool:
+    """The file, or a file of its tree that imports it, pins the rendezvous to this host."""
+    cached = mod.cache.get("one_machine")
+    if isinstance(cached, bool):
+        return cached
+    found = _pins(mod) or any(_pins(other) for other in importers(mod))
+    mod.cache["one_machine"] = found
+    return found
