@@ -200,6 +200,7 @@ ROUND_TWELVE_AFTER = [
 ROUND_THIRTEEN_AFTER = [
     "good_spawn_index_on_one_machine.py",
     "bad_spawn_index_master_addr_default.py",
+    "good_lightning_hook_loader_default_trainer.py",
 ]
 #: The thirteenth round's classes, from its development set.
 ROUND_THIRTEEN = [

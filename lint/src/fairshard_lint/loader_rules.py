@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 
 from .context import context_of
 from .flow import LOADERS, distributed_script, flow_of, shuffle_from_config, shuffles
+from .lightning_hooks import lightning_shards
 from .names import (
     Module,
     argument,
@@ -110,6 +111,8 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # the data is this rank's share already: shuffling reorders a shard
         if framework_shards(mod, call):
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
+        if lightning_shards(mod, call):
+            continue  # a Lightning hook's loader: the Trainer puts in a distributed sampler
         found.append((call, from_config))
     # the loaders first: the search of the tree for an importer is the costly part
     if not found or not (flow.distributed or _run_by_a_distributed_script(mod)):

@@ -54,8 +54,9 @@ from .replicas import ONE_REPLICA, replica_parameter
 __all__ = ["Project", "importers", "module_name"]
 
 #: Text that makes a file take part in the project even without PyTorch data words
-#: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``).
-_PROJECT_WORDS = ("set_epoch",)
+#: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``; a script
+#: that turns off Lightning's sampler for the data modules of the tree).
+_PROJECT_WORDS = ("set_epoch", "use_distributed_sampler", "replace_sampler_ddp")
 _FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).
 MAX_CALLER_DEPTH = 3

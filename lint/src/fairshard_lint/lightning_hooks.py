@@ -1,0 +1,129 @@
+"""Loaders a Lightning hook returns: Lightning shards them, unless the tree says otherwise.
+
+``train_dataloader()`` (and the other loader hooks) of a ``LightningModule``
+or ``LightningDataModule`` hand their loader to Lightning's Trainer, which
+replaces a plain loader's sampler with a ``DistributedSampler`` under DDP
+(``use_distributed_sampler``, ``replace_sampler_ddp`` before 2.0, on by
+default) and sets its epoch. A ``DataLoader(shuffle=True)`` there reads one
+share per rank, so FS103 has nothing to say, unless:
+
+- the tree turns the replacement off (the keyword set to anything but a
+  literal ``True``: a value from a config may be ``False``), and
+- the hook's class is what the Trainer runs: a data module that is never
+  given to ``fit``/``validate``/``test`` (only its datasets are read by
+  another data module, which builds loaders of its own) returns no loader to
+  Lightning, so its hooks are not run.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .names import Module, argument, dotted, is_constant, tail
+
+__all__ = ["lightning_shards"]
+
+_HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
+_LIGHTNING = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
+_SWITCHES = ("use_distributed_sampler", "replace_sampler_ddp")
+_RUNS = frozenset({"fit", "validate", "test", "predict"})
+
+
+def _modules(mod: Module) -> list[Module]:
+    project = mod.cache.get("project")
+    return list(project.modules.values()) if project is not None else [mod]
+
+
+def _replacement_off(mod: Module) -> bool:
+    """Some call of the tree sets ``use_distributed_sampler`` (or the old name) to non-True."""
+    for other in _modules(mod):
+        for call in other.calls:
+            for keyword in call.keywords:
+                if keyword.arg in _SWITCHES and not is_constant(keyword.value, True):
+                    return True
+    return False
+
+
+def _classes(mod: Module) -> dict[str, list[str]]:
+    """Each class of the tree by name, with the names of its bases."""
+    found: dict[str, list[str]] = {}
+    for other in _modules(mod):
+        for name, defs in other.classes.items():
+            for cls in defs:
+                found.setdefault(name, []).extend(
+                    (dotted(b) or "").rpartition(".")[2] for b in cls.bases
+                )
+    return found
+
+
+def _lineage(name: str, classes: dict[str, list[str]]) -> set[str]:
+    """``name`` and every base of it that the tree defines, by name."""
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(classes.get(current, []))
+    return seen
+
+
+def _run_classes(mod: Module, datamodules: bool) -> set[str] | None:
+    """The classes of the data modules (or models) the tree runs with a Trainer.
+
+    ``trainer.fit(model, datamodule=dm)`` with ``dm = MTDataModule(...)`` in the
+    same function gives ``MTDataModule``; ``None`` where such an argument's
+    class cannot be read (the caller's, a factory's), or where nothing is run.
+    """
+    found: set[str] = set()
+    for other in _modules(mod):
+        for call in other.calls:
+            if tail(call) not in _RUNS or not isinstance(call.func, ast.Attribute):
+                continue
+            if "trainer" not in (dotted(call.func.value) or "").lower():
+                continue
+            handed = argument(call, "datamodule", 1) if datamodules else argument(call, "model", 0)
+            if handed is None:
+                continue
+            cls = _class_of(other, handed)
+            if cls is None:
+                return None
+            found.add(cls)
+    return found or None
+
+
+def _class_of(mod: Module, value: ast.expr) -> str | None:
+    """The class ``value`` was built from, where the function binds it once from a call."""
+    if isinstance(value, ast.Call):
+        return (dotted(value.func) or "").rpartition(".")[2] or None
+    name = dotted(value)
+    if name is None:
+        return None
+    scope = mod.function_of(value) or mod.tree
+    values = [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets)
+    ]
+    if len(values) != 1 or not isinstance(values[0], ast.Call):
+        return None
+    return (dotted(values[0].func) or "").rpartition(".")[2] or None
+
+
+def lightning_shards(mod: Module, call: ast.Call) -> bool:
+    """``call`` builds a Lightning hook's loader, which Lightning shards (or never runs)."""
+    func = mod.function_of(call)
+    if func is None or func.name not in _HOOKS or not mod.imports_any(_LIGHTNING):
+        return False
+    owner = mod.parents.get(func)
+    if not isinstance(owner, ast.ClassDef):
+        return False
+    if not _replacement_off(mod):
+        return True
+    classes = _classes(mod)
+    datamodule = any(base.endswith("DataModule") for base in _lineage(owner.name, classes))
+    run = _run_classes(mod, datamodule)
+    if run is None:
+        return False
+    return not any(owner.name in _lineage(cls, classes) for cls in run)
