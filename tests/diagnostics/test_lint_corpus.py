@@ -201,6 +201,9 @@ ROUND_THIRTEEN_AFTER = [
     "good_spawn_index_on_one_machine.py",
     "bad_spawn_index_master_addr_default.py",
     "good_lightning_hook_loader_default_trainer.py",
+    "bad_batch_sampler_pads_with_first.py",
+    "good_batch_sampler_pads_then_cut_to_length.py",
+    "bad_detections_cut_counters_summed.py",
 ]
 #: The thirteenth round's classes, from its development set.
 ROUND_THIRTEEN = [

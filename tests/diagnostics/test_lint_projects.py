@@ -318,7 +318,7 @@ _PADDED_EVAL = (
     "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))\n"
     "    results = [model(batch) for batch in loader]\n"
     "    ordered = [r for part in zip(*dist.all_gather_object(results)) for r in part]\n"
-    "    return ordered[: len(dataset)]\n"
+    "    return sum(ordered) / len(ordered)\n"
 )
 
 

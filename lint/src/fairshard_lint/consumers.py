@@ -28,7 +28,11 @@ def carrying_names(mod: Module, sampler: ast.Call) -> set[str]:
     for call in mod.calls:
         if tail(call) not in LOADERS:
             continue
-        given = argument(call, "sampler", 3) or spread_entry(mod, call, "sampler")
+        given = (
+            argument(call, "sampler", 3)
+            or argument(call, "batch_sampler", 4)
+            or spread_entry(mod, call, "sampler")
+        )
         if given is sampler or (given is not None and dotted(given) in names):
             names.update(target_names(mod, call))
     return names
@@ -63,9 +67,15 @@ def consumer_sites(mod: Module, names: set[str], scope: ast.AST | None = None) -
             and tail(node) not in LOADERS | WRAPPERS | _LOOKS
         ):
             given = [*node.args, *(k.value for k in node.keywords)]
-            if any(dotted(g) in names for g in given):
+            if any(dotted(g) in names for g in given) and not _rebinds(mod, node, names):
                 out.append(node)
     return out
+
+
+def _rebinds(mod: Module, call: ast.Call, names: set[str]) -> bool:
+    """``x = Wrap(x)``: the name goes on carrying what the call wraps; its later uses count."""
+    parent = mod.parents.get(call)
+    return isinstance(parent, ast.Assign) and any(dotted(t) in names for t in parent.targets)
 
 
 def block_of(mod: Module, node: ast.AST) -> list[ast.stmt]:

@@ -10,7 +10,10 @@ repeated, so the padding does no harm there. The forms read here:
   assigned from it in the same function (``i = int(ids[b])``);
 - a merge that skips keys already seen (``if key in seen[name]: continue`` in a
   loop that then adds ``key`` to ``seen[name]``);
-- a known de-duplicating evaluator named in the file (DETR's ``CocoEvaluator``).
+- a known de-duplicating evaluator named in the file (DETR's ``CocoEvaluator``);
+- gathered results cut back to the evaluation set's length
+  (``merge_distributed(predicts, len(eval_data))``, ``outputs[:len(dataset)]``
+  beside a gather).
 
 Where each form counts is said by :func:`deduplicates`.
 """
@@ -162,8 +165,79 @@ def _stored_by_id(scope: ast.AST) -> bool:
     return False
 
 
+#: Words of calls that bring every rank's results together.
+_GATHER_WORDS = frozenset({"gather", "allgather", "merge", "collect"})
+
+
+def _is_len(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Call) and dotted(node.func) == "len"
+
+
+def _cut_to_length(scope: ast.AST) -> bool:
+    """Every gather of the scope's results is cut back to the evaluation set's length.
+
+    ``merge_distributed(predicts, len(eval_data))``, or ``torch.cat(gathered)
+    [:len(dataset)]`` (torchvision's and timm's gather-then-truncate): the
+    repeats the padding added are dropped and every sample counts once. A
+    gather left whole beside them (counters summed over the padded shares)
+    keeps the repeats, so one uncut gather is enough to say no.
+    """
+    gathers = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Call) and set(name_words(tail(n))) & _GATHER_WORDS
+    ]
+    cuts = [
+        n
+        for n in ast.walk(scope)
+        if isinstance(n, ast.Subscript)
+        and isinstance(n.slice, ast.Slice)
+        and n.slice.lower is None
+        and _is_len(n.slice.upper)
+    ]
+    return bool(gathers) and all(_cut(g, cuts, scope) for g in gathers)
+
+
+def _cut(gather: ast.Call, cuts: list[ast.Subscript], scope: ast.AST) -> bool:
+    """``gather`` is given the set's length, or what it returns is sliced to it."""
+    if any(_is_len(a) for a in [*gather.args, *(k.value for k in gather.keywords)]):
+        return True
+    if any(any(n is gather for n in ast.walk(cut.value)) for cut in cuts):
+        return True
+    names = {
+        dotted(t)
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign) and any(n is gather for n in ast.walk(node.value))
+        for t in node.targets
+    } - {None}
+    return any(
+        isinstance(node, ast.Name | ast.Attribute) and dotted(node) in names
+        for cut in cuts
+        for node in ast.walk(cut.value)
+    )
+
+
+def _iterated_here(mod: Module, site: ast.Call) -> bool:
+    """The wrapping call is what a ``for`` of the same function iterates.
+
+    ``for batch in tqdm(AsyncDataLoader(loader))``: the loader is read here, through
+    wrappers, so this function is the evaluation.
+    """
+    node: ast.AST = site
+    parent = mod.parents.get(node)
+    while isinstance(parent, ast.Call):
+        node, parent = parent, mod.parents.get(parent)
+    return isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is node
+
+
 def _scope_deduplicates(scope: ast.AST) -> bool:
-    return _unique_by_id(scope) or _keyed_by_id(scope) or _skips_seen(scope) or _stored_by_id(scope)
+    return (
+        _unique_by_id(scope)
+        or _keyed_by_id(scope)
+        or _skips_seen(scope)
+        or _stored_by_id(scope)
+        or _cut_to_length(scope)
+    )
 
 
 def _file_deduplicates(mod: Module) -> bool:
@@ -242,7 +316,7 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
         )
     for site in sites:
         func = mod.function_of(site)
-        iterates = not isinstance(site, ast.Call)
+        iterates = not isinstance(site, ast.Call) or _iterated_here(mod, site)
         if iterates and func is not None and _scope_deduplicates(func):
             return True  # the function that iterates the loader keeps results by id
         beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]

@@ -30,8 +30,16 @@ _COMBINE_WORDS = frozenset(
 _WRITES = frozenset({"write", "writelines", "save", "dump", "savez", "savetxt", "to_csv"})
 
 
+#: A project's helper named for merging across the processes (``merge_distributed``,
+#: ``collect_across_ranks``, ``concat_all``) combines too, even where the linter does
+#: not read its body.
+_MERGE_WORDS = frozenset({"merge", "collect", "concat", "cat", "join"})
+_ACROSS_WORDS = frozenset({"distributed", "dist", "ranks", "world", "all", "processes"})
+
+
 def _combining(call: ast.Call) -> bool:
-    return bool(set(name_words(tail(call))) & _COMBINE_WORDS)
+    words = set(name_words(tail(call)))
+    return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
 
 
 def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:

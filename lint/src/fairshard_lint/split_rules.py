@@ -48,21 +48,33 @@ def _pads(call: ast.Call) -> bool:
 
 
 def _repeats(value: ast.AST, name: str) -> bool:
-    """``value`` is a slice of ``name`` (``indices[:n]``, ``(indices * k)[:n]``)."""
-    if not isinstance(value, ast.Subscript) or not isinstance(value.slice, ast.Slice):
-        return False
-    base = value.value
-    while isinstance(base, ast.BinOp) and isinstance(base.op, ast.Mult):
-        base = base.left if dotted(base.left) == name else base.right
-    return dotted(base) == name
+    """``value`` is made of ``name``'s own elements: what a tail is padded with.
+
+    A slice or an element of ``name`` (``indices[:n]``, ``(indices * k)[:n]``,
+    ``b[0]``), a list of them (``[b[0]] * k``, ``[b[0] for _ in range(k)]``).
+    """
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        value = value.left if _repeats(value.left, name) else value.right
+    if isinstance(value, ast.Subscript):
+        base = value.value
+        while isinstance(base, ast.BinOp) and isinstance(base.op, ast.Mult):
+            base = base.left if dotted(base.left) == name else base.right
+        return dotted(base) == name
+    if isinstance(value, ast.List | ast.Tuple):
+        return bool(value.elts) and all(_repeats(e, name) for e in value.elts)
+    if isinstance(value, ast.ListComp):
+        return _repeats(value.elt, name)
+    return False
 
 
 def pads_by_repeating(cls: ast.ClassDef) -> bool:
     """A sampler class that fills its tail with its own head (``indices += indices[:pad]``).
 
     The padding of PyTorch's ``DistributedSampler``, copied into samplers of
-    their own by many codebases (timm's ``OrderedDistributedSampler``): every
-    rank gets the same length by repeating samples.
+    their own by many codebases (timm's ``OrderedDistributedSampler``), or
+    spelled with copies of one element (``b.extend([b[0] for _ in range(k)])``
+    in a batch sampler that then cuts each batch by rank): every rank gets the
+    same length by repeating samples.
     """
     for node in ast.walk(cls):
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
@@ -78,6 +90,15 @@ def pads_by_repeating(cls: ast.ClassDef) -> bool:
                 name = dotted(target)
                 if name and dotted(node.value.left) == name and _repeats(node.value.right, name):
                     return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "extend"
+            and node.args
+            and (name := dotted(node.func.value))
+            and _repeats(node.args[0], name)
+        ):
+            return True
     return False
 
 

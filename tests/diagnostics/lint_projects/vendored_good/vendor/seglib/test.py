@@ -7,4 +7,4 @@ def evaluate(model, dataset):
     loader = DataLoader(dataset, sampler=DistributedSampler(dataset, shuffle=False))
     results = [model(batch) for batch in loader]
     ordered = [r for part in zip(*dist.all_gather_object(results)) for r in part]
-    return ordered[: len(dataset)]  # gathered in dataset order, cut to its length
+    return sum(ordered) / len(ordered)  # the padded repeats count in the mean
