@@ -25,7 +25,7 @@ import ast
 from .consumers import block_of, carrying_names, consumer_sites, defs_of
 from .names import Module, dotted, name_words, tail
 
-__all__ = ["deduplicates", "deduplicates_at"]
+__all__ = ["deduplicates", "deduplicates_at", "scope_deduplicates"]
 
 _ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
 
@@ -230,7 +230,8 @@ def _iterated_here(mod: Module, site: ast.Call) -> bool:
     return isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is node
 
 
-def _scope_deduplicates(scope: ast.AST) -> bool:
+def scope_deduplicates(scope: ast.AST) -> bool:
+    """One of the forms of this module's docstring, in ``scope`` itself."""
     return (
         _unique_by_id(scope)
         or _keyed_by_id(scope)
@@ -255,7 +256,7 @@ def _calls_deduplicating(mod: Module, call: ast.Call, depth: int = 2) -> bool:
     if found is None:
         return False
     owner, defs = found
-    if any(_scope_deduplicates(d) for d in defs):
+    if any(scope_deduplicates(d) for d in defs):
         return True
     return depth > 1 and any(
         _calls_deduplicating(owner, c, depth - 1)
@@ -278,7 +279,7 @@ def deduplicates_at(mod: Module, site: ast.Call) -> bool:
     func = mod.function_of(site)
     if func is None:
         return False
-    if _scope_deduplicates(func):
+    if scope_deduplicates(func):
         return True
     return any(
         isinstance(c, ast.Call) and c is not site and _calls_deduplicating(mod, c)
@@ -312,12 +313,12 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
     sites = consumer_sites(mod, carrying_names(mod, sampler))
     if not sites:
         return whole_file and any(
-            _scope_deduplicates(f) for f in _functions(mod) if not _builds_data(f)
+            scope_deduplicates(f) for f in _functions(mod) if not _builds_data(f)
         )
     for site in sites:
         func = mod.function_of(site)
         iterates = not isinstance(site, ast.Call) or _iterated_here(mod, site)
-        if iterates and func is not None and _scope_deduplicates(func):
+        if iterates and func is not None and scope_deduplicates(func):
             return True  # the function that iterates the loader keeps results by id
         beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]
         if any(isinstance(c, ast.Call) and _calls_deduplicating(mod, c) for c in beside):

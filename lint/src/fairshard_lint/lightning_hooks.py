@@ -21,12 +21,19 @@ import ast
 
 from .names import Module, argument, dotted, is_constant, tail
 
-__all__ = ["lightning_shards"]
+__all__ = [
+    "LIGHTNING",
+    "lightning_modules",
+    "lightning_shards",
+    "never_run",
+    "replacement_off",
+]
 
 _HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
-_LIGHTNING = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
+LIGHTNING = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
 _SWITCHES = ("use_distributed_sampler", "replace_sampler_ddp")
-_RUNS = frozenset({"fit", "validate", "test", "predict"})
+#: Trainer calls that run a model's or a data module's training, validation or test hooks.
+_RUNS = frozenset({"fit", "validate", "test"})
 
 
 def _modules(mod: Module) -> list[Module]:
@@ -34,7 +41,7 @@ def _modules(mod: Module) -> list[Module]:
     return list(project.modules.values()) if project is not None else [mod]
 
 
-def _replacement_off(mod: Module) -> bool:
+def replacement_off(mod: Module) -> bool:
     """Some call of the tree sets ``use_distributed_sampler`` (or the old name) to non-True."""
     for other in _modules(mod):
         for call in other.calls:
@@ -42,6 +49,11 @@ def _replacement_off(mod: Module) -> bool:
                 if keyword.arg in _SWITCHES and not is_constant(keyword.value, True):
                     return True
     return False
+
+
+def lightning_modules(mod: Module) -> list[Module]:
+    """The modules of ``mod``'s tree (or ``mod`` alone) that import Lightning."""
+    return [m for m in _modules(mod) if m.imports_any(LIGHTNING)]
 
 
 def _classes(mod: Module) -> dict[str, list[str]]:
@@ -69,14 +81,18 @@ def _lineage(name: str, classes: dict[str, list[str]]) -> set[str]:
     return seen
 
 
-def _run_classes(mod: Module, datamodules: bool) -> set[str] | None:
+#: A class the Trainer runs: the module that defines it (``None`` when unknown) and its name.
+Run = tuple[str | None, str]
+
+
+def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
     """The classes of the data modules (or models) the tree runs with a Trainer.
 
     ``trainer.fit(model, datamodule=dm)`` with ``dm = MTDataModule(...)`` in the
     same function gives ``MTDataModule``; ``None`` where such an argument's
     class cannot be read (the caller's, a factory's), or where nothing is run.
     """
-    found: set[str] = set()
+    found: set[Run] = set()
     for other in _modules(mod):
         for call in other.calls:
             if tail(call) not in _RUNS or not isinstance(call.func, ast.Attribute):
@@ -86,17 +102,30 @@ def _run_classes(mod: Module, datamodules: bool) -> set[str] | None:
             handed = argument(call, "datamodule", 1) if datamodules else argument(call, "model", 0)
             if handed is None:
                 continue
-            cls = _class_of(other, handed)
-            if cls is None:
+            built = _builders(other, handed)
+            if built is None:
                 return None
-            found.add(cls)
+            found |= {_where(other, b) for b in built}
     return found or None
 
 
-def _class_of(mod: Module, value: ast.expr) -> str | None:
-    """The class ``value`` was built from, where the function binds it once from a call."""
+def _where(mod: Module, call: ast.Call) -> Run:
+    """The module and name of the class ``call`` builds (the module where the tree knows)."""
+    name = (dotted(call.func) or "").rpartition(".")[2]
+    project = mod.cache.get("project")
+    found = project.resolve(mod.cache["module_name"], call) if project is not None else None
+    return (found[0], found[1]) if found is not None else (None, name)
+
+
+def _builders(mod: Module, value: ast.expr) -> list[ast.Call] | None:
+    """The calls that build ``value``, where each binding in its function is a call.
+
+    ``dm = V1DataModule(...)`` in one branch and ``dm = V2DataModule(...)`` in
+    the other give both; ``None`` where a binding is not a call (a parameter,
+    a factory's result read from a dict).
+    """
     if isinstance(value, ast.Call):
-        return (dotted(value.func) or "").rpartition(".")[2] or None
+        return [value]
     name = dotted(value)
     if name is None:
         return None
@@ -106,24 +135,38 @@ def _class_of(mod: Module, value: ast.expr) -> str | None:
         for node in ast.walk(scope)
         if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets)
     ]
-    if len(values) != 1 or not isinstance(values[0], ast.Call):
+    if not values or not all(isinstance(v, ast.Call) for v in values):
         return None
-    return (dotted(values[0].func) or "").rpartition(".")[2] or None
+    return [v for v in values if isinstance(v, ast.Call)]
 
 
 def lightning_shards(mod: Module, call: ast.Call) -> bool:
     """``call`` builds a Lightning hook's loader, which Lightning shards (or never runs)."""
     func = mod.function_of(call)
-    if func is None or func.name not in _HOOKS or not mod.imports_any(_LIGHTNING):
+    if func is None or func.name not in _HOOKS or not mod.imports_any(LIGHTNING):
         return False
     owner = mod.parents.get(func)
     if not isinstance(owner, ast.ClassDef):
         return False
-    if not _replacement_off(mod):
+    if not replacement_off(mod):
         return True
+    return never_run(mod, owner)
+
+
+def never_run(mod: Module, owner: ast.ClassDef) -> bool:
+    """No Trainer of the tree runs ``owner`` (nor a subclass): its hooks are never called.
+
+    ``False`` where it may be run, or where what the Trainer is given cannot be read.
+    """
     classes = _classes(mod)
     datamodule = any(base.endswith("DataModule") for base in _lineage(owner.name, classes))
     run = _run_classes(mod, datamodule)
     if run is None:
         return False
-    return not any(owner.name in _lineage(cls, classes) for cls in run)
+    here = mod.cache.get("module_name")
+    for module, cls in run:
+        if cls == owner.name and (module is None or module == here):
+            return False  # the class itself (where the tree knows its module, that module)
+        if owner.name in _lineage(cls, classes) - {cls}:
+            return False  # a base of the class run: its hooks are inherited
+    return True

@@ -55,8 +55,17 @@ __all__ = ["Project", "importers", "module_name"]
 
 #: Text that makes a file take part in the project even without PyTorch data words
 #: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``; a script
-#: that turns off Lightning's sampler for the data modules of the tree).
-_PROJECT_WORDS = ("set_epoch", "use_distributed_sampler", "replace_sampler_ddp")
+#: that turns off Lightning's sampler, or hands the Trainer a data module, of the tree;
+#: a Lightning module that combines its validation metrics over the ranks).
+_PROJECT_WORDS = (
+    "set_epoch",
+    "datamodule=",
+    "use_distributed_sampler",
+    "replace_sampler_ddp",
+    "sync_dist",
+    "self.all_gather",
+    "torchmetrics",
+)
 _FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).
 MAX_CALLER_DEPTH = 3

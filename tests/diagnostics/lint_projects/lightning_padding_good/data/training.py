@@ -1,0 +1,18 @@
+# The version the Trainer runs: its validation loader is exact.
+import lightning as L
+from torch.utils.data import DataLoader
+
+import fairshard
+
+
+class StructureDataModule(L.LightningDataModule):
+    def __init__(self, train_set, val_set):
+        super().__init__()
+        self.train_set, self.val_set = train_set, val_set
+
+    def train_dataloader(self):
+        return DataLoader(self.train_set, batch_size=8, shuffle=True)
+
+    def val_dataloader(self):
+        sampler = fairshard.DistributedEvalSampler(self.val_set)
+        return DataLoader(self.val_set, batch_size=1, sampler=sampler)
