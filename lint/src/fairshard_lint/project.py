@@ -624,7 +624,9 @@ def _bind(
         elif isinstance(given, ast.Constant):
             if bool(given.value) != value:
                 return None
-        elif not (value is True and asks_distributed(param)):
+        elif not (value is True and asks_distributed(param)) and not (
+            value is False and asks_single_process(param)
+        ):
             return None  # a flag that cannot be read here: the branch counts as unreached
     return left
 
@@ -641,7 +643,24 @@ def asks_distributed(param: str) -> bool:
     when the script runs on several GPUs, the only case the linter is about;
     any other flag that cannot be read leaves its branch unreached.
     """
-    return bool(_DISTRIBUTED_WORDS & set(name_words(param)))
+    words = set(name_words(param))
+    return bool(_DISTRIBUTED_WORDS & words) and not words & _NEGATIONS
+
+
+#: Words that turn a distributed flag around (``not_distributed``, ``no_ddp``, ``non_dist``).
+_NEGATIONS = frozenset({"not", "no", "non", "without", "disable", "disabled"})
+
+
+def asks_single_process(param: str) -> bool:
+    """The parameter says the run is *not* distributed: ``if not_distributed:`` is one process.
+
+    Its ``else`` is the multi-GPU path, which a call site passing a value that
+    cannot be read here (``_get_data_loader(cfg, val_set, bs, not_distributed)``
+    with ``not_distributed`` computed from the config) reaches on several GPUs.
+    """
+    words = set(name_words(param))
+    negated = bool(_DISTRIBUTED_WORDS & words and words & _NEGATIONS)
+    return negated or bool({"single"} & words and {"gpu", "process", "proc", "device"} & words)
 
 
 def evaluation_caller(

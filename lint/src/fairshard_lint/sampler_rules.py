@@ -26,6 +26,7 @@ from .names import (
 )
 from .prepared import framework_shards
 from .rulebook import rule
+from .seed_draws import seed_drawn_per_process
 from .unset_epochs import hidden_from_the_framework, unset_in_the_project
 
 __all__: list[str] = []
@@ -80,6 +81,15 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     (
                         f"{name}(seed={ast.unparse(seed)}) depends on the rank: ranks shuffle "
                         "differently and their shares overlap; use the same seed on every rank"
+                    ),
+                )
+            elif seed is not None and (drawn := seed_drawn_per_process(mod, call, seed)):
+                yield (
+                    call,
+                    (
+                        f"{name}(seed={ast.unparse(seed)}) gets a seed drawn in each process "
+                        f"({drawn}): ranks shuffle differently and their shares overlap; draw it "
+                        "once and broadcast it from rank 0, or take it from the command line"
                     ),
                 )
         if not _seeds_torch_per_rank(mod, call):
