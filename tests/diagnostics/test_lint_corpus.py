@@ -205,6 +205,13 @@ ROUND_THIRTEEN_AFTER = [
     "good_batch_sampler_pads_then_cut_to_length.py",
     "bad_detections_cut_counters_summed.py",
 ]
+#: The fourteenth round's classes after the held-out run.
+ROUND_FOURTEEN_AFTER = [
+    "good_single_gpu_arm_of_a_sharded_branch.py",
+    "good_evaluation_called_in_the_step_loop.py",
+    "bad_padded_eval_run_together_names.py",
+    "good_subset_sampler_replaced_when_distributed.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -243,6 +250,7 @@ ROUND_THIRTEEN = [
         "thirteen",
         "thirteen_after",
         "lightning_padding",
+        "fourteen_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -262,6 +270,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirteen": ROUND_THIRTEEN,
         "thirteen_after": ROUND_THIRTEEN_AFTER,
         "lightning_padding": LIGHTNING_PADDING,
+        "fourteen_after": ROUND_FOURTEEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

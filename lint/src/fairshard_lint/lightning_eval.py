@@ -25,7 +25,13 @@ from pathlib import Path
 
 from .dedup import scope_deduplicates
 from .flow import LOADERS
-from .lightning_hooks import LIGHTNING, lightning_modules, never_run, replacement_off
+from .lightning_hooks import (
+    LIGHTNING,
+    lightning_modules,
+    lineage_of,
+    never_run,
+    replacement_off,
+)
 from .names import Module, argument, dotted, is_constant, tail
 
 __all__ = ["lightning_padded_evaluations"]
@@ -39,12 +45,53 @@ def _given(node: ast.AST | None) -> bool:
     return node is not None and not is_constant(node, None)
 
 
-def _combines(func: ast.FunctionDef | ast.AsyncFunctionDef, torchmetrics: bool) -> ast.AST | None:
+def _metric_attributes(mod: Module, cls: ast.ClassDef) -> set[str]:
+    """``self.X`` of ``cls`` that hold a torchmetrics metric (``self.minFDE = FDE()``).
+
+    The class built is torchmetrics' own, or one of the tree whose bases lead
+    to ``Metric`` or ``MetricCollection``; Lightning computes such an object
+    when it is logged, and its states are synced over the ranks.
+    """
+    found: set[str] = set()
+    for node in ast.walk(cls):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        built = node.value.func
+        qualified = mod.qualified(built) or ""
+        name = (dotted(built) or "").rpartition(".")[2]
+        metric = qualified.startswith("torchmetrics") or any(
+            base in _METRIC_BASES for base in lineage_of(mod, name) - {name}
+        )
+        if not metric:
+            continue
+        for target in node.targets:
+            attr = dotted(target) or ""
+            if attr.startswith("self."):
+                found.add(attr)
+    return found
+
+
+_METRIC_BASES = frozenset({"Metric", "MetricCollection"})
+
+
+def _logs_metric(call: ast.Call, metrics: set[str]) -> bool:
+    """``self.log("val_fde", self.minFDE)``: a metric object handed to Lightning to compute."""
+    value = argument(call, "value", 1)
+    if isinstance(value, ast.Dict):
+        return any(dotted(v) in metrics for v in value.values)
+    return value is not None and dotted(value) in metrics
+
+
+def _combines(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, torchmetrics: bool, metrics: set[str]
+) -> ast.AST | None:
     """The first call of ``func`` that combines its values over the ranks, if any."""
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
-        if tail(node) in {"log", "log_dict"} and is_constant(argument(node, "sync_dist"), True):
+        if tail(node) in {"log", "log_dict"} and (
+            is_constant(argument(node, "sync_dist"), True) or _logs_metric(node, metrics)
+        ):
             return node
         if tail(node) == "all_gather" and (dotted(node.func) or "").startswith("self."):
             return node
@@ -70,7 +117,9 @@ def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.Functi
 def _combined(mod: Module, stage: str) -> tuple[Module, ast.AST] | None:
     """Where a hook of ``stage`` combines over the ranks with no de-duplication."""
     for other, func in _scoring_hooks(mod, stage):
-        found = _combines(func, other.imports_any(frozenset({"torchmetrics"})))
+        owner = other.parents.get(func)
+        metrics = _metric_attributes(other, owner) if isinstance(owner, ast.ClassDef) else set()
+        found = _combines(func, other.imports_any(frozenset({"torchmetrics"})), metrics)
         if found is not None and not scope_deduplicates(func):
             return other, found
     return None
@@ -83,30 +132,73 @@ def _path_of(mod: Module) -> str:
     return Path(project.paths[mod.cache["module_name"]]).as_posix()
 
 
+def _plain(call: ast.Call) -> bool:
+    """A loader call that names no sampler of its own (Lightning will put one in)."""
+    return (
+        tail(call) in LOADERS
+        and not _given(argument(call, "sampler", 3))
+        and not _given(argument(call, "batch_sampler", 4))
+        and not any(k.arg is None for k in call.keywords)
+    )
+
+
+#: Trainer calls that run an evaluation over loaders handed to them, and where.
+_HANDED = {"validate": ("validation", "dataloaders"), "test": ("test", "dataloaders")}
+
+
+def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str]]:
+    """Plain loaders handed to ``trainer.validate``/``trainer.test`` (or ``fit``'s validation)."""
+    for call in mod.calls:
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        if "trainer" not in (dotted(call.func.value) or "").lower():
+            continue
+        if tail(call) in _HANDED:
+            stage, keyword = _HANDED[tail(call)]
+            handed = argument(call, keyword, 1)
+        elif tail(call) == "fit":
+            stage, handed = "validation", argument(call, "val_dataloaders", 2)
+        else:
+            continue
+        if handed is None:
+            continue
+        scope = mod.function_of(call) or mod.tree
+        name = dotted(handed)
+        built = (
+            [handed]
+            if isinstance(handed, ast.Call)
+            else [
+                node.value
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and name is not None
+                and any(dotted(t) == name for t in node.targets)
+            ]
+        )
+        for loader in built:
+            if isinstance(loader, ast.Call) and _plain(loader):
+                yield loader, stage
+
+
 def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
-    """Loaders of ``val_dataloader``/``test_dataloader`` that Lightning pads, scored combined."""
-    if not mod.imports_any(LIGHTNING):
+    """Loaders that Lightning pads for an evaluation whose metrics are combined over ranks.
+
+    Those ``val_dataloader``/``test_dataloader`` return, and those a script hands
+    to ``trainer.validate``/``trainer.test`` (or to ``fit`` as ``val_dataloaders``).
+    """
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod):
         return
+    found: list[tuple[ast.Call, str]] = []
     for hook, stage in _EVAL_HOOKS.items():
         for func in mod.functions.get(hook, []):
             owner = mod.parents.get(func)
             if not isinstance(owner, ast.ClassDef) or never_run(mod, owner):
                 continue
-            loaders = [
-                c
-                for c in ast.walk(func)
-                if isinstance(c, ast.Call)
-                and tail(c) in LOADERS
-                and not _given(argument(c, "sampler", 3))
-                and not _given(argument(c, "batch_sampler", 4))
-                and not any(k.arg is None for k in c.keywords)
-            ]
-            if not loaders or replacement_off(mod):
-                continue
-            where = _combined(mod, stage)
-            if where is None:
-                continue
+            found += [(c, stage) for c in ast.walk(func) if isinstance(c, ast.Call) and _plain(c)]
+    found += list(_handed_loaders(mod))
+    for loader, stage in found:
+        where = _combined(mod, stage)
+        if where is not None:
             other, node = where
-            at = f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"
-            for loader in loaders:
-                yield loader, at
+            yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"

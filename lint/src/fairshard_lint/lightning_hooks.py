@@ -25,6 +25,7 @@ __all__ = [
     "LIGHTNING",
     "lightning_modules",
     "lightning_shards",
+    "lineage_of",
     "never_run",
     "replacement_off",
 ]
@@ -85,6 +86,11 @@ def _lineage(name: str, classes: dict[str, list[str]]) -> set[str]:
 Run = tuple[str | None, str]
 
 
+def lineage_of(mod: Module, name: str) -> set[str]:
+    """``name`` and the names of its bases that the tree (or ``mod`` alone) defines."""
+    return _lineage(name, _classes(mod))
+
+
 def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
     """The classes of the data modules (or models) the tree runs with a Trainer.
 
@@ -105,13 +111,26 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
             built = _builders(other, handed)
             if built is None:
                 return None
-            found |= {_where(other, b) for b in built}
+            # a loader handed in place of a data module (trainer.validate(model, loader))
+            # runs no data module's hooks
+            found |= {_where(other, b) for b in built if not tail(b).endswith("Loader")}
     return found or None
 
 
 def _where(mod: Module, call: ast.Call) -> Run:
-    """The module and name of the class ``call`` builds (the module where the tree knows)."""
-    name = (dotted(call.func) or "").rpartition(".")[2]
+    """The module and name of the class ``call`` builds (the module where the tree knows).
+
+    ``DataModule.from_argparse_args(args)`` and ``Model.load_from_checkpoint(path)``,
+    Lightning's constructors, build the class they are called on.
+    """
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and (func.attr.startswith("from_") or func.attr == "load_from_checkpoint")
+        and isinstance(func.value, ast.Name | ast.Attribute)
+    ):
+        return (None, (dotted(func.value) or "").rpartition(".")[2])
+    name = (dotted(func) or "").rpartition(".")[2]
     project = mod.cache.get("project")
     found = project.resolve(mod.cache["module_name"], call) if project is not None else None
     return (found[0], found[1]) if found is not None else (None, name)

@@ -12,7 +12,14 @@ import ast
 from collections.abc import Callable, Iterator
 
 from .context import context_of
-from .flow import LOADERS, distributed_script, flow_of, shuffle_from_config, shuffles
+from .flow import (
+    LOADERS,
+    distributed_script,
+    flow_of,
+    is_distributed_sampler,
+    shuffle_from_config,
+    shuffles,
+)
 from .lightning_hooks import lightning_shards
 from .names import (
     Module,
@@ -68,8 +75,17 @@ _BRANCH_WORDS = frozenset(
 
 
 def _branches_on_world(mod: Module, call: ast.Call) -> bool:
-    """The call sits in an ``if`` (or ``x if c else y``) that tests distributed-ness."""
+    """The call sits in an ``if`` (or ``x if c else y``) that tests distributed-ness.
+
+    Said by the test's words (``if args.distributed:``), or by the other arm,
+    which builds a distributed sampler (``if is_mp:`` ... ``DistributedSampler``
+    ... ``else:`` a plain shuffling loader for the one-GPU run).
+    """
+    child: ast.AST = call
     for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, ast.If) and _other_arm_shards(mod, ancestor, child):
+            return True
+        child = ancestor
         if isinstance(ancestor, ast.If | ast.IfExp):
             words = {
                 w
@@ -80,6 +96,16 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
             if words & _BRANCH_WORDS:
                 return True
     return False
+
+
+def _other_arm_shards(mod: Module, branch: ast.If, child: ast.AST) -> bool:
+    """The arm of ``branch`` that does not hold ``child`` builds a distributed sampler."""
+    other = branch.orelse if child in branch.body else branch.body if child in branch.orelse else []
+    return any(
+        isinstance(node, ast.Call) and is_distributed_sampler(mod, node)
+        for stmt in other
+        for node in ast.walk(stmt)
+    )
 
 
 @rule(

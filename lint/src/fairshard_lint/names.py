@@ -98,17 +98,27 @@ def name_words(name: str) -> list[str]:
 TRAIN_WORDS = frozenset({"train", "training", "trn"})
 
 
+#: What a run-together name puts after its split (``validloader``, ``testdataset``).
+_DATA_TAILS = ("dataloader", "loader", "dataset", "data", "set", "sampler", "queue", "iter")
+
+
+def _compound(word: str, heads: frozenset[str]) -> bool:
+    """``validloader``, ``trainset``: a split word run together with a data word."""
+    return any(word.endswith(tail_) and word[: -len(tail_)] in heads for tail_ in _DATA_TAILS)
+
+
 def is_train_name(name: str) -> bool:
-    """The identifier names training: ``train_sampler``, ``dataset_train``, ``is_train``."""
-    return any(word in TRAIN_WORDS for word in name_words(name))
+    """The identifier names training: ``train_sampler``, ``dataset_train``, ``trainloader``."""
+    return any(word in TRAIN_WORDS or _compound(word, TRAIN_WORDS) for word in name_words(name))
 
 
 def is_eval_name(name: str) -> bool:
-    """The identifier names evaluation: ``val_loader``, ``dataset_test``, ``evaluate``.
+    """The identifier names evaluation: ``val_loader``, ``dataset_test``, ``testdataset``.
 
-    Whole words only, so ``interval`` or ``latest`` do not count.
+    Whole words only, or a split word run together with a data word
+    (``validloader``), so ``interval`` or ``latest`` do not count.
     """
-    return any(word in EVAL_WORDS for word in name_words(name))
+    return any(word in EVAL_WORDS or _compound(word, EVAL_WORDS) for word in name_words(name))
 
 
 def dotted(node: ast.AST) -> str | None:

@@ -56,7 +56,7 @@ __all__ = ["Project", "importers", "module_name"]
 #: Text that makes a file take part in the project even without PyTorch data words
 #: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``; a script
 #: that turns off Lightning's sampler, or hands the Trainer a data module, of the tree;
-#: a Lightning module that combines its validation metrics over the ranks).
+#: a Lightning module that scores validation or combines its metrics over the ranks).
 _PROJECT_WORDS = (
     "set_epoch",
     "datamodule=",
@@ -65,6 +65,11 @@ _PROJECT_WORDS = (
     "sync_dist",
     "self.all_gather",
     "torchmetrics",
+    "def validation_step",
+    "def test_step",
+    "trainer.fit(",
+    "trainer.validate(",
+    "trainer.test(",
 )
 _FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).

@@ -12,9 +12,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import context_of, evaluation_split_loop, is_sampler_class
+from .context import context_of, evaluation_split_loop, is_sampler_class, target_names
 from .dedup import deduplicates, deduplicates_at
-from .flow import LOADERS, flow_of, is_batch_sampler_call, is_global_rank, is_local_world
+from .flow import (
+    LOADERS,
+    flow_of,
+    is_batch_sampler_call,
+    is_distributed_sampler,
+    is_global_rank,
+    is_local_world,
+)
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
 from .lightning_eval import lightning_padded_evaluations
@@ -309,7 +316,11 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "or use fairshard.split(n, sizes, seed=...)"
                 ),
             )
-        elif name == "SubsetRandomSampler" and not _rank_split(mod, call):
+        elif (
+            name == "SubsetRandomSampler"
+            and not _rank_split(mod, call)
+            and not _replaced_when_distributed(mod, call)
+        ):
             yield (
                 call,
                 (
@@ -318,6 +329,25 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "fairshard.DistributedSampler(Subset(dataset, indices))"
                 ),
             )
+
+
+def _replaced_when_distributed(mod: Module, call: ast.Call) -> bool:
+    """The sampler's name is bound again to a distributed sampler later in its function.
+
+    ``train_sampler = SubsetRandomSampler(idx)`` then ``if multinode: train_sampler =
+    DistributedSampler(Subset(dataset, idx))``: the subset sampler is what a
+    one-process run keeps; every distributed run replaces it.
+    """
+    names = set(target_names(mod, call))
+    scope = mod.function_of(call) or mod.tree
+    return bool(names) and any(
+        isinstance(node, ast.Assign)
+        and (node.lineno, node.col_offset) > (call.lineno, call.col_offset)
+        and any(dotted(t) in names for t in node.targets)
+        and isinstance(node.value, ast.Call)
+        and is_distributed_sampler(mod, node.value)
+        for node in ast.walk(scope)
+    )
 
 
 def _rank_split(mod: Module, call: ast.Call) -> bool:
