@@ -211,6 +211,8 @@ ROUND_FOURTEEN_AFTER = [
     "good_evaluation_called_in_the_step_loop.py",
     "bad_padded_eval_run_together_names.py",
     "good_subset_sampler_replaced_when_distributed.py",
+    "bad_helpers_set_other_samplers_epochs.py",
+    "good_helper_sets_the_read_samplers_epoch.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -14,6 +14,7 @@ import ast
 
 from .cycles import cycling_loops
 from .flow import (
+    LOADERS,
     WRAPPERS,
     Flow,
     Function,
@@ -187,7 +188,9 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         if loop is None or loop in seen or _yields(loop) or _one_pass(flow.mod, loop):
             continue
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
-        if any(tail(c) in setters for c in body_calls) or _reseeded(flow, loop, body_calls):
+        if _sets_this_epoch(flow, loop, site, body_calls, setters) or _reseeded(
+            flow, loop, body_calls
+        ):
             continue
         seen.add(loop)
         found.append((loop, what))
@@ -196,6 +199,84 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             seen.add(loop)
             found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _sets_this_epoch(
+    flow: Flow, loop: Loop, site: ast.AST, body_calls: list[ast.Call], setters: set[str]
+) -> bool:
+    """The loop's body sets the epoch, of the read loader's sampler where that can be told.
+
+    A helper called in the body that sets the epoch only of other samplers of
+    the instance (``self.datasampler_hr_train.set_epoch(...)`` when another
+    loader runs out, while the loop reads ``self.dataloader_lr_train`` over
+    ``self.datasampler_lr_train``) leaves the loop's own order unchanged.
+    Where the read loader's sampler, or what a helper sets, cannot be told,
+    any setter counts.
+    """
+    called = [c for c in body_calls if tail(c) in setters]
+    if not called:
+        return False
+    own = _site_sampler(flow.mod, site)
+    if own is None:
+        return True
+    for call in called:
+        receivers = _set_receivers(flow.mod, call, setters, depth=3)
+        if receivers is None or own in receivers:
+            return True
+    return False
+
+
+def _site_sampler(mod: Module, site: ast.AST) -> str | None:
+    """``self.sampler_x`` of the ``self.`` loader a ``for`` reads (``DataLoader(sampler=...)``)."""
+    if not isinstance(site, ast.For | ast.AsyncFor):
+        return None
+    loader = dotted(_unwrapped(site.iter))
+    if loader is None or not loader.startswith("self."):
+        return None
+    samplers = {
+        dotted(argument(node.value, "sampler", 3) or node.value)
+        for node in mod.nodes
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and tail(node.value) in LOADERS
+        and any(dotted(t) == loader for t in node.targets)
+    }
+    if len(samplers) != 1:
+        return None
+    (sampler,) = samplers
+    return sampler if sampler is not None and sampler.startswith("self.") else None
+
+
+def _set_receivers(mod: Module, call: ast.Call, setters: set[str], depth: int) -> set[str] | None:
+    """The ``self.X`` whose epoch ``call`` sets, itself or through the file's setters.
+
+    ``None`` where a receiver is no ``self.`` attribute or the call cannot be followed.
+    """
+    if tail(call) == "set_epoch":
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        name = dotted(receiver) if receiver is not None else None
+        return {name} if name is not None and name.startswith("self.") else None
+    if depth == 0 or not (
+        isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self"
+    ):
+        return None
+    defs = mod.functions.get(call.func.attr, [])
+    if len(defs) != 1:
+        return None
+    found: set[str] = set()
+    for inner in ast.walk(defs[0]):
+        if (
+            isinstance(inner, ast.Call)
+            and inner is not call
+            and tail(inner) in setters
+            # self.model.train(): nn.Module's method, not the file's
+            and (tail(inner) == "set_epoch" or not _member_call(inner))
+        ):
+            more = _set_receivers(mod, inner, setters, depth - 1)
+            if more is None:
+                return None
+            found |= more
+    return found
 
 
 def _called(mod: Module) -> dict[str, set[str]]:
