@@ -213,6 +213,8 @@ ROUND_FOURTEEN_AFTER = [
     "good_subset_sampler_replaced_when_distributed.py",
     "bad_helpers_set_other_samplers_epochs.py",
     "good_helper_sets_the_read_samplers_epoch.py",
+    "bad_deepspeed_training_data_without_set_epoch.py",
+    "good_deepspeed_training_data_set_epoch.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -71,7 +71,15 @@ def _check_codes(codes: Iterable[str] | None, option: str) -> frozenset[str] | N
 
 #: Top-level packages whose import makes a file a PyTorch script.
 TORCH_PACKAGES = frozenset(
-    {"torch", "fairshard", "torchdata", "lightning", "pytorch_lightning", "accelerate"}
+    {
+        "torch",
+        "fairshard",
+        "torchdata",
+        "lightning",
+        "pytorch_lightning",
+        "accelerate",
+        "deepspeed",
+    }
 )
 #: Names whose use means the file loads data (or runs a process group) with PyTorch.
 _DATA_NAMES = frozenset(
@@ -88,7 +96,9 @@ _DATA_NAMES = frozenset(
 )
 
 
-_DATA_WORDS = (*_DATA_NAMES, "Sampler")
+#: ``deepspeed.initialize(..., training_data=dataset)`` builds a loader over a sampler.
+_DATA_KEYWORDS = frozenset({"training_data"})
+_DATA_WORDS = (*_DATA_NAMES, "Sampler", *(f"{k}=" for k in _DATA_KEYWORDS))
 
 
 def uses_torch_data(module: Module) -> bool:
@@ -104,7 +114,7 @@ def uses_torch_data(module: Module) -> bool:
         name in _DATA_NAMES or name.endswith("Sampler")
         for name in module.identifiers
         | {target.rpartition(".")[2] for target in module.aliases.values()}
-    )
+    ) or any(k.arg in _DATA_KEYWORDS for call in module.calls for k in call.keywords)
 
 
 def may_use_torch_data(source: str) -> bool:

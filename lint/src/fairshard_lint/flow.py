@@ -420,6 +420,8 @@ class Flow:
         """``train_dl, test_dl = make_loaders(...)``: the targets at the carrying positions."""
         for targets, call in unpacked:
             positions = self.element_producers.get(tail(call))
+            if _deepspeed_loader(self.mod, call):
+                positions = {*(positions or ()), 2}
             if not positions or any(isinstance(t, ast.Starred) for t in targets):
                 continue
             for position in positions:
@@ -751,6 +753,19 @@ def _global_rank_value(node: ast.AST) -> bool:
 
 
 _LOCAL_WORLD = ("local_world_size", "nproc_per_node", "device_count", "gpus_per_node", "ngpus")
+
+
+def _deepspeed_loader(mod: Module, call: ast.Call) -> bool:
+    """``deepspeed.initialize(..., training_data=dataset)``: its third result is a loader.
+
+    DeepSpeed builds that loader over a shuffling ``DistributedSampler``
+    (``loader.data_sampler``) and never sets its epoch: the training loop must.
+    """
+    return (
+        tail(call) == "initialize"
+        and (mod.qualified(call.func) or "").startswith("deepspeed")
+        and argument(call, "training_data") is not None
+    )
 
 
 def is_local_world(node: ast.AST, names: set[str] | frozenset[str] = frozenset()) -> bool:
