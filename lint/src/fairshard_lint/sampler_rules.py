@@ -36,7 +36,8 @@ __all__: list[str] = []
     "FS101",
     "set-epoch-missing",
     "a distributed sampler (also the one Lightning Lite before 1.9 puts into the loaders "
-    "it sets up) is iterated across epochs without set_epoch in the loop, so every epoch "
+    "it sets up, and the one under the loader deepspeed.initialize(training_data=...) "
+    "returns) is iterated across epochs without set_epoch in the loop, so every epoch "
     "repeats the same order",
     "call sampler.set_epoch(epoch) at the top of the epoch loop, before iterating the loader "
     "(or build a fairshard sampler with auto_epoch=True)",
@@ -63,8 +64,9 @@ _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomS
     "FS104",
     "rank-dependent-seed",
     "a sampler's seed depends on the rank (seed=rank, seed + rank, or torch.manual_seed(rank) "
-    "before a sampler that draws from the global generator): ranks shuffle differently, so "
-    "their shares overlap and miss samples",
+    "before a sampler that draws from the global generator) or is drawn in each process "
+    "(random.randint, time.time): ranks shuffle differently, so their shares overlap and "
+    "miss samples",
     "give every rank the same sampler seed; seed augmentation per rank separately "
     "(e.g. a per-worker generator), never the sampler",
 )
