@@ -216,6 +216,12 @@ ROUND_FOURTEEN_AFTER = [
     "bad_deepspeed_training_data_without_set_epoch.py",
     "good_deepspeed_training_data_set_epoch.py",
 ]
+#: accelerate's fill of the last batches, combined without dropping it.
+ACCELERATE_FILL = [
+    "bad_accelerate_eval_gathered_with_fill.py",
+    "good_accelerate_eval_gather_for_metrics.py",
+    "good_accelerate_eval_even_batches_off.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -255,6 +261,7 @@ ROUND_THIRTEEN = [
         "thirteen_after",
         "lightning_padding",
         "fourteen_after",
+        "accelerate_fill",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -275,6 +282,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirteen_after": ROUND_THIRTEEN_AFTER,
         "lightning_padding": LIGHTNING_PADDING,
         "fourteen_after": ROUND_FOURTEEN_AFTER,
+        "accelerate_fill": ACCELERATE_FILL,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -193,7 +193,9 @@ def _cut_to_length(scope: ast.AST) -> bool:
         if isinstance(n, ast.Subscript)
         and isinstance(n.slice, ast.Slice)
         and n.slice.lower is None
-        and _is_len(n.slice.upper)
+        and n.slice.upper is not None
+        # [:len(dataset)], or [:len(dataset) - samples_seen] on the last batch
+        and any(_is_len(part) for part in ast.walk(n.slice.upper))
     ]
     return bool(gathers) and all(_cut(g, cuts, scope) for g in gathers)
 
@@ -205,10 +207,12 @@ def _cut(gather: ast.Call, cuts: list[ast.Subscript], scope: ast.AST) -> bool:
     if any(any(n is gather for n in ast.walk(cut.value)) for cut in cuts):
         return True
     names = {
-        dotted(t)
+        dotted(element)
         for node in ast.walk(scope)
         if isinstance(node, ast.Assign) and any(n is gather for n in ast.walk(node.value))
         for t in node.targets
+        for element in ast.walk(t)
+        if isinstance(element, ast.Name | ast.Attribute)
     } - {None}
     return any(
         isinstance(node, ast.Name | ast.Attribute) and dotted(node) in names

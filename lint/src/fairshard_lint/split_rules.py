@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .accelerate_eval import unfilled_gathers
 from .context import context_of, evaluation_split_loop, is_sampler_class, target_names
 from .dedup import deduplicates, deduplicates_at
 from .flow import (
@@ -154,6 +155,15 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 f"{name} pads every rank by repeating samples, so evaluation metrics "
                 f"count some samples twice{reached}; use fairshard.DistributedEvalSampler and "
                 "combine results with gather_in_order or ExactMetrics"
+            ),
+        )
+    for call, why in unfilled_gathers(mod):
+        yield (
+            call,
+            (
+                f"an evaluation over a loader accelerate prepared (even_batches=True): {why}, "
+                "so they count twice; call accelerator.gather_for_metrics on each batch inside "
+                "the loop"
             ),
         )
     for loader, combined in lightning_padded_evaluations(mod):

@@ -1,0 +1,149 @@
+"""Evaluation over a loader accelerate prepared, combined without dropping its fill (FS109).
+
+``accelerator.prepare(eval_loader)`` shards the loader and, with
+``even_batches=True`` (the default), fills the last batch of the ranks that
+run short with samples from the start of the set, so every rank runs the same
+number of steps. ``accelerator.gather_for_metrics`` drops that fill when it is
+called on the last batch, inside the loop; ``accelerator.gather``,
+``reduce``, torch.distributed's collectives, and a ``gather_for_metrics`` of
+values accumulated over the whole loop (called after it) keep it, so the
+filled samples count twice.
+
+Left alone: an accelerator built with ``even_batches=False``; loops over
+loaders named for training; functions that also keep results by sample id
+or cut them back to the set's length (see ``dedup``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .dedup import scope_deduplicates
+from .flow import bound_argument, parameters
+from .names import Module, argument, dotted, is_constant, is_eval_name, is_train_name, tail
+
+__all__ = ["unfilled_gathers"]
+
+_ACCELERATE = frozenset({"accelerate"})
+#: Combining calls that keep accelerate's fill.
+_KEEPING = frozenset({"gather", "reduce", "all_gather", "all_reduce", "all_gather_object"})
+_WRAPPERS = frozenset({"tqdm", "enumerate", "iter", "zip"})
+
+
+def _even_batches_off(mod: Module) -> bool:
+    return any(
+        is_constant(argument(call, "even_batches"), False)
+        or (tail(call) == "even_batches" and call.args and is_constant(call.args[0], False))
+        for call in mod.calls
+    )
+
+
+def _prepared(mod: Module) -> set[str]:
+    """Names holding a loader that ``accelerator.prepare`` (or ``prepare_data_loader``) returned."""
+    names: set[str] = set()
+    for node in mod.nodes:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        if tail(node.value) not in {"prepare", "prepare_data_loader"}:
+            continue
+        for target in node.targets:
+            for element in ast.walk(target):
+                name = dotted(element) if isinstance(element, ast.Name | ast.Attribute) else None
+                if name:
+                    names.add(name)
+    return names
+
+
+def _handed_prepared(
+    mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef | None, param: str, prepared: set[str]
+) -> bool:
+    """``param`` of ``func`` gets a prepared loader at a call of the file."""
+    if func is None or param not in parameters(func):
+        return False
+    for call in mod.calls:
+        if tail(call) != func.name:
+            continue
+        given = bound_argument(call, func, param)
+        if given is not None and dotted(given) in prepared:
+            return True
+    return False
+
+
+def _read(loop: ast.For | ast.AsyncFor) -> str | None:
+    node: ast.AST = loop.iter
+    while isinstance(node, ast.Call) and tail(node) in _WRAPPERS and node.args:
+        node = node.args[0]
+    return dotted(node)
+
+
+def _after(mod: Module, loop: ast.stmt) -> list[ast.stmt]:
+    """``loop`` and the statements after it, in each block around it up to its function."""
+    found: list[ast.stmt] = [loop]
+    child: ast.AST = loop
+    for ancestor in mod.ancestors(loop):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module):
+            break
+        for part in ("body", "orelse", "finalbody"):
+            block = getattr(ancestor, part, None)
+            if isinstance(block, list) and child in block:
+                found += block[block.index(child) + 1 :]
+        child = ancestor
+    else:
+        return found
+    block = ancestor.body
+    if child in block:
+        found += block[block.index(child) + 1 :]
+    return found
+
+
+def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
+    """Combining calls of an evaluation over a prepared loader that keep accelerate's fill."""
+    if not mod.imports_any(_ACCELERATE) or _even_batches_off(mod):
+        return
+    prepared = _prepared(mod)
+    if not prepared:
+        return
+    seen: set[int] = set()
+    for loop in mod.nodes:
+        if not isinstance(loop, ast.For | ast.AsyncFor):
+            continue
+        loader = _read(loop)
+        func = mod.function_of(loop)
+        if loader is None or is_train_name(loader):
+            continue
+        if loader not in prepared and not _handed_prepared(mod, func, loader, prepared):
+            continue
+        if not (is_eval_name(loader) or (func is not None and is_eval_name(func.name))):
+            continue
+        # the evaluation: the loop and what follows it, in its block and in the blocks
+        # around it up to its function (where results are combined and scored)
+        region = ast.Module(body=_after(mod, loop), type_ignores=[])
+        if scope_deduplicates(region):
+            continue
+        inside = {id(n) for n in ast.walk(loop)}
+        found: list[tuple[ast.Call, str]] = []
+        around = {id(a) for a in mod.ancestors(loop)}
+        for call in (n for n in ast.walk(region) if isinstance(n, ast.Call)):
+            other = mod.loop_of(call)
+            if other is not None and other is not loop and id(other) not in around:
+                continue  # another loop's evaluation (judged from that loop)
+            name = tail(call)
+            if name in _KEEPING:
+                found.append(
+                    (call, f"{name} keeps the samples accelerate repeats to even the last batch")
+                )
+            elif name == "gather_for_metrics" and id(call) not in inside:
+                found.append(
+                    (
+                        call,
+                        "gather_for_metrics after the loop drops nothing (it trims the fill "
+                        "only when called on the last batch)",
+                    )
+                )
+        # one finding per evaluation: its first combining call
+        found = [f for f in found if id(f[0]) not in seen]
+        if found:
+            call, why = min(found, key=lambda f: (f[0].lineno, f[0].col_offset))
+            seen.update(id(f[0]) for f in found)
+            yield call, why
