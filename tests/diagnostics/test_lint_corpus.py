@@ -222,6 +222,11 @@ ACCELERATE_FILL = [
     "good_accelerate_eval_gather_for_metrics.py",
     "good_accelerate_eval_even_batches_off.py",
 ]
+#: The fifteenth round's classes, from its development set.
+ROUND_FIFTEEN = [
+    "good_sampler_left_over_or_with_replacement.py",
+    "good_accelerate_eval_result_unused.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -262,6 +267,7 @@ ROUND_THIRTEEN = [
         "lightning_padding",
         "fourteen_after",
         "accelerate_fill",
+        "fifteen",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -283,6 +289,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "lightning_padding": LIGHTNING_PADDING,
         "fourteen_after": ROUND_FOURTEEN_AFTER,
         "accelerate_fill": ACCELERATE_FILL,
+        "fifteen": ROUND_FIFTEEN,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -97,6 +97,32 @@ def _after(mod: Module, loop: ast.stmt) -> list[ast.stmt]:
     return found
 
 
+def _unused(mod: Module, call: ast.Call, region: ast.AST) -> bool:
+    """The combined value goes nowhere: assigned, then only updated in place.
+
+    ``total = accelerator.gather_for_metrics(total).mean()`` followed by
+    ``total /= n`` and nothing else reads ``total``: no count is reported from it.
+    """
+    statement: ast.AST | None = call
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = mod.parents.get(statement)
+    if not isinstance(statement, ast.Assign):
+        return False
+    names = {dotted(t) for t in statement.targets} - {None}
+    if not names or any(not isinstance(t, ast.Name) for t in statement.targets):
+        return False
+    for node in ast.walk(region):
+        if (
+            isinstance(node, ast.Name)
+            and node.id in names
+            and isinstance(node.ctx, ast.Load)
+            and (node.lineno, node.col_offset)
+            >= (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+        ):
+            return False
+    return True
+
+
 def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Combining calls of an evaluation over a prepared loader that keep accelerate's fill."""
     if not mod.imports_any(_ACCELERATE) or _even_batches_off(mod):
@@ -141,8 +167,8 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
                         "only when called on the last batch)",
                     )
                 )
-        # one finding per evaluation: its first combining call
-        found = [f for f in found if id(f[0]) not in seen]
+        # one finding per evaluation: its first combining call whose result is read
+        found = [f for f in found if id(f[0]) not in seen and not _unused(mod, f[0], region)]
         if found:
             call, why = min(found, key=lambda f: (f[0].lineno, f[0].col_offset))
             seen.update(id(f[0]) for f in found)

@@ -92,6 +92,11 @@ _DATA_NAMES = frozenset(
         "random_split",
         "init_process_group",
         "DistributedDataParallel",
+        # Lightning's data modules and torch_geometric's, whose hooks build loaders
+        "LightningDataModule",
+        "LightningDataset",
+        "LightningNodeData",
+        "LightningLinkData",
     }
 )
 

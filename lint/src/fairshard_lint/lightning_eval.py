@@ -34,7 +34,7 @@ from .lightning_hooks import (
 )
 from .names import Module, argument, dotted, is_constant, tail
 
-__all__ = ["lightning_padded_evaluations"]
+__all__ = ["inherited_padded_evaluations", "lightning_padded_evaluations"]
 
 #: Loader hooks Lightning pads, and the prefixes of the hooks that score what they yield.
 _EVAL_HOOKS = {"val_dataloader": "validation", "test_dataloader": "test"}
@@ -95,8 +95,10 @@ def _combines(
             return node
         if tail(node) == "all_gather" and (dotted(node.func) or "").startswith("self."):
             return node
-        if torchmetrics and tail(node) == "compute" and not node.args:
-            return node
+        if tail(node) == "compute" and not node.args:
+            receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+            if torchmetrics or (receiver is not None and dotted(receiver) in metrics):
+                return node  # a torchmetrics metric syncs its states over the ranks
     return None
 
 
@@ -202,3 +204,38 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         if where is not None:
             other, node = where
             yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"
+
+
+#: Data modules of other packages whose loader hooks build loaders with no sampler
+#: (torch_geometric's ``LightningDataset`` and its node and link variants).
+_PLAIN_LIBRARY_MODULES = frozenset({"LightningDataset", "LightningNodeData", "LightningLinkData"})
+
+
+def inherited_padded_evaluations(mod: Module) -> Iterator[tuple[ast.ClassDef, str, str]]:
+    """Data modules of the tree that inherit a plain ``val_dataloader`` from a library.
+
+    ``class AbstractDataModule(LightningDataset)`` with no ``val_dataloader`` of its
+    own: torch_geometric's hook builds a loader with no sampler, which Lightning pads.
+    Yields the class, the base it inherits from and where the metrics are combined.
+    """
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod):
+        return
+    for defs in mod.classes.values():
+        for cls in defs:
+            bases = {(dotted(b) or "").rpartition(".")[2] for b in cls.bases}
+            library = sorted(bases & _PLAIN_LIBRARY_MODULES)
+            if not library or never_run(mod, cls):
+                continue
+            own = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+            for hook, stage in _EVAL_HOOKS.items():
+                if hook in own:
+                    continue
+                where = _combined(mod, stage)
+                if where is not None:
+                    other, node = where
+                    yield (
+                        cls,
+                        f"{library[0]}.{hook}",
+                        (f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"),
+                    )
+                    break

@@ -21,7 +21,9 @@ from .names import (
     argument,
     calls,
     dotted,
+    is_constant,
     mentions_rank,
+    name_words,
     tail,
 )
 from .prepared import framework_shards
@@ -239,7 +241,72 @@ def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
     )
 
 
-_WORLD_WORDS = ("num_replicas", "world_size", "rank")
+_WORLD_WORDS = ("num_replicas", "world_size", "rank", "replicas", "world")
+
+
+#: Draws with replacement: a weighted or uniform sample each process may draw for itself.
+_WITH_REPLACEMENT = frozenset({"torch.randint", "random.choices", "numpy.random.randint"})
+
+
+def _draws_with_replacement(mod: Module, cls: ast.ClassDef) -> bool:
+    """Every draw of the class is with replacement (``torch.multinomial(w, n, True)``)."""
+    draws = [c for c in calls(cls) if _global_rng(mod, c) is not None]
+    return bool(draws) and all(_with_replacement(mod, c) for c in draws)
+
+
+def _with_replacement(mod: Module, call: ast.Call) -> bool:
+    name = mod.qualified(call.func) or ""
+    if name in _WITH_REPLACEMENT:
+        return True
+    if name == "torch.multinomial":
+        return is_constant(argument(call, "replacement", 2), True)
+    if name in {"torch.rand", "numpy.random.rand", "numpy.random.random", "random.random"}:
+        return True  # uniform draws, each on its own (thresholds, weights)
+    if name == "numpy.random.choice":
+        return not is_constant(argument(call, "replace", 2), False)
+    return False
+
+
+def _broken(mod: Module, cls: ast.ClassDef) -> bool:
+    """``__iter__`` reads ``self.x`` that no method of the class (nor a base of the file) sets.
+
+    Such a sampler raises ``AttributeError`` when iterated: left over code that
+    no loader can use, whatever its draws would do.
+    """
+    bases = [dotted(b) or "" for b in cls.bases]
+    if any(b.rpartition(".")[2] in mod.classes for b in bases):
+        return False  # a base of the file may set what it reads
+    iters = [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__iter__"]
+    if not iters:
+        return False
+    assigned = {
+        dotted(element)
+        for node in ast.walk(cls)
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign)
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        for element in ast.walk(t)
+        if isinstance(element, ast.Attribute)
+    } | {
+        f"self.{f.name}" for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    if any(isinstance(n, ast.Call) and tail(n) in {"setattr", "update"} for n in ast.walk(cls)):
+        return False  # attributes set by name (setattr, self.__dict__.update): not followed
+    class_level = {
+        f"self.{t.id}"
+        for node in cls.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    read = {
+        dotted(node)
+        for node in ast.walk(iters[0])
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and isinstance(node.ctx, ast.Load)
+    }
+    return bool(read - assigned - class_level - {None})
 
 
 def _seeded_block(mod: Module, call: ast.Call) -> bool:
@@ -350,7 +417,6 @@ def _seeds_with(mod: Module, call: ast.Call, seeder: str) -> bool:
     "torch.Generator().manual_seed(...), and pass it explicitly",
 )
 def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
-    distributed = flow_of(mod).distributed
     for cls in mod.nodes:
         if not isinstance(cls, ast.ClassDef):
             continue
@@ -362,8 +428,16 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             for node in ast.walk(cls)
             if isinstance(node, ast.Attribute | ast.Name)
         }
-        if not distributed and not any(word in source_words for word in _WORLD_WORDS):
+        splits = any(
+            word in _WORLD_WORDS or any(w in _WORLD_WORDS for w in name_words(word))
+            for word in source_words
+        )
+        if not splits and not flow_of(mod).distributed:
             continue  # one process: nothing to disagree with
+        if not splits and _draws_with_replacement(mod, cls):
+            continue  # every rank draws its own sample with replacement, by design
+        if _broken(mod, cls):
+            continue  # its __iter__ fails on an attribute nothing sets, before any draw
         for call in calls(cls):
             name = _global_rng(mod, call)
             if (

@@ -25,7 +25,7 @@ from .flow import (
 )
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
-from .lightning_eval import lightning_padded_evaluations
+from .lightning_eval import inherited_padded_evaluations, lightning_padded_evaluations
 from .machines import pinned_to_one_machine
 from .names import (
     Module,
@@ -164,6 +164,17 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 f"an evaluation over a loader accelerate prepared (even_batches=True): {why}, "
                 "so they count twice; call accelerator.gather_for_metrics on each batch inside "
                 "the loop"
+            ),
+        )
+    for cls, hook, combined in inherited_padded_evaluations(mod):
+        yield (
+            cls,
+            (
+                f"{cls.name} inherits {hook}, whose loader names no sampler: under DDP "
+                "Lightning puts in a DistributedSampler that pads every rank by repeating "
+                f"samples, and the metrics are combined over the ranks ({combined}), so some "
+                "samples count twice; override it with "
+                "sampler=fairshard.DistributedEvalSampler(dataset) (Lightning keeps it)"
             ),
         )
     for loader, combined in lightning_padded_evaluations(mod):
