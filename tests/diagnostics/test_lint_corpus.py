@@ -227,6 +227,11 @@ ROUND_FIFTEEN = [
     "good_sampler_left_over_or_with_replacement.py",
     "good_accelerate_eval_result_unused.py",
 ]
+#: The fifteenth round's classes after the held-out run.
+ROUND_FIFTEEN_AFTER = [
+    "good_unsharded_test_loader_and_snapshot.py",
+    "bad_padded_statistics_pass.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -268,6 +273,7 @@ ROUND_THIRTEEN = [
         "fourteen_after",
         "accelerate_fill",
         "fifteen",
+        "fifteen_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -290,6 +296,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fourteen_after": ROUND_FOURTEEN_AFTER,
         "accelerate_fill": ACCELERATE_FILL,
         "fifteen": ROUND_FIFTEEN,
+        "fifteen_after": ROUND_FIFTEEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

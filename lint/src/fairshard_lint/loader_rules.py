@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .context import context_of
+from .context import context_of, target_names
 from .flow import (
     LOADERS,
     distributed_script,
@@ -98,6 +98,36 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
     return False
 
 
+def _one_batch_only(mod: Module, call: ast.Call) -> bool:
+    """Every read of the loader is ``next(iter(loader))``: one batch, drawn once.
+
+    A throwaway loader built to take a batch of samples for a picture reads no
+    epoch of the data, so no rank reads the whole set.
+    """
+    names = set(target_names(mod, call))
+    if not names:
+        parent = mod.parents.get(call)
+        return isinstance(parent, ast.Call) and tail(parent) == "iter" and _in_next(mod, parent)
+    reads = [
+        node
+        for node in mod.nodes
+        if isinstance(node, ast.Name | ast.Attribute)
+        and isinstance(node.ctx, ast.Load)
+        and dotted(node) in names
+    ]
+    return bool(reads) and all(
+        isinstance(parent := mod.parents.get(node), ast.Call)
+        and tail(parent) == "iter"
+        and _in_next(mod, parent)
+        for node in reads
+    )
+
+
+def _in_next(mod: Module, call: ast.Call) -> bool:
+    parent = mod.parents.get(call)
+    return isinstance(parent, ast.Call) and tail(parent) == "next"
+
+
 def _other_arm_shards(mod: Module, branch: ast.If, child: ast.AST) -> bool:
     """The arm of ``branch`` that does not hold ``child`` builds a distributed sampler."""
     other = branch.orelse if child in branch.body else branch.body if child in branch.orelse else []
@@ -125,9 +155,14 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if tail(call) not in LOADERS:
             continue
         # a flag read from a config is unknown, so maybe True; evaluation loaders aside
-        from_config = shuffle_from_config(call) and context_of(mod, call) != "eval"
+        evaluation = context_of(mod, call) == "eval"
+        from_config = shuffle_from_config(call) and not evaluation
         if not (shuffles(flow, call) or from_config):
             continue
+        if evaluation:
+            continue  # every rank scoring the whole evaluation set: repeated work, no wrong count
+        if _one_batch_only(mod, call):
+            continue  # next(iter(loader)): a batch to look at (a snapshot, a plot), no epoch
         if _given(argument(call, "sampler", 3)) or _given(argument(call, "batch_sampler", 4)):
             continue
         if _branches_on_world(mod, call):

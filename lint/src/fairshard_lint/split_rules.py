@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from .accelerate_eval import unfilled_gathers
+from .consumers import carrying_names
 from .context import context_of, evaluation_split_loop, is_sampler_class, target_names
 from .dedup import deduplicates, deduplicates_at
 from .flow import (
@@ -35,6 +36,7 @@ from .names import (
     is_eval_name,
     mentions_local_rank,
     mentions_rank,
+    name_words,
     tail,
 )
 from .padding_classes import Padding, padding_classes
@@ -271,6 +273,8 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
                 reached = f" (evaluation: reached from {where})"
             elif evaluation_script(mod):
                 reached = " (an evaluation script: its name says so and it trains nothing)"
+            elif _gathering_pass(mod, call):
+                reached = " (a pass that trains nothing and gathers what the ranks read)"
             else:
                 continue
         if why and reached:
@@ -280,6 +284,33 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
 
 #: Calls that show a file trains (a backward pass, an optimizer step, a trainer's fit).
 _TRAINING_CALLS = frozenset({"backward", "fit", "train_one_epoch", "train_epoch"})
+
+
+def _gathering_pass(mod: Module, call: ast.Call) -> bool:
+    """The sampler's function trains nothing and a loop over its loader gathers over the ranks.
+
+    A statistics pass (FID reference features all-gathered into ``fid.update``),
+    or an evaluation under neutral names: what the ranks read is combined, so
+    the padding's repeats are counted.
+    """
+    func = mod.function_of(call)
+    scope: ast.AST = func if func is not None else mod.tree
+    inner = [n for n in ast.walk(scope) if isinstance(n, ast.Call)]
+    if any(tail(c) in _TRAINING_CALLS or tail(c) in {"step", "zero_grad"} for c in inner):
+        return False
+    names = carrying_names(mod, call)
+    for loop in ast.walk(scope):
+        if isinstance(loop, ast.For | ast.AsyncFor) and any(
+            dotted(n) in names for n in ast.walk(loop.iter)
+        ):
+            for c in ast.walk(loop):
+                if isinstance(c, ast.Call) and set(name_words(tail(c))) & _GATHER_WORDS:
+                    return True
+    return False
+
+
+#: Words of calls that bring every rank's values together.
+_GATHER_WORDS = frozenset({"gather", "allgather", "reduce", "allreduce"})
 
 
 def evaluation_script(mod: Module) -> bool:
