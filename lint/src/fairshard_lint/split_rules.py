@@ -139,7 +139,8 @@ def _padded_classes(mod: Module) -> set[str]:
     "FS109",
     "padded-evaluation",
     "evaluation through DistributedSampler (drop_last=False; also the one Lightning puts "
-    "into a val_dataloader or test_dataloader that names no sampler): it pads every rank to "
+    "into a val_dataloader or test_dataloader that names no sampler, and accelerate's fill "
+    "of a prepared evaluation loader gathered without gather_for_metrics): it pads every rank to "
     "the same length by repeating samples from the head, so metrics averaged or counted over what "
     "the ranks yield count up to W-1 samples twice (drop_last=True skips some instead)",
     "evaluate with fairshard.DistributedEvalSampler (every sample exactly once, ranks may "
