@@ -17,7 +17,7 @@ from .consumers import block_of, carrying_names, consumer_sites, defs_of, reader
 from .context import target_names
 from .names import Module, name_words, tail
 
-__all__ = ["own_shares_only"]
+__all__ = ["combining", "own_shares_only"]
 
 #: Words of calls that combine values across ranks: torch.distributed's
 #: collectives, and wrappers (``reduce_tensor``, ``synchronize_between_processes``,
@@ -37,7 +37,8 @@ _MERGE_WORDS = frozenset({"merge", "collect", "concat", "cat", "join"})
 _ACROSS_WORDS = frozenset({"distributed", "dist", "ranks", "world", "all", "processes"})
 
 
-def _combining(call: ast.Call) -> bool:
+def combining(call: ast.Call) -> bool:
+    """``call`` combines values across ranks (a collective, or a helper named for one)."""
     words = set(name_words(tail(call)))
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
 
@@ -45,7 +46,7 @@ def _combining(call: ast.Call) -> bool:
 def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
     """A call in ``scope`` combines across ranks, itself or through the tree's functions."""
     for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
-        if _combining(call):
+        if combining(call):
             return True
         if depth > 1:
             found = defs_of(mod, call)
@@ -67,7 +68,7 @@ def _results_combined(mod: Module, call: ast.Call) -> bool:
         return False
     for stmt in block_of(mod, call):
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and _combining(node):
+            if isinstance(node, ast.Call) and combining(node):
                 read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
                 if read & results:
                     return True

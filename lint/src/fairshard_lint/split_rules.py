@@ -36,14 +36,13 @@ from .names import (
     is_eval_name,
     mentions_local_rank,
     mentions_rank,
-    name_words,
     tail,
 )
 from .padding_classes import Padding, padding_classes
 from .project import Project, evaluation_caller, evaluation_site, unreached_by_callers
 from .replicas import one_replica
 from .rulebook import rule
-from .shares import own_shares_only
+from .shares import combining, own_shares_only
 from .split_flags import flagged_split_loop
 
 __all__: list[str] = []
@@ -300,18 +299,12 @@ def _gathering_pass(mod: Module, call: ast.Call) -> bool:
     if any(tail(c) in _TRAINING_CALLS or tail(c) in {"step", "zero_grad"} for c in inner):
         return False
     names = carrying_names(mod, call)
-    for loop in ast.walk(scope):
-        if isinstance(loop, ast.For | ast.AsyncFor) and any(
-            dotted(n) in names for n in ast.walk(loop.iter)
-        ):
-            for c in ast.walk(loop):
-                if isinstance(c, ast.Call) and set(name_words(tail(c))) & _GATHER_WORDS:
-                    return True
-    return False
-
-
-#: Words of calls that bring every rank's values together.
-_GATHER_WORDS = frozenset({"gather", "allgather", "reduce", "allreduce"})
+    return any(
+        isinstance(loop, ast.For | ast.AsyncFor)
+        and any(dotted(n) in names for n in ast.walk(loop.iter))
+        and any(isinstance(c, ast.Call) and combining(c) for c in ast.walk(loop))
+        for loop in ast.walk(scope)
+    )
 
 
 def evaluation_script(mod: Module) -> bool:
