@@ -26,7 +26,7 @@ import ast
 from collections.abc import Iterator
 
 from .flow import distributed_script, flow_of
-from .names import Module, argument, dotted, is_constant, mentions_rank, tail
+from .names import Module, argument, dotted, is_constant, mentions_rank, source_position, tail
 from .project import Project, importers
 
 __all__ = ["hand_splits", "seeded_before"]
@@ -75,10 +75,8 @@ def _seeds(call: ast.Call, rank_names: set[str]) -> bool:
 def seeded_before(mod: Module, node: ast.AST) -> bool:
     """A same-on-every-rank seed of the global generators runs before ``node`` in the file."""
     flow = flow_of(mod)
-    at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-    return any(
-        _seeds(c, flow.rank_names_at(c)) and (c.lineno, c.col_offset) < at for c in mod.calls
-    )
+    at = source_position(node)
+    return any(_seeds(c, flow.rank_names_at(c)) and source_position(c) < at for c in mod.calls)
 
 
 def _seeded_anywhere(mod: Module) -> bool:

@@ -121,6 +121,11 @@ def is_eval_name(name: str) -> bool:
     return any(word in EVAL_WORDS or _compound(word, EVAL_WORDS) for word in name_words(name))
 
 
+def source_position(node: ast.AST) -> tuple[int, int]:
+    """``(line, column)`` of a node, to order calls and statements in one file."""
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
 def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` for a chain of names and attributes, else ``None``."""
     parts: list[str] = []

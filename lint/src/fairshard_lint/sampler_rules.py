@@ -24,6 +24,7 @@ from .names import (
     is_constant,
     mentions_rank,
     name_words,
+    source_position,
     tail,
 )
 from .prepared import framework_shards
@@ -153,21 +154,18 @@ def _reseeded_alike(mod: Module, seed: ast.Call, draw: ast.Call) -> bool:
     loops = [
         n
         for n in ast.walk(func or mod.tree)
-        if isinstance(n, ast.For | ast.AsyncFor) and (n.lineno, n.col_offset) > _at(draw)
+        if isinstance(n, ast.For | ast.AsyncFor)
+        and (n.lineno, n.col_offset) > source_position(draw)
     ]
-    until = min((_at(n) for n in loops), default=_at(draw))
-    until = max(until, _at(draw))
+    until = min((source_position(n) for n in loops), default=source_position(draw))
+    until = max(until, source_position(draw))
     return any(
         (mod.qualified(c.func) or "") in _TORCH_GLOBAL_SEEDERS
         and c.args
         and not mentions_rank(c.args[0], flow.rank_names_at(c))
-        and _at(seed) < _at(c) < until
+        and source_position(seed) < source_position(c) < until
         for c in mod.calls
     )
-
-
-def _at(node: ast.AST) -> tuple[int, int]:
-    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
 
 _NUMPY_SAFE = frozenset(
@@ -348,7 +346,7 @@ def _seeded_before(mod: Module, call: ast.Call) -> bool:
     if func is None or not head:
         return False
     seeder = f"{head}.manual_seed" if head == "torch" else f"{head}.seed"
-    if _seeds_alike(mod, func, seeder, _at(call)):
+    if _seeds_alike(mod, func, seeder, source_position(call)):
         return True
     cls = mod.parents.get(func)
     if not isinstance(cls, ast.ClassDef):
@@ -361,7 +359,8 @@ def _seeded_before(mod: Module, call: ast.Call) -> bool:
         and dotted(c.func.value) == "self"
     ]
     return bool(callers) and all(
-        (outer := mod.function_of(c)) is not None and _seeds_alike(mod, outer, seeder, _at(c))
+        (outer := mod.function_of(c)) is not None
+        and _seeds_alike(mod, outer, seeder, source_position(c))
         for c in callers
     )
 
@@ -380,7 +379,7 @@ def _seeds_alike(
         else {}
     )
     for c in calls(func):
-        if _at(c) >= before:
+        if source_position(c) >= before:
             continue
         if _seeds_with(mod, c, seeder):
             return True

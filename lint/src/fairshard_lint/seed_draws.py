@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .flow import bound_argument, parameters
 from .hand_splits import seeded_before
-from .names import Module, dotted, tail
+from .names import Module, dotted, source_position, tail
 
 __all__ = ["seed_drawn_per_process"]
 
@@ -67,9 +67,9 @@ def _assigned_draw(
     for node in ast.walk(scope):
         if (
             isinstance(node, ast.Assign)
-            and _at(node) < before
+            and source_position(node) < before
             and any(dotted(t) == name for t in node.targets)
-            and (last is None or _at(node) > _at(last))
+            and (last is None or source_position(node) > source_position(last))
         ):
             last = node
     if last is None:
@@ -79,15 +79,11 @@ def _assigned_draw(
         if (
             isinstance(node, ast.Call)
             and tail(node) in _BROADCASTS
-            and _at(assigned) < _at(node) < before
+            and source_position(assigned) < source_position(node) < before
             and any(dotted(n) == name for a in node.args for n in ast.walk(a))
         ):
             return None
     return _draw_in(mod, assigned.value)
-
-
-def _at(node: ast.AST) -> tuple[int, int]:
-    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
 
 def _where(mod: Module, node: ast.AST) -> str:
@@ -113,7 +109,7 @@ def seed_drawn_per_process(mod: Module, call: ast.Call, seed: ast.expr) -> str |
     if name is None:
         return None
     scope = func or mod.tree
-    here = _assigned_draw(mod, scope, name, _at(call))
+    here = _assigned_draw(mod, scope, name, source_position(call))
     if here is not None:
         return f"{name} = {ast.unparse(here)} at {_where(mod, here)}"
     if func is None or name not in parameters(func):
@@ -137,7 +133,7 @@ def _from_callers(
         drawn = _draw_in(caller, given)
         name = dotted(given)
         if drawn is None and name is not None:
-            drawn = _assigned_draw(caller, outer or caller.tree, name, _at(site))
+            drawn = _assigned_draw(caller, outer or caller.tree, name, source_position(site))
         if drawn is not None:
             return f"{ast.unparse(given)} = {ast.unparse(drawn)} at {_where(caller, drawn)}"
         if outer is not None and name is not None and name in parameters(outer):

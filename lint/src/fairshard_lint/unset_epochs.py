@@ -28,6 +28,7 @@ from collections.abc import Iterator
 
 from .context import context_of
 from .flow import LOADERS, needs_set_epoch
+from .lightning_hooks import LIGHTNING
 from .loops import unsynced_loops
 from .names import Module, argument, dotted
 from .project import Project, evaluation_caller
@@ -160,7 +161,7 @@ def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
 
 #: Frameworks that set the epoch through ``loader.sampler`` (or ``loader.batch_sampler``)
 #: of the loader object they are handed: Lightning's fit loop (``_set_sampler_epoch``).
-_SAMPLER_ATTRIBUTE_FRAMEWORKS = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
+_SAMPLER_ATTRIBUTE_FRAMEWORKS = LIGHTNING
 _EXPOSED = frozenset({"sampler", "batch_sampler"})
 
 
