@@ -4,7 +4,8 @@
 (``tests/fault/torchft_train.py``, in the torchft venv), SIGKILLs group 1 at
 ``die_at`` (the group kills its agent and its processes before that step's
 commit), starts one more group once the survivors have committed
-``join_at`` steps, waits for every live group to finish ``epochs`` epochs,
+``join_at`` steps (they hold before their next quorum until its Manager is
+up, so it joins live groups), waits for every live group to finish ``epochs`` epochs,
 and replays the ledgers (``replay``): per epoch, every plan position in the
 committed steps once, duplicates only declared padding, holes only declared
 drops; repeats are the items of steps no group committed.
@@ -176,6 +177,7 @@ def run_job(
     die_at: int = 3,
     join_at: int = 6,
     step_s: float = 0.05,
+    join_delay_s: float = 0.0,
     heartbeat_ms: int = 600,
     timeout: float = 120.0,
     directory: Path | None = None,
@@ -185,6 +187,8 @@ def run_job(
     Args:
         family: Catalog names, comma-separated: the job reads one sampler of
             each in every step and each is replayed on its own.
+        join_delay_s: Seconds the joiner waits after it is let in, before its
+            Manager: a joiner slower than the survivors' whole run.
     """
     missing = torchft_missing()
     if missing:
@@ -217,7 +221,7 @@ def run_job(
             str(TORCHFT_PYTHON), "-m", "torch.distributed.run", "--standalone",
             f"--nproc-per-node={procs}", "--max-restarts=0", "-m", TRAIN, str(ledgers),
             family, str(dataset_size), str(seed), str(epochs), str(group), str(die),
-            str(items_per_rank), str(wait), str(step_s),
+            str(items_per_rank), str(wait), str(step_s), str(0 if wait else join_delay_s),
         ]  # fmt: skip
         log = open(logs / f"group{group}.log", "wb")  # noqa: SIM115 (closed with the job)
         log_files.append(log)
@@ -252,6 +256,11 @@ def run_job(
             totals, expected = _plans(name, dataset_size, seed, epochs)
             replay(ledgers, name, totals, expected, result)
         result.healed = sum(1 for r in read_ledgers(ledgers) if r["t"] == "healed")
+        if not any(r["t"] == "healed" and r["launch"] == joiner for r in read_ledgers(ledgers)):
+            result.problems.append(
+                f"group {joiner} never healed from a live group: it trained alone from step 0,"
+                " so its repeats say nothing about the sampler"
+            )
         _timings(ledgers, 1, joiner, result)
         result.wall_s = time.monotonic() - t_start
         if not result.ok:

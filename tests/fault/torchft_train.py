@@ -14,8 +14,11 @@ Args (positional): ledger directory, family names (comma-separated: one
 ReplicaGroupSampler each, all read in every step), dataset size, seed, epochs,
 replica id, die-at-step (-1: never), items per rank, the number of groups to
 wait for before the first quorum (0 for a group that joins later), seconds
-a step's compute takes. A group that joins later imports everything, then
-waits for the file ``join`` before it starts its Manager.
+a step's compute takes, seconds a joiner waits once it is let in. A group
+that joins later imports everything, then waits for the file ``join`` before
+it starts its Manager, and touches ``joined.RANK`` once it has; the first
+groups hold before their next quorum until it does, so the joiner always
+meets live groups.
 """
 
 from __future__ import annotations
@@ -36,10 +39,28 @@ from tests.fault.ledger import Ledger
 from tests.fault.torchft_job import flat
 
 
+def _hold_for_the_joiner(directory: Path, world: int, limit_s: float = 90.0) -> None:
+    """Once the joiner is let in, wait for its Manager before the next quorum.
+
+    The job is about a group that joins *live* groups: without the hold, a
+    joiner slow to build its Manager (a loaded machine) can find every
+    survivor finished, form a quorum alone at step 0 and train the whole job
+    again. The hold is taken once (a ``held`` marker) and gives up after
+    ``limit_s``; the job then reports that the joiner never healed.
+    """
+    if not (directory / "join").exists() or (directory / "held").exists():
+        return
+    deadline = time.monotonic() + limit_s
+    while len(list(directory.glob("joined.*"))) < world and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (directory / "held").touch()
+
+
 def main() -> int:
     from torchft import Manager, ProcessGroupGloo  # the torchft venv only (not at collection)
 
-    directory, names, n, seed, epochs, replica, die_at, per_rank, wait, step_s = sys.argv[1:11]
+    args = sys.argv[1:12]
+    directory, names, n, seed, epochs, replica, die_at, per_rank, wait, step_s, delay_s = args
     logging.disable(logging.WARNING)
     entries = {e.name: e for e in sampler_families()}
     families = names.split(",")
@@ -59,6 +80,7 @@ def main() -> int:
         else not (Path(directory) / "join").exists()
     ):
         time.sleep(0.01)  # the first groups start together; a joiner when it is let in
+    time.sleep(float(delay_s))  # a joiner slow to start (a loaded machine), when asked
     ledger.append("start", t0=time.time())
     manager = Manager(
         pg=ProcessGroupGloo(timeout=timedelta(seconds=5)),
@@ -75,7 +97,11 @@ def main() -> int:
         sampler = entries[family].make(int(n), 0, 1, seed=int(seed))
         samplers[family] = ReplicaGroupSampler(sampler, manager, items_per_rank=int(per_rank))
         samplers[family].register(key=f"fairshard.{family}")  # the cursor travels with the model
+    if not int(wait):
+        (Path(directory) / f"joined.{rank}").touch()  # this Manager heartbeats: hold no longer
     while True:
+        if int(wait):
+            _hold_for_the_joiner(Path(directory), world)
         manager.start_quorum()
         steps = {f: s.step_items() for f, s in samplers.items()}
         live = [f for f, s in samplers.items() if s.epoch < int(epochs)]

@@ -43,6 +43,22 @@ def test_a_killed_group_and_a_late_joiner_train_every_sample_once() -> None:
 
 @needs_torchft
 @pytest.mark.distributed
+@pytest.mark.timeout(150)
+def test_a_joiner_slower_than_the_survivors_run_still_joins_live_groups() -> None:
+    """The joiner waits 6 s before its Manager; the survivors need about 3 s for the job.
+
+    A loaded machine did this to the test above once: the joiner found every
+    survivor gone, trained the job again alone from step 0, and the replay
+    read that as repeats. The survivors now hold until the joiner's Manager is
+    up, and the replay says when a joiner never healed from a live group.
+    """
+    result = run_job("distributed", groups=2, procs=1, dataset_size=48, join_delay_s=6.0)
+    _check(result)
+    assert result.join_s is not None
+
+
+@needs_torchft
+@pytest.mark.distributed
 @pytest.mark.matrix
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("groups", "procs"), [(3, 2), (2, 1)])
