@@ -232,6 +232,11 @@ ROUND_FIFTEEN_AFTER = [
     "good_unsharded_test_loader_and_snapshot.py",
     "bad_padded_statistics_pass.py",
 ]
+#: The sixteenth round's classes, from its development set.
+ROUND_SIXTEEN = [
+    "bad_sampler_subclass_draws_seed_per_process.py",
+    "good_sampler_subclass_seeded_from_epoch.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -274,6 +279,7 @@ ROUND_THIRTEEN = [
         "accelerate_fill",
         "fifteen",
         "fifteen_after",
+        "sixteen",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -297,6 +303,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "accelerate_fill": ACCELERATE_FILL,
         "fifteen": ROUND_FIFTEEN,
         "fifteen_after": ROUND_FIFTEEN_AFTER,
+        "sixteen": ROUND_SIXTEEN,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

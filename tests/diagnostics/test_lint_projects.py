@@ -11,6 +11,7 @@ adds.
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -731,3 +732,30 @@ def test_fs101_a_loader_from_a_method_of_an_imported_class(tmp_path: Path) -> No
         "            step(batch)\n"
     )
     assert _found(tmp_path, [tmp_path]) == set()
+
+
+def test_requirement_pins_give_the_highest_version_allowed(tmp_path: Path) -> None:
+    """The transformers pin decides whether its Trainer sets a plain loader's epoch (FS101)."""
+    from fairshard_lint.pins import read_pins
+
+    (tmp_path / "requirements.txt").write_text("torch>=2.0\ntransformers>=4.0,<4.30\n")
+    (tmp_path / "sub").mkdir()
+    setup = 'install_requires=["accelerate==0.20.3", "trl~=0.7.0"]'
+    (tmp_path / "sub" / "setup.py").write_text(setup)
+    pins = read_pins(tmp_path)
+    assert pins["transformers"] == (4, 29, 10**6)
+    assert pins["accelerate"] == (0, 20, 3)
+    assert pins["trl"] == (0, 7, 10**6)
+    assert "torch" not in pins  # no upper bound: the newest release is assumed
+
+
+def test_a_trainer_subclass_loader_is_reported_only_where_transformers_allows_4_31(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "tree"
+    shutil.copytree(PROJECTS / "trainer_unprepared_loader", root)
+    assert {f.code for f in lint_paths([root])[0]} == {"FS101"}
+    (root / "requirements.txt").write_text("transformers<=4.30.2\n")
+    assert lint_paths([root])[0] == []
+    (root / "requirements.txt").write_text("transformers==4.31.0\n")
+    assert {f.code for f in lint_paths([root])[0]} == {"FS101"}

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from ._errors import LintConfigError
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module, dotted, tail
+from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .rules import RULES
 from .unset_epochs import epoch_frameworks_in
@@ -306,7 +307,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     never names torch), and package ``__init__.py`` files that name one (a
     re-export).
     """
-    project = Project(whole_tree=True)
+    project = Project(whole_tree=True, pins=read_pins(folder))
     parsed: dict[Path, Module] = {}
     later: list[tuple[Path, str]] = []
 

@@ -20,7 +20,7 @@ combined results cut back to the set's length or kept by sample id.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from pathlib import Path
 
 from .dedup import scope_deduplicates
@@ -45,13 +45,17 @@ def _given(node: ast.AST | None) -> bool:
     return node is not None and not is_constant(node, None)
 
 
-def _metric_attributes(mod: Module, cls: ast.ClassDef) -> set[str]:
+def _metric_attributes(
+    mod: Module, cls: ast.ClassDef, bases: frozenset[str] | None = None
+) -> set[str]:
     """``self.X`` of ``cls`` that hold a torchmetrics metric (``self.minFDE = FDE()``).
 
     The class built is torchmetrics' own, or one of the tree whose bases lead
     to ``Metric`` or ``MetricCollection``; Lightning computes such an object
-    when it is logged, and its states are synced over the ranks.
+    when it is logged, and its states are synced over the ranks. With
+    ``bases``, the classes whose lineage leads to one of those instead.
     """
+    bases = _METRIC_BASES if bases is None else bases
     found: set[str] = set()
     for node in ast.walk(cls):
         if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
@@ -59,8 +63,8 @@ def _metric_attributes(mod: Module, cls: ast.ClassDef) -> set[str]:
         built = node.value.func
         qualified = mod.qualified(built) or ""
         name = (dotted(built) or "").rpartition(".")[2]
-        metric = qualified.startswith("torchmetrics") or any(
-            base in _METRIC_BASES for base in lineage_of(mod, name) - {name}
+        metric = (bases is _METRIC_BASES and qualified.startswith("torchmetrics")) or any(
+            base in bases for base in lineage_of(mod, name) - {name}
         )
         if not metric:
             continue
@@ -72,6 +76,9 @@ def _metric_attributes(mod: Module, cls: ast.ClassDef) -> set[str]:
 
 
 _METRIC_BASES = frozenset({"Metric", "MetricCollection"})
+#: Lightning 0.8-0.9's metric classes (``pytorch_lightning.metrics.metric``): calling
+#: one all-reduces its output over the ranks (``TensorMetric``'s SUM by default).
+_REDUCING_ON_CALL = frozenset({"TensorMetric", "NumpyMetric", "TensorCollectionMetric"})
 
 
 def _logs_metric(call: ast.Call, metrics: set[str]) -> bool:
@@ -83,12 +90,20 @@ def _logs_metric(call: ast.Call, metrics: set[str]) -> bool:
 
 
 def _combines(
-    func: ast.FunctionDef | ast.AsyncFunctionDef, torchmetrics: bool, metrics: set[str]
+    func: ast.FunctionDef | ast.AsyncFunctionDef,
+    torchmetrics: bool,
+    metrics: set[str],
+    reducing: Set[str] = frozenset(),
 ) -> ast.AST | None:
-    """The first call of ``func`` that combines its values over the ranks, if any."""
+    """The first call of ``func`` that combines its values over the ranks, if any.
+
+    ``reducing``: attributes holding a metric that all-reduces when called.
+    """
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
+        if dotted(node.func) in reducing:
+            return node  # self.f1(pred, gold): Lightning 0.9's metric sums over the ranks
         if tail(node) in {"log", "log_dict"} and (
             is_constant(argument(node, "sync_dist"), True) or _logs_metric(node, metrics)
         ):
@@ -116,12 +131,22 @@ def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.Functi
                     yield other, func
 
 
-def _combined(mod: Module, stage: str) -> tuple[Module, ast.AST] | None:
-    """Where a hook of ``stage`` combines over the ranks with no de-duplication."""
-    for other, func in _scoring_hooks(mod, stage):
-        owner = other.parents.get(func)
-        metrics = _metric_attributes(other, owner) if isinstance(owner, ast.ClassDef) else set()
-        found = _combines(func, other.imports_any(frozenset({"torchmetrics"})), metrics)
+def _combined(
+    mod: Module, stage: str, owner: ast.ClassDef | None = None
+) -> tuple[Module, ast.AST] | None:
+    """Where a hook of ``stage`` combines over the ranks with no de-duplication.
+
+    The hooks of ``owner`` (the model whose loader hook is read) come first.
+    """
+    hooks = sorted(_scoring_hooks(mod, stage), key=lambda h: h[0].parents.get(h[1]) is not owner)
+    for other, func in hooks:
+        cls = other.parents.get(func)
+        metrics: set[str] = set()
+        reducing: set[str] = set()
+        if isinstance(cls, ast.ClassDef):
+            metrics = _metric_attributes(other, cls)
+            reducing = _metric_attributes(other, cls, _REDUCING_ON_CALL)
+        found = _combines(func, other.imports_any(frozenset({"torchmetrics"})), metrics, reducing)
         if found is not None and not scope_deduplicates(func):
             return other, found
     return None
@@ -142,6 +167,30 @@ def _plain(call: ast.Call) -> bool:
         and not _given(argument(call, "batch_sampler", 4))
         and not any(k.arg is None for k in call.keywords)
     )
+
+
+def _hook_loaders(
+    owner: ast.ClassDef, func: ast.FunctionDef | ast.AsyncFunctionDef, depth: int = 2
+) -> list[ast.Call]:
+    """Plain loaders a hook builds, itself or in a method of its class it calls.
+
+    ``def val_dataloader(self): return self.get_dataloader("dev")``: the loader
+    is built in the helper, which often serves ``train_dataloader`` too.
+    """
+    calls = [c for c in ast.walk(func) if isinstance(c, ast.Call)]
+    out = [c for c in calls if _plain(c)]
+    if depth:
+        methods = {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef)}
+        for call in calls:
+            if isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self":
+                helper = methods.get(call.func.attr)
+                if helper is not None and helper is not func:
+                    out += [  # the helper's training loader (shuffle=True) is not the hook's
+                        c
+                        for c in _hook_loaders(owner, helper, depth - 1)
+                        if not is_constant(argument(c, "shuffle", 2), True)
+                    ]
+    return out
 
 
 #: Trainer calls that run an evaluation over loaders handed to them, and where.
@@ -191,16 +240,20 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """
     if not mod.imports_any(LIGHTNING) or replacement_off(mod):
         return
-    found: list[tuple[ast.Call, str]] = []
+    found: list[tuple[ast.Call, str, ast.ClassDef | None]] = []
     for hook, stage in _EVAL_HOOKS.items():
         for func in mod.functions.get(hook, []):
             owner = mod.parents.get(func)
             if not isinstance(owner, ast.ClassDef) or never_run(mod, owner):
                 continue
-            found += [(c, stage) for c in ast.walk(func) if isinstance(c, ast.Call) and _plain(c)]
-    found += list(_handed_loaders(mod))
-    for loader, stage in found:
-        where = _combined(mod, stage)
+            found += [(c, stage, owner) for c in _hook_loaders(owner, func)]
+    found += [(loader, stage, None) for loader, stage in _handed_loaders(mod)]
+    seen: set[int] = set()
+    for loader, stage, owner in found:
+        if id(loader) in seen:
+            continue  # a helper that builds both the validation and the test loader
+        seen.add(id(loader))
+        where = _combined(mod, stage, owner)
         if where is not None:
             other, node = where
             yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"

@@ -65,6 +65,7 @@ _PROJECT_WORDS = (
     "sync_dist",
     "self.all_gather",
     "torchmetrics",
+    "pytorch_lightning.metrics",  # Lightning 0.8-0.9's metric classes reduce when called
     "def validation_step",
     "def test_step",
     "trainer.fit(",
@@ -113,6 +114,8 @@ class Project:
     whole_tree: bool = False
     #: Loader-running frameworks any file of the tree imports (see ``unset_epochs``).
     frameworks: set[str] = field(default_factory=set)
+    #: Package -> the highest version the tree's requirement files allow (see ``pins``).
+    pins: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)

@@ -30,7 +30,11 @@ from .names import (
 from .prepared import framework_shards
 from .rulebook import rule
 from .seed_draws import seed_drawn_per_process
-from .unset_epochs import hidden_from_the_framework, unset_in_the_project
+from .unset_epochs import (
+    hidden_from_the_framework,
+    unprepared_trainer_loaders,
+    unset_in_the_project,
+)
 
 __all__: list[str] = []
 
@@ -57,6 +61,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     yield from lost_batch_sampler_epochs(mod)
     yield from unset_in_the_project(mod)
     yield from hidden_from_the_framework(mod)
+    yield from unprepared_trainer_loaders(mod)
 
 
 _TORCH_GLOBAL_SEEDERS = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
@@ -265,11 +270,40 @@ def _with_replacement(mod: Module, call: ast.Call) -> bool:
     return False
 
 
+#: What PyTorch's samplers set in ``__init__`` (``torch/utils/data/sampler.py``
+#: and ``distributed.py`` of torch 2.13): a subclass reads them without setting them.
+_TORCH_BASE_ATTRIBUTES: dict[str, frozenset[str]] = {
+    "SequentialSampler": frozenset({"data_source"}),
+    "RandomSampler": frozenset({"data_source", "replacement", "_num_samples", "generator",
+                                "num_samples"}),
+    "SubsetRandomSampler": frozenset({"indices", "generator"}),
+    "WeightedRandomSampler": frozenset({"weights", "num_samples", "replacement", "generator"}),
+    "BatchSampler": frozenset({"sampler", "batch_size", "drop_last"}),
+    "DistributedSampler": frozenset({"dataset", "num_replicas", "rank", "epoch", "drop_last",
+                                     "num_samples", "total_size", "shuffle", "seed"}),
+}  # fmt: skip
+
+
+def _torch_base_attributes(mod: Module, cls: ast.ClassDef) -> set[str]:
+    """``self.x`` names the class's PyTorch sampler bases set (``DistributedSampler``...)."""
+    out: set[str] = set()
+    for base in cls.bases:
+        qualified = mod.qualified(base) or dotted(base) or ""
+        name = qualified.rpartition(".")[2]
+        if name in _TORCH_BASE_ATTRIBUTES and (
+            qualified.startswith("torch.") or "." not in qualified
+        ):
+            out |= {f"self.{a}" for a in _TORCH_BASE_ATTRIBUTES[name]}
+    return out
+
+
 def _broken(mod: Module, cls: ast.ClassDef) -> bool:
-    """``__iter__`` reads ``self.x`` that no method of the class (nor a base of the file) sets.
+    """``__iter__`` reads ``self.x`` that no method of the class (nor a base) sets.
 
     Such a sampler raises ``AttributeError`` when iterated: left over code that
-    no loader can use, whatever its draws would do.
+    no loader can use, whatever its draws would do. A base of the file may set
+    anything; PyTorch's samplers set what ``_TORCH_BASE_ATTRIBUTES`` lists
+    (a ``DistributedSampler`` subclass reads ``self.rank`` it never assigns).
     """
     bases = [dotted(b) or "" for b in cls.bases]
     if any(b.rpartition(".")[2] in mod.classes for b in bases):
@@ -304,7 +338,7 @@ def _broken(mod: Module, cls: ast.ClassDef) -> bool:
         and node.value.id == "self"
         and isinstance(node.ctx, ast.Load)
     }
-    return bool(read - assigned - class_level - {None})
+    return bool(read - assigned - class_level - _torch_base_attributes(mod, cls) - {None})
 
 
 def _seeded_block(mod: Module, call: ast.Call) -> bool:

@@ -28,15 +28,16 @@ from collections.abc import Iterator
 
 from .context import context_of
 from .flow import LOADERS, needs_set_epoch
-from .lightning_hooks import LIGHTNING
+from .lightning_hooks import LIGHTNING, lineage_of
 from .loops import unsynced_loops
-from .names import Module, argument, dotted
+from .names import Module, argument, dotted, tail
 from .project import Project, evaluation_caller
 
 __all__ = [
     "EPOCH_SETTING_FRAMEWORKS",
     "epoch_frameworks_in",
     "hidden_from_the_framework",
+    "unprepared_trainer_loaders",
     "unset_in_the_project",
 ]
 
@@ -235,3 +236,67 @@ def _hiding_loader(mod: Module, cls: ast.ClassDef) -> ast.Call | None:
         if isinstance(given, ast.Name) and given.id == "sampler":
             return call
     return None
+
+
+#: The transformers releases whose ``Trainer`` set the epoch of a plain ``DataLoader``'s
+#: ``DistributedSampler`` itself (``train_dataloader.sampler.set_epoch(epoch)``: up to 4.30).
+_TRAINER_SET_SAMPLER_EPOCHS_UP_TO = (4, 30, 10**6)
+_TRAINER_PACKAGES = frozenset({"transformers", "trl"})
+
+
+def _trainer_subclass(mod: Module, cls: ast.ClassDef) -> bool:
+    """``cls`` descends from a ``*Trainer`` class the tree does not define (transformers')."""
+    project = mod.cache.get("project")
+    tree_classes = (
+        {name for other in project.modules.values() for name in other.classes}
+        if project is not None
+        else set(mod.classes)
+    )
+    return any(
+        name.endswith("Trainer") and name not in tree_classes for name in lineage_of(mod, cls.name)
+    )
+
+
+def unprepared_trainer_loaders(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """A transformers ``Trainer`` subclass whose training loader its loop never advances.
+
+    NOTE (the class): ``get_train_dataloader`` overridden to return a plain
+    ``DataLoader`` with a shuffling ``DistributedSampler`` (pyreft's
+    distributed trainer). From transformers 4.31 the Trainer no longer calls
+    ``loader.sampler.set_epoch``: it prepares its own loader with accelerate in
+    ``get_train_dataloader``, and from 4.35 calls ``set_epoch`` only on a loader
+    object that has one (a ``DataLoader`` has none), so an override that skips
+    ``self.accelerator.prepare`` repeats each rank's order every epoch. Left
+    alone: trees that pin transformers at 4.30 or older (``pins``), overrides
+    that call ``prepare``, and trees that name ``set_epoch`` (a callback).
+    """
+    project = mod.cache.get("project")
+    if project is None or not project.whole_tree:
+        return
+    if not project.frameworks & _TRAINER_PACKAGES:
+        return
+    pinned = project.pins.get("transformers")
+    if pinned is not None and pinned <= _TRAINER_SET_SAMPLER_EPOCHS_UP_TO:
+        return
+    if _names_set_epoch(project):
+        return
+    for func in mod.functions.get("get_train_dataloader", []):
+        owner = mod.parents.get(func)
+        if not isinstance(owner, ast.ClassDef) or not _trainer_subclass(mod, owner):
+            continue
+        calls = [node for node in ast.walk(func) if isinstance(node, ast.Call)]
+        if any(tail(call) == "prepare" for call in calls):
+            continue  # self.accelerator.prepare(...): accelerate sets its epochs
+        for call in calls:
+            if needs_set_epoch(mod, call):
+                yield (
+                    call,
+                    (
+                        f"{owner.name}.get_train_dataloader returns a loader over a shuffling "
+                        f"{ast.unparse(call.func)} that transformers' Trainer (4.31 and later) "
+                        "never advances: it sets the epoch only on loaders that have set_epoch "
+                        "(accelerate's), so every epoch repeats each rank's order; return "
+                        "self.accelerator.prepare(loader), or set the sampler's epoch in a "
+                        "TrainerCallback's on_epoch_begin"
+                    ),
+                )
