@@ -237,6 +237,13 @@ ROUND_SIXTEEN = [
     "bad_sampler_subclass_draws_seed_per_process.py",
     "good_sampler_subclass_seeded_from_epoch.py",
 ]
+#: Classes changed after the sixteenth round's held-out run.
+ROUND_SIXTEEN_AFTER = [
+    "good_spawn_index_on_built_local_url.py",
+    "bad_spawn_index_dist_url_default.py",
+    "bad_local_rank_shard_index.py",
+    "good_global_rank_shard_index.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -280,6 +287,7 @@ ROUND_THIRTEEN = [
         "fifteen",
         "fifteen_after",
         "sixteen",
+        "sixteen_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -304,6 +312,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifteen": ROUND_FIFTEEN,
         "fifteen_after": ROUND_FIFTEEN_AFTER,
         "sixteen": ROUND_SIXTEEN,
+        "sixteen_after": ROUND_SIXTEEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

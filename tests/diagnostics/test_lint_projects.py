@@ -759,3 +759,11 @@ def test_a_trainer_subclass_loader_is_reported_only_where_transformers_allows_4_
     assert lint_paths([root])[0] == []
     (root / "requirements.txt").write_text("transformers==4.31.0\n")
     assert {f.code for f in lint_paths([root])[0]} == {"FS101"}
+
+
+def test_lightning_padding_names_the_nearest_combining_site() -> None:
+    """Each data module's finding names its own model's combining hook, the step hook first."""
+    root = PROJECTS / "lightning_two_models"
+    sites = {Path(f.path).relative_to(root).as_posix(): f.message for f in lint_paths([root])[0]}
+    assert "/retrieval/model.py:7)" in sites["retrieval/datamodule.py"]
+    assert "/generation/model.py:10)" in sites["generation/datamodule.py"]

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Set
 from pathlib import Path
 
 from .dedup import scope_deduplicates
-from .flow import LOADERS
+from .flow import LOADERS, Function, bound_argument, defaults_of
 from .lightning_hooks import (
     LIGHTNING,
     lightning_modules,
@@ -136,9 +136,23 @@ def _combined(
 ) -> tuple[Module, ast.AST] | None:
     """Where a hook of ``stage`` combines over the ranks with no de-duplication.
 
-    The hooks of ``owner`` (the model whose loader hook is read) come first.
+    The hooks of ``owner`` (the model whose loader hook is read) come first,
+    then those of the modules nearest ``mod`` in the tree (``retrieval.model``
+    before ``generation.model`` for ``retrieval.datamodule``), and in a class
+    the step hooks, which score the batches, before the epoch-end hooks.
     """
-    hooks = sorted(_scoring_hooks(mod, stage), key=lambda h: h[0].parents.get(h[1]) is not owner)
+    here = str(mod.cache.get("module_name", "")).split(".")
+
+    def nearness(hook: tuple[Module, ast.FunctionDef]) -> tuple[bool, int, bool]:
+        other, func = hook
+        there = str(other.cache.get("module_name", "")).split(".")
+        shared = next(
+            (i for i, (a, b) in enumerate(zip(here, there, strict=False)) if a != b),
+            min(len(here), len(there)),
+        )
+        return other.parents.get(func) is not owner, -shared, func.name.endswith("_epoch_end")
+
+    hooks = sorted(_scoring_hooks(mod, stage), key=nearness)
     for other, func in hooks:
         cls = other.parents.get(func)
         metrics: set[str] = set()
@@ -159,35 +173,67 @@ def _path_of(mod: Module) -> str:
     return Path(project.paths[mod.cache["module_name"]]).as_posix()
 
 
-def _plain(call: ast.Call) -> bool:
-    """A loader call that names no sampler of its own (Lightning will put one in)."""
+def _plain(call: ast.Call, unset: Set[str] = frozenset()) -> bool:
+    """A loader call that names no sampler of its own (Lightning will put one in).
+
+    ``unset``: parameters of the enclosing helper that hold ``None`` on the
+    path read (``sampler=sampler`` with ``sampler=None`` that no caller passes).
+    """
+
+    def named(node: ast.AST | None) -> bool:
+        return _given(node) and not (isinstance(node, ast.Name) and node.id in unset)
+
     return (
         tail(call) in LOADERS
-        and not _given(argument(call, "sampler", 3))
-        and not _given(argument(call, "batch_sampler", 4))
+        and not named(argument(call, "sampler", 3))
+        and not named(argument(call, "batch_sampler", 4))
         and not any(k.arg is None for k in call.keywords)
     )
 
 
+def _unset_by(site: ast.Call, caller: Function, helper: Function) -> set[str]:
+    """``helper``'s parameters that default to ``None`` and that ``site`` leaves so.
+
+    ``self.dataloader("val", **kwargs)`` forwards the hook's own ``**kwargs``,
+    which Lightning never fills; any other ``**mapping`` may pass anything.
+    """
+    hook_kwargs = caller.args.kwarg.arg if caller.args.kwarg is not None else None
+    for keyword in site.keywords:
+        if keyword.arg is None and not (
+            isinstance(keyword.value, ast.Name) and keyword.value.id == hook_kwargs
+        ):
+            return set()
+    if any(isinstance(a, ast.Starred) for a in site.args):
+        return set()
+    return {
+        name
+        for name, default in defaults_of(helper).items()
+        if is_constant(default, None) and bound_argument(site, helper, name) is None
+    }
+
+
 def _hook_loaders(
-    owner: ast.ClassDef, func: ast.FunctionDef | ast.AsyncFunctionDef, depth: int = 2
+    owner: ast.ClassDef, func: Function, depth: int = 2, unset: Set[str] = frozenset()
 ) -> list[ast.Call]:
     """Plain loaders a hook builds, itself or in a method of its class it calls.
 
     ``def val_dataloader(self): return self.get_dataloader("dev")``: the loader
-    is built in the helper, which often serves ``train_dataloader`` too.
+    is built in the helper, which often serves ``train_dataloader`` too; a
+    ``sampler=None`` parameter of the helper that the hook does not pass is
+    no sampler.
     """
     calls = [c for c in ast.walk(func) if isinstance(c, ast.Call)]
-    out = [c for c in calls if _plain(c)]
+    out = [c for c in calls if _plain(c, unset)]
     if depth:
         methods = {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef)}
         for call in calls:
             if isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self":
                 helper = methods.get(call.func.attr)
                 if helper is not None and helper is not func:
+                    left = _unset_by(call, func, helper)
                     out += [  # the helper's training loader (shuffle=True) is not the hook's
                         c
-                        for c in _hook_loaders(owner, helper, depth - 1)
+                        for c in _hook_loaders(owner, helper, depth - 1, left)
                         if not is_constant(argument(c, "shuffle", 2), True)
                     ]
     return out

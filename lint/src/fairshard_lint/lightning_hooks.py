@@ -109,8 +109,8 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
             if handed is None:
                 continue
             built = _builders(other, handed)
-            if built is None:
-                return None
+            if built is None or any(dotted(b.func) is None for b in built):
+                return None  # data_modules[name](cfg): a class picked by a registry lookup
             # a loader handed in place of a data module (trainer.validate(model, loader))
             # runs no data module's hooks
             found |= {_where(other, b) for b in built if not tail(b).endswith("Loader")}

@@ -5,15 +5,18 @@
 script itself and not by a launcher: every process of the group runs on
 this machine, so a node-local rank (an ``mp.spawn`` index, ``LOCAL_RANK``)
 is the global rank, and FS111's pitfall (two nodes reading one share)
-cannot happen. A ``setdefault`` or an ``environ.get`` fallback is no pin:
-a multi-node launcher overrides it.
+cannot happen. The URL may be built apart (``url = "tcp://localhost:" +
+str(free_port)``, then ``init_method=args.url``: a spawn path that picks
+its own free port). A ``setdefault``, an ``environ.get`` fallback or a
+command-line default (``add_argument("--dist-url", default=...)``) is no
+pin: a multi-node launcher, or the user, overrides it.
 """
 
 from __future__ import annotations
 
 import ast
 
-from .names import Module, argument, env_key
+from .names import Module, argument, env_key, tail
 from .project import importers
 
 __all__ = ["pinned_to_one_machine"]
@@ -32,8 +35,24 @@ def _local_url(value: ast.AST | None) -> bool:
     return any(f"://{host}:" in text for host in _LOCAL_HOSTS)
 
 
+#: Calls whose string arguments are overridable defaults, not the address the script uses.
+_FALLBACKS = frozenset({"add_argument", "get", "setdefault", "getenv"})
+
+
+def _built_local_url(mod: Module, node: ast.AST) -> bool:
+    """A ``"tcp://localhost:"`` string that the script builds its rendezvous from."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    if not any(f"://{host}:" in node.value for host in _LOCAL_HOSTS):
+        return False
+    call = next((a for a in mod.ancestors(node) if isinstance(a, ast.Call)), None)
+    return call is None or tail(call) not in _FALLBACKS
+
+
 def _pins(mod: Module) -> bool:
     for node in mod.nodes:
+        if _built_local_url(mod, node):
+            return True
         if (
             isinstance(node, ast.Assign)
             and _local(node.value)

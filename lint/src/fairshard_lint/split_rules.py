@@ -425,12 +425,19 @@ def _mesh_rank(node: ast.AST) -> bool:
 _RANKED = frozenset({"init_process_group", "DistributedSampler"})
 
 
+def _names_the_world(node: ast.AST) -> bool:
+    """``dist.get_world_size()``, ``world_size``, ``WORLD_SIZE``: the number of ranks."""
+    text = ast.unparse(node).lower()
+    return "world_size" in text or "world" in text.split(".")[-1]
+
+
 @rule(
     "FS111",
     "local-rank-as-rank",
-    "rank= gets a node-local rank (local_rank, LOCAL_RANK) while the world size is global: "
-    "on more than one node, ranks with the same local rank read the same share (and "
-    "init_process_group sees duplicate ranks)",
+    "rank= (or the index of datasets' Dataset.shard(num_shards, index)) gets a node-local "
+    "rank (local_rank, LOCAL_RANK) while the world size is global: on more than one node, "
+    "ranks with the same local rank read the same share (and init_process_group sees "
+    "duplicate ranks)",
     "pass the global rank (dist.get_rank(), int(os.environ['RANK'])); use the local rank "
     "only to pick the device (torch.cuda.set_device(local_rank))",
 )
@@ -439,27 +446,38 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     local = flow.local_names
     for call in mod.calls:
         name = tail(call)
-        if name not in _RANKED and not name.endswith("Sampler"):
+        shard = name == "shard" and isinstance(call.func, ast.Attribute)
+        if name not in _RANKED and not name.endswith("Sampler") and not shard:
             continue
         positional = name == "DistributedSampler"
-        rank = argument(call, "rank", 2 if positional else None)
+        rank = (
+            argument(call, "index", 1)  # datasets' Dataset.shard(num_shards, index)
+            if shard
+            else argument(call, "rank", 2 if positional else None)
+        )
         if rank is None or not mentions_local_rank(rank, local) or is_global_rank(rank):
             continue
         if dotted(rank) in flow.global_names:
             continue  # local_rank = dist.get_rank(): a global rank under a local name
         if _mesh_rank(rank):
             continue  # mesh["dp"].get_local_rank(): the rank within a mesh dimension
-        world = argument(call, "world_size") or argument(
-            call, "num_replicas", 1 if positional else None
+        world = (
+            argument(call, "num_shards", 0)
+            if shard
+            else argument(call, "world_size")
+            or argument(call, "num_replicas", 1 if positional else None)
         )
+        if shard and (world is None or not _names_the_world(world)):
+            continue  # a shard count that is not the world size: not a split between ranks
         if world is not None and is_local_world(world, flow.local_world_names):
             continue  # a node-local world: consistent on one node
         if pinned_to_one_machine(mod):
             continue  # MASTER_ADDR = "localhost": every process is on this machine
+        keyword = "index" if shard else "rank"
         yield (
             call,
             (
-                f"{name}(rank={ast.unparse(rank)}) passes a node-local rank with the global "
+                f"{name}({keyword}={ast.unparse(rank)}) passes a node-local rank with the global "
                 "world size: on several nodes, ranks with equal local rank read the same share; "
                 "pass the global rank (dist.get_rank())"
             ),
