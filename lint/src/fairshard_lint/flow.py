@@ -409,6 +409,11 @@ class Flow:
             return any(self.carries(a) for a in node.args)
         if lite_sharded(self, node):
             return True
+        if isinstance(node.func, ast.IfExp):  # (OtherIterator if dali else DataIterator)(...)
+            return any(
+                (dotted(f) or "").rpartition(".")[2] in self.producers
+                for f in (node.func.body, node.func.orelse)
+            )
         return name in self.producers
 
     def _carried_count(self) -> int:
@@ -523,6 +528,7 @@ class Flow:
                     )
             self._unpack(unpacked)
             self._carry_parameters()
+            self._iterating_classes()
             if (
                 before
                 == (
@@ -562,6 +568,32 @@ class Flow:
             for name, ids in assigned.items()
             if all(_global_rank_value(bindings[i][1]) for i in ids)
         }
+
+    def _iterating_classes(self) -> None:
+        """Classes whose ``__iter__`` reads a loader an instance carries are producers.
+
+        ``DataIterator(...)`` that builds ``self.dataloader`` over a shuffling
+        ``DistributedSampler`` and yields from it: iterating the instance is
+        iterating that loader, so a loop over it needs ``set_epoch`` as well.
+        A class that names ``set_epoch`` (advancing its sampler in ``__iter__``,
+        or passing the call on) is left alone.
+        """
+        for name, defs in self.mod.classes.items():
+            carried = self.attribute_producers.get(name)
+            if not carried or name in self.producers:
+                continue
+            for cls in defs:
+                if any(
+                    isinstance(n, ast.Attribute | ast.FunctionDef)
+                    and getattr(n, "attr", getattr(n, "name", "")) == "set_epoch"
+                    for n in ast.walk(cls)
+                ):
+                    continue
+                iters = [
+                    f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__iter__"
+                ]
+                if any(_reads_attribute(f, carried) for f in iters):
+                    self.producers.add(name)
 
     def _class_of(self, node: ast.AST) -> str | None:
         """The class whose method holds ``node`` (``None`` outside any method)."""
@@ -650,6 +682,25 @@ def lite_sharded(flow: Flow, call: ast.Call) -> bool:
     if is_constant(argument(call, "replace_sampler"), False):
         return False
     return any(flow.carries(arg) or _shuffling_loader(flow, arg) for arg in call.args)
+
+
+def _reads_attribute(func: Function, attributes: set[str]) -> bool:
+    """``func`` iterates ``self.X``, an X of ``attributes`` (``for``, ``iter``, ``yield from``)."""
+
+    def is_carried(node: ast.AST) -> bool:
+        if isinstance(node, ast.Call) and tail(node) in {"enumerate", "iter", "tqdm"} and node.args:
+            node = node.args[0]
+        name = dotted(node) or ""
+        return name.startswith("self.") and name[5:] in attributes
+
+    for node in ast.walk(func):
+        if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension) and is_carried(node.iter):
+            return True
+        if isinstance(node, ast.YieldFrom | ast.Call) and is_carried(node):
+            return True
+        if isinstance(node, ast.YieldFrom) and is_carried(node.value):
+            return True
+    return False
 
 
 def _shuffling_loader(flow: Flow, node: ast.AST) -> bool:

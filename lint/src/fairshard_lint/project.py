@@ -80,6 +80,16 @@ MAX_CALLER_DEPTH = 3
 _STORES_LOADER = re.compile(r"self\.\w*(?:loader|sampler)\w*\s*=\s*\w*(?:loader|sampler)", re.I)
 
 
+def _branch_calls(call: ast.Call) -> list[ast.Call]:
+    """``call``, or one call per arm of ``(A if flag else B)(...)``, each named by its class."""
+    if not isinstance(call.func, ast.IfExp):
+        return [call]
+    return [
+        ast.copy_location(ast.Call(func=arm, args=call.args, keywords=call.keywords), call)
+        for arm in (call.func.body, call.func.orelse)
+    ]
+
+
 def module_name(relative: PurePosixPath) -> tuple[str, bool]:
     """``pkg/data/build.py`` -> ``("pkg.data.build", False)``; ``pkg/__init__.py`` -> package."""
     parts = list(relative.with_suffix("").parts)
@@ -172,7 +182,9 @@ class Project:
                 ):
                     flow = flow_of(module)
                     flowing.add(name)
-                    self.producers[name] = set(flow.producers) & set(module.functions)
+                    self.producers[name] = set(flow.producers) & (
+                        set(module.functions) | set(module.classes)
+                    )
                     self.element_producers[name] = {
                         function: positions
                         for function, positions in flow.element_producers.items()
@@ -431,11 +443,12 @@ class Project:
         if not named:
             return
         for call in self.modules[name].calls:
-            if tail(call) not in named:
-                continue
-            where = self.resolve(name, call)
-            if where is not None and where[0] != name:
-                yield call, where
+            for candidate in _branch_calls(call):
+                if tail(candidate) not in named:
+                    continue
+                where = self.resolve(name, candidate)
+                if where is not None and where[0] != name:
+                    yield candidate, where
 
     def calls_named(self, function: str) -> list[tuple[str, ast.Call]]:
         """Calls of the tree whose last name is ``function``, resolved or not (indexed once)."""
