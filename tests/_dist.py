@@ -7,6 +7,13 @@ call with its traceback; ranks that do not finish within ``timeout`` seconds
 are killed and the call raises ``TimeoutError`` -- a hang fails fast.
 ``fn`` must be a module-level function (it is pickled by reference). Ranks are
 forked from a forkserver that imported torch once (``_context``).
+
+NOTE (the harness's own group): on a loaded machine the gloo rendezvous on
+127.0.0.1 can fail before ``fn`` runs (``connectFullMesh ... Connection closed
+by peer``: a free port taken between its choice and its bind, or a peer's
+socket reset). That is the harness's set-up, not the code under test: the
+whole run starts again on a fresh port, at most ``_GROUP_TRIES`` times, and
+only a failure before ``fn`` is retried.
 """
 
 from __future__ import annotations
@@ -70,10 +77,14 @@ def _worker(
         dist.init_process_group(
             "gloo", rank=rank, world_size=world_size, timeout=timedelta(seconds=pg_timeout)
         )
-        value = fn(rank, world_size, *args)
-        results.put((rank, True, value))
-    except BaseException:  # report everything, the parent decides
-        results.put((rank, False, traceback.format_exc()))
+    except BaseException:  # the group never formed: the parent may start again
+        results.put((rank, None, traceback.format_exc()))
+    else:
+        try:
+            value = fn(rank, world_size, *args)
+            results.put((rank, True, value))
+        except BaseException:  # report everything, the parent decides
+            results.put((rank, False, traceback.format_exc()))
     finally:
         # Deliver the result before tearing the group down: on torch 2.1 gloo,
         # destroy_process_group() with a timed-out collective still pending blocks
@@ -84,6 +95,14 @@ def _worker(
         if dist.is_initialized():
             with contextlib.suppress(Exception):
                 dist.destroy_process_group()
+
+
+#: Runs started in all when the harness's own group fails to form (see the module's note).
+_GROUP_TRIES = 3
+
+
+class _GroupDidNotForm(Exception):
+    """The harness's gloo group failed at ``init_process_group``, before ``fn`` ran."""
 
 
 def run_ranks(
@@ -99,6 +118,25 @@ def run_ranks(
     With ``allow_failures=True`` a failing rank's entry is the traceback text
     wrapped in ``RankFailure`` instead of failing the call.
     """
+    for attempt in range(1, _GROUP_TRIES + 1):
+        try:
+            return _run_once(fn, world_size, args, timeout, pg_timeout, allow_failures)
+        except _GroupDidNotForm as failed:
+            if attempt == _GROUP_TRIES:
+                raise RuntimeError(
+                    f"the harness's gloo group did not form in {_GROUP_TRIES} tries:\n{failed}"
+                ) from None
+    raise AssertionError("unreachable")
+
+
+def _run_once(
+    fn: Callable[..., Any],
+    world_size: int,
+    args: tuple[Any, ...],
+    timeout: float,
+    pg_timeout: float,
+    allow_failures: bool,
+) -> list[Any]:
     ctx = _context()
     results = ctx.Queue()
     port = free_port()
@@ -135,6 +173,8 @@ def run_ranks(
                     for r in dead:
                         out[r] = RankFailure(f"rank {r} died (exit code {procs[r].exitcode})")
                 continue
+            if ok is None:
+                raise _GroupDidNotForm(f"rank {rank}:\n{value}")
             if not ok and not allow_failures:
                 raise RuntimeError(f"rank {rank} failed:\n{value}")
             out[rank] = value if ok else RankFailure(value)
