@@ -244,6 +244,13 @@ ROUND_SIXTEEN_AFTER = [
     "bad_local_rank_shard_index.py",
     "good_global_rank_shard_index.py",
 ]
+#: The seventeenth round's classes, from its development set.
+ROUND_SEVENTEEN = [
+    "bad_opacus_make_private_keeps_sampler.py",
+    "good_opacus_make_private_poisson.py",
+    "bad_batch_memory_manager_without_set_epoch.py",
+    "good_batch_memory_manager_set_epoch.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -288,6 +295,7 @@ ROUND_THIRTEEN = [
         "fifteen_after",
         "sixteen",
         "sixteen_after",
+        "seventeen",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -313,6 +321,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifteen_after": ROUND_FIFTEEN_AFTER,
         "sixteen": ROUND_SIXTEEN,
         "sixteen_after": ROUND_SIXTEEN_AFTER,
+        "seventeen": ROUND_SEVENTEEN,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -57,6 +57,7 @@ __all__ = [
     "is_local_world",
     "needs_set_epoch",
     "parameters",
+    "poisson_replaced",
     "shuffle_from_config",
     "shuffles",
     "trainer_subclasses",
@@ -68,6 +69,9 @@ LOADERS = frozenset({"DataLoader", "StatefulDataLoader", "SaveableDataLoader"})
 WRAPPERS = frozenset(
     {"tqdm", "enumerate", "iter", "zip", "islice", "cycle", "chain", "log_every", "track"}
 )
+#: Context managers whose ``as`` target is a loader over the sampler of the loader they
+#: are handed (opacus's ``BatchMemoryManager``: ``__enter__`` splits its batches).
+LOADER_CONTEXTS = {"BatchMemoryManager": ("data_loader", 0)}
 #: Batch samplers that do not end in ``BatchSampler``.
 BATCH_SAMPLERS = frozenset({"BatchShardSampler"})
 #: Calls that make a script distributed (a process group, DDP, rank queries).
@@ -151,6 +155,9 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
                 out.append((held, node.value))
         elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
             out.append((_targets(node.target), node.value))
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            # with BatchMemoryManager(data_loader=loader, ...) as memory_safe_loader:
+            out.append((_targets(node.optional_vars), node.context_expr))
     return out
 
 
@@ -407,6 +414,8 @@ class Flow:
             return self.carries(argument(node, "sampler", 0))
         if name in WRAPPERS:
             return any(self.carries(a) for a in node.args)
+        if name in LOADER_CONTEXTS:
+            return self.carries(argument(node, *LOADER_CONTEXTS[name]))
         if lite_sharded(self, node):
             return True
         if isinstance(node.func, ast.IfExp):  # (OtherIterator if dali else DataIterator)(...)
@@ -634,11 +643,31 @@ def distributed_script(mod: Module) -> bool:
 #: fairshard's accelerate ``prepare_data_loader``, Lightning Fabric's
 #: ``setup_dataloaders``. (Ray Train's ``prepare_data_loader`` does not.)
 _EPOCH_MANAGERS = frozenset({"prepare", "prepare_data_loader", "setup_dataloaders"})
+#: opacus's calls that replace the loader they are handed (with Poisson sampling).
+_POISSON_SETUP = frozenset({"make_private", "make_private_with_epsilon"})
+
+
+def poisson_replaced(call: ast.Call) -> bool:
+    """The call is opacus's ``make_private`` with Poisson sampling (a new loader).
+
+    It is a ``DPDataLoader`` over ``DistributedUniformWithReplacementSampler``
+    (a distributed module) whose steps draw each sample with rate q: the
+    sampler or shuffle handed in is gone, and no ``set_epoch`` is needed.
+    """
+    if tail(call) not in _POISSON_SETUP:
+        return False
+    return not is_constant(argument(call, "poisson_sampling"), False)
 
 
 def epoch_managing(mod: Module, call: ast.Call) -> bool:
-    """``call`` returns loaders whose epoch the framework advances at every pass."""
+    """``call`` returns loaders whose epoch the framework advances at every pass.
+
+    opacus's ``make_private`` with Poisson sampling returns a new loader whose
+    steps need no epoch (``prepared.poisson_replaced``).
+    """
     name = tail(call)
+    if poisson_replaced(call):
+        return True
     if name not in _EPOCH_MANAGERS:
         return False
     if name == "setup_dataloaders" and lite_without_epochs(mod):

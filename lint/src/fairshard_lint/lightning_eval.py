@@ -81,6 +81,46 @@ _METRIC_BASES = frozenset({"Metric", "MetricCollection"})
 _REDUCING_ON_CALL = frozenset({"TensorMetric", "NumpyMetric", "TensorCollectionMetric"})
 
 
+def _updated_collections(cls: ast.ClassDef) -> set[str]:
+    """``self.X`` that a method of ``cls`` walks calling ``update`` on each item.
+
+    ``for metric in self.test_metrics: metric.update(batch)``: the items are
+    metric objects (torchmetrics' protocol), whatever built them and wherever.
+    """
+    found: set[str] = set()
+    for node in ast.walk(cls):
+        if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name)):
+            continue
+        walked = dotted(node.iter) or ""
+        item = node.target.id
+        if walked.startswith("self.") and any(
+            isinstance(c, ast.Call) and tail(c) == "update" and dotted(c.func) == f"{item}.update"
+            for c in ast.walk(node)
+        ):
+            found.add(walked)
+    return found
+
+
+def _loop_items(func: Function, collections: Set[str]) -> set[int]:
+    """Ids of the ``log`` calls inside ``for item in self.X`` (X walked for updates)."""
+    ids: set[int] = set()
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.target, ast.Name)
+            and dotted(node.iter) in collections
+        ):
+            ids |= {
+                id(c)
+                for c in ast.walk(node)
+                if isinstance(c, ast.Call)
+                and tail(c) in {"log", "log_dict"}
+                and isinstance(value := argument(c, "value", 1), ast.Name)
+                and value.id == node.target.id
+            }
+    return ids
+
+
 def _logs_metric(call: ast.Call, metrics: set[str]) -> bool:
     """``self.log("val_fde", self.minFDE)``: a metric object handed to Lightning to compute."""
     value = argument(call, "value", 1)
@@ -94,16 +134,22 @@ def _combines(
     torchmetrics: bool,
     metrics: set[str],
     reducing: Set[str] = frozenset(),
+    collections: Set[str] = frozenset(),
 ) -> ast.AST | None:
     """The first call of ``func`` that combines its values over the ranks, if any.
 
-    ``reducing``: attributes holding a metric that all-reduces when called.
+    ``reducing``: attributes holding a metric that all-reduces when called;
+    ``collections``: attributes holding metric objects (``_updated_collections``),
+    each of which Lightning computes, synced, when a loop logs it.
     """
+    logged_items = _loop_items(func, collections)
     for node in ast.walk(func):
         if not isinstance(node, ast.Call):
             continue
         if dotted(node.func) in reducing:
             return node  # self.f1(pred, gold): Lightning 0.9's metric sums over the ranks
+        if id(node) in logged_items:
+            return node  # for metric in self.test_metrics: self.log(metric.name, metric)
         if tail(node) in {"log", "log_dict"} and (
             is_constant(argument(node, "sync_dist"), True) or _logs_metric(node, metrics)
         ):
@@ -157,10 +203,14 @@ def _combined(
         cls = other.parents.get(func)
         metrics: set[str] = set()
         reducing: set[str] = set()
+        collections: set[str] = set()
         if isinstance(cls, ast.ClassDef):
             metrics = _metric_attributes(other, cls)
             reducing = _metric_attributes(other, cls, _REDUCING_ON_CALL)
-        found = _combines(func, other.imports_any(frozenset({"torchmetrics"})), metrics, reducing)
+            collections = _updated_collections(cls)
+        found = _combines(
+            func, other.imports_any(frozenset({"torchmetrics"})), metrics, reducing, collections
+        )
         if found is not None and not scope_deduplicates(func):
             return other, found
     return None

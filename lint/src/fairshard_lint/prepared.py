@@ -6,6 +6,15 @@ one, and accelerate also copies rank 0's generator state to every rank at
 each pass. So a ``shuffle=True`` loader handed to them is sharded (FS103),
 and a per-rank seed of the global generator no longer decides its order
 (FS104).
+
+opacus's ``PrivacyEngine.make_private`` (and ``make_private_with_epsilon``)
+with Poisson sampling, its default, returns a new ``DPDataLoader`` over
+``DistributedUniformWithReplacementSampler`` when the module is distributed
+(``opacus/privacy_engine.py`` and ``data_loader.py``): the loader handed to it
+as ``data_loader=`` keeps neither its sampler nor its shuffle, each rank
+draws its own share of every step with rate q, and no ``set_epoch`` changes
+what a step holds. With ``poisson_sampling=False`` the loader comes back
+as it was.
 """
 
 from __future__ import annotations
@@ -13,7 +22,8 @@ from __future__ import annotations
 import ast
 
 from .context import target_names
-from .names import Module, dotted, tail
+from .flow import poisson_replaced
+from .names import Module, argument, dotted, tail
 
 __all__ = ["framework_shards"]
 
@@ -22,12 +32,16 @@ _SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loade
 
 
 def framework_shards(mod: Module, call: ast.Call) -> bool:
-    """The loader ``call`` builds is handed to ``setup_dataloaders`` or ``prepare``."""
+    """The loader ``call`` builds is handed to ``setup_dataloaders``, ``prepare`` or opacus."""
     names = set(target_names(mod, call))
     for other in mod.calls:
-        if tail(other) not in _SHARDING_SETUP:
+        if tail(other) in _SHARDING_SETUP:
+            handed = list(other.args)
+        elif poisson_replaced(other):
+            handed = [a for a in (argument(other, "data_loader"),) if a is not None]
+        else:
             continue
-        for arg in other.args:
+        for arg in handed:
             if arg is call or dotted(arg) in names:
                 return True
     return False

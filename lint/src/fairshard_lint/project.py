@@ -68,6 +68,8 @@ _PROJECT_WORDS = (
     "pytorch_lightning.metrics",  # Lightning 0.8-0.9's metric classes reduce when called
     "def validation_step",
     "def test_step",
+    "def on_validation_epoch_end",  # a callback that computes its metrics there
+    "def on_test_epoch_end",
     "trainer.fit(",
     "trainer.validate(",
     "trainer.test(",
