@@ -13,7 +13,9 @@ repeated, so the padding does no harm there. The forms read here:
 - a known de-duplicating evaluator named in the file (DETR's ``CocoEvaluator``);
 - gathered results cut back to the evaluation set's length
   (``merge_distributed(predicts, len(eval_data))``, ``outputs[:len(dataset)]``
-  beside a gather).
+  beside a gather, ``distributed_concat(preds, len(dataset))``);
+- results kept in a dict keyed by a value of the batch (a file name), gathered
+  with ``all_gather_object`` and merged with ``update``.
 
 Where each form counts is said by :func:`deduplicates`.
 """
@@ -88,6 +90,40 @@ def _keyed_by_id(func: ast.AST) -> bool:
                 and (_says_id(target.slice, _SAMPLE_IDS) or dotted(target.slice) in ids)
             ):
                 return True
+    return False
+
+
+_OBJECT_GATHERS = frozenset({"all_gather_object", "gather_object"})
+
+
+def _merged_by_key(func: ast.AST) -> bool:
+    """Results keyed by a value of the batch, gathered as objects and merged with ``update``.
+
+    ``feats[data[1][0]] = embedding`` in the loop over the loader (the key a
+    file name the batch carries), then ``all_gather_object(all_feats, feats)``
+    and ``merged.update(part)``: a repeated sample overwrites its own entry,
+    in one rank's dict and across the ranks'.
+    """
+    calls = [n for n in ast.walk(func) if isinstance(n, ast.Call)]
+    gathered = {dotted(arg) for c in calls if tail(c) in _OBJECT_GATHERS for arg in c.args[1:2]} - {
+        None
+    }
+    if not gathered or not any(tail(c) == "update" for c in calls):
+        return False
+    for loop in (n for n in ast.walk(func) if isinstance(n, ast.For)):
+        batch = {dotted(t) for t in ast.walk(loop.target) if isinstance(t, ast.Name)}
+        for node in ast.walk(loop):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Subscript)
+                    and dotted(target.value) in gathered
+                    and not isinstance(target.slice, ast.Constant)
+                    and {dotted(n) for n in ast.walk(target.slice) if isinstance(n, ast.Name)}
+                    & batch
+                ):
+                    return True
     return False
 
 
@@ -167,6 +203,14 @@ def _stored_by_id(scope: ast.AST) -> bool:
 
 #: Words of calls that bring every rank's results together.
 _GATHER_WORDS = frozenset({"gather", "allgather", "merge", "collect"})
+#: ``distributed_concat(tensor, len(dataset))``: a concatenation over the ranks.
+_CONCAT_WORDS = frozenset({"concat", "cat"})
+_DISTRIBUTED_WORDS = frozenset({"distributed", "dist", "ddp"})
+
+
+def _is_gather(call: ast.Call) -> bool:
+    words = set(name_words(tail(call)))
+    return bool(words & _GATHER_WORDS) or bool(words & _CONCAT_WORDS and words & _DISTRIBUTED_WORDS)
 
 
 def _is_len(node: ast.AST | None) -> bool:
@@ -182,11 +226,7 @@ def _cut_to_length(scope: ast.AST) -> bool:
     gather left whole beside them (counters summed over the padded shares)
     keeps the repeats, so one uncut gather is enough to say no.
     """
-    gathers = [
-        n
-        for n in ast.walk(scope)
-        if isinstance(n, ast.Call) and set(name_words(tail(n))) & _GATHER_WORDS
-    ]
+    gathers = [n for n in ast.walk(scope) if isinstance(n, ast.Call) and _is_gather(n)]
     cuts = [
         n
         for n in ast.walk(scope)
@@ -242,6 +282,7 @@ def scope_deduplicates(scope: ast.AST) -> bool:
         or _skips_seen(scope)
         or _stored_by_id(scope)
         or _cut_to_length(scope)
+        or _merged_by_key(scope)
     )
 
 
@@ -291,6 +332,12 @@ def deduplicates_at(mod: Module, site: ast.Call) -> bool:
     )
 
 
+def _top_statement(mod: Module, node: ast.AST) -> ast.AST:
+    """The statement of the module's body that holds ``node`` (a script's epoch loop)."""
+    chain = [node, *mod.ancestors(node)]
+    return chain[-2] if len(chain) > 1 else node
+
+
 def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> bool:
     """The evaluation fed by ``sampler`` keeps one result per sample id.
 
@@ -324,6 +371,8 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
         iterates = not isinstance(site, ast.Call) or _iterated_here(mod, site)
         if iterates and func is not None and scope_deduplicates(func):
             return True  # the function that iterates the loader keeps results by id
+        if iterates and func is None and scope_deduplicates(_top_statement(mod, site)):
+            return True  # a script's loop at module level: the statement that holds it
         beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]
         if any(isinstance(c, ast.Call) and _calls_deduplicating(mod, c) for c in beside):
             return True

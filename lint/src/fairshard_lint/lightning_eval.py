@@ -164,17 +164,92 @@ def _combines(
 
 
 def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.FunctionDef]]:
-    """Methods of the tree's Lightning classes that score a stage (``validation_step``...)."""
-    for other in lightning_modules(mod):
+    """Methods of the tree's Lightning classes that score a stage (``validation_step``...).
+
+    A class counts in a module that imports Lightning, or where it descends
+    from a class of such a module (``class TSPModel(MetaModel)`` in a file that
+    names no Lightning package).
+    """
+    lightning = lightning_modules(mod)
+    lightning_classes = {name for other in lightning for name in other.classes}
+    for other in _tree_modules(mod):
+        own = other in lightning
         for name, defs in other.functions.items():
             base = name.removeprefix("on_")
             if not (base.startswith(stage) and base.endswith(_SCORING)):
                 continue
             for func in defs:
-                if isinstance(func, ast.FunctionDef) and isinstance(
-                    other.parents.get(func), ast.ClassDef
-                ):
+                cls = other.parents.get(func)
+                if not (isinstance(func, ast.FunctionDef) and isinstance(cls, ast.ClassDef)):
+                    continue
+                if own or lineage_of(mod, cls.name) & lightning_classes - {cls.name}:
                     yield other, func
+
+
+def _one_device(mod: Module, call: ast.Call) -> bool:
+    """The trainer ``call`` runs on was built in the same function for one device.
+
+    ``trainer = Trainer(gpus=1)`` (or ``devices=1``, ``devices=[0]``): one
+    process, whatever the strategy; Lightning puts in no sampler.
+    """
+    receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    scope = mod.function_of(call) or mod.tree
+    built = [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and tail(node.value) == "Trainer"
+        and any(dotted(t) == receiver for t in node.targets)
+    ]
+    if not built:
+        return False
+    for trainer in built:
+        count = argument(trainer, "devices") or argument(trainer, "gpus")
+        single = is_constant(count, 1) or (
+            isinstance(count, ast.List | ast.Tuple) and len(count.elts) == 1
+        )
+        if not single:
+            return False
+    return True
+
+
+#: The first Lightning release whose ``LightningCLI`` runs subcommands (``test`` among them).
+_CLI_SUBCOMMANDS = (1, 5)
+
+
+def _tests_run(mod: Module) -> bool:
+    """Some path of the tree runs the test hooks on several devices.
+
+    A ``trainer.test(...)`` that hands over no loaders of its own
+    (``dataloaders=``, ``test_dataloaders=``) on a trainer not built for one
+    device, or a ``LightningCLI`` of a release that has a ``test``
+    subcommand (1.5 and later; a tree that pins no version is read as
+    current). BTTR's ``test.py`` tests on ``Trainer(gpus=1)`` and its
+    LightningCLI 1.3.5 only fits: its test loader is never padded.
+    """
+    project = mod.cache.get("project")
+    modules = _tree_modules(mod)
+    for other in modules:
+        for call in other.calls:
+            if tail(call) != "test" or not isinstance(call.func, ast.Attribute):
+                continue
+            if "trainer" not in (dotted(call.func.value) or "").lower():
+                continue
+            if any(k.arg in {"dataloaders", "test_dataloaders"} for k in call.keywords):
+                continue
+            if not _one_device(other, call):
+                return True
+    if any(tail(c) == "LightningCLI" for other in modules for c in other.calls):
+        pins = project.pins if project is not None else {}
+        pinned = pins.get("pytorch-lightning") or pins.get("lightning")
+        return pinned is None or pinned >= _CLI_SUBCOMMANDS
+    return False
+
+
+def _tree_modules(mod: Module) -> list[Module]:
+    project = mod.cache.get("project")
+    return list(project.modules.values()) if project is not None else [mod]
 
 
 def _combined(
@@ -208,12 +283,28 @@ def _combined(
             metrics = _metric_attributes(other, cls)
             reducing = _metric_attributes(other, cls, _REDUCING_ON_CALL)
             collections = _updated_collections(cls)
-        found = _combines(
-            func, other.imports_any(frozenset({"torchmetrics"})), metrics, reducing, collections
-        )
-        if found is not None and not scope_deduplicates(func):
-            return other, found
+        torchmetrics = other.imports_any(frozenset({"torchmetrics"}))
+        for body in [func, *_self_calls(cls, func)]:
+            # validation_step returning self.test_step(batch, split="val") scores there
+            found = _combines(body, torchmetrics, metrics, reducing, collections)
+            if found is not None and not scope_deduplicates(body):
+                return other, found
     return None
+
+
+def _self_calls(cls: ast.AST | None, func: Function) -> list[Function]:
+    """Methods of ``cls`` (by name, subclasses' overrides included) that ``func`` calls on self."""
+    if not isinstance(cls, ast.ClassDef):
+        return []
+    called = {
+        c.func.attr
+        for c in ast.walk(func)
+        if isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and dotted(c.func.value) == "self"
+        and c.func.attr != func.name
+    }
+    return [f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name in called]
 
 
 def _path_of(mod: Module) -> str:
@@ -223,9 +314,12 @@ def _path_of(mod: Module) -> str:
     return Path(project.paths[mod.cache["module_name"]]).as_posix()
 
 
-def _plain(call: ast.Call, unset: Set[str] = frozenset()) -> bool:
+def _plain(mod: Module, call: ast.Call, unset: Set[str] = frozenset()) -> bool:
     """A loader call that names no sampler of its own (Lightning will put one in).
 
+    The loader's class is read through the file's imports (``from
+    torch_geometric.data import DataLoader as GraphDataLoader``: a
+    ``DataLoader`` subclass, which Lightning rebuilds with its sampler).
     ``unset``: parameters of the enclosing helper that hold ``None`` on the
     path read (``sampler=sampler`` with ``sampler=None`` that no caller passes).
     """
@@ -233,8 +327,9 @@ def _plain(call: ast.Call, unset: Set[str] = frozenset()) -> bool:
     def named(node: ast.AST | None) -> bool:
         return _given(node) and not (isinstance(node, ast.Name) and node.id in unset)
 
+    imported = (mod.qualified(call.func) or "").rpartition(".")[2]
     return (
-        tail(call) in LOADERS
+        (tail(call) in LOADERS or imported in LOADERS)
         and not named(argument(call, "sampler", 3))
         and not named(argument(call, "batch_sampler", 4))
         and not any(k.arg is None for k in call.keywords)
@@ -263,7 +358,11 @@ def _unset_by(site: ast.Call, caller: Function, helper: Function) -> set[str]:
 
 
 def _hook_loaders(
-    owner: ast.ClassDef, func: Function, depth: int = 2, unset: Set[str] = frozenset()
+    mod: Module,
+    owner: ast.ClassDef,
+    func: Function,
+    depth: int = 2,
+    unset: Set[str] = frozenset(),
 ) -> list[ast.Call]:
     """Plain loaders a hook builds, itself or in a method of its class it calls.
 
@@ -273,7 +372,7 @@ def _hook_loaders(
     no sampler.
     """
     calls = [c for c in ast.walk(func) if isinstance(c, ast.Call)]
-    out = [c for c in calls if _plain(c, unset)]
+    out = [c for c in calls if _plain(mod, c, unset)]
     if depth:
         methods = {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef)}
         for call in calls:
@@ -283,7 +382,7 @@ def _hook_loaders(
                     left = _unset_by(call, func, helper)
                     out += [  # the helper's training loader (shuffle=True) is not the hook's
                         c
-                        for c in _hook_loaders(owner, helper, depth - 1, left)
+                        for c in _hook_loaders(mod, owner, helper, depth - 1, left)
                         if not is_constant(argument(c, "shuffle", 2), True)
                     ]
     return out
@@ -324,7 +423,7 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             ]
         )
         for loader in built:
-            if isinstance(loader, ast.Call) and _plain(loader):
+            if isinstance(loader, ast.Call) and _plain(mod, loader):
                 yield loader, stage
 
 
@@ -342,7 +441,9 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             owner = mod.parents.get(func)
             if not isinstance(owner, ast.ClassDef) or never_run(mod, owner):
                 continue
-            found += [(c, stage, owner) for c in _hook_loaders(owner, func)]
+            found += [(c, stage, owner) for c in _hook_loaders(mod, owner, func)]
+    if not _tests_run(mod):
+        found = [entry for entry in found if entry[1] != "test"]
     found += [(loader, stage, None) for loader, stage in _handed_loaders(mod)]
     seen: set[int] = set()
     for loader, stage, owner in found:

@@ -99,6 +99,7 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
     class cannot be read (the caller's, a factory's), or where nothing is run.
     """
     found: set[Run] = set()
+    classes = _classes(mod)
     for other in _modules(mod):
         for call in other.calls:
             if tail(call) not in _RUNS or not isinstance(call.func, ast.Attribute):
@@ -113,8 +114,35 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
                 return None  # data_modules[name](cfg): a class picked by a registry lookup
             # a loader handed in place of a data module (trainer.validate(model, loader))
             # runs no data module's hooks
-            found |= {_where(other, b) for b in built if not tail(b).endswith("Loader")}
+            for b in built:
+                if tail(b).endswith("Loader"):
+                    continue
+                where = _where(other, b)
+                if where[1] in classes:
+                    found.add(where)
+                    continue
+                picked = _class_variable(other, b, where[1])
+                if picked is None:
+                    return None  # a class held by a name the tree does not bind to one
+                found |= {(None, name) for name in picked}
     return found or None
+
+
+def _class_variable(mod: Module, call: ast.Call, name: str) -> set[str] | None:
+    """The classes ``name`` is bound to in ``call``'s function (``model_class = TSPModel``).
+
+    ``None`` where a binding is not a plain class name.
+    """
+    scope = mod.function_of(call) or mod.tree
+    values = [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets)
+    ]
+    names = {dotted(v) for v in values if isinstance(v, ast.Name | ast.Attribute)}
+    if not values or len(names) != len(values) or None in names:
+        return None
+    return {n.rpartition(".")[2] for n in names if n is not None}
 
 
 def _where(mod: Module, call: ast.Call) -> Run:
