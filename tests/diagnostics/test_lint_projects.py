@@ -767,3 +767,12 @@ def test_lightning_padding_names_the_nearest_combining_site() -> None:
     sites = {Path(f.path).relative_to(root).as_posix(): f.message for f in lint_paths([root])[0]}
     assert "/retrieval/model.py:7)" in sites["retrieval/datamodule.py"]
     assert "/generation/model.py:10)" in sites["generation/datamodule.py"]
+
+
+def test_a_test_loader_counts_where_lightning_cli_has_a_test_subcommand(tmp_path: Path) -> None:
+    """LightningCLI runs ``test`` from Lightning 1.5; a tree pinned to 1.3 only fits."""
+    root = tmp_path / "tree"
+    shutil.copytree(PROJECTS / "lightning_test_one_device", root)
+    assert {f.line for f in lint_paths([root])[0]} == {15}  # validation only
+    (root / "requirements.txt").write_text("pytorch-lightning>=2.0\n")
+    assert {f.line for f in lint_paths([root])[0]} == {15, 18}  # and the test loader

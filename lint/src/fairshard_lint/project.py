@@ -73,6 +73,7 @@ _PROJECT_WORDS = (
     "trainer.fit(",
     "trainer.validate(",
     "trainer.test(",
+    "LightningCLI(",  # an entry point that runs fit (and, from 1.5, test) itself
 )
 _FAIRSHARD = frozenset({"fairshard"})
 #: Levels of callers searched above a function (``helper <- factory <- evaluate``).
