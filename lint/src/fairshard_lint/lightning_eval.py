@@ -31,6 +31,7 @@ from .lightning_hooks import (
     lineage_of,
     never_run,
     replacement_off,
+    tree_modules,
 )
 from .names import Module, argument, dotted, is_constant, tail
 
@@ -172,7 +173,7 @@ def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.Functi
     """
     lightning = lightning_modules(mod)
     lightning_classes = {name for other in lightning for name in other.classes}
-    for other in _tree_modules(mod):
+    for other in tree_modules(mod):
         own = other in lightning
         for name, defs in other.functions.items():
             base = name.removeprefix("on_")
@@ -229,7 +230,7 @@ def _tests_run(mod: Module) -> bool:
     LightningCLI 1.3.5 only fits: its test loader is never padded.
     """
     project = mod.cache.get("project")
-    modules = _tree_modules(mod)
+    modules = tree_modules(mod)
     for other in modules:
         for call in other.calls:
             if tail(call) != "test" or not isinstance(call.func, ast.Attribute):
@@ -245,11 +246,6 @@ def _tests_run(mod: Module) -> bool:
         pinned = pins.get("pytorch-lightning") or pins.get("lightning")
         return pinned is None or pinned >= _CLI_SUBCOMMANDS
     return False
-
-
-def _tree_modules(mod: Module) -> list[Module]:
-    project = mod.cache.get("project")
-    return list(project.modules.values()) if project is not None else [mod]
 
 
 def _combined(

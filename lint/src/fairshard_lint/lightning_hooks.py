@@ -28,6 +28,7 @@ __all__ = [
     "lineage_of",
     "never_run",
     "replacement_off",
+    "tree_modules",
 ]
 
 _HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
@@ -37,14 +38,15 @@ _SWITCHES = ("use_distributed_sampler", "replace_sampler_ddp")
 _RUNS = frozenset({"fit", "validate", "test"})
 
 
-def _modules(mod: Module) -> list[Module]:
+def tree_modules(mod: Module) -> list[Module]:
+    """The parsed modules of ``mod``'s tree (``mod`` alone where it is linted by itself)."""
     project = mod.cache.get("project")
     return list(project.modules.values()) if project is not None else [mod]
 
 
 def replacement_off(mod: Module) -> bool:
     """Some call of the tree sets ``use_distributed_sampler`` (or the old name) to non-True."""
-    for other in _modules(mod):
+    for other in tree_modules(mod):
         for call in other.calls:
             for keyword in call.keywords:
                 if keyword.arg in _SWITCHES and not is_constant(keyword.value, True):
@@ -54,13 +56,13 @@ def replacement_off(mod: Module) -> bool:
 
 def lightning_modules(mod: Module) -> list[Module]:
     """The modules of ``mod``'s tree (or ``mod`` alone) that import Lightning."""
-    return [m for m in _modules(mod) if m.imports_any(LIGHTNING)]
+    return [m for m in tree_modules(mod) if m.imports_any(LIGHTNING)]
 
 
 def _classes(mod: Module) -> dict[str, list[str]]:
     """Each class of the tree by name, with the names of its bases."""
     found: dict[str, list[str]] = {}
-    for other in _modules(mod):
+    for other in tree_modules(mod):
         for name, defs in other.classes.items():
             for cls in defs:
                 found.setdefault(name, []).extend(
@@ -100,7 +102,7 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
     """
     found: set[Run] = set()
     classes = _classes(mod)
-    for other in _modules(mod):
+    for other in tree_modules(mod):
         for call in other.calls:
             if tail(call) not in _RUNS or not isinstance(call.func, ast.Attribute):
                 continue
