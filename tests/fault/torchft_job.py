@@ -178,6 +178,7 @@ def run_job(
     join_at: int = 6,
     step_s: float = 0.05,
     join_delay_s: float = 0.0,
+    first_delay_s: float = 0.0,
     heartbeat_ms: int = 600,
     timeout: float = 120.0,
     directory: Path | None = None,
@@ -189,6 +190,8 @@ def run_job(
             each in every step and each is replayed on its own.
         join_delay_s: Seconds the joiner waits after it is let in, before its
             Manager: a joiner slower than the survivors' whole run.
+        first_delay_s: Seconds group 0 waits before its Manager: a first group
+            slower to start than the group that is killed.
     """
     missing = torchft_missing()
     if missing:
@@ -221,7 +224,8 @@ def run_job(
             str(TORCHFT_PYTHON), "-m", "torch.distributed.run", "--standalone",
             f"--nproc-per-node={procs}", "--max-restarts=0", "-m", TRAIN, str(ledgers),
             family, str(dataset_size), str(seed), str(epochs), str(group), str(die),
-            str(items_per_rank), str(wait), str(step_s), str(0 if wait else join_delay_s),
+            str(items_per_rank), str(wait), str(step_s),
+            str(join_delay_s if not wait else first_delay_s if group == 0 else 0),
         ]  # fmt: skip
         log = open(logs / f"group{group}.log", "wb")  # noqa: SIM115 (closed with the job)
         log_files.append(log)
@@ -256,6 +260,14 @@ def run_job(
             totals, expected = _plans(name, dataset_size, seed, epochs)
             replay(ledgers, name, totals, expected, result)
         result.healed = sum(1 for r in read_ledgers(ledgers) if r["t"] == "healed")
+        records = list(read_ledgers(ledgers))
+        dead = {r["quorum"] for r in records if r["t"] == "commit" and r["launch"] == 1}
+        seen = {r["quorum"] for r in records if r["t"] == "commit" and r["launch"] != 1}
+        if dead and dead.isdisjoint(seen):
+            result.problems.append(
+                "group 1 committed only in quorums no other group was in, then died: nothing"
+                " carried its commits on, so their repeats say nothing about the sampler"
+            )
         if not any(r["t"] == "healed" and r["launch"] == joiner for r in read_ledgers(ledgers)):
             result.problems.append(
                 f"group {joiner} never healed from a live group: it trained alone from step 0,"

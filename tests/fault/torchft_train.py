@@ -14,11 +14,13 @@ Args (positional): ledger directory, family names (comma-separated: one
 ReplicaGroupSampler each, all read in every step), dataset size, seed, epochs,
 replica id, die-at-step (-1: never), items per rank, the number of groups to
 wait for before the first quorum (0 for a group that joins later), seconds
-a step's compute takes, seconds a joiner waits once it is let in. A group
-that joins later imports everything, then waits for the file ``join`` before
-it starts its Manager, and touches ``joined.RANK`` once it has; the first
-groups hold before their next quorum until it does, so the joiner always
-meets live groups.
+a step's compute takes, seconds the group waits before its Manager (a joiner:
+once it is let in). The first groups build their Managers, then wait for
+each other (``ready.*`` files) before their first quorum, so that quorum
+holds them all. A group that joins later imports everything, then waits for
+the file ``join`` before it starts its Manager, and touches ``joined.RANK``
+once it has; the first groups hold before their next quorum until it does,
+so the joiner always meets live groups.
 """
 
 from __future__ import annotations
@@ -73,14 +75,10 @@ def main() -> int:
         model.load_state_dict(state)  # type: ignore[arg-type]
         ledger.append("healed", epochs={f: s.epoch for f, s in samplers.items()})
 
-    (Path(directory) / f"ready.{replica}.{rank}").touch()
-    while (
-        len(list(Path(directory).glob("ready.*"))) < int(wait) * world
-        if int(wait)
-        else not (Path(directory) / "join").exists()
-    ):
-        time.sleep(0.01)  # the first groups start together; a joiner when it is let in
-    time.sleep(float(delay_s))  # a joiner slow to start (a loaded machine), when asked
+    if not int(wait):
+        while not (Path(directory) / "join").exists():
+            time.sleep(0.01)  # a joiner starts its Manager when it is let in
+    time.sleep(float(delay_s))  # a group slow to start (a loaded machine), when asked
     ledger.append("start", t0=time.time())
     manager = Manager(
         pg=ProcessGroupGloo(timeout=timedelta(seconds=5)),
@@ -97,7 +95,14 @@ def main() -> int:
         sampler = entries[family].make(int(n), 0, 1, seed=int(seed))
         samplers[family] = ReplicaGroupSampler(sampler, manager, items_per_rank=int(per_rank))
         samplers[family].register(key=f"fairshard.{family}")  # the cursor travels with the model
-    if not int(wait):
+    if int(wait):
+        # The first groups' first quorum holds them all: each waits, its Manager already
+        # heartbeating to the lighthouse, until every first group's Manager is. A group
+        # that raced ahead alone and died would take commits no one carries on with it.
+        (Path(directory) / f"ready.{replica}.{rank}").touch()
+        while len(list(Path(directory).glob("ready.*"))) < int(wait) * world:
+            time.sleep(0.01)
+    else:
         (Path(directory) / f"joined.{rank}").touch()  # this Manager heartbeats: hold no longer
     while True:
         if int(wait):

@@ -59,6 +59,19 @@ def test_a_joiner_slower_than_the_survivors_run_still_joins_live_groups() -> Non
 
 @needs_torchft
 @pytest.mark.distributed
+@pytest.mark.timeout(150)
+def test_a_first_group_slower_to_start_than_the_killed_one_still_trains_with_it() -> None:
+    """Group 0 builds its Manager 3 s late; group 1 dies at its third step.
+
+    A loaded machine did this once: group 1 trained three steps alone and died,
+    and group 0 trained them again. The first groups now wait for each
+    other's Managers before their first quorum.
+    """
+    _check(run_job("distributed", groups=2, procs=1, dataset_size=48, first_delay_s=3.0))
+
+
+@needs_torchft
+@pytest.mark.distributed
 @pytest.mark.matrix
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(("groups", "procs"), [(3, 2), (2, 1)])
