@@ -31,6 +31,7 @@ from .lightning_hooks import (
     lineage_of,
     never_run,
     replacement_off,
+    trainer_method,
     tree_modules,
 )
 from .names import Module, argument, dotted, is_constant, tail
@@ -233,9 +234,7 @@ def _tests_run(mod: Module) -> bool:
     modules = tree_modules(mod)
     for other in modules:
         for call in other.calls:
-            if tail(call) != "test" or not isinstance(call.func, ast.Attribute):
-                continue
-            if "trainer" not in (dotted(call.func.value) or "").lower():
+            if trainer_method(call) != "test":
                 continue
             if any(k.arg in {"dataloaders", "test_dataloaders"} for k in call.keywords):
                 continue
@@ -391,14 +390,11 @@ _HANDED = {"validate": ("validation", "dataloaders"), "test": ("test", "dataload
 def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Plain loaders handed to ``trainer.validate``/``trainer.test`` (or ``fit``'s validation)."""
     for call in mod.calls:
-        if not isinstance(call.func, ast.Attribute):
-            continue
-        if "trainer" not in (dotted(call.func.value) or "").lower():
-            continue
-        if tail(call) in _HANDED:
-            stage, keyword = _HANDED[tail(call)]
+        method = trainer_method(call)
+        if method in _HANDED:
+            stage, keyword = _HANDED[method]
             handed = argument(call, keyword, 1)
-        elif tail(call) == "fit":
+        elif method == "fit":
             stage, handed = "validation", argument(call, "val_dataloaders", 2)
         else:
             continue

@@ -29,6 +29,7 @@ __all__ = [
     "never_run",
     "replacement_off",
     "tree_modules",
+    "trainer_method",
 ]
 
 _HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
@@ -36,6 +37,16 @@ LIGHTNING = frozenset({"pytorch_lightning", "lightning", "lightning_fabric"})
 _SWITCHES = ("use_distributed_sampler", "replace_sampler_ddp")
 #: Trainer calls that run a model's or a data module's training, validation or test hooks.
 _RUNS = frozenset({"fit", "validate", "test"})
+
+
+def trainer_method(call: ast.Call) -> str | None:
+    """The method ``call`` runs on a Lightning Trainer (``trainer.fit(...)`` gives ``"fit"``).
+
+    The receiver is read by its name (``trainer``, ``self.trainer``, ``pl_trainer``).
+    """
+    if not isinstance(call.func, ast.Attribute):
+        return None
+    return call.func.attr if "trainer" in (dotted(call.func.value) or "").lower() else None
 
 
 def tree_modules(mod: Module) -> list[Module]:
@@ -104,9 +115,7 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
     classes = _classes(mod)
     for other in tree_modules(mod):
         for call in other.calls:
-            if tail(call) not in _RUNS or not isinstance(call.func, ast.Attribute):
-                continue
-            if "trainer" not in (dotted(call.func.value) or "").lower():
+            if trainer_method(call) not in _RUNS:
                 continue
             handed = argument(call, "datamodule", 1) if datamodules else argument(call, "model", 0)
             if handed is None:

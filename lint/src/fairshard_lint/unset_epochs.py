@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from .context import context_of
 from .flow import LOADERS, needs_set_epoch
-from .lightning_hooks import LIGHTNING, lineage_of
+from .lightning_hooks import LIGHTNING, lineage_of, tree_modules
 from .loops import unsynced_loops
 from .names import Module, argument, dotted, tail
 from .project import Project, evaluation_caller
@@ -246,12 +246,7 @@ _TRAINER_PACKAGES = frozenset({"transformers", "trl"})
 
 def _trainer_subclass(mod: Module, cls: ast.ClassDef) -> bool:
     """``cls`` descends from a ``*Trainer`` class the tree does not define (transformers')."""
-    project = mod.cache.get("project")
-    tree_classes = (
-        {name for other in project.modules.values() for name in other.classes}
-        if project is not None
-        else set(mod.classes)
-    )
+    tree_classes = {name for other in tree_modules(mod) for name in other.classes}
     return any(
         name.endswith("Trainer") and name not in tree_classes for name in lineage_of(mod, cls.name)
     )
