@@ -165,7 +165,10 @@ def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
 
 def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
     if not (
-        flow.carriers or flow.producers or any(needs_set_epoch(flow.mod, c) for c in flow.mod.calls)
+        flow.carriers
+        or flow.producers
+        or flow.param_carriers
+        or any(needs_set_epoch(flow.mod, c) for c in flow.mod.calls)
     ):
         return []  # nothing epoch-bound in this file: most files stop here
     called = _called(flow.mod)

@@ -122,7 +122,7 @@ class Project:
     _suffixes: dict[str, list[str]] | None = None
     _loaded: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
     _resolving: set[tuple[str, int]] = field(default_factory=set)
-    _bindings: dict[int, dict[str, list[ast.expr]]] = field(default_factory=dict)
+    _bindings: dict[int, dict[str, list[tuple[ast.expr, int | None]]]] = field(default_factory=dict)
     #: The project is a walked folder (every file of the tree seen), not a file alone.
     whole_tree: bool = False
     #: Loader-running frameworks any file of the tree imports (see ``unset_epochs``).
@@ -367,16 +367,22 @@ class Project:
 
         ``Model().get_data_loader(...)``, and ``model = Model(cfg)`` then
         ``model.get_data_loader(...)`` in the same function (its only binding
-        there), where ``Model`` is a class of the tree.
+        there), where ``Model`` is a class of the tree. A name bound to what a
+        builder of the tree returns counts too, whole or as one element of a
+        returned tuple (``trn_loader, val_loader, trainer = build_trainer(...)``
+        with ``return trn_loader, val_loader, EvalTrainer(...)``, or a name
+        bound to that call in the builder): the builder's every return must
+        give an instance of the same class.
         """
         module = self.modules[name]
         call = value if isinstance(value, ast.Call) else None
+        position: int | None = None
         if isinstance(value, ast.Name):
             func = module.function_of(value)
             bound = self._plain_bindings(func if func is not None else module.tree)
             values = bound.get(value.id, [])
-            if len(values) == 1 and isinstance(values[0], ast.Call):
-                call = values[0]
+            if len(values) == 1 and isinstance(values[0][0], ast.Call):
+                call, position = values[0][0], values[0][1]
         # a constructor named by a plain or dotted name; bindings that lead back to a
         # name being resolved (``x = x.copy()``, ``a = b.f()`` with ``b = a.g()``) give none
         key = (name, id(value))
@@ -385,14 +391,44 @@ class Project:
         self._resolving.add(key)
         try:
             where = self.named(name, call.func)
+            if where is None:
+                return None
+            if where[1] in self.modules[where[0]].classes:
+                return where if position is None else None
+            return self._returned_instance(where, position)
         finally:
             self._resolving.discard(key)
-        if where is None or where[1] not in self.modules[where[0]].classes:
-            return None
-        return where
 
-    def _plain_bindings(self, scope: ast.AST) -> dict[str, list[ast.expr]]:
-        """``name = value`` assignments of one function (or module), by name; read once."""
+    def _returned_instance(
+        self, where: tuple[str, str], position: int | None
+    ) -> tuple[str, str] | None:
+        """The one tree class whose instance builder ``where`` returns (element ``position``)."""
+        module = self.modules[where[0]]
+        found: set[tuple[str, str] | None] = set()
+        for func in module.functions.get(where[1], []):
+            for node in ast.walk(func):
+                if not isinstance(node, ast.Return) or module.function_of(node) is not func:
+                    continue
+                returned = node.value
+                if position is not None:
+                    if not isinstance(returned, ast.Tuple) or position >= len(returned.elts):
+                        return None
+                    returned = returned.elts[position]
+                if returned is None or (
+                    isinstance(returned, ast.Constant) and returned.value is None
+                ):
+                    continue
+                found.add(self._instance_class(where[0], returned))
+        if len(found) != 1:
+            return None
+        return found.pop()
+
+    def _plain_bindings(self, scope: ast.AST) -> dict[str, list[tuple[ast.expr, int | None]]]:
+        """``name = value`` assignments of one function (or module), by name; read once.
+
+        An unpacked tuple target binds each name with its position in the value
+        (``loader, trainer = build(...)``: ``trainer`` is element 1 of the call).
+        """
         cached = self._bindings.get(id(scope))
         if cached is None:
             cached = {}
@@ -400,7 +436,13 @@ class Project:
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
                         if isinstance(target, ast.Name):
-                            cached.setdefault(target.id, []).append(node.value)
+                            cached.setdefault(target.id, []).append((node.value, None))
+                        elif isinstance(target, ast.Tuple | ast.List) and not any(
+                            isinstance(e, ast.Starred) for e in target.elts
+                        ):
+                            for index, element in enumerate(target.elts):
+                                if isinstance(element, ast.Name):
+                                    cached.setdefault(element.id, []).append((node.value, index))
             self._bindings[id(scope)] = cached
         return cached
 
