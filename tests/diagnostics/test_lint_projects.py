@@ -138,6 +138,31 @@ def test_a_package_beside_its_own_setup_is_not_vendored(tmp_path: Path) -> None:
     assert vendored_folder(tmp_path, Path("src/third_party")) == "src/third_party"
 
 
+def test_a_folder_of_scripts_named_for_a_library_is_linted(tmp_path: Path) -> None:
+    """``examples/training/peft/train_lora.py``: an example of training with peft, no copy."""
+    from fairshard_lint.files import vendored_folder
+
+    (tmp_path / "README.md").write_text("")
+    scripts = tmp_path / "examples" / "training" / "peft"
+    scripts.mkdir(parents=True)
+    (scripts / "train_lora.py").write_text(
+        "import torch.distributed as dist\n"
+        "from torch.utils.data import DataLoader\n"
+        "\n"
+        "\n"
+        "def main(dataset):\n"
+        '    dist.init_process_group("nccl")\n'
+        "    loader = DataLoader(dataset, batch_size=8, shuffle=True)\n"
+        "    for batch in loader:\n"
+        "        print(batch)\n"
+    )
+    assert vendored_folder(tmp_path, Path("examples/training/peft")) is None
+    assert _found(tmp_path, [tmp_path]) == {("examples/training/peft/train_lora.py", 7, "FS103")}
+    # the same folder as a package (its __init__.py) beside no packaging is a copy
+    (scripts / "__init__.py").write_text("")
+    assert vendored_folder(tmp_path, Path("examples/training/peft")) == "examples/training/peft"
+
+
 def _released(folder: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text("from .version import __version__\n")

@@ -206,6 +206,19 @@ def _imports_itself(folder: Path) -> bool:
     return False
 
 
+def _scripts_folder(path: Path) -> bool:
+    """``path`` holds Python scripts but is no package: named for the library they use.
+
+    ``examples/training/peft/`` holding ``training_gooaq_lora.py`` is the
+    project's own example of training with peft, not a copy of peft: a copied
+    package keeps its ``__init__.py``.
+    """
+    try:
+        return not (path / "__init__.py").is_file() and any(path.glob("*.py"))
+    except OSError:
+        return False
+
+
 def _own_subpackage(path: Path) -> bool:
     """``path`` is a folder of the project's own package that only shares a known name.
 
@@ -392,7 +405,7 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
             if _whole_release(root, path):
                 return here.as_posix()
             continue
-        if part in KNOWN_PACKAGES and (
+        if part in KNOWN_PACKAGES and not _scripts_folder(path) and (
             _copied_package(root, path)
             or (not _packaged(path.parent) and not _own_subpackage(path))
         ):
