@@ -405,9 +405,13 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
             if _whole_release(root, path):
                 return here.as_posix()
             continue
-        if part in KNOWN_PACKAGES and not _scripts_folder(path) and (
-            _copied_package(root, path)
-            or (not _packaged(path.parent) and not _own_subpackage(path))
+        if (
+            part in KNOWN_PACKAGES
+            and not _scripts_folder(path)
+            and (
+                _copied_package(root, path)
+                or (not _packaged(path.parent) and not _own_subpackage(path))
+            )
         ):
             return here.as_posix()
         if _has_packaging(path) and _has_licence(path):

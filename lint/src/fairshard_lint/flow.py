@@ -849,9 +849,19 @@ def _deepspeed_loader(mod: Module, call: ast.Call) -> bool:
 
 
 def is_local_world(node: ast.AST, names: set[str] | frozenset[str] = frozenset()) -> bool:
-    """The expression is a node-local world size (``LOCAL_WORLD_SIZE``, ``device_count()``)."""
+    """The expression is a node-local world size (``LOCAL_WORLD_SIZE``, ``device_count()``).
+
+    The length of a list of devices counts too (``len(cfg.gpus)``, one machine's
+    GPU ids, which the script indexes by the local rank to pick its device): the
+    sampler's world is this machine's processes, so a local rank is consistent
+    with it on the one node such a script runs on.
+    """
     if dotted(node) in names:
         return True
+    if isinstance(node, ast.Call) and tail(node) == "len" and len(node.args) == 1:
+        listed = ast.unparse(node.args[0]).lower()
+        if any(word in listed for word in ("gpu", "device")):
+            return True
     text = ast.unparse(node).lower()
     return any(word in text for word in _LOCAL_WORLD)
 

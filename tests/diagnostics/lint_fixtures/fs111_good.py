@@ -14,3 +14,9 @@ def samplers(dataset):
     node_world = int(os.environ["LOCAL_WORLD_SIZE"])
     one_node = DistributedSampler(dataset, num_replicas=node_world, rank=local_rank)
     return DistributedSampler(dataset, rank=dist.get_rank()), one_node
+
+
+def device_list_sampler(dataset, cfg):
+    # one machine's GPU ids, indexed by the local rank: the sampler's world is this node's
+    gpu_id = cfg.gpus[local_rank]
+    return DistributedSampler(dataset, num_replicas=len(cfg.gpus), rank=local_rank), gpu_id
