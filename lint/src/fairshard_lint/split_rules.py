@@ -325,8 +325,9 @@ def evaluation_script(mod: Module) -> bool:
 @rule(
     "FS110",
     "unseeded-split",
-    "random_split, SubsetRandomSampler or a split by hand (randperm sliced into a Subset) "
-    "without a seeded generator in code every rank runs: each rank draws its own split "
+    "random_split, SubsetRandomSampler, train_test_split (datasets, scikit-learn) or a split "
+    "by hand (randperm sliced into a Subset) without a seeded generator in code every rank "
+    "runs: each rank draws its own split "
     "(train and validation overlap across ranks) or its own order of the whole subset "
     "(no sharding at all)",
     "split once with a fixed seed (fairshard.split(n, sizes, seed=...) or "
@@ -362,6 +363,16 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "or use fairshard.split(n, sizes, seed=...)"
                 ),
             )
+        elif name == "train_test_split" and _unseeded_library_split(mod, call):
+            yield (
+                call,
+                (
+                    "train_test_split without seed= (datasets) or random_state= (scikit-learn) "
+                    "in a distributed script: each rank draws its split from its own global "
+                    "NumPy state, so train and validation overlap across ranks; pass "
+                    "seed=... (random_state=...) alike on every rank"
+                ),
+            )
         elif (
             name == "SubsetRandomSampler"
             and not _rank_split(mod, call)
@@ -375,6 +386,22 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "fairshard.DistributedSampler(Subset(dataset, indices))"
                 ),
             )
+
+
+def _unseeded_library_split(mod: Module, call: ast.Call) -> bool:
+    """``ds.train_test_split(test_size=...)`` (datasets) or scikit-learn's, drawn unseeded.
+
+    Both draw from NumPy's global generator when given no seed (datasets takes
+    its seed from ``np.random.get_state()``), which no rank seeds alike unless
+    the file does it before; ``shuffle=False`` cuts in order and draws nothing.
+    """
+    if is_constant(argument(call, "shuffle"), False):
+        return False
+    for key in ("seed", "random_state", "generator"):
+        given = argument(call, key)
+        if given is not None and not is_constant(given, None):
+            return False
+    return not seeded_before(mod, call)
 
 
 def _replaced_when_distributed(mod: Module, call: ast.Call) -> bool:

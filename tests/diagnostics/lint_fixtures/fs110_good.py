@@ -1,8 +1,21 @@
 import torch
 import torch.distributed as dist
+from sklearn.model_selection import train_test_split
 from torch.utils.data import DataLoader, Subset, SubsetRandomSampler, random_split
+from transformers import set_seed
 
 import fairshard
+
+
+def split_file(hf_dataset):
+    # unseeded here, but its only caller seeds NumPy alike on every rank first
+    return hf_dataset.train_test_split(test_size=0.1)
+
+
+def main(hf_dataset, seed):
+    dist.init_process_group("nccl")
+    set_seed(seed)
+    return split_file(hf_dataset)
 
 
 def loaders(dataset, seed):
@@ -12,6 +25,13 @@ def loaders(dataset, seed):
     train_idx, _ = fairshard.split(len(dataset), [0.9, 0.1], seed=seed)
     part = Subset(dataset, train_idx)
     return DataLoader(part, sampler=fairshard.DistributedSampler(part)), DataLoader(val)
+
+
+def seeded_library_splits(hf_dataset, features, labels, seed):
+    parts = hf_dataset.train_test_split(test_size=0.1, seed=seed)
+    kept = train_test_split(features, labels, test_size=0.1, random_state=seed)
+    ordered = train_test_split(features, test_size=0.1, shuffle=False)
+    return parts, kept, ordered
 
 
 def seeded_globally(dataset, seed):
