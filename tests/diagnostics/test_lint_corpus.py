@@ -253,6 +253,12 @@ ROUND_SEVENTEEN = [
 ]
 #: Classes changed after the seventeenth round's held-out run.
 ROUND_SEVENTEEN_AFTER = ["good_padded_eval_merged_by_file_name.py"]
+#: The eighteenth round's classes, from its development set.
+ROUND_EIGHTEEN = [
+    "bad_datasets_split_unseeded_per_rank.py",
+    "good_datasets_split_after_callers_seed.py",
+    "good_device_list_local_rank.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -299,6 +305,7 @@ ROUND_THIRTEEN = [
         "sixteen_after",
         "seventeen",
         "seventeen_after",
+        "eighteen",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -326,6 +333,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixteen_after": ROUND_SIXTEEN_AFTER,
         "seventeen": ROUND_SEVENTEEN,
         "seventeen_after": ROUND_SEVENTEEN_AFTER,
+        "eighteen": ROUND_EIGHTEEN,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])
