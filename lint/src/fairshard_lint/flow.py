@@ -110,11 +110,19 @@ def is_distributed_sampler(mod: Module, call: ast.Call) -> bool:
 
 
 def needs_set_epoch(mod: Module, call: ast.Call) -> bool:
-    """A shuffling distributed sampler that does not advance its epoch by itself."""
+    """A shuffling distributed sampler that does not advance its epoch by itself.
+
+    A sampler built with the epoch (``DistributedSampler(coco_set, epoch=epoch)``,
+    a project's class whose constructor seeds its order from it) is rebuilt
+    for each epoch by the code that passes a variable there: its order is the
+    epoch's already. A constant epoch is no such rebuild.
+    """
+    epoch = argument(call, "epoch")
     return (
         is_distributed_sampler(mod, call)
         and not is_constant(argument(call, "auto_epoch"), True)
         and not is_constant(argument(call, "shuffle", 3), False)
+        and (epoch is None or isinstance(epoch, ast.Constant))
     )
 
 

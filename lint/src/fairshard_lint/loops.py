@@ -319,8 +319,12 @@ def _one_pass(mod: Module, loop: Loop) -> bool:
     count = loop.iter.args[0]
     if isinstance(count, ast.Constant):
         return count.value == 1
+    if not isinstance(count, ast.Name):
+        return False
     func = mod.function_of(loop)
-    if func is None or not isinstance(count, ast.Name):
+    if _bound_to_one(func if func is not None else mod.tree, count.id, func):
+        return True  # iter = 1 ... for j in range(iter)
+    if func is None:
         return False
     default = defaults_of(func).get(count.id)
     if not (isinstance(default, ast.Constant) and default.value == 1):
@@ -331,6 +335,35 @@ def _one_pass(mod: Module, loop: Loop) -> bool:
         or bound_argument(c, func, count.id) is not None
         or any(isinstance(a, ast.Starred) for a in c.args)  # *args may reach it
         for c in sites
+    )
+
+
+def _bound_to_one(scope: ast.AST, name: str, func: Function | None) -> bool:
+    """``name`` is a local (not a parameter) whose every binding in ``scope`` is the literal 1."""
+    if func is not None and name in parameters(func):
+        return False
+    values: list[ast.expr | None] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            values.append(node.value)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and (
+            isinstance(node.target, ast.Name) and node.target.id == name
+        ):
+            values.append(None if isinstance(node, ast.AugAssign) else node.value)
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.withitem | ast.NamedExpr) or (
+            isinstance(node, ast.Global | ast.Nonlocal) and name in node.names
+        ):
+            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
+            if isinstance(node, ast.Global | ast.Nonlocal) or (
+                target is not None
+                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+            ):
+                values.append(None)
+    return bool(values) and all(
+        isinstance(v, ast.Constant) and v.value == 1 and not isinstance(v.value, bool)
+        for v in values
     )
 
 

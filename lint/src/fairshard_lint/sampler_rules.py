@@ -244,6 +244,37 @@ def _partitioned_before(cls: ast.ClassDef, call: ast.Call) -> bool:
     )
 
 
+def _selected_by_rank(cls: ast.ClassDef, call: ast.Call) -> bool:
+    """The draw reorders a list that only this rank's branch fills (``if r == self.rank``).
+
+    ``if target_rank == self.rank: indices_list.append(indices)`` after a
+    deterministic assignment of intervals to ranks, then
+    ``torch.randperm(len(indices_list))``: the share is the rank's own before
+    the draw, so the global RNG changes its order only.
+    """
+    read = {dotted(n) for n in ast.walk(call) if isinstance(n, ast.Name | ast.Attribute)}
+    for node in ast.walk(cls):
+        if not (
+            isinstance(node, ast.If)
+            and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)
+            and isinstance(node.test, ast.Compare)
+            and all(isinstance(op, ast.Eq) for op in node.test.ops)
+            and mentions_rank(node.test)
+        ):
+            continue
+        filled = {
+            dotted(sub.func.value)
+            for stmt in node.body
+            for sub in ast.walk(stmt)
+            if isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr in ("append", "extend")
+        }
+        if filled & read - {None}:
+            return True
+    return False
+
+
 _WORLD_WORDS = ("num_replicas", "world_size", "rank", "replicas", "world")
 
 
@@ -476,6 +507,7 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if (
                 name is not None
                 and not _partitioned_before(cls, call)
+                and not _selected_by_rank(cls, call)
                 and not _seeded_block(mod, call)
                 and not _seeded_before(mod, call)
             ):

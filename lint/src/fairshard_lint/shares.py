@@ -15,7 +15,7 @@ import ast
 
 from .consumers import block_of, carrying_names, consumer_sites, defs_of, readers
 from .context import target_names
-from .names import Module, name_words, tail
+from .names import Module, dotted, name_words, tail
 
 __all__ = ["combining", "own_shares_only"]
 
@@ -57,8 +57,36 @@ def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
     return False
 
 
+#: What a write saves that is no result for a later merge: the model's weights.
+_WEIGHT_WORDS = frozenset({"model", "net", "checkpoint", "ckpt", "weights", "optimizer"})
+#: Receivers of ``.save`` that are pictures of the outputs, not results.
+_PICTURE_WORDS = frozenset({"image", "img", "fromarray", "figure", "fig", "grid", "plot"})
+
+
 def _writes(scope: ast.AST) -> bool:
-    return any(isinstance(n, ast.Call) and tail(n) in _WRITES for n in ast.walk(scope))
+    """``scope`` writes results out (a file a later merge may read), not weights or pictures.
+
+    ``torch.save(model.state_dict(), "best_model.pth")`` saves a checkpoint and
+    ``Image.fromarray(pred).save(path)`` a picture of one output: neither is a
+    per-rank result for a merge, so a padded evaluation around them that
+    combines nothing still scores each rank's own share.
+    """
+    return any(isinstance(n, ast.Call) and _result_write(n) for n in ast.walk(scope))
+
+
+def _result_write(call: ast.Call) -> bool:
+    if tail(call) not in _WRITES:
+        return False
+    if isinstance(call.func, ast.Attribute):
+        receiver = set(name_words(ast.unparse(call.func.value)))
+        if receiver & _PICTURE_WORDS:
+            return False
+    saved = call.args[0] if call.args and tail(call) == "save" else None
+    if isinstance(saved, ast.Call) and tail(saved) == "state_dict":
+        return False  # torch.save(model.state_dict(), path)
+    if isinstance(saved, ast.Name | ast.Attribute):
+        return not set(name_words(dotted(saved) or "")) & _WEIGHT_WORDS  # torch.save(model, path)
+    return True
 
 
 def _results_combined(mod: Module, call: ast.Call) -> bool:

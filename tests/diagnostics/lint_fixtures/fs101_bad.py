@@ -11,3 +11,12 @@ def train(model, dataset, optimizer, epochs):
             optimizer.zero_grad()
             model(batch).sum().backward()
             optimizer.step()
+
+
+def train_again(model, dataset, epochs):
+    passes = 1
+    passes += epochs  # no longer one pass
+    fixed = DataLoader(dataset, sampler=DistributedSampler(dataset, epoch=0))
+    for _ in range(passes):  # FS101: a constant epoch is no rebuild
+        for batch in fixed:
+            model(batch)

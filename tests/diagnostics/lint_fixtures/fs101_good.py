@@ -30,3 +30,12 @@ def train(model, dataset, optimizer, epochs):
     once = DataLoader(dataset, sampler=DistributedSampler(dataset))
     for batch in once:  # a single pass needs no set_epoch
         model(batch)
+    passes = 1
+    for _ in range(passes):  # one pass through a name bound only to 1
+        for batch in once:
+            model(batch)
+    for epoch in range(epochs):
+        # rebuilt every epoch with the epoch: a project sampler seeding its order from it
+        rebuilt = DataLoader(dataset, sampler=DistributedSampler(dataset, epoch=epoch))
+        for batch in rebuilt:
+            model(batch)

@@ -21,5 +21,19 @@ class MySampler(Sampler):
         return self.n
 
 
+class BalancedSampler(Sampler):
+    def __init__(self, sizes, rank, num_replicas):
+        self.sizes, self.rank, self.num_replicas = sizes, rank, num_replicas
+
+    def __iter__(self):
+        mine, seen = [], []
+        for index, _size in enumerate(self.sizes):
+            if index % self.num_replicas == self.rank:
+                seen.append(index)  # only logged: the draw below is over every index
+        order = torch.randperm(len(self.sizes))  # FS105
+        mine = [int(i) for i in order[self.rank :: self.num_replicas]]
+        return iter(mine)
+
+
 def setup():  # a distributed script: ranks must agree on the order
     torch.distributed.init_process_group("gloo")

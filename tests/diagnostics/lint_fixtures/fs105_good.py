@@ -29,3 +29,20 @@ class MySampler(Sampler):
 def augment(values):
     random.shuffle(values)  # outside a sampler: not this rule's business
     return values
+
+
+class BalancedShareSampler(Sampler):
+    """Intervals go to the least-loaded rank (no randomness); each rank shuffles its own."""
+
+    def __init__(self, sizes, rank, num_replicas):
+        self.sizes, self.rank, self.num_replicas = sizes, rank, num_replicas
+
+    def __iter__(self):
+        loads = [0] * self.num_replicas
+        mine = []
+        for index in sorted(range(len(self.sizes)), key=lambda i: -self.sizes[i]):
+            target = min(range(self.num_replicas), key=lambda r: loads[r])
+            if target == self.rank:
+                mine.append(index)
+            loads[target] += self.sizes[index]
+        return iter([mine[i] for i in torch.randperm(len(mine))])
