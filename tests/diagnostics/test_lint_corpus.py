@@ -265,6 +265,8 @@ ROUND_EIGHTEEN_AFTER = [
     "good_one_pass_through_a_name.py",
     "good_padded_eval_own_share_checkpoint.py",
     "good_sampler_shuffles_own_balanced_share.py",
+    "bad_cycle_loader_sampler_left_unset.py",
+    "good_cycle_loader_sampler_handed_on.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import ast
 
-from .flow import Flow, Function, bound_argument, parameters
-from .names import dotted, name_words, tail
+from .flow import Flow, Function, bound_argument, defaults_of, parameters
+from .names import dotted, is_constant, name_words, tail
 
 __all__ = ["cycling_loops"]
 
@@ -65,13 +65,44 @@ def _of_sampler(iterable: ast.expr) -> bool:
     return name is not None and "sampler" in name_words(name.rpartition(".")[2])
 
 
-def _cycled(flow: Flow, func: Function, iterable: ast.expr, setters: set[str]) -> str | None:
-    """What the generator restarts: a carrier it reads, or one its callers hand it."""
+def _optional_setters(func: Function, loop: Loop, setters: set[str]) -> set[str] | None:
+    """The ``None``-default parameters whose ``set_epoch`` is all the loop's setting.
+
+    ``def cycle_loader(dataloader, sampler=None)`` with ``if sampler is not
+    None: sampler.set_epoch(...)`` sets the epoch only for callers that pass
+    a sampler; ``None`` when the loop sets it some other way too (or not at all).
+    """
+    calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call) and tail(c) in setters]
+    if not calls:
+        return None
+    defaults = defaults_of(func)
+    out: set[str] = set()
+    for call in calls:
+        receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        root = (receiver or "").partition(".")[0]
+        if not (root in defaults and is_constant(defaults[root], None)):
+            return None
+        out.add(root)
+    return out
+
+
+def _cycled(
+    flow: Flow,
+    func: Function,
+    iterable: ast.expr,
+    setters: set[str],
+    optional: set[str] | None = None,
+) -> str | None:
+    """What the generator restarts: a carrier it reads, or one its callers hand it.
+
+    With ``optional`` (see :func:`_optional_setters`), only callers that leave
+    every one of those parameters unset (or ``None``) restart it unsynced.
+    """
     if _of_sampler(iterable):
         return None
     name = dotted(iterable)
     own = name is not None and name in parameters(func)
-    if not own and flow.carries(iterable) and not flow.managed(iterable):
+    if optional is None and not own and flow.carries(iterable) and not flow.managed(iterable):
         return name or ast.unparse(iterable)
     if name is None or name not in parameters(func):
         return None
@@ -81,9 +112,17 @@ def _cycled(flow: Flow, func: Function, iterable: ast.expr, setters: set[str]) -
         given = bound_argument(call, func, name)
         if given is None or not flow.carries(given) or flow.managed(given):
             continue
+        if optional and any(
+            (passed := bound_argument(call, func, param)) is not None
+            and not is_constant(passed, None)
+            for param in optional
+        ):
+            continue  # this caller hands the generator its sampler to set
         caller = flow.mod.function_of(call)
-        if caller is not None and _sets_epoch(caller, setters):
-            continue
+        if caller is not None and _sets_epoch(
+            caller, setters - {func.name} if optional else setters
+        ):
+            continue  # (the generator's own optional setting is what the caller left unset)
         return f"{dotted(given) or ast.unparse(given)} (cycled by {func.name}())"
     return None
 
@@ -96,10 +135,11 @@ def cycling_loops(flow: Flow, setters: set[str]) -> list[tuple[Loop, str]]:
             for loop in ast.walk(func):
                 if not isinstance(loop, Loop) or flow.mod.function_of(loop) is not func:
                     continue
-                if _sets_epoch(loop, setters):
+                optional = _optional_setters(func, loop, setters)
+                if optional is None and _sets_epoch(loop, setters):
                     continue
                 for iterable in _restarted(loop):
-                    what = _cycled(flow, func, iterable, setters)
+                    what = _cycled(flow, func, iterable, setters, optional)
                     if what is not None:
                         found.append((loop, what))
                         break
