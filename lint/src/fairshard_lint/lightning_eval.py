@@ -324,11 +324,34 @@ def _plain(mod: Module, call: ast.Call, unset: Set[str] = frozenset()) -> bool:
 
     imported = (mod.qualified(call.func) or "").rpartition(".")[2]
     return (
-        (tail(call) in LOADERS or imported in LOADERS)
+        (tail(call) in LOADERS or imported in LOADERS or _chosen_loader_class(mod, call))
         and not named(argument(call, "sampler", 3))
         and not named(argument(call, "batch_sampler", 4))
         and not any(k.arg is None for k in call.keywords)
     )
+
+
+def _chosen_loader_class(mod: Module, call: ast.Call) -> bool:
+    """``cls(...)`` with ``cls = DataLoader if not self.streaming else IterableDataLoader``.
+
+    A loader class picked into a local name in the call's function: a call of
+    that name builds a ``DataLoader`` on the arm that names one.
+    """
+    if not isinstance(call.func, ast.Name):
+        return False
+    scope = mod.function_of(call) or mod.tree
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == call.func.id for t in node.targets
+        ):
+            value = node.value
+            arms = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+            if any(
+                (mod.qualified(arm) or dotted(arm) or "").rpartition(".")[2] in LOADERS
+                for arm in arms
+            ):
+                return True
+    return False
 
 
 def _unset_by(site: ast.Call, caller: Function, helper: Function) -> set[str]:
