@@ -288,6 +288,25 @@ def _draws_with_replacement(mod: Module, cls: ast.ClassDef) -> bool:
     return bool(draws) and all(_with_replacement(mod, c) for c in draws)
 
 
+#: Calls whose argument seeds a generator: a draw inside one is a seed, not a sample.
+_SEEDS_A_GENERATOR = frozenset(
+    {"manual_seed", "seed", "default_rng", "RandomState", "Random", "Generator"}
+)
+
+
+def _seeds_from_a_draw(mod: Module, cls: ast.ClassDef) -> bool:
+    """A global-RNG draw of the class is a seed (``g.manual_seed(np.random.randint(...))``)."""
+    return any(
+        tail(call) in _SEEDS_A_GENERATOR
+        and any(
+            isinstance(sub, ast.Call) and _global_rng(mod, sub) is not None
+            for arg in [*call.args, *(k.value for k in call.keywords)]
+            for sub in ast.walk(arg)
+        )
+        for call in calls(cls)
+    )
+
+
 def _with_replacement(mod: Module, call: ast.Call) -> bool:
     name = mod.qualified(call.func) or ""
     if name in _WITH_REPLACEMENT:
@@ -498,8 +517,12 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         )
         if not splits and not flow_of(mod).distributed:
             continue  # one process: nothing to disagree with
-        if not splits and _draws_with_replacement(mod, cls):
-            continue  # every rank draws its own sample with replacement, by design
+        if _draws_with_replacement(mod, cls) and not (splits and _seeds_from_a_draw(mod, cls)):
+            # every draw is with replacement: a rank's share is an i.i.d. sample whether
+            # or not the ranks agree (random rays cut rank::W from a per-step batch), and
+            # no coverage of the data is promised that disagreeing ranks could break; a
+            # draw that seeds a permutation later split by rank is no such sample
+            continue
         if _broken(mod, cls):
             continue  # its __iter__ fails on an attribute nothing sets, before any draw
         for call in calls(cls):

@@ -37,8 +37,15 @@ _MERGE_WORDS = frozenset({"merge", "collect", "concat", "cat", "join"})
 _ACROSS_WORDS = frozenset({"distributed", "dist", "ranks", "world", "all", "processes"})
 
 
+#: Calls named so that wait and carry nothing: ``synchronize()`` (a barrier helper,
+#: ``torch.cuda.synchronize()``) combines no value when it is given none.
+_WAITS = frozenset({"synchronize", "sync"})
+
+
 def combining(call: ast.Call) -> bool:
     """``call`` combines values across ranks (a collective, or a helper named for one)."""
+    if tail(call) in _WAITS and not call.args and not call.keywords:
+        return False
     words = set(name_words(tail(call)))
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
 
@@ -61,6 +68,7 @@ def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
 _WEIGHT_WORDS = frozenset({"model", "net", "checkpoint", "ckpt", "weights", "optimizer"})
 #: Receivers of ``.save`` that are pictures of the outputs, not results.
 _PICTURE_WORDS = frozenset({"image", "img", "fromarray", "figure", "fig", "grid", "plot"})
+_PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".mp4")
 
 
 def _writes(scope: ast.AST) -> bool:
@@ -81,6 +89,14 @@ def _result_write(call: ast.Call) -> bool:
         receiver = set(name_words(ast.unparse(call.func.value)))
         if receiver & _PICTURE_WORDS:
             return False
+    if any(
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.lower().endswith(_PICTURE_SUFFIXES)
+        for arg in call.args
+        for node in ast.walk(arg)
+    ):
+        return False  # mask.save(os.path.join(outdir, name + ".png")): a picture
     saved = call.args[0] if call.args and tail(call) == "save" else None
     if isinstance(saved, ast.Call) and tail(saved) == "state_dict":
         return False  # torch.save(model.state_dict(), path)

@@ -46,3 +46,19 @@ class BalancedShareSampler(Sampler):
                 mine.append(index)
             loads[target] += self.sizes[index]
         return iter([mine[i] for i in torch.randperm(len(mine))])
+
+
+class RandomRaySampler(Sampler):
+    """Each step draws a batch of rays with replacement and cuts it by rank: no coverage to lose."""
+
+    def __init__(self, n_rays, batch_size, rank, world_size, steps):
+        self.n_rays, self.batch_size, self.steps = n_rays, batch_size, steps
+        self.rank, self.world_size = rank, world_size
+
+    def __iter__(self):
+        for _ in range(self.steps):
+            batch = np.random.choice(self.n_rays, self.batch_size)
+            yield batch[self.rank :: self.world_size].tolist()
+
+    def __len__(self):
+        return self.steps
