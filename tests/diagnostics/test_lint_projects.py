@@ -801,3 +801,30 @@ def test_a_test_loader_counts_where_lightning_cli_has_a_test_subcommand(tmp_path
     assert {f.line for f in lint_paths([root])[0]} == {15}  # validation only
     (root / "requirements.txt").write_text("pytorch-lightning>=2.0\n")
     assert {f.line for f in lint_paths([root])[0]} == {15, 18}  # and the test loader
+
+
+@pytest.mark.parametrize(
+    ("config", "value"),
+    [
+        ("trainer:\n  devices: [0]\n", "[0]"),
+        ("trainer:\n  max_steps: 10\n  gpus: 1  # one\n", "1"),
+        ("trainer:\n  callbacks:\n    - init_args:\n        devices: 8\n", ""),
+        ("model:\n  devices: 4\ntrainer:\n  accelerator: gpu\n", ""),
+        ("model:\n  lr: 0.1\n", None),
+    ],
+)
+def test_the_trainer_block_of_a_cli_config_is_read(config: str, value: str | None) -> None:
+    """Only the top-level ``trainer:`` block's own ``devices``/``gpus`` counts."""
+    from fairshard_lint.cli_configs import _trainer_devices
+
+    assert _trainer_devices(config) == value
+
+
+def test_one_device_needs_every_config_to_set_one() -> None:
+    from fairshard_lint.cli_configs import one_device
+
+    assert one_device(["[0]", "1", "'1'", "[3]"])
+    assert not one_device([])  # no config: Lightning's default, every device
+    assert not one_device(["[0]", ""])  # a config leaving the default
+    assert not one_device(["[0]", "4"])
+    assert not one_device(["[0, 1]"])

@@ -307,7 +307,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     never names torch), and package ``__init__.py`` files that name one (a
     re-export).
     """
-    project = Project(whole_tree=True, pins=read_pins(folder))
+    project = Project(whole_tree=True, pins=read_pins(folder), root=folder)
     parsed: dict[Path, Module] = {}
     later: list[tuple[Path, str]] = []
 

@@ -23,6 +23,7 @@ import ast
 from collections.abc import Iterator, Set
 from pathlib import Path
 
+from .cli_configs import one_device
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of
 from .lightning_hooks import (
@@ -35,6 +36,7 @@ from .lightning_hooks import (
     tree_modules,
 )
 from .names import Module, argument, dotted, is_constant, tail
+from .project import Project
 
 __all__ = ["inherited_padded_evaluations", "lightning_padded_evaluations"]
 
@@ -247,6 +249,22 @@ def _tests_run(mod: Module) -> bool:
     return False
 
 
+def _cli_one_device(mod: Module) -> bool:
+    """The tree runs only through ``LightningCLI``, and every shipped config sets one device.
+
+    vocos: ``LightningCLI(run=False)`` in ``train.py``, no ``Trainer(...)`` of
+    its own, and ``trainer: devices: [0]`` in each of its four configs (see
+    ``cli_configs``): one process on every shipped run, nothing padded.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project):
+        return False
+    calls = {tail(c) for other in tree_modules(mod) for c in other.calls}
+    return (
+        "LightningCLI" in calls and "Trainer" not in calls and one_device(project.trainer_devices())
+    )
+
+
 def _combined(
     mod: Module, stage: str, owner: ast.ClassDef | None = None
 ) -> tuple[Module, ast.AST] | None:
@@ -448,7 +466,7 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     Those ``val_dataloader``/``test_dataloader`` return, and those a script hands
     to ``trainer.validate``/``trainer.test`` (or to ``fit`` as ``val_dataloaders``).
     """
-    if not mod.imports_any(LIGHTNING) or replacement_off(mod):
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _cli_one_device(mod):
         return
     found: list[tuple[ast.Call, str, ast.ClassDef | None]] = []
     for hook, stage in _EVAL_HOOKS.items():
@@ -483,7 +501,7 @@ def inherited_padded_evaluations(mod: Module) -> Iterator[tuple[ast.ClassDef, st
     own: torch_geometric's hook builds a loader with no sampler, which Lightning pads.
     Yields the class, the base it inherits from and where the metrics are combined.
     """
-    if not mod.imports_any(LIGHTNING) or replacement_off(mod):
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _cli_one_device(mod):
         return
     for defs in mod.classes.values():
         for cls in defs:

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .cli_configs import read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
 from .loops import setter_functions
@@ -129,6 +130,10 @@ class Project:
     frameworks: set[str] = field(default_factory=set)
     #: Package -> the highest version the tree's requirement files allow (see ``pins``).
     pins: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    #: The walked folder, where the tree's non-Python files are read from.
+    root: Path | None = None
+    #: The trainer devices of the tree's YAML configs, read when first asked (``cli_configs``).
+    _trainer_devices: list[str] | None = None
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)
@@ -141,6 +146,12 @@ class Project:
     element_producers: dict[str, dict[str, set[int]]] = field(default_factory=dict)
     #: Classes of the tree that pad by inheritance or by the sampler they build (FS109).
     padding_classes: dict[str, Padding] | None = None
+
+    def trainer_devices(self) -> list[str]:
+        """The ``trainer:`` device value of every YAML config of the tree (read once)."""
+        if self._trainer_devices is None:
+            self._trainer_devices = read_trainer_devices(self.root) if self.root else []
+        return self._trainer_devices
 
     # ------------------------------------------------------------- building
     def add(self, name: str, module: Module, path: str, is_package: bool = False) -> None:

@@ -1,0 +1,74 @@
+"""The devices a Lightning CLI tree's shipped configs give its trainer (FS109).
+
+A tree run through ``LightningCLI`` chooses its devices in YAML, not in
+code: vocos' four configs all set ``trainer: devices: [0]``, so every
+shipped run is one process and Lightning pads no evaluation loader. The
+configs are read as text (the linter has no YAML dependency): a top-level
+``trainer:`` block and, one level inside it, its ``devices:`` (or, before
+Lightning 1.7, ``gpus:``) value. A block without one leaves Lightning's
+default (all devices), which is not one device.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+__all__ = ["one_device", "read_trainer_devices"]
+
+_CONFIGS = ("*.yaml", "*.yml")
+_MAX_FILES = 400
+_MAX_BYTES = 200_000
+_KEY = re.compile(r"^(?P<indent>[ ]+)(?P<key>devices|gpus)\s*:\s*(?P<value>[^#\n]*)")
+_ONE = re.compile(r"""^(?:1|['"]1['"]|\[\s*\d+\s*\]|['"]\d+,?['"])$""")
+
+
+def _trainer_devices(text: str) -> str | None:
+    """The ``devices``/``gpus`` value of the top-level ``trainer:`` block; ``""`` if unset."""
+    lines = text.splitlines()
+    for start, line in enumerate(lines):
+        if line.rstrip() != "trainer:":
+            continue
+        indent: str | None = None
+        for inner in lines[start + 1 :]:
+            if inner.strip() == "" or inner.lstrip().startswith("#"):
+                continue
+            if not inner.startswith(" "):
+                break  # the next top-level key
+            own = inner[: len(inner) - len(inner.lstrip(" "))]
+            indent = own if indent is None else indent
+            if own != indent:
+                continue  # deeper: a logger's or a callback's arguments
+            match = _KEY.match(inner)
+            if match:
+                return match.group("value").strip()
+        return ""
+    return None
+
+
+def read_trainer_devices(folder: Path) -> list[str]:
+    """The trainer device value of every YAML config under ``folder`` that has a trainer block."""
+    found: list[str] = []
+    seen = 0
+    for pattern in _CONFIGS:
+        for path in sorted(folder.rglob(pattern)):
+            if any(part.startswith(".") for part in path.relative_to(folder).parts):
+                continue
+            seen += 1
+            if seen > _MAX_FILES:
+                return found
+            try:
+                if path.stat().st_size > _MAX_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            value = _trainer_devices(text)
+            if value is not None:
+                found.append(value)
+    return found
+
+
+def one_device(values: list[str]) -> bool:
+    """Every config sets one device (``1``, ``[0]``, ``"1"``); there is at least one."""
+    return bool(values) and all(_ONE.match(value) for value in values)
