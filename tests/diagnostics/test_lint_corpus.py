@@ -272,6 +272,7 @@ ROUND_EIGHTEEN_AFTER = [
 ROUND_NINETEEN_AFTER = [
     "good_sampler_random_rays_cut_by_rank.py",
     "good_padded_eval_own_metric_barrier_masks.py",
+    "bad_padded_eval_combined_by_autograd_allreduce.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -43,10 +43,17 @@ _WAITS = frozenset({"synchronize", "sync"})
 
 
 def combining(call: ast.Call) -> bool:
-    """``call`` combines values across ranks (a collective, or a helper named for one)."""
+    """``call`` combines values across ranks (a collective, or a helper named for one).
+
+    ``AllReduce.apply(x)`` (an autograd ``Function`` that all-reduces) is read
+    by the name of the function class it applies.
+    """
     if tail(call) in _WAITS and not call.args and not call.keywords:
         return False
-    words = set(name_words(tail(call)))
+    name = tail(call)
+    if name == "apply" and isinstance(call.func, ast.Attribute):
+        name = (dotted(call.func.value) or "").rpartition(".")[2]
+    words = set(name_words(name))
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
 
 
