@@ -72,43 +72,34 @@ def _seeds(call: ast.Call, rank_names: set[str]) -> bool:
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
 
 
-def seeded_before(mod: Module, node: ast.AST, depth: int = 4) -> bool:
+def seeded_before(mod: Module, node: ast.AST, depth: int = 5) -> bool:
     """A same-on-every-rank seed of the global generators runs before ``node``.
 
     Before it in its own function or at module level, or before every call of
-    its function in the file (up to ``depth`` callers up): ``def
-    local_dataset(...)`` splitting above ``main``, which calls
+    its function in the file (up to ``depth`` levels of callers):
+    ``def local_dataset(...)`` splitting above ``main``, which calls
     ``set_seed(args.seed)`` and then ``make_data_module(...)``, which calls
     ``local_dataset``, splits after the seed though the seed comes later in the
     text. A seed in another function earlier in the text does not count: it
     may run after the draw (``main()`` drawing, then seeding, called at the end
     of the file) or never.
     """
-    return _seeded_in_caller(mod, node, depth + 1)
-
-
-def _seeded_in_caller(mod: Module, site: ast.AST, depth: int) -> bool:
-    """A seed runs before the call ``site`` in its own function, or before its function's calls.
-
-    Only the caller's own statements count: a seed anywhere earlier in the
-    file (inside the called function, after its draw) says nothing of the order.
-    """
     if depth == 0:
         return False
     flow = flow_of(mod)
-    caller = mod.function_of(site)
-    at = source_position(site)
+    func = mod.function_of(node)
+    at = source_position(node)
     if any(
-        mod.function_of(c) in (caller, None)
+        mod.function_of(c) in (func, None)
         and _seeds(c, flow.rank_names_at(c))
         and source_position(c) < at
         for c in mod.calls
     ):
         return True
-    if caller is None:
+    if func is None:
         return False
-    sites = [c for c in mod.calls if tail(c) == caller.name and mod.function_of(c) is not caller]
-    return bool(sites) and all(_seeded_in_caller(mod, c, depth - 1) for c in sites)
+    sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
+    return bool(sites) and all(seeded_before(mod, c, depth - 1) for c in sites)
 
 
 def _seeded_anywhere(mod: Module) -> bool:

@@ -339,32 +339,28 @@ def _one_pass(mod: Module, loop: Loop) -> bool:
 
 
 def _bound_to_one(scope: ast.AST, name: str, func: Function | None) -> bool:
-    """``name`` is a local (not a parameter) whose every binding in ``scope`` is the literal 1."""
+    """``name`` is a local (not a parameter) whose every binding in ``scope`` is the literal 1.
+
+    Every place that binds the name (an assignment, ``+=``, a ``for`` or
+    ``with`` target, a walrus) stores to it; all of them must be plain
+    ``name = 1`` assignments, and no ``global``/``nonlocal`` may hand it elsewhere.
+    """
     if func is not None and name in parameters(func):
         return False
-    values: list[ast.expr | None] = []
+    stores = ones = 0
     for node in ast.walk(scope):
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+        elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+            return False
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and node.value.value == 1
+            and not isinstance(node.value.value, bool)
         ):
-            values.append(node.value)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign) and (
-            isinstance(node.target, ast.Name) and node.target.id == name
-        ):
-            values.append(None if isinstance(node, ast.AugAssign) else node.value)
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.withitem | ast.NamedExpr) or (
-            isinstance(node, ast.Global | ast.Nonlocal) and name in node.names
-        ):
-            target = getattr(node, "target", None) or getattr(node, "optional_vars", None)
-            if isinstance(node, ast.Global | ast.Nonlocal) or (
-                target is not None
-                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
-            ):
-                values.append(None)
-    return bool(values) and all(
-        isinstance(v, ast.Constant) and v.value == 1 and not isinstance(v.value, bool)
-        for v in values
-    )
+            ones += sum(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    return stores > 0 and stores == ones
 
 
 def _yields(loop: Loop) -> bool:

@@ -48,9 +48,9 @@ def combining(call: ast.Call) -> bool:
     ``AllReduce.apply(x)`` (an autograd ``Function`` that all-reduces) is read
     by the name of the function class it applies.
     """
-    if tail(call) in _WAITS and not call.args and not call.keywords:
-        return False
     name = tail(call)
+    if name in _WAITS and not call.args and not call.keywords:
+        return False
     if name == "apply" and isinstance(call.func, ast.Attribute):
         name = (dotted(call.func.value) or "").rpartition(".")[2]
     words = set(name_words(name))
