@@ -488,15 +488,17 @@ def make_loader(
     loader_class: Any = DataLoader,
     workers: int = 0,
     batch_size: int = 4,
+    context: str = "fork",
     **kwargs: Any,
 ) -> Any:
     """A ``loader_class`` (torch's ``DataLoader`` or torchdata's) over ``family``'s ``sampler``.
 
-    Worker processes are forked (``workers > 0``); ``kwargs`` go to the loader.
+    Worker processes (``workers > 0``) start with the multiprocessing ``context``:
+    forked by default, fast in a test process; ``kwargs`` go to the loader.
     """
     dataset, common, _ = loader_parts(family, n, batch_size)
     if workers:
-        common["multiprocessing_context"] = "fork"
+        common["multiprocessing_context"] = context
     keyword = "batch_sampler" if family.batched else "sampler"
     return loader_class(dataset, num_workers=workers, **{keyword: sampler}, **common, **kwargs)
 

@@ -8,6 +8,7 @@ ranks), whose "epoch" here is the 6 steps that hold one pass of the data.
 
 from __future__ import annotations
 
+import multiprocessing
 from typing import Any
 
 import torch
@@ -16,6 +17,18 @@ from torch.utils.data import DataLoader
 import fairshard
 from tests.catalog import CATALOG, loader_parts, make_loader
 from tests.seams.cells import BATCH, FAMILIES, N
+
+# The drivers' processes already run threads (gloo's, Lightning's, Ray's) when
+# the loader starts its workers. A fork copies a lock one of those threads
+# held, and a worker that waits on it never sends a batch: the fit hangs
+# until the test's timeout (seen once in CI, a Lightning resume with two
+# workers). Workers started from a fork server come from a process that runs
+# no such thread; the server imports torch and the catalog once, so each
+# worker need not. A worker that still sends nothing within WORKER_TIMEOUT
+# seconds fails its cell with DataLoader's timeout error instead of a hang.
+WORKER_CONTEXT = "forkserver"
+WORKER_TIMEOUT = 120.0
+multiprocessing.set_forkserver_preload(["torch", "fairshard", "tests.catalog"])
 
 
 def build(kind: str, rank: int, world: int) -> Any:
@@ -31,7 +44,7 @@ def loader(kind: str, sampler: Any, workers: int, loader_class: Any = DataLoader
     if kind == "steps":
         dataset, common, _ = loader_parts(CATALOG["distributed"], N, BATCH)
         if workers:
-            common["multiprocessing_context"] = "fork"
+            common.update(multiprocessing_context=WORKER_CONTEXT, timeout=WORKER_TIMEOUT)
         return loader_class(dataset, sampler=sampler, num_workers=workers, **common)
     return make_loader(
         CATALOG[FAMILIES[kind]],
@@ -40,6 +53,8 @@ def loader(kind: str, sampler: Any, workers: int, loader_class: Any = DataLoader
         loader_class=loader_class,
         workers=workers,
         batch_size=BATCH,
+        context=WORKER_CONTEXT,
+        **({"timeout": WORKER_TIMEOUT} if workers else {}),
     )
 
 
