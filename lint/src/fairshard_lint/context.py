@@ -23,6 +23,7 @@ __all__ = [
     "loops_around",
     "stored_for_evaluation",
     "target_names",
+    "training_split_loop",
 ]
 
 _EVAL_CONTAINERS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -258,5 +259,24 @@ def evaluation_split_loop(mod: Module, call: ast.Call) -> ast.AST | None:
             isinstance(sub, ast.Name) and sub.id in names for arg in passed for sub in ast.walk(arg)
         )
         if uses and _holds_eval_split(mod, iterable):
+            return loop
+    return None
+
+
+def training_split_loop(mod: Module, call: ast.Call) -> ast.AST | None:
+    """The loop that builds ``call``'s result once per split, the training split among them.
+
+    ``{split: DistributedSampler(ds) for split, ds in zip(["train", "valid"], sets)}``:
+    one of the samplers it builds is the training one, though no name at the
+    call says so. The loop variable must reach the call's arguments, and the
+    iterable must hold a training split's name as a literal (in a ``zip`` too).
+    """
+    for loop, iterable, names in loops_around(mod, call):
+        passed = [*call.args, *(k.value for k in call.keywords)]
+        uses = any(
+            isinstance(sub, ast.Name) and sub.id in names for arg in passed for sub in ast.walk(arg)
+        )
+        named = (s.value for s in ast.walk(iterable) if isinstance(s, ast.Constant))
+        if uses and any(isinstance(value, str) and is_train_name(value) for value in named):
             return loop
     return None

@@ -14,7 +14,7 @@ from .names import Module, dotted, tail
 from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .rules import RULES
-from .unset_epochs import epoch_frameworks_in
+from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 
 __all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
 
@@ -326,6 +326,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
         except (OSError, SyntaxError, UnicodeDecodeError):
             continue
         project.frameworks |= epoch_frameworks_in(source)
+        project.epoch_loops = project.epoch_loops or loops_over_epochs(source)
         if may_use_torch_data(source) or takes_part(source):
             enter(file, source)
         else:

@@ -128,6 +128,9 @@ class Project:
     whole_tree: bool = False
     #: Loader-running frameworks any file of the tree imports (see ``unset_epochs``).
     frameworks: set[str] = field(default_factory=set)
+    #: Some file of the tree loops over epochs, by its text (see ``unset_epochs``): the
+    #: trainer module that holds the loop may name no data word and so not be parsed.
+    epoch_loops: bool = False
     #: Package -> the highest version the tree's requirement files allow (see ``pins``).
     pins: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: The walked folder, where the tree's non-Python files are read from.
@@ -764,6 +767,24 @@ def evaluation_site(
     project: Project, name: str, call: ast.Call, depth: int = MAX_CALLER_DEPTH
 ) -> tuple[str, ast.Call] | None:
     """The module and the call site that :func:`evaluation_caller` names, or ``None``."""
+    return _caller_site(project, name, call, depth, "eval")
+
+
+def training_site(
+    project: Project, name: str, call: ast.Call, depth: int = MAX_CALLER_DEPTH
+) -> tuple[str, ast.Call] | None:
+    """A call site whose names say training that reaches ``call`` through its callers.
+
+    The counterpart of :func:`evaluation_site`: ``self.train_dataloader =
+    get_dataset(...)`` reaches the sampler a neutral builder makes, on the
+    same branch and world-size terms.
+    """
+    return _caller_site(project, name, call, depth, "train")
+
+
+def _caller_site(
+    project: Project, name: str, call: ast.Call, depth: int, want: str
+) -> tuple[str, ast.Call] | None:
     mod = project.modules[name]
     func = mod.function_of(call)
     if func is None:
@@ -774,7 +795,7 @@ def evaluation_site(
     world = replica_parameter(call, parameters(func))
     if world is not None:
         needs.setdefault(world, ("notin", ONE_REPLICA))
-    return _search(project, name, func, needs, depth, call)
+    return _search(project, name, func, needs, depth, call, want)
 
 
 def _use_requirements(mod: Module, call: ast.Call, func: Function) -> dict[str, Requirement]:
@@ -818,8 +839,12 @@ def _search(
     needs: dict[str, Requirement],
     depth: int,
     origin: ast.AST,
+    want: str = "eval",
 ) -> tuple[str, ast.Call] | None:
-    """A call site of ``func`` that reaches ``origin`` (in ``func``) for evaluation."""
+    """A call site of ``func`` that reaches ``origin`` (in ``func``) for ``want``.
+
+    ``want`` is ``"eval"`` or ``"train"``, as the names at the site say.
+    """
     for owner, site in project.call_sites(name, func.name):
         module = project.modules[owner]
         outer = module.function_of(site)
@@ -829,13 +854,15 @@ def _search(
         verdict = context_of(module, site)
         if verdict is None:
             verdict = position_verdict(func, origin, module, site)
-        if verdict == "eval" or (verdict is None and evaluation_split_loop(module, site)):
+        if verdict is None and want == "eval" and evaluation_split_loop(module, site):
+            verdict = "eval"
+        if verdict == want:
             return owner, site
-        if verdict == "train" or outer is None or depth <= 1 or outer is func:
+        if verdict is not None or outer is None or depth <= 1 or outer is func:
             continue
         for param, need in _requirements(module, site, outer).items():
             left.setdefault(param, need)  # the branch of ``outer`` the site sits in
-        found = _search(project, owner, outer, left, depth - 1, site)
+        found = _search(project, owner, outer, left, depth - 1, site, want)
         if found is not None:
             return found
     return None

@@ -26,17 +26,18 @@ import ast
 import re
 from collections.abc import Iterator
 
-from .context import context_of
+from .context import context_of, training_split_loop
 from .flow import LOADERS, needs_set_epoch
 from .lightning_hooks import LIGHTNING, lineage_of, tree_modules
 from .loops import unsynced_loops
 from .names import Module, argument, dotted, tail
-from .project import Project, evaluation_caller
+from .project import Project, evaluation_caller, training_site
 
 __all__ = [
     "EPOCH_SETTING_FRAMEWORKS",
     "epoch_frameworks_in",
     "hidden_from_the_framework",
+    "loops_over_epochs",
     "unprepared_trainer_loaders",
     "unset_in_the_project",
 ]
@@ -127,6 +128,84 @@ def _builds_epoch_bound_sampler(project: Project) -> bool:
     return project.facts["epoch_bound_sampler"]
 
 
+#: ``for epoch in range(...)``, ``for ep, batch in ...``, ``while epoch < n``,
+#: ``while self.epoch <= ...``.
+_EPOCH_LOOP = re.compile(
+    r"^[ \t]*(?:for[ \t]+[\w, ()]*\b(?:ep|\w*epoch\w*)\b[\w, ()]*[ \t]+in[ \t]"
+    r"|while[ \t][^\n:]*epoch)",
+    re.M | re.I,
+)
+
+
+def loops_over_epochs(source: str) -> bool:
+    """``source`` holds a loop over epochs (its text, not parsed)."""
+    return bool(_EPOCH_LOOP.search(source))
+
+
+def _loop_reported_near(project: Project, mod: Module) -> bool:
+    """FS101's loop check reports a loop in ``mod`` or within two imports of it.
+
+    Either way round: ``train.py`` iterating the loader that ``data.py``'s
+    builder makes (it imports ``data``), a script whose sampler a trainer
+    module it imports iterates, or a trainer that a script beside the builder
+    imports. That loop is the finding for the sampler: it is not named twice.
+    """
+    names = {id(m): n for n, m in project.modules.items()}
+    frontier, seen = [names[id(mod)]], {names[id(mod)]}
+    for _ in range(3):
+        if any(unsynced_loops(project.modules[n]) for n in frontier):
+            return True
+        frontier = [
+            other
+            for near in frontier
+            for other in project.modules
+            if other not in seen
+            and (project.imports_module(near, other) or project.imports_module(other, near))
+        ]
+        seen.update(frontier)
+    return False
+
+
+def _trained_in_the_tree(project: Project, mod: Module, call: ast.Call) -> bool:
+    """The tree's own training code reaches ``call`` and runs epochs, its loop out of sight.
+
+    NOTE (the class): a builder of the tree (``get_dataset(..., distributed)``)
+    makes the sampler, a trainer class keeps the loader on ``self`` and a base
+    class's epoch loop in another module calls the method that iterates it
+    (Integrated-Design-Diffusion-Model's trainers; clear-diffusion's loaders in
+    a dict handed to ``Trainer.fit``). FS101's loop check follows none of that,
+    yet with ``set_epoch`` named nowhere in the tree no path can advance the
+    sampler. Reported where a call site whose names say training reaches the
+    sampler (an evaluation site too does not clear it: the builder serves
+    both), the tree loops over epochs somewhere, and no loop of the sampler's
+    own module is reported already.
+    """
+    name = mod.cache["module_name"]
+    verdict = context_of(mod, call)
+    if verdict == "eval" or not project.epoch_loops or _loop_reported_near(project, mod):
+        return False
+    if training_site(project, name, call) is not None:
+        return True
+    named_for_training = verdict == "train" or training_split_loop(mod, call) is not None
+    return named_for_training and _called_in_the_tree(project, mod, call)
+
+
+def _called_in_the_tree(project: Project, mod: Module, call: ast.Call) -> bool:
+    """Code of the tree runs ``call``: it sits at module level, or its function is called.
+
+    A constructor counts as called where the tree names its class; a sampler
+    in a function no code of the tree calls is built by no path it ships.
+    """
+    func = mod.function_of(call)
+    if func is None:
+        return True
+    named = func.name
+    owner = mod.parents.get(func)
+    if named == "__init__" and isinstance(owner, ast.ClassDef):
+        named = owner.name
+    return bool(project.calls_named(named))
+
+
 def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     """Shuffling distributed samplers for training, where no code of the tree sets an epoch."""
     project = mod.cache.get("project")
@@ -138,7 +217,7 @@ def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     if not candidates or _names_set_epoch(project):
         return  # the cheap tests first: the searches below walk the whole tree
     name = mod.cache["module_name"]
-    samplers = [
+    hooks = [
         call
         for call in candidates
         if context_of(mod, call) != "eval"
@@ -146,14 +225,18 @@ def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         # a neutral builder that an evaluation reaches: its order is no epoch's
         and evaluation_caller(project, name, call) is None
     ]
-    if not samplers or any(unsynced_loops(other) for other in project.modules.values()):
-        return  # FS101's loop check already names the loop that repeats its order
+    if any(unsynced_loops(other) for other in project.modules.values()):
+        hooks = []  # FS101's loop check already names the loop that repeats its order
+    samplers = [
+        call for call in candidates if call in hooks or _trained_in_the_tree(project, mod, call)
+    ]
     for call in samplers:
+        where = "(here, one outside this code)" if call in hooks else "(the training's epoch loop)"
         yield (
             call,
             (
                 f"{ast.unparse(call.func)}(...) shuffles, and no code of this project calls "
-                "set_epoch: the loop that iterates it (here, one outside this code) repeats "
+                f"set_epoch: the loop that iterates it {where} repeats "
                 "each rank's order every epoch; call loader.sampler.set_epoch(epoch) at "
                 "every epoch (or build a fairshard sampler with auto_epoch=True)"
             ),
