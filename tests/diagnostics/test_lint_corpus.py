@@ -274,6 +274,11 @@ ROUND_NINETEEN_AFTER = [
     "good_padded_eval_own_metric_barrier_masks.py",
     "bad_padded_eval_combined_by_autograd_allreduce.py",
 ]
+#: After the twentieth round's held-out run: a sampler variable bound only to None.
+ROUND_TWENTY_AFTER = [
+    "good_shuffle_with_sampler_bound_to_none.py",
+    "bad_shuffle_with_sampler_sometimes_set.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -323,6 +328,7 @@ ROUND_THIRTEEN = [
         "eighteen",
         "eighteen_after",
         "nineteen_after",
+        "twenty_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -353,6 +359,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "eighteen": ROUND_EIGHTEEN,
         "eighteen_after": ROUND_EIGHTEEN_AFTER,
         "nineteen_after": ROUND_NINETEEN_AFTER,
+        "twenty_after": ROUND_TWENTY_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

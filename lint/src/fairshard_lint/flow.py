@@ -281,6 +281,34 @@ def parameters(func: Function) -> list[str]:
     return names + [a.arg for a in func.args.kwonlyargs]
 
 
+def bound_only_to(scope: ast.AST, name: str, func: Function | None, value: object) -> bool:
+    """``name`` is a local (not a parameter) whose every binding in ``scope`` is ``value``.
+
+    Every place that binds the name (an assignment, ``+=``, a ``for`` or
+    ``with`` target, a walrus) stores to it; all of them must be plain
+    ``name = <value>`` assignments of a literal of ``value``'s own type
+    (``True`` is no ``1``), and no ``global``/``nonlocal`` may hand it elsewhere.
+    ``for it in range(iters)`` after ``iters = 1`` is one pass; ``sampler=sampler``
+    after ``sampler = None`` gives the loader no sampler.
+    """
+    if func is not None and name in parameters(func):
+        return False
+    stores = same = 0
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+        elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
+            return False
+        elif (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant)
+            and type(node.value.value) is type(value)
+            and node.value.value == value
+        ):
+            same += sum(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    return stores > 0 and stores == same
+
+
 def defaults_of(func: Function) -> dict[str, ast.expr]:
     """``func``'s parameters that have a default, with it."""
     positional = [a.arg for a in func.args.posonlyargs + func.args.args]

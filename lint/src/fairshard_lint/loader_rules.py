@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from .context import context_of, target_names
 from .flow import (
     LOADERS,
+    bound_only_to,
     distributed_script,
     flow_of,
     is_distributed_sampler,
@@ -40,8 +41,14 @@ from .rulebook import rule
 __all__: list[str] = []
 
 
-def _given(node: ast.AST | None) -> bool:
-    return node is not None and not is_constant(node, None)
+def _given(mod: Module, call: ast.Call, node: ast.AST | None) -> bool:
+    """A sampler is passed: neither ``None`` nor a local bound only to ``None``."""
+    if node is None or is_constant(node, None):
+        return False
+    if isinstance(node, ast.Name):
+        func = mod.function_of(call)
+        return not bound_only_to(func if func is not None else mod.tree, node.id, func, None)
+    return True
 
 
 @rule(
@@ -57,7 +64,7 @@ def _shuffle_with_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if tail(call) not in LOADERS or not shuffles(flow, call):
             continue
         for key, pos in (("sampler", 3), ("batch_sampler", 4)):
-            if _given(argument(call, key, pos)):
+            if _given(mod, call, argument(call, key, pos)):
                 yield (
                     call,
                     (
@@ -163,7 +170,9 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # every rank scoring the whole evaluation set: repeated work, no wrong count
         if _one_batch_only(mod, call):
             continue  # next(iter(loader)): a batch to look at (a snapshot, a plot), no epoch
-        if _given(argument(call, "sampler", 3)) or _given(argument(call, "batch_sampler", 4)):
+        if _given(mod, call, argument(call, "sampler", 3)) or _given(
+            mod, call, argument(call, "batch_sampler", 4)
+        ):
             continue
         if _branches_on_world(mod, call):
             continue  # the single-process branch of a script that also runs distributed

@@ -19,6 +19,7 @@ from .flow import (
     Flow,
     Function,
     bound_argument,
+    bound_only_to,
     defaults_of,
     flow_of,
     needs_set_epoch,
@@ -322,7 +323,7 @@ def _one_pass(mod: Module, loop: Loop) -> bool:
     if not isinstance(count, ast.Name):
         return False
     func = mod.function_of(loop)
-    if _bound_to_one(func if func is not None else mod.tree, count.id, func):
+    if bound_only_to(func if func is not None else mod.tree, count.id, func, 1):
         return True  # iter = 1 ... for j in range(iter)
     if func is None:
         return False
@@ -336,31 +337,6 @@ def _one_pass(mod: Module, loop: Loop) -> bool:
         or any(isinstance(a, ast.Starred) for a in c.args)  # *args may reach it
         for c in sites
     )
-
-
-def _bound_to_one(scope: ast.AST, name: str, func: Function | None) -> bool:
-    """``name`` is a local (not a parameter) whose every binding in ``scope`` is the literal 1.
-
-    Every place that binds the name (an assignment, ``+=``, a ``for`` or
-    ``with`` target, a walrus) stores to it; all of them must be plain
-    ``name = 1`` assignments, and no ``global``/``nonlocal`` may hand it elsewhere.
-    """
-    if func is not None and name in parameters(func):
-        return False
-    stores = ones = 0
-    for node in ast.walk(scope):
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            stores += 1
-        elif isinstance(node, ast.Global | ast.Nonlocal) and name in node.names:
-            return False
-        elif (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant)
-            and node.value.value == 1
-            and not isinstance(node.value.value, bool)
-        ):
-            ones += sum(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-    return stores > 0 and stores == ones
 
 
 def _yields(loop: Loop) -> bool:
