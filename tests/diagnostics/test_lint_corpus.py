@@ -274,10 +274,13 @@ ROUND_NINETEEN_AFTER = [
     "good_padded_eval_own_metric_barrier_masks.py",
     "bad_padded_eval_combined_by_autograd_allreduce.py",
 ]
-#: After the twentieth round's held-out run: a sampler variable bound only to None.
+#: After the twentieth round's held-out run: a sampler variable bound only to None;
+#: a padded evaluation that rank 0 alone runs.
 ROUND_TWENTY_AFTER = [
     "good_shuffle_with_sampler_bound_to_none.py",
     "bad_shuffle_with_sampler_sometimes_set.py",
+    "good_padded_eval_on_rank_zero_only.py",
+    "bad_padded_eval_combined_then_rank_zero_prints.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -17,7 +17,15 @@ from .context import target_names
 from .flow import LOADERS, WRAPPERS, parameters, spread_entry
 from .names import Module, argument, dotted, tail
 
-__all__ = ["Reader", "block_of", "carrying_names", "consumer_sites", "defs_of", "readers"]
+__all__ = [
+    "Reader",
+    "block_of",
+    "carrying_names",
+    "consumer_sites",
+    "defs_of",
+    "readers",
+    "wrapped_names",
+]
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -55,6 +63,7 @@ def consumer_sites(mod: Module, names: set[str], scope: ast.AST | None = None) -
     A wrapper inside a loop's iterable (``enumerate(loader)``, ``tqdm(loader)``)
     is part of that loop; calls that only look (``len(loader)``) are no use.
     """
+    names = wrapped_names(mod, names, scope)
     loops = [
         n for n in (ast.walk(scope) if scope is not None else mod.nodes) if _iterates(n, names)
     ]
@@ -70,6 +79,31 @@ def consumer_sites(mod: Module, names: set[str], scope: ast.AST | None = None) -
             if any(dotted(g) in names for g in given) and not _rebinds(mod, node, names):
                 out.append(node)
     return out
+
+
+def wrapped_names(mod: Module, names: set[str], scope: ast.AST | None = None) -> set[str]:
+    """``names`` and the names bound to a wrapper around one (``pbar = tqdm(loader)``).
+
+    A progress bar or ``enumerate`` assigned to a name is iterated under that
+    name (``for batch in pbar``): the loop reads the loader all the same.
+    """
+    names = set(names)
+    wraps = [
+        (node.value, targets)
+        for node in (ast.walk(scope) if scope is not None else mod.nodes)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and tail(node.value) in WRAPPERS
+        and (targets := [n for t in node.targets if (n := dotted(t))])
+    ]
+    for _ in range(3):
+        before = len(names)
+        for call, targets in wraps:
+            if any(dotted(a) in names for a in call.args):
+                names.update(targets)
+        if len(names) == before:
+            break
+    return names
 
 
 def _rebinds(mod: Module, call: ast.Call, names: set[str]) -> bool:

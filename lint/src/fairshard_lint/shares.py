@@ -15,7 +15,7 @@ import ast
 
 from .consumers import block_of, carrying_names, consumer_sites, defs_of, readers
 from .context import target_names
-from .names import Module, dotted, name_words, tail
+from .names import Module, dotted, mentions_rank, name_words, tail
 
 __all__ = ["combining", "own_shares_only"]
 
@@ -23,9 +23,12 @@ __all__ = ["combining", "own_shares_only"]
 #: collectives, and wrappers (``reduce_tensor``, ``synchronize_between_processes``,
 #: ``accelerator.gather_for_metrics``, a torchmetrics ``compute``).
 _COMBINE_WORDS = frozenset(
-    {"reduce", "allreduce", "gather", "allgather", "sync", "synchronize", "compute"}
+    {"reduce", "allreduce", "gather", "allgather", "sync", "synchronize"}
     | {"broadcast", "scatter", "alltoall"}
 )
+#: A metric object's own ``compute()`` syncs its states (torchmetrics); a function named
+#: ``compute_ssim`` or ``compute_psnr`` scores the values it is given, on this rank.
+_METRIC_COMPUTE = "compute"
 #: Calls that write results out, for a merge that may read every rank's file.
 _WRITES = frozenset({"write", "writelines", "save", "dump", "savez", "savetxt", "to_csv"})
 
@@ -53,6 +56,8 @@ def combining(call: ast.Call) -> bool:
         return False
     if name == "apply" and isinstance(call.func, ast.Attribute):
         name = (dotted(call.func.value) or "").rpartition(".")[2]
+    if name == _METRIC_COMPUTE:
+        return isinstance(call.func, ast.Attribute)
     words = set(name_words(name))
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
 
@@ -139,6 +144,54 @@ def _callers_combine(mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef) 
     )
 
 
+#: Names of tests and helpers that hold on the first process only.
+_MAIN_WORDS = frozenset({"main", "master", "primary", "chief"})
+
+
+def _rank_zero_test(test: ast.expr) -> bool:
+    """``test`` holds on rank 0 only: ``rank == 0``, ``local_rank is 0``, ``is_main_process()``."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_rank_zero_test(v) for v in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        if isinstance(test.ops[0], ast.Eq | ast.Is):
+            for value, other in ((left, right), (right, left)):
+                if (
+                    isinstance(value, ast.Constant)
+                    and value.value == 0
+                    and value.value is not False
+                ):
+                    return mentions_rank(other)
+        return False
+    target = test.func if isinstance(test, ast.Call) and not test.args else test
+    if isinstance(target, ast.Name | ast.Attribute):
+        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
+        return bool(words & _MAIN_WORDS) and not words & {"not", "non"}
+    return False
+
+
+def rank_zero_only(mod: Module, node: ast.AST) -> bool:
+    """``node`` runs on rank 0 alone: it sits in the body of an ``if`` that holds only there.
+
+    NOTE (the class): a collective inside such a block would hang the other
+    ranks, so what it computes is rank 0's own; and a padded sampler's repeats
+    sit at positions ``n`` and up, which go to ranks ``n % W`` to ``W - 1``:
+    rank 0's share holds none.
+    """
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return False
+        if (
+            isinstance(ancestor, ast.If)
+            and child in ancestor.body
+            and _rank_zero_test(ancestor.test)
+        ):
+            return True
+        child = ancestor
+    return False
+
+
 def own_shares_only(mod: Module, sampler: ast.Call) -> bool:
     """Every use of ``sampler``'s loader is an evaluation that never combines its ranks.
 
@@ -152,6 +205,8 @@ def own_shares_only(mod: Module, sampler: ast.Call) -> bool:
     if not sites:
         return False
     for site in sites:
+        if rank_zero_only(mod, site):
+            continue  # read on rank 0 alone: its share holds no repeat, nothing is combined
         found = readers(mod, site, carrying_names(mod, sampler))
         if not found:
             return False

@@ -148,7 +148,7 @@ def _padded_classes(mod: Module) -> set[str]:
 )
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for call, reached in _padded_evaluation_calls(mod):
-        if _deduplicated(mod, call) or own_shares_only(mod, call):
+        if _deduplicated(mod, call) or _own_shares(mod, call):
             continue
         name = tail(call)
         yield (
@@ -208,6 +208,22 @@ def _deduplicated(mod: Module, call: ast.Call) -> bool:
                 mod, call, whole_file=False
             )
     return deduplicates(mod, call)
+
+
+def _own_shares(mod: Module, call: ast.Call) -> bool:
+    """Each rank scores its own share of the padded loader, combining nothing.
+
+    Where an evaluation in another module reaches the builder, the loader is
+    followed from that call site (its names, the loops and calls that read
+    them there), as :func:`_deduplicated` judges it there: a builder's file
+    only returns the loader.
+    """
+    project = mod.cache.get("project")
+    if isinstance(project, Project):
+        site = evaluation_site(project, mod.cache["module_name"], call)
+        if site is not None and site[0] != mod.cache["module_name"]:
+            return own_shares_only(project.modules[site[0]], site[1])
+    return own_shares_only(mod, call)
 
 
 def _inherited_padding(mod: Module) -> dict[str, Padding]:

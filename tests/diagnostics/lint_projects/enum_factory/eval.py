@@ -1,3 +1,5 @@
+import torch.distributed as dist
+
 from .loaders import SamplerType, make_data_loader
 
 
@@ -8,4 +10,7 @@ def evaluate(model, dataset, batch_size):
         sampler_type=SamplerType.DISTRIBUTED,
         shuffle=False,
     )
-    return [model(batch) for batch in data_loader]
+    outputs = [model(batch) for batch in data_loader]
+    gathered = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, outputs)  # every rank's outputs, repeats included
+    return [o for part in gathered for o in part]

@@ -12,5 +12,5 @@ def main(cfg, model, optimizer, train_set, val_set):
             optimizer.zero_grad()
             model(batch).sum().backward()
             optimizer.step()
-        for batch in val_loader:
-            model(batch)
+        val_loss = sum(model(batch).sum() for batch in val_loader)
+        dist.all_reduce(val_loss)

@@ -1,3 +1,4 @@
+import torch.distributed as dist
 from data.build import build_data_loader
 
 
@@ -8,5 +9,5 @@ def main(cfg, model, train_set, val_set):
         loader.sampler.set_epoch(epoch)
         for batch in loader:
             model(batch).sum().backward()
-        for batch in val:
-            model(batch)
+        loss = sum(model(batch).sum() for batch in val)
+        dist.all_reduce(loss)
