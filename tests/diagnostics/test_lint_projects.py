@@ -60,6 +60,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "train_branch",
         "flag_branch",
         "own_share_other_module",
+        "tuple_to_trainer",
     }
 
 

@@ -30,9 +30,13 @@ __all__ = [
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
-def carrying_names(mod: Module, sampler: ast.Call) -> set[str]:
-    """The sampler's names and those of the loaders built on it (``data_loader_test``)."""
-    names = set(target_names(mod, sampler))
+def carrying_names(mod: Module, sampler: ast.Call, names: set[str] | None = None) -> set[str]:
+    """The sampler's names and those of the loaders built on it (``data_loader_test``).
+
+    ``names`` replaces the names ``sampler`` is assigned to where a call site
+    receives it by position (a tuple target's element).
+    """
+    names = set(target_names(mod, sampler)) if names is None else set(names)
     for call in mod.calls:
         if tail(call) not in LOADERS:
             continue
@@ -159,21 +163,69 @@ def _bound(func: Function, call: ast.Call, names: set[str]) -> set[str]:
     return bound
 
 
+def _kept_by_instance(
+    mod: Module, site: ast.Call, names: set[str]
+) -> tuple[Module, ast.ClassDef, set[str]] | None:
+    """``Trainer(model, val_loader=val_loader)``: the class, and the attributes that keep it.
+
+    The tree's class whose constructor the call is, and the ``self.<attr>``
+    names its ``__init__`` stores the loader parameter in; its methods read
+    the loader through them.
+    """
+    project = mod.cache.get("project")
+    if project is None:
+        return None
+    where = project.resolve(mod.cache["module_name"], site)
+    if where is None or where[1] not in project.modules[where[0]].classes:
+        return None
+    owner = project.modules[where[0]]
+    cls = owner.classes[where[1]][0]
+    init = next(
+        (f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None
+    )
+    if init is None:
+        return None
+    bound = _bound(init, site, names)
+    attributes = {
+        name
+        for node in ast.walk(init)
+        if isinstance(node, ast.Assign) and dotted(node.value) in bound
+        for target in node.targets
+        if (name := dotted(target)) is not None and name.startswith("self.")
+    }
+    return (owner, cls, attributes) if attributes else None
+
+
 def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list[Reader] | None:
     """The functions that iterate the loader handed over at ``site``; ``None``: not all known.
 
     A loop over the loader is read in its own function; a call is followed
     into the tree's function it resolves to, along the parameter the loader
-    is bound to, up to ``depth`` calls deep.
+    is bound to, up to ``depth`` calls deep; a class of the tree built with
+    the loader, into the methods that read the attribute ``__init__`` keeps
+    it in.
     """
     if not isinstance(site, ast.Call):
         func = mod.function_of(site)
         return None if func is None else [Reader(mod, func, ())]
+    kept = _kept_by_instance(mod, site, names)
+    if kept is not None:
+        owner, cls, attributes = kept
+        inner = consumer_sites(owner, attributes, cls) if depth > 0 else []
+        if not inner:
+            return None
+        out: list[Reader] = []
+        for node in inner:
+            below = readers(owner, node, attributes, depth - 1)
+            if below is None:
+                return None
+            out.extend(Reader(r.module, r.function, ((mod, site), *r.path)) for r in below)
+        return out
     found = defs_of(mod, site)
     if found is None or not found[1] or depth == 0:
         return None
     owner, defs = found
-    out: list[Reader] = []
+    out = []
     for func in defs:
         bound = _bound(func, site, names)
         if not bound:

@@ -14,7 +14,7 @@ import ast
 from .flow import Function
 from .names import Module, dotted, is_eval_name, is_train_name
 
-__all__ = ["position_verdict"]
+__all__ = ["WHOLE", "position_verdict", "returned_at"]
 
 
 def _reads(node: ast.AST, names: set[str], origin: ast.AST) -> bool:
@@ -24,8 +24,32 @@ def _reads(node: ast.AST, names: set[str], origin: ast.AST) -> bool:
     )
 
 
-def _returned_positions(func: Function, origin: ast.AST) -> set[int]:
-    """Positions of ``func``'s returned tuples that hold what ``origin`` builds."""
+#: :func:`returned_at`'s mark for a ``return`` whose whole value holds what the origin builds.
+WHOLE = -1
+
+
+def returned_at(func: Function, origin: ast.AST) -> set[int]:
+    """Where ``func`` hands back what ``origin`` builds: tuple positions, or :data:`WHOLE`.
+
+    ``return train_loader, DataLoader(val_set, sampler=val_sampler)`` holds a
+    ``val_sampler = DistributedSampler(...)`` at position 1; ``return loader``
+    (a loader over it) holds it whole.
+    """
+    derived = _derived(func, origin)
+    found = _returned_positions(func, origin)
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not isinstance(node.value, ast.Tuple)
+            and _reads(node.value, derived, origin)
+        ):
+            found.add(WHOLE)
+    return found
+
+
+def _derived(func: Function, origin: ast.AST) -> set[str]:
+    """The names of ``func`` that hold what ``origin`` builds, or something built on it."""
     derived: set[str] = set()
     assigns = [n for n in ast.walk(func) if isinstance(n, ast.Assign)]
     for _ in range(8):
@@ -40,6 +64,12 @@ def _returned_positions(func: Function, origin: ast.AST) -> set[int]:
                 )
         if len(derived) == before:
             break
+    return derived
+
+
+def _returned_positions(func: Function, origin: ast.AST) -> set[int]:
+    """Positions of ``func``'s returned tuples that hold what ``origin`` builds."""
+    derived = _derived(func, origin)
     positions: set[int] = set()
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):

@@ -13,9 +13,16 @@ from __future__ import annotations
 
 import ast
 
-from .consumers import block_of, carrying_names, consumer_sites, defs_of, readers
+from .consumers import (
+    block_of,
+    carrying_names,
+    consumer_sites,
+    defs_of,
+    readers,
+)
 from .context import target_names
 from .names import Module, dotted, mentions_rank, name_words, tail
+from .positions import WHOLE, returned_at
 
 __all__ = ["combining", "own_shares_only"]
 
@@ -199,15 +206,36 @@ def own_shares_only(mod: Module, sampler: ast.Call) -> bool:
     (see :func:`consumers.readers`); that function must call no collective
     (directly or through the tree's functions, two calls deep) and write no
     results out, and no call on the way may have its result combined beside
-    it. Any use that cannot be followed keeps the finding.
+    it. Where the function that builds it hands it back (``return
+    train_loader, DataLoader(val_set, sampler=val_sampler)``), the tree's call
+    sites are read the same way, by the names at the position it lands in,
+    up to two returns up. Any use that cannot be followed keeps the finding.
     """
-    sites = consumer_sites(mod, carrying_names(mod, sampler))
-    if not sites:
+    return _own_from(mod, sampler, carrying_names(mod, sampler), 2)
+
+
+def _own_from(mod: Module, origin: ast.Call, names: set[str], depth: int) -> bool:
+    sites = consumer_sites(mod, names)
+    func = mod.function_of(origin)
+    escapes = func is not None and bool(returned_at(func, origin))
+    if not sites and not escapes:
         return False
+    if sites and not _read_as_own_shares(mod, sites, names):
+        return False
+    if not escapes:
+        return True
+    handed = _handed_back(mod, origin) if depth > 0 else []
+    return bool(handed) and all(
+        _own_from(site_mod, site, carrying_names(site_mod, site, given), depth - 1)
+        for site_mod, site, given in handed
+    )
+
+
+def _read_as_own_shares(mod: Module, sites: list[ast.AST], names: set[str]) -> bool:
     for site in sites:
         if rank_zero_only(mod, site):
             continue  # read on rank 0 alone: its share holds no repeat, nothing is combined
-        found = readers(mod, site, carrying_names(mod, sampler))
+        found = readers(mod, site, names)
         if not found:
             return False
         for reader in found:
@@ -221,3 +249,42 @@ def own_shares_only(mod: Module, sampler: ast.Call) -> bool:
         if isinstance(site, ast.Call) and outer is not None and _callers_combine(mod, outer):
             return False
     return True
+
+
+def _handed_back(mod: Module, sampler: ast.Call) -> list[tuple[Module, ast.Call, set[str]]]:
+    """The tree's call sites of the function that returns ``sampler``'s loader, with its names.
+
+    ``train_dl, val_dl, test_dl = create_dataloaders(...)``: the names at the
+    positions the sampler's loader takes in the returned tuple; ``loader =
+    build(...)`` where it is returned whole. Empty where any site cannot be
+    read (no assignment, a tuple kept whole, a starred target): the finding stays.
+    """
+    project = mod.cache.get("project")
+    func = mod.function_of(sampler)
+    if project is None or func is None:
+        return []
+    positions = returned_at(func, sampler)
+    sites = project.call_sites(mod.cache["module_name"], func.name)
+    if not positions or not sites:
+        return []
+    out: list[tuple[Module, ast.Call, set[str]]] = []
+    for owner, site in sites:
+        site_mod = project.modules[owner]
+        parent = site_mod.parents.get(site)
+        if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
+            return []
+        target = parent.targets[0]
+        if isinstance(target, ast.Tuple | ast.List):
+            elements = target.elts
+            if WHOLE in positions or any(isinstance(e, ast.Starred) for e in elements):
+                return []
+            given = {dotted(elements[i]) for i in positions if i < len(elements)}
+        elif positions == {WHOLE}:
+            given = {dotted(target)}
+        else:
+            return []
+        named = {n for n in given if n}
+        if not named:
+            return []
+        out.append((site_mod, site, named))
+    return out

@@ -218,12 +218,14 @@ def _own_shares(mod: Module, call: ast.Call) -> bool:
     them there), as :func:`_deduplicated` judges it there: a builder's file
     only returns the loader.
     """
+    if own_shares_only(mod, call):
+        return True
     project = mod.cache.get("project")
     if isinstance(project, Project):
         site = evaluation_site(project, mod.cache["module_name"], call)
         if site is not None and site[0] != mod.cache["module_name"]:
             return own_shares_only(project.modules[site[0]], site[1])
-    return own_shares_only(mod, call)
+    return False
 
 
 def _inherited_padding(mod: Module) -> dict[str, Padding]:
