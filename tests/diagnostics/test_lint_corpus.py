@@ -275,12 +275,14 @@ ROUND_NINETEEN_AFTER = [
     "bad_padded_eval_combined_by_autograd_allreduce.py",
 ]
 #: After the twentieth round's held-out run: a sampler variable bound only to None;
-#: a padded evaluation that rank 0 alone runs.
+#: a padded evaluation that rank 0 alone runs; one read through a batch sampler.
 ROUND_TWENTY_AFTER = [
     "good_shuffle_with_sampler_bound_to_none.py",
     "bad_shuffle_with_sampler_sometimes_set.py",
     "good_padded_eval_on_rank_zero_only.py",
     "bad_padded_eval_combined_then_rank_zero_prints.py",
+    "good_padded_eval_own_share_through_batch_sampler.py",
+    "bad_padded_eval_combined_through_batch_sampler.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from .context import target_names
 from .flow import LOADERS, WRAPPERS, parameters, spread_entry
-from .names import Module, argument, dotted, tail
+from .names import Module, argument, dotted, name_words, tail
 
 __all__ = [
     "Reader",
+    "batches_of",
     "block_of",
     "carrying_names",
     "consumer_sites",
@@ -37,6 +38,12 @@ def carrying_names(mod: Module, sampler: ast.Call, names: set[str] | None = None
     receives it by position (a tuple target's element).
     """
     names = set(target_names(mod, sampler)) if names is None else set(names)
+    for call in mod.calls:  # batch samplers over it first: a loader may take one
+        if batches_of(call) and any(
+            a is sampler or dotted(a) in names
+            for a in [*call.args, *(k.value for k in call.keywords)]
+        ):
+            names.update(target_names(mod, call))
     for call in mod.calls:
         if tail(call) not in LOADERS:
             continue
@@ -48,6 +55,15 @@ def carrying_names(mod: Module, sampler: ast.Call, names: set[str] | None = None
         if given is sampler or (given is not None and dotted(given) in names):
             names.update(target_names(mod, call))
     return names
+
+
+def batches_of(call: ast.Call) -> bool:
+    """``call`` groups a sampler into batches: ``BatchSampler(...)``, a ``make_batch_data_sampler``.
+
+    It reads no data; the loader it is given to does, so its name carries the sampler on.
+    """
+    words = set(name_words(tail(call)))
+    return tail(call).endswith("BatchSampler") or {"batch", "sampler"} <= words
 
 
 Loop = ast.For | ast.AsyncFor | ast.comprehension
@@ -78,6 +94,7 @@ def consumer_sites(mod: Module, names: set[str], scope: ast.AST | None = None) -
             isinstance(node, ast.Call)
             and id(node) not in inside
             and tail(node) not in LOADERS | WRAPPERS | _LOOKS
+            and not batches_of(node)
         ):
             given = [*node.args, *(k.value for k in node.keywords)]
             if any(dotted(g) in names for g in given) and not _rebinds(mod, node, names):
