@@ -284,6 +284,8 @@ ROUND_TWENTY_AFTER = [
     "good_padded_eval_own_share_through_batch_sampler.py",
     "bad_padded_eval_combined_through_batch_sampler.py",
 ]
+#: The twenty-first round's development set: a local rank plus the node's first rank.
+ROUND_TWENTY_ONE = ["good_local_rank_plus_offset.py"]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -334,6 +336,7 @@ ROUND_THIRTEEN = [
         "eighteen_after",
         "nineteen_after",
         "twenty_after",
+        "twenty_one",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -365,6 +368,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "eighteen_after": ROUND_EIGHTEEN_AFTER,
         "nineteen_after": ROUND_NINETEEN_AFTER,
         "twenty_after": ROUND_TWENTY_AFTER,
+        "twenty_one": ROUND_TWENTY_ONE,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

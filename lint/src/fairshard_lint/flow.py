@@ -840,12 +840,30 @@ def is_global_rank(node: ast.AST) -> bool:
     return any(
         isinstance(sub, ast.BinOp)
         and isinstance(sub.op, ast.Add)
-        and any(
-            isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mult)
-            for side in (sub.left, sub.right)
+        and (
+            any(
+                isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mult)
+                for side in (sub.left, sub.right)
+            )
+            or _offset_sum(sub)
         )
         for sub in ast.walk(node)
     )
+
+
+_OFFSET_WORDS = frozenset({"offset", "start", "base", "first", "begin"})
+
+
+def _offset_sum(node: ast.BinOp) -> bool:
+    """``local_rank + rank_offset``: the node's first rank plus the local one (mp.spawn scripts).
+
+    The other term must be named for an offset; ``local_rank + 1`` stays local.
+    """
+    for side in (node.left, node.right):
+        name = dotted(side)
+        if name is not None and set(name_words(name.rpartition(".")[2])) & _OFFSET_WORDS:
+            return True
+    return False
 
 
 def _constant_rank(node: ast.AST) -> bool:

@@ -34,7 +34,7 @@ from .names import (
     tail,
 )
 from .prepared import framework_shards
-from .project import importers
+from .project import Project, importers
 from .rank_cuts import cut_by_rank
 from .rulebook import rule
 
@@ -187,6 +187,9 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     # the loaders first: the search of the tree for an importer is the costly part
     if not found or not (flow.distributed or _run_by_a_distributed_script(mod)):
         return
+    if not flow.distributed:
+        runners = [m for m in importers(mod) if distributed_script(m)]
+        found = [(c, f) for c, f in found if any(_reached_from(m, mod, c) for m in runners)]
     for call, from_config in found:
         flag = (
             f"shuffle={ast.unparse(argument(call, 'shuffle', 2) or call)}"
@@ -309,6 +312,83 @@ def _run_by_a_distributed_script(mod: Module) -> bool:
     return _here_or_in_an_importer(
         mod, lambda m: distributed_script(m) and not m.imports_any(_SHARDING_FRAMEWORKS)
     )
+
+
+def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
+    """The distributed script ``runner``, which imports ``mod``, can run ``call``.
+
+    Code at module level runs on import. A function must be imported by name
+    (or read as an attribute of the module), a method must belong to a class the
+    runner names and be named there too (dunder methods run with the class, and
+    so does every method of a class that calls its own by a computed name); a
+    function of ``mod`` called by another of its functions is followed up. A
+    module the runner loads by a computed name (``import_module(f"tasks.{t}")``)
+    is the runner's whole. A loader built in a single-process experiment that
+    only the module's own ``if __name__ == "__main__":`` runs is not the
+    runner's (dat's ``jointspar.main``, beside the ``JointSpar`` class its
+    runner imports).
+    """
+    project = mod.cache.get("project")
+    if project is None:
+        return True
+    imported = _imported_names(project, runner, mod)
+    if imported is None:
+        return True  # loaded by a computed name: what it runs is not written here
+    func = mod.function_of(call)
+    for _ in range(4):
+        if func is None:
+            return True
+        owner = mod.parents.get(func)
+        if isinstance(owner, ast.ClassDef):
+            if owner.name in imported and (
+                func.name.startswith("__")
+                or func.name in runner.identifiers
+                or _dispatches_by_name(owner)
+            ):
+                return True
+        elif func.name in imported:
+            return True
+        callers = [
+            c for c in mod.calls if tail(c) == func.name and mod.function_of(c) not in (None, func)
+        ]
+        if not callers:
+            return False
+        func = mod.function_of(callers[0])
+    return True
+
+
+def _imported_names(project: Project, runner: Module, mod: Module) -> set[str] | None:
+    """The names of ``mod`` that ``runner`` can read.
+
+    ``None`` where it imports ``mod`` by no static import (loaded by a computed
+    name); ``from mod import *`` and ``import mod`` give every name the runner uses.
+    """
+    target_module = mod.cache["module_name"]
+    names: set[str] = set()
+    static = False
+    for local, target in project.imports(runner.cache["module_name"]).items():
+        base, _, leaf = target.rpartition(".")
+        if base == target_module:
+            static = True
+            names.update(runner.identifiers if local == "*" else {leaf})
+        elif target == target_module:
+            static = True
+            names.update(runner.identifiers)
+    return names if static else None
+
+
+def _dispatches_by_name(cls: ast.ClassDef) -> bool:
+    """The class calls its own methods by a computed name.
+
+    ``eval(f"self.get_{mode}_dataloader")()``, ``getattr(self, name)()``: a
+    method no line names may still run (s3prl's experts).
+    """
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call) and tail(node) in ("eval", "getattr"):
+            named = node.args[1:2] if tail(node) == "getattr" else node.args[:1]
+            if not all(isinstance(a, ast.Constant) for a in named):
+                return True
+    return False
 
 
 def _here_or_in_an_importer(mod: Module, test: Callable[[Module], bool]) -> bool:
