@@ -52,15 +52,17 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     root = PROJECTS / name
     files = sorted(root.rglob("*.py"))
     alone = _found(root, files)  # each file named on its own: no project
-    # the training-flag branches are evaluation in their file alone, and a padded
-    # sampler whose evaluation is in another module is judged there: the project
-    # can only take findings away from them (flag_branch_good: called for training;
-    # own_share_other_module_good: each rank scores its own share)
+    # the training-flag branches are evaluation in their file alone, a padded
+    # sampler whose evaluation is in another module is judged there, and a folder's
+    # launch lines may show that nothing pads: the project can only take findings
+    # away from them (flag_branch_good: called for training; own_share_other_module_good:
+    # each rank scores its own share; known_split_launches_good: the counts divide)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
         "own_share_other_module",
         "tuple_to_trainer",
+        "known_split_launches",
     }
 
 
@@ -835,3 +837,15 @@ def test_one_device_needs_every_config_to_set_one() -> None:
     assert not one_device(["[0]", ""])  # a config leaving the default
     assert not one_device(["[0]", "4"])
     assert not one_device(["[0, 1]"])
+
+
+def test_launch_counts_are_read_from_the_trees_launch_lines(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import read_launch_counts
+
+    assert read_launch_counts(tmp_path) == []  # no launch line: nothing known
+    (tmp_path / "run.sh").write_text(
+        "torchrun --nproc_per_node=4 train.py\naccelerate launch --num_processes 8 train.py\n"
+    )
+    assert read_launch_counts(tmp_path) == [4, 8]
+    (tmp_path / "README.md").write_text("torchrun --nproc-per-node $NGPUS train.py\n")
+    assert read_launch_counts(tmp_path) is None  # a count given by a variable: unknown

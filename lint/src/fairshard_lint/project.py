@@ -45,6 +45,7 @@ from pathlib import Path, PurePosixPath
 from .cli_configs import read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
+from .launch_counts import read_launch_counts
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
@@ -137,6 +138,7 @@ class Project:
     root: Path | None = None
     #: The trainer devices of the tree's YAML configs, read when first asked (``cli_configs``).
     _trainer_devices: list[str] | None = None
+    _read: dict[str, list[int] | None] = field(default_factory=dict)
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)
@@ -149,6 +151,13 @@ class Project:
     element_producers: dict[str, dict[str, set[int]]] = field(default_factory=dict)
     #: Classes of the tree that pad by inheritance or by the sampler they build (FS109).
     padding_classes: dict[str, Padding] | None = None
+
+    def launch_counts(self) -> list[int] | None:
+        """The process counts the tree's launch lines name (read once; see ``launch_counts``)."""
+        if "launch_counts" not in self._read:
+            self._read["launch_counts"] = read_launch_counts(self.root) if self.root else []
+        found = self._read["launch_counts"]
+        return None if found is None else list(found)
 
     def trainer_devices(self) -> list[str]:
         """The ``trainer:`` device value of every YAML config of the tree (read once)."""

@@ -42,6 +42,7 @@ from .padding_classes import Padding, padding_classes
 from .project import Project, evaluation_caller, evaluation_site, unreached_by_callers
 from .replicas import one_replica
 from .rulebook import rule
+from .set_sizes import known_split_size
 from .shares import combining, own_shares_only
 from .split_flags import flagged_split_loop
 
@@ -55,6 +56,25 @@ def _pads(call: ast.Call) -> bool:
     if tail_mode is not None:
         return isinstance(tail_mode, ast.Constant) and tail_mode.value == "pad"
     return drop_last is None or is_constant(drop_last, False)
+
+
+def _divides_every_launch(mod: Module, call: ast.Call) -> bool:
+    """Every process count the tree's launch lines name divides the known split ``call`` covers.
+
+    ``DistributedSampler(Cifar10(root, train=False))`` on the 2 and 4 processes
+    of the tree's shell scripts: 10,000 images split evenly, so the padding
+    adds nothing (see ``launch_counts`` and ``set_sizes``). A tree with no
+    launch line, a count given by a variable, or a set of unknown size keeps
+    the finding.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree:
+        return False
+    size = known_split_size(mod, call)
+    if size is None:
+        return False
+    counts = project.launch_counts()
+    return bool(counts) and all(size % count == 0 for count in counts or ())
 
 
 def _repeats(value: ast.AST, name: str) -> bool:
@@ -257,7 +277,7 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue
         why = ""
         if name in ("DistributedSampler", *padded):
-            if not _pads(call):
+            if not _pads(call) or _divides_every_launch(mod, call):
                 continue
         elif name in inherited:
             if not inherited[name].pads(call):

@@ -1,0 +1,54 @@
+"""How many processes a tree's shipped launch lines start (FS109).
+
+Padding repeats samples only where the world size does not divide the
+evaluated set. A tree whose every launch line names its process count
+(``torchrun --nproc_per_node=4``, ``python -m torch.distributed.launch
+--nproc_per_node 2``, ``accelerate launch --num_processes 8``) and that
+evaluates a set of a known size (CIFAR-10's 10,000 test images) that each
+of those counts divides runs no padded evaluation on any shipped path
+(Nova's adversarial-training scripts on 1, 2, 4 and 8 processes). The shell
+scripts and the READMEs are read as text; a count given by a variable
+(``--nproc_per_node=$NGPUS``), or a tree with no launch line, says nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+__all__ = ["read_launch_counts"]
+
+_LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
+_MAX_FILES = 400
+_MAX_BYTES = 200_000
+_COUNT = re.compile(
+    r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
+)
+
+
+def read_launch_counts(folder: Path) -> list[int] | None:
+    """Every process count the tree's launch lines name; ``None`` if any is not a number.
+
+    An empty list: no launch line names a count.
+    """
+    counts: list[int] = []
+    seen = 0
+    for pattern in _LAUNCHERS:
+        for path in sorted(folder.rglob(pattern)):
+            if any(part.startswith(".") for part in path.relative_to(folder).parts):
+                continue
+            seen += 1
+            if seen > _MAX_FILES:
+                return None
+            try:
+                if path.stat().st_size > _MAX_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            for match in _COUNT.finditer(text):
+                value = match.group("value").strip("\"'`;,")
+                if not value.isdigit():
+                    return None  # $NGPUS, ${N}, <num_gpus>: unknown
+                counts.append(int(value))
+    return counts

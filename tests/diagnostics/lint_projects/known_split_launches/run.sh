@@ -1,0 +1,3 @@
+#!/bin/bash
+python -m torch.distributed.launch --nproc_per_node=2 train.py
+torchrun --nproc-per-node 3 train.py
