@@ -284,8 +284,13 @@ ROUND_TWENTY_AFTER = [
     "good_padded_eval_own_share_through_batch_sampler.py",
     "bad_padded_eval_combined_through_batch_sampler.py",
 ]
-#: The twenty-first round's development set: a local rank plus the node's first rank.
-ROUND_TWENTY_ONE = ["good_local_rank_plus_offset.py"]
+#: The twenty-first round: a local rank plus the node's first rank (development set);
+#: a plateau scheduler and SyncBatchNorm are no combines (after its held-out run).
+ROUND_TWENTY_ONE = [
+    "good_local_rank_plus_offset.py",
+    "good_padded_eval_own_share_plateau_scheduler.py",
+    "bad_padded_eval_combined_plateau_scheduler.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",

@@ -33,6 +33,8 @@ _COMBINE_WORDS = frozenset(
     {"reduce", "allreduce", "gather", "allgather", "sync", "synchronize"}
     | {"broadcast", "scatter", "alltoall"}
 )
+#: Words of calls that convert a model's layers (``convert_sync_batchnorm``), not values.
+_MODEL_WORDS = frozenset({"batchnorm", "bn", "norm"})
 #: A metric object's own ``compute()`` syncs its states (torchmetrics); a function named
 #: ``compute_ssim`` or ``compute_psnr`` scores the values it is given, on this rank.
 _METRIC_COMPUTE = "compute"
@@ -61,11 +63,15 @@ def combining(call: ast.Call) -> bool:
     name = tail(call)
     if name in _WAITS and not call.args and not call.keywords:
         return False
+    if name[:1].isupper():
+        return False  # a class built (ReduceLROnPlateau, SyncBatchNorm): no values combined
     if name == "apply" and isinstance(call.func, ast.Attribute):
         name = (dotted(call.func.value) or "").rpartition(".")[2]
     if name == _METRIC_COMPUTE:
         return isinstance(call.func, ast.Attribute)
     words = set(name_words(name))
+    if words & _MODEL_WORDS:
+        return False  # nn.SyncBatchNorm.convert_sync_batchnorm(model): a model converted
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
 
 
