@@ -527,6 +527,41 @@ class Project:
                     self._sites.setdefault(tail(call), []).append((owner, call))
         return self._sites.get(function, [])
 
+    def called_only_on_other_classes(self, name: str, method: ast.AST) -> bool:
+        """Every call of ``method``'s name in the tree is on an instance of another class.
+
+        NOTE (the class): a tree of runner classes that share method names
+        (``FrostRunner.wo_tar`` and ``FSRunner.wo_tar``) calls each name on
+        one class only; a loop in the other's method runs on no shipped path.
+        Each call is read by its receiver: ``self.m()`` inside a class that
+        defines ``m`` itself, or an instance whose class the tree resolves
+        (``runner = FrostRunner(...)``). Any call whose receiver cannot be
+        read, or whose class inherits the method, may be this one: then
+        ``False``; so is a name no call of the tree uses (a framework's hook).
+        """
+        module = self.modules[name]
+        owner = module.parents.get(method)
+        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or not isinstance(
+            owner, ast.ClassDef
+        ):
+            return False
+        calls = self.calls_named(method.name)
+        if not calls:
+            return False
+        for home, call in calls:
+            if not isinstance(call.func, ast.Attribute):
+                return False
+            receiver = call.func.value
+            if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls"):
+                where = _enclosing_class(self.modules[home], call)
+            else:
+                where = self._instance_class(home, receiver)
+            if where is None or where == (name, owner.name):
+                return False
+            if self._method(where, method.name) is None:
+                return False  # inherited there: it may be this class's method
+        return True
+
     def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
         """Every call in the tree that resolves to ``function`` of module ``name``."""
         return [
@@ -552,6 +587,15 @@ def _name_pieces(node: ast.expr) -> list[str | None] | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _name_pieces(node.left), _name_pieces(node.right)
         return [*(left or [None]), *(right or [None])]
+    return None
+
+
+def _enclosing_class(module: Module, node: ast.AST) -> tuple[str, str] | None:
+    """``(module, class)`` of the class whose method holds ``node``."""
+    name = module.cache.get("module_name")
+    for ancestor in module.ancestors(node):
+        if isinstance(ancestor, ast.ClassDef):
+            return (name, ancestor.name) if name is not None else None
     return None
 
 

@@ -50,7 +50,15 @@ __all__: list[str] = []
     "(or build a fairshard sampler with auto_epoch=True)",
 )
 def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    project = mod.cache.get("project")
     for loop, what in unsynced_loops(mod):
+        method = mod.function_of(loop)
+        if (
+            project is not None
+            and method is not None
+            and project.called_only_on_other_classes(mod.cache["module_name"], method)
+        ):
+            continue  # the tree calls this method's name on other classes only
         yield (
             loop,
             (
