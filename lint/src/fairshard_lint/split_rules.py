@@ -26,7 +26,11 @@ from .flow import (
 )
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
-from .lightning_eval import inherited_padded_evaluations, lightning_padded_evaluations
+from .lightning_eval import (
+    inherited_padded_evaluations,
+    lightning_padded_evaluations,
+    scored_by_lightning_per_rank,
+)
 from .machines import pinned_to_one_machine
 from .names import (
     Module,
@@ -243,6 +247,11 @@ def _own_shares(mod: Module, call: ast.Call) -> bool:
     project = mod.cache.get("project")
     if isinstance(project, Project):
         site = evaluation_site(project, mod.cache["module_name"], call)
+        hooks = [mod.function_of(call)]
+        if site is not None:
+            hooks.append(project.modules[site[0]].function_of(site[1]))
+        if scored_by_lightning_per_rank(mod, hooks):
+            return True  # Lightning scores it and no hook of the tree combines the ranks
         if site is not None and site[0] != mod.cache["module_name"]:
             return own_shares_only(project.modules[site[0]], site[1])
     return False
