@@ -291,6 +291,12 @@ ROUND_TWENTY_ONE = [
     "good_padded_eval_own_share_plateau_scheduler.py",
     "bad_padded_eval_combined_plateau_scheduler.py",
 ]
+#: After the twenty-second round's held-out run: a combine of the training loss is
+#: not the evaluation's.
+ROUND_TWENTY_TWO_AFTER = [
+    "good_padded_eval_training_loss_reduced.py",
+    "bad_padded_eval_validation_sums_reduced.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -342,6 +348,7 @@ ROUND_THIRTEEN = [
         "nineteen_after",
         "twenty_after",
         "twenty_one",
+        "twenty_two_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -374,6 +381,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "nineteen_after": ROUND_NINETEEN_AFTER,
         "twenty_after": ROUND_TWENTY_AFTER,
         "twenty_one": ROUND_TWENTY_ONE,
+        "twenty_two_after": ROUND_TWENTY_TWO_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -166,6 +166,8 @@ class Reader:
     function: Function
     #: ``(module, call)`` from the consumer site down to the call of ``function``.
     path: tuple[tuple[Module, ast.Call], ...]
+    #: The names the loader goes by in ``function`` (a parameter, an attribute).
+    names: frozenset[str] = frozenset()
 
 
 def _bound(func: Function, call: ast.Call, names: set[str]) -> set[str]:
@@ -224,7 +226,7 @@ def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list
     """
     if not isinstance(site, ast.Call):
         func = mod.function_of(site)
-        return None if func is None else [Reader(mod, func, ())]
+        return None if func is None else [Reader(mod, func, (), frozenset(names))]
     kept = _kept_by_instance(mod, site, names)
     if kept is not None:
         owner, cls, attributes = kept
@@ -236,7 +238,7 @@ def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list
             below = readers(owner, node, attributes, depth - 1)
             if below is None:
                 return None
-            out.extend(Reader(r.module, r.function, ((mod, site), *r.path)) for r in below)
+            out.extend(Reader(r.module, r.function, ((mod, site), *r.path), r.names) for r in below)
         return out
     found = defs_of(mod, site)
     if found is None or not found[1] or depth == 0:
@@ -254,5 +256,5 @@ def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list
             below = readers(owner, node, bound, depth - 1)
             if below is None:
                 return None
-            out.extend(Reader(r.module, r.function, ((mod, site), *r.path)) for r in below)
+            out.extend(Reader(r.module, r.function, ((mod, site), *r.path), r.names) for r in below)
     return out

@@ -14,11 +14,13 @@ from __future__ import annotations
 import ast
 
 from .consumers import (
+    Reader,
     block_of,
     carrying_names,
     consumer_sites,
     defs_of,
     readers,
+    wrapped_names,
 )
 from .context import target_names
 from .names import Module, dotted, mentions_rank, name_words, tail
@@ -73,6 +75,92 @@ def combining(call: ast.Call) -> bool:
     if words & _MODEL_WORDS:
         return False  # nn.SyncBatchNorm.convert_sync_batchnorm(model): a model converted
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
+
+
+def _combines_what_it_reads(reader: Reader) -> bool:
+    """The reader combines across ranks what its loops over the loader compute.
+
+    NOTE (the class): a training function that validates too all-reduces its
+    training loss (``dist.all_reduce(epoch_train_loss)``) while each rank keeps
+    its own validation sums; the combine is not the evaluation's. What the
+    loops over the loader store or update (``total_val_loss += ...``,
+    ``metric_logger.update(...)``, ``preds.append(...)``, the object the loop
+    iterates through, ``metric_logger.log_every(loader)``) is followed through
+    the function's assignments; a combining call that reads any of it, or one
+    inside such a loop, combines the evaluation. Where the function has no
+    loop over the loader (it hands it on), any combine in it counts.
+    """
+    func = reader.function
+    names = wrapped_names(reader.module, set(reader.names), func) if reader.names else set()
+    loops = [
+        node
+        for node in ast.walk(func)
+        if isinstance(node, ast.For | ast.AsyncFor)
+        and any(dotted(n) in names for n in ast.walk(node.iter))
+    ]
+    if not loops:
+        return _combines(reader.module, func)
+    derived = _loop_values(loops)
+    # what follows the first loop over the loader: a training loop above it may reuse
+    # its names (for x, y in train_loader) without touching what it computes
+    start = min(loop.lineno for loop in loops)
+    assigns = [
+        n for n in ast.walk(func) if isinstance(n, ast.Assign | ast.AugAssign) and n.lineno >= start
+    ]
+    every_loop = [
+        n for n in ast.walk(func) if isinstance(n, ast.For | ast.AsyncFor) and n.lineno >= start
+    ]
+    for _ in range(6):
+        before = len(derived)
+        for node in assigns:
+            if _reads_any(node.value, derived):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                derived.update(n for t in targets for sub in ast.walk(t) if (n := dotted(sub)))
+        for loop in every_loop:  # for batch in image_preload: a loop over what was kept
+            if loop not in loops and _reads_any(loop.iter, derived):
+                loops.append(loop)
+                derived |= _loop_values([loop])
+        if len(derived) == before:
+            break
+    inside = {id(n) for loop in loops for n in ast.walk(loop)}
+    for call in (n for n in ast.walk(func) if isinstance(n, ast.Call) and n.lineno >= start):
+        if not (id(call) in inside or _reads_any(call, derived)):
+            continue
+        if combining(call):
+            return True
+        found = defs_of(reader.module, call)
+        if found is not None and any(d is not func and _combines(found[0], d, 1) for d in found[1]):
+            return True
+    return False
+
+
+def _loop_values(loops: list[ast.For | ast.AsyncFor]) -> set[str]:
+    """Names the loops over the loader store to or update, and what they iterate through."""
+    out: set[str] = set()
+    for loop in loops:
+        out.update(n for sub in ast.walk(loop.target) if (n := dotted(sub)))
+        if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute):
+            receiver = dotted(loop.iter.func.value)
+            if receiver:
+                out.add(receiver)  # metric_logger.log_every(loader): the logger holds the values
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                out.update(n for t in targets for sub in ast.walk(t) if (n := dotted(sub)))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                receiver = dotted(node.func.value)
+                if receiver and receiver not in ("self",):
+                    out.add(receiver)  # preds.append(...), metric.update(...)
+    return out
+
+
+def _reads_any(node: ast.AST, names: set[str]) -> bool:
+    """``node`` reads one of ``names`` (or an attribute or item of one)."""
+    for sub in ast.walk(node):
+        name = dotted(sub) if isinstance(sub, ast.Name | ast.Attribute) else None
+        if name is not None and (name in names or any(name.startswith(f"{n}.") for n in names)):
+            return True
+    return False
 
 
 def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
@@ -245,7 +333,7 @@ def _read_as_own_shares(mod: Module, sites: list[ast.AST], names: set[str]) -> b
         if not found:
             return False
         for reader in found:
-            if _combines(reader.module, reader.function) or _writes(reader.function):
+            if _combines_what_it_reads(reader) or _writes(reader.function):
                 return False
             if any(_results_combined(m, c) for m, c in reader.path):
                 return False
