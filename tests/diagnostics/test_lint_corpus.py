@@ -292,10 +292,12 @@ ROUND_TWENTY_ONE = [
     "bad_padded_eval_combined_plateau_scheduler.py",
 ]
 #: After the twenty-second round's held-out run: a combine of the training loss is
-#: not the evaluation's.
+#: not the evaluation's; a function named for one process is one process.
 ROUND_TWENTY_TWO_AFTER = [
     "good_padded_eval_training_loss_reduced.py",
     "bad_padded_eval_validation_sums_reduced.py",
+    "good_shuffle_loader_in_single_gpu_path.py",
+    "bad_shuffle_loader_in_a_distributed_path.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

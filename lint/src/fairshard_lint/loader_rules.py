@@ -34,7 +34,7 @@ from .names import (
     tail,
 )
 from .prepared import framework_shards
-from .project import Project, importers
+from .project import Project, asks_single_process, importers
 from .rank_cuts import cut_by_rank
 from .rulebook import rule
 
@@ -103,6 +103,19 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
             if words & _BRANCH_WORDS:
                 return True
     return False
+
+
+def _in_single_process_function(mod: Module, call: ast.Call) -> bool:
+    """The loader is built in a function named for one process (``train_single_gpu``).
+
+    A script with a DDP path keeps its one-GPU path beside it; a shuffling
+    loader there is read by one process only (Mammary_Gland_Involution's
+    ``train_single_gpu`` beside the ``Trainer`` its DDP script imports).
+    """
+    return any(
+        isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef) and asks_single_process(a.name)
+        for a in mod.ancestors(call)
+    )
 
 
 def _one_batch_only(mod: Module, call: ast.Call) -> bool:
@@ -174,7 +187,7 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             mod, call, argument(call, "batch_sampler", 4)
         ):
             continue
-        if _branches_on_world(mod, call):
+        if _branches_on_world(mod, call) or _in_single_process_function(mod, call):
             continue  # the single-process branch of a script that also runs distributed
         data = argument(call, "dataset", 0)
         if data is not None and cut_by_rank(mod, data):
