@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .tree_texts import TooManyFiles, tree_texts
+
 __all__ = ["one_device", "read_trainer_devices"]
 
 _CONFIGS = ("*.yaml", "*.yml")
-_MAX_FILES = 400
-_MAX_BYTES = 200_000
 _KEY = re.compile(r"^(?P<indent>[ ]+)(?P<key>devices|gpus)\s*:\s*(?P<value>[^#\n]*)")
 _ONE = re.compile(r"""^(?:1|['"]1['"]|\[\s*\d+\s*\]|['"]\d+,?['"])$""")
 
@@ -49,23 +49,13 @@ def _trainer_devices(text: str) -> str | None:
 def read_trainer_devices(folder: Path) -> list[str]:
     """The trainer device value of every YAML config under ``folder`` that has a trainer block."""
     found: list[str] = []
-    seen = 0
-    for pattern in _CONFIGS:
-        for path in sorted(folder.rglob(pattern)):
-            if any(part.startswith(".") for part in path.relative_to(folder).parts):
-                continue
-            seen += 1
-            if seen > _MAX_FILES:
-                return found
-            try:
-                if path.stat().st_size > _MAX_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+    try:
+        for text in tree_texts(folder, _CONFIGS):
             value = _trainer_devices(text)
             if value is not None:
                 found.append(value)
+    except TooManyFiles:
+        pass  # the configs read so far
     return found
 
 

@@ -230,16 +230,39 @@ def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list
     kept = _kept_by_instance(mod, site, names)
     if kept is not None:
         owner, cls, attributes = kept
-        inner = consumer_sites(owner, attributes, cls) if depth > 0 else []
+        return _read_below(mod, site, owner, [(cls, attributes)], depth)
+    found = defs_of(mod, site)
+    if found is None or not found[1] or depth == 0:
+        return None
+    owner, defs = found
+    scopes: list[tuple[ast.AST, set[str]]] = []
+    for func in defs:
+        bound = _bound(func, site, names)
+        if not bound:
+            return None
+        scopes.append((func, bound))
+    return _read_below(mod, site, owner, scopes, depth)
+
+
+def _read_below(
+    mod: Module,
+    site: ast.Call,
+    owner: Module,
+    scopes: list[tuple[ast.AST, set[str]]],
+    depth: int,
+) -> list[Reader] | None:
+    """The readers of each ``(scope, names)`` of ``owner``, with ``site`` put on their paths."""
+    out: list[Reader] = []
+    for scope, names in scopes:
+        inner = consumer_sites(owner, names, scope) if depth > 0 else []
         if not inner:
             return None
-        out: list[Reader] = []
         for node in inner:
-            below = readers(owner, node, attributes, depth - 1)
+            below = readers(owner, node, names, depth - 1)
             if below is None:
                 return None
             out.extend(Reader(r.module, r.function, ((mod, site), *r.path), r.names) for r in below)
-        return out
+    return out
     found = defs_of(mod, site)
     if found is None or not found[1] or depth == 0:
         return None

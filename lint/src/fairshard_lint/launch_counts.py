@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .tree_texts import TooManyFiles, tree_texts
+
 __all__ = ["read_launch_counts"]
 
 _LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
-_MAX_FILES = 400
-_MAX_BYTES = 200_000
 _COUNT = re.compile(
     r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
 )
@@ -29,26 +29,17 @@ _COUNT = re.compile(
 def read_launch_counts(folder: Path) -> list[int] | None:
     """Every process count the tree's launch lines name; ``None`` if any is not a number.
 
-    An empty list: no launch line names a count.
+    An empty list: no launch line names a count. Too many launch files to read
+    them all: ``None`` too.
     """
     counts: list[int] = []
-    seen = 0
-    for pattern in _LAUNCHERS:
-        for path in sorted(folder.rglob(pattern)):
-            if any(part.startswith(".") for part in path.relative_to(folder).parts):
-                continue
-            seen += 1
-            if seen > _MAX_FILES:
-                return None
-            try:
-                if path.stat().st_size > _MAX_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+    try:
+        for text in tree_texts(folder, _LAUNCHERS):
             for match in _COUNT.finditer(text):
                 value = match.group("value").strip("\"'`;,")
                 if not value.isdigit():
                     return None  # $NGPUS, ${N}, <num_gpus>: unknown
                 counts.append(int(value))
+    except TooManyFiles:
+        return None
     return counts
