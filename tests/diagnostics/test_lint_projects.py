@@ -56,13 +56,15 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # sampler whose evaluation is in another module is judged there, and a folder's
     # launch lines may show that nothing pads: the project can only take findings
     # away from them (flag_branch_good: called for training; own_share_other_module_good:
-    # each rank scores its own share; known_split_launches_good: the counts divide)
+    # each rank scores its own share; known_split_launches_good: the counts divide;
+    # helper_combine: the project shows the helper's combine that keeps it)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
         "own_share_other_module",
         "tuple_to_trainer",
         "known_split_launches",
+        "helper_combine",
     }
 
 

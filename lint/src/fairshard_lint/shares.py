@@ -225,11 +225,23 @@ def _results_combined(mod: Module, call: ast.Call) -> bool:
         return False
     for stmt in block_of(mod, call):
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and combining(node):
+            if isinstance(node, ast.Call) and _combining_here(mod, node):
                 read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
                 if read & results:
                     return True
     return False
+
+
+def _combining_here(mod: Module, call: ast.Call) -> bool:
+    """``call`` combines across ranks by its name, or is a function of the tree that does.
+
+    ``collect(acc_sum, device, mode="sum")``, a helper whose body all-reduces:
+    its name says nothing, its definition does.
+    """
+    if combining(call):
+        return True
+    found = defs_of(mod, call)
+    return found is not None and any(_combines(found[0], d, 1) for d in found[1])
 
 
 def _callers_combine(mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
