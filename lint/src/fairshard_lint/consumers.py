@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 
 from .context import target_names
-from .flow import LOADERS, WRAPPERS, parameters, spread_entry
+from .flow import LOADERS, WRAPPERS, is_batch_sampler_call, parameters, spread_entry
 from .names import Module, argument, dotted, name_words, tail
 
 __all__ = [
@@ -62,8 +62,7 @@ def batches_of(call: ast.Call) -> bool:
 
     It reads no data; the loader it is given to does, so its name carries the sampler on.
     """
-    words = set(name_words(tail(call)))
-    return tail(call).endswith("BatchSampler") or {"batch", "sampler"} <= words
+    return is_batch_sampler_call(call) or {"batch", "sampler"} <= set(name_words(tail(call)))
 
 
 Loop = ast.For | ast.AsyncFor | ast.comprehension

@@ -265,7 +265,7 @@ def _cli_one_device(mod: Module) -> bool:
         return False
     calls = {tail(c) for other in tree_modules(mod) for c in other.calls}
     return (
-        "LightningCLI" in calls and "Trainer" not in calls and one_device(project.trainer_devices())
+        "LightningCLI" in calls and "Trainer" not in calls and one_device(project.trainer_devices)
     )
 
 

@@ -36,7 +36,7 @@ def returned_at(func: Function, origin: ast.AST) -> set[int]:
     (a loader over it) holds it whole.
     """
     derived = _derived(func, origin)
-    found = _returned_positions(func, origin)
+    found = _returned_positions(func, origin, derived)
     for node in ast.walk(func):
         if (
             isinstance(node, ast.Return)
@@ -67,9 +67,15 @@ def _derived(func: Function, origin: ast.AST) -> set[str]:
     return derived
 
 
-def _returned_positions(func: Function, origin: ast.AST) -> set[int]:
-    """Positions of ``func``'s returned tuples that hold what ``origin`` builds."""
-    derived = _derived(func, origin)
+def _returned_positions(
+    func: Function, origin: ast.AST, derived: set[str] | None = None
+) -> set[int]:
+    """Positions of ``func``'s returned tuples that hold what ``origin`` builds.
+
+    ``derived``: :func:`_derived`'s names, where the caller has them already.
+    """
+    if derived is None:
+        derived = _derived(func, origin)
     positions: set[int] = set()
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):

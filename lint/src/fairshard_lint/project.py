@@ -40,6 +40,7 @@ import ast
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from .cli_configs import read_trainer_devices
@@ -136,9 +137,6 @@ class Project:
     pins: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: The walked folder, where the tree's non-Python files are read from.
     root: Path | None = None
-    #: The trainer devices of the tree's YAML configs, read when first asked (``cli_configs``).
-    _trainer_devices: list[str] | None = None
-    _read: dict[str, list[int] | None] = field(default_factory=dict)
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)
@@ -152,18 +150,15 @@ class Project:
     #: Classes of the tree that pad by inheritance or by the sampler they build (FS109).
     padding_classes: dict[str, Padding] | None = None
 
+    @cached_property
     def launch_counts(self) -> list[int] | None:
         """The process counts the tree's launch lines name (read once; see ``launch_counts``)."""
-        if "launch_counts" not in self._read:
-            self._read["launch_counts"] = read_launch_counts(self.root) if self.root else []
-        found = self._read["launch_counts"]
-        return None if found is None else list(found)
+        return read_launch_counts(self.root) if self.root else []
 
+    @cached_property
     def trainer_devices(self) -> list[str]:
         """The ``trainer:`` device value of every YAML config of the tree (read once)."""
-        if self._trainer_devices is None:
-            self._trainer_devices = read_trainer_devices(self.root) if self.root else []
-        return self._trainer_devices
+        return read_trainer_devices(self.root) if self.root else []
 
     # ------------------------------------------------------------- building
     def add(self, name: str, module: Module, path: str, is_package: bool = False) -> None:

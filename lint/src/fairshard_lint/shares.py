@@ -124,12 +124,9 @@ def _combines_what_it_reads(reader: Reader) -> bool:
             break
     inside = {id(n) for loop in loops for n in ast.walk(loop)}
     for call in (n for n in ast.walk(func) if isinstance(n, ast.Call) and n.lineno >= start):
-        if not (id(call) in inside or _reads_any(call, derived)):
-            continue
-        if combining(call):
-            return True
-        found = defs_of(reader.module, call)
-        if found is not None and any(d is not func and _combines(found[0], d, 1) for d in found[1]):
+        if (id(call) in inside or _reads_any(call, derived)) and _combining_here(
+            reader.module, call, func
+        ):
             return True
     return False
 
@@ -149,7 +146,7 @@ def _loop_values(loops: list[ast.For | ast.AsyncFor]) -> set[str]:
                 out.update(n for t in targets for sub in ast.walk(t) if (n := dotted(sub)))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 receiver = dotted(node.func.value)
-                if receiver and receiver not in ("self",):
+                if receiver and receiver != "self":
                     out.add(receiver)  # preds.append(...), metric.update(...)
     return out
 
@@ -232,16 +229,19 @@ def _results_combined(mod: Module, call: ast.Call) -> bool:
     return False
 
 
-def _combining_here(mod: Module, call: ast.Call) -> bool:
+def _combining_here(mod: Module, call: ast.Call, within: ast.AST | None = None) -> bool:
     """``call`` combines across ranks by its name, or is a function of the tree that does.
 
     ``collect(acc_sum, device, mode="sum")``, a helper whose body all-reduces:
-    its name says nothing, its definition does.
+    its name says nothing, its definition does. A call of ``within`` itself (a
+    recursion) is not read again.
     """
     if combining(call):
         return True
     found = defs_of(mod, call)
-    return found is not None and any(_combines(found[0], d, 1) for d in found[1])
+    return found is not None and any(
+        d is not within and _combines(found[0], d, 1) for d in found[1]
+    )
 
 
 def _callers_combine(mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

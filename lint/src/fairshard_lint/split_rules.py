@@ -77,7 +77,7 @@ def _divides_every_launch(mod: Module, call: ast.Call) -> bool:
     size = known_split_size(mod, call)
     if size is None:
         return False
-    counts = project.launch_counts()
+    counts = project.launch_counts
     return bool(counts) and all(size % count == 0 for count in counts or ())
 
 

@@ -150,8 +150,8 @@ def _loop_reported_near(project: Project, mod: Module) -> bool:
     module it imports iterates, or a trainer that a script beside the builder
     imports. That loop is the finding for the sampler: it is not named twice.
     """
-    names = {id(m): n for n, m in project.modules.items()}
-    frontier, seen = [names[id(mod)]], {names[id(mod)]}
+    start: str = mod.cache["module_name"]
+    frontier, seen = [start], {start}
     for _ in range(3):
         if any(unsynced_loops(project.modules[n]) for n in frontier):
             return True
