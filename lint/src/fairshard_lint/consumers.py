@@ -96,7 +96,7 @@ def consumer_sites(mod: Module, names: set[str], scope: ast.AST | None = None) -
             and not batches_of(node)
         ):
             given = [*node.args, *(k.value for k in node.keywords)]
-            if any(dotted(g) in names for g in given) and not _rebinds(mod, node, names):
+            if any(carries(g, names) for g in given) and not _rebinds(mod, node, names):
                 out.append(node)
     return out
 
@@ -162,21 +162,37 @@ class Reader:
     """A function that iterates the loader, and the calls that led there from the site."""
 
     module: Module
-    function: Function
+    #: The function that reads it, or the module itself for a script's top-level loop.
+    function: Function | ast.Module
     #: ``(module, call)`` from the consumer site down to the call of ``function``.
     path: tuple[tuple[Module, ast.Call], ...]
     #: The names the loader goes by in ``function`` (a parameter, an attribute).
     names: frozenset[str] = frozenset()
 
 
+def carries(node: ast.AST, names: set[str]) -> bool:
+    """``node`` is one of ``names``, or a loader built on one right there.
+
+    ``_summed(model, DataLoader(val_set, sampler=val_sampler))``: the loader
+    handed over is ``val_sampler``'s, though no name holds it.
+    """
+    if dotted(node) in names:
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and tail(node) in LOADERS
+        and any(dotted(a) in names for a in [*node.args, *(k.value for k in node.keywords)])
+    )
+
+
 def _bound(func: Function, call: ast.Call, names: set[str]) -> set[str]:
     """The parameters of ``func`` that ``call`` passes one of ``names`` to."""
     params = parameters(func)
-    bound = {k.arg for k in call.keywords if k.arg and dotted(k.value) in names}
+    bound = {k.arg for k in call.keywords if k.arg and carries(k.value, names)}
     for position, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
             break
-        if position < len(params) and dotted(arg) in names:
+        if position < len(params) and carries(arg, names):
             bound.add(params[position])
     return bound
 
@@ -214,33 +230,37 @@ def _kept_by_instance(
     return (owner, cls, attributes) if attributes else None
 
 
-def readers(mod: Module, site: ast.AST, names: set[str], depth: int = 3) -> list[Reader] | None:
+def readers(
+    mod: Module, site: ast.AST, names: set[str], depth: int = 3, partial: bool = False
+) -> list[Reader] | None:
     """The functions that iterate the loader handed over at ``site``; ``None``: not all known.
 
     A loop over the loader is read in its own function; a call is followed
     into the tree's function it resolves to, along the parameter the loader
     is bound to, up to ``depth`` calls deep; a class of the tree built with
     the loader, into the methods that read the attribute ``__init__`` keeps
-    it in.
+    it in. With ``partial``, the readers that can be followed are returned
+    and the others left out (evidence that some reader combines), never ``None``.
     """
+    unknown: list[Reader] | None = [] if partial else None
     if not isinstance(site, ast.Call):
         func = mod.function_of(site)
-        return None if func is None else [Reader(mod, func, (), frozenset(names))]
+        return unknown if func is None else [Reader(mod, func, (), frozenset(names))]
     kept = _kept_by_instance(mod, site, names)
     if kept is not None:
         owner, cls, attributes = kept
-        return _read_below(mod, site, owner, [(cls, attributes)], depth)
+        return _read_below(mod, site, owner, [(cls, attributes)], depth, partial)
     found = defs_of(mod, site)
     if found is None or not found[1] or depth == 0:
-        return None
+        return unknown
     owner, defs = found
     scopes: list[tuple[ast.AST, set[str]]] = []
     for func in defs:
         bound = _bound(func, site, names)
-        if not bound:
+        if not bound and not partial:
             return None
         scopes.append((func, bound))
-    return _read_below(mod, site, owner, scopes, depth)
+    return _read_below(mod, site, owner, scopes, depth, partial)
 
 
 def _read_below(
@@ -249,33 +269,16 @@ def _read_below(
     owner: Module,
     scopes: list[tuple[ast.AST, set[str]]],
     depth: int,
+    partial: bool = False,
 ) -> list[Reader] | None:
     """The readers of each ``(scope, names)`` of ``owner``, with ``site`` put on their paths."""
     out: list[Reader] = []
     for scope, names in scopes:
-        inner = consumer_sites(owner, names, scope) if depth > 0 else []
-        if not inner:
+        inner = consumer_sites(owner, names, scope) if depth > 0 and names else []
+        if not inner and not partial:
             return None
         for node in inner:
-            below = readers(owner, node, names, depth - 1)
-            if below is None:
-                return None
-            out.extend(Reader(r.module, r.function, ((mod, site), *r.path), r.names) for r in below)
-    return out
-    found = defs_of(mod, site)
-    if found is None or not found[1] or depth == 0:
-        return None
-    owner, defs = found
-    out = []
-    for func in defs:
-        bound = _bound(func, site, names)
-        if not bound:
-            return None
-        inner = consumer_sites(owner, bound, func)
-        if not inner:
-            return None
-        for node in inner:
-            below = readers(owner, node, bound, depth - 1)
+            below = readers(owner, node, names, depth - 1, partial)
             if below is None:
                 return None
             out.extend(Reader(r.module, r.function, ((mod, site), *r.path), r.names) for r in below)

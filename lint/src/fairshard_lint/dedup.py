@@ -42,8 +42,12 @@ _DICTS = frozenset({"dict", "defaultdict", "OrderedDict"})
 Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
 
 
-#: Words that make an id something other than a sample's (``input_ids``, ``class_idx``).
-_NOT_SAMPLE = frozenset({"input", "token", "tokens", "position", "vocab", "class", "label"})
+#: Words that make an id something other than a sample's (``input_ids``, ``class_idx``;
+#: ``dataset_state[worker_id]``, a loader's resume state by worker, ``rank_id``, ``gpu_id``).
+_NOT_SAMPLE = frozenset(
+    {"input", "token", "tokens", "position", "vocab", "class", "label"}
+    | {"worker", "rank", "gpu", "device", "process", "proc", "node", "thread"}
+)
 
 
 def _says_id(node: ast.AST, ids: frozenset[str] = _ID_WORDS) -> bool:

@@ -284,6 +284,19 @@ def _sampler_classes(modules: Iterable[Module]) -> set[str]:
     }
 
 
+_REEXPORT = re.compile(r"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t]+(\([^)]*\)|[\w \t,]+)", re.M)
+
+
+def _reexports(source: str) -> set[str]:
+    """Names a package ``__init__.py`` re-exports from its modules (``from .engine import a``)."""
+    return {
+        name.split()[-1]  # "y as z" binds z
+        for group in _REEXPORT.findall(source)
+        for name in group.strip("()").split(",")
+        if name.split()
+    }
+
+
 _CLASS_BASES = re.compile(r"^\s*class \w+\(([^)]*)\)", re.M)
 
 
@@ -305,7 +318,8 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     whose text calls a function the first ones define and that builds a
     loader or sampler (``make_data_loader(`` in an evaluation module that
     never names torch), and package ``__init__.py`` files that name one (a
-    re-export).
+    re-export, also of a function called beside a sampler: ``from .engine
+    import evaluate`` under ``from util import *``).
     """
     project = Project(whole_tree=True, pins=read_pins(folder), root=folder)
     parsed: dict[Path, Module] = {}
@@ -340,6 +354,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
             if (
                 any(needle in source for needle in needles)
                 or (file.name == "__init__.py" and any(name in source for name in builders))
+                or (file.name == "__init__.py" and not called.isdisjoint(_reexports(source)))
                 or not called.isdisjoint(_DEFINES.findall(source))
                 or _subclasses_one_of(source, samplers)
             ):  # a call of a builder, a package re-exporting one, a function an

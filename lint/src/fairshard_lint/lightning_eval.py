@@ -41,7 +41,7 @@ from .project import Project
 __all__ = [
     "inherited_padded_evaluations",
     "lightning_padded_evaluations",
-    "scored_by_lightning_per_rank",
+    "combined_by_lightning",
 ]
 
 #: Loader hooks Lightning pads, and the prefixes of the hooks that score what they yield.
@@ -528,38 +528,10 @@ def inherited_padded_evaluations(mod: Module) -> Iterator[tuple[ast.ClassDef, st
                     break
 
 
-def scored_by_lightning_per_rank(mod: Module, hooks: list[Function | None]) -> bool:
-    """A loader a Lightning hook returns, whose scores no hook of the tree combines.
-
-    ``hooks`` are the functions that build or hand on the padded loader; one
-    of them must be a ``val_dataloader`` or ``test_dataloader`` hook, so that
-    Lightning iterates it and its scoring hooks (``validation_step``...) score
-    it. Where none of the tree's validation and test hooks combines over the
-    ranks (no ``sync_dist=True``, synced metric or ``self.all_gather``),
-    each rank logs its own share's score: padding repeats samples across
-    ranks, never within one, so no repeat reaches a combined number
-    (everybody_sign_now's data modules, which build a ``DistributedSampler``
-    for every split).
-    """
+def combined_by_lightning(mod: Module, hooks: list[Function | None]) -> bool:
+    """A loader a Lightning hook returns, whose scores a hook of the tree combines (ranks)."""
     if not any(h is not None and h.name in _EVAL_HOOKS for h in hooks):
         return False
-    if not lightning_modules(mod) or _hooks_called_by_the_tree(mod):
-        return False
-    return all(_combined(mod, stage) is None for stage in set(_EVAL_HOOKS.values()))
-
-
-def _hooks_called_by_the_tree(mod: Module) -> bool:
-    """Code of the tree calls a loader hook itself: its own loop may score and combine it.
-
-    mmf's own trainer calls ``val_dataloader()``; a hook that returns another
-    (``test_dataloader`` returning ``self.val_dataloader()``) leaves it Lightning's.
-    """
-    project = mod.cache.get("project")
-    if project is None:
-        return True
-    for hook in _EVAL_HOOKS:
-        for home, call in project.calls_named(hook):
-            caller = project.modules[home].function_of(call)
-            if caller is None or caller.name not in {*_EVAL_HOOKS, "predict_dataloader"}:
-                return True
-    return False
+    return bool(lightning_modules(mod)) and any(
+        _combined(mod, stage) is not None for stage in set(_EVAL_HOOKS.values())
+    )

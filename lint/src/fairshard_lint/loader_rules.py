@@ -350,7 +350,7 @@ def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
     func = mod.function_of(call)
     for _ in range(4):
         if func is None:
-            return True
+            return not _under_main_guard(mod, call)  # module level runs on import, but not this
         owner = mod.parents.get(func)
         if isinstance(owner, ast.ClassDef):
             if owner.name in imported and (
@@ -370,6 +370,31 @@ def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
     return True
 
 
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either side)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    sides = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+    return isinstance(test.ops[0], ast.Eq) and sides in (
+        {"__name__", "'__main__'"},
+        {"__name__", '"__main__"'},
+    )
+
+
+def _under_main_guard(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in the body of ``if __name__ == "__main__":``: it runs when the file is run.
+
+    An importer never runs it (Mammary_Gland_Involution's ``dataset.py`` and
+    Deep_Object_Pose's ``utils_dope.py`` try their loaders out there, in one process).
+    """
+    child = node
+    for up in mod.ancestors(node):
+        if isinstance(up, ast.If) and _is_main_guard(up.test) and child in up.body:
+            return True
+        child = up
+    return False
+
+
 def _imported_names(project: Project, runner: Module, mod: Module) -> set[str] | None:
     """The names of ``mod`` that ``runner`` can read.
 
@@ -381,10 +406,10 @@ def _imported_names(project: Project, runner: Module, mod: Module) -> set[str] |
     static = False
     for local, target in project.imports(runner.cache["module_name"]).items():
         base, _, leaf = target.rpartition(".")
-        if base == target_module:
+        if base and project.find(base) == target_module:
             static = True
-            names.update(runner.identifiers if local == "*" else {leaf})
-        elif target == target_module:
+            names.update(runner.identifiers if local.startswith("*") else {leaf})
+        elif project.find(target) == target_module:
             static = True
             names.update(runner.identifiers)
     return names if static else None

@@ -264,7 +264,7 @@ class Project:
         return out
 
     # ------------------------------------------------------------ resolving
-    def _find(self, dotted_name: str) -> str | None:
+    def find(self, dotted_name: str) -> str | None:
         """The module of the tree that ``dotted_name`` names (exactly, or by a unique suffix)."""
         if dotted_name in self.modules:
             return dotted_name
@@ -275,7 +275,21 @@ class Project:
                 for start in range(1, len(parts)):
                     self._suffixes.setdefault(".".join(parts[start:]), []).append(name)
         matches = self._suffixes.get(dotted_name, [])
+        if not matches:
+            head, _, rest = dotted_name.partition(".")
+            if rest and head == self.folder_name and head not in self._suffixes:
+                return self.find(rest)  # the tree is the package: mae_st.engine from mae_st/
         return matches[0] if len(matches) == 1 else None
+
+    @cached_property
+    def folder_name(self) -> str:
+        """The walked folder's own name: a checkout of package ``mae_st`` imports itself by it.
+
+        ``from mae_st.engine_finetune import evaluate`` in a tree linted from its
+        root ``mae_st/`` (the package installed in development mode, or run
+        from the folder above) names the tree's ``engine_finetune``.
+        """
+        return self.root.resolve().name if self.root is not None else ""
 
     def imports(self, name: str) -> dict[str, str]:
         """Local name -> dotted target, for every import of module ``name`` (relative resolved)."""
@@ -292,15 +306,25 @@ class Project:
                     )
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
+                sibling = f"{package}.{base}" if package and base else ""
+                if not node.level and sibling in self.modules:
+                    base = sibling  # a script's own folder comes first on sys.path
                 if node.level:
                     parts = package.split(".") if package else []
                     keep = len(parts) - (node.level - 1)
                     head = ".".join(parts[: max(keep, 0)])
                     base = ".".join(p for p in (head, node.module or "") if p)
                 for alias in node.names:
+                    if alias.name == "*":
+                        out[f"*{base}"] = base  # a star import: see star_sources
+                        continue
                     out[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
         self._imports[name] = out
         return out
+
+    def star_sources(self, name: str) -> list[str]:
+        """The modules that module ``name`` star-imports (``from util import *``)."""
+        return [target for local, target in self.imports(name).items() if local.startswith("*")]
 
     def imports_module(self, name: str, target: str) -> bool:
         """Module ``name`` imports module ``target`` or a name from it, or loads it by name.
@@ -310,7 +334,7 @@ class Project:
         its task modules by name is their importer.
         """
         if any(
-            target in (self._find(dotted_name), self._find(dotted_name.rpartition(".")[0]))
+            target in (self.find(dotted_name), self.find(dotted_name.rpartition(".")[0]))
             for dotted_name in self.imports(name).values()
         ):
             return True
@@ -361,7 +385,7 @@ class Project:
                 return name, func.id
             target = self.imports(name).get(func.id)
             if target is None:
-                return None
+                return self._starred(name, func.id)
             owner, _, function = target.rpartition(".")
             return self._defined(owner, function) if owner else None
         if isinstance(func, ast.Attribute):
@@ -479,16 +503,33 @@ class Project:
         A package's ``__init__.py`` often re-exports (``from .loaders import
         make_data_loader``): the function is then followed to ``loaders``.
         """
-        found = self._find(owner)
+        found = self.find(owner)
         if found is None:
             return None
         if function in self.modules[found].functions or function in self.modules[found].classes:
             return found, function
         target = self.imports(found).get(function)
-        if target is None or depth == 0:
+        if depth == 0:
             return None
+        if target is None:
+            return self._starred(found, function, depth - 1)
         where, _, name = target.rpartition(".")
         return self._defined(where, name, depth - 1) if where else None
+
+    def _starred(self, name: str, function: str, depth: int = 3) -> tuple[str, str] | None:
+        """Where ``function``, a name module ``name`` gets from a star import, is defined.
+
+        ``from util import *`` in ``main.py`` and ``from .engine import evaluate``
+        in ``util/__init__.py``: ``evaluate(data_loader_val, ...)`` is
+        ``util.engine.evaluate``. The first star source that defines or
+        re-exports it wins, as Python's own binding would (the last import
+        binds, but trees rarely star-import one name from two modules).
+        """
+        for source in self.star_sources(name):
+            found = self._defined(source, function, depth)
+            if found is not None:
+                return found
+        return None
 
     def _imported(self, name: str, facts: dict[str, set[str]]) -> set[str]:
         """Names module ``name`` calls that resolve to a function with the fact elsewhere."""

@@ -12,6 +12,7 @@ that the repeats enter.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
 from .consumers import (
     Reader,
@@ -23,10 +24,14 @@ from .consumers import (
     wrapped_names,
 )
 from .context import target_names
-from .names import Module, dotted, mentions_rank, name_words, tail
+from .names import Module, dotted, is_train_name, mentions_rank, name_words, tail
 from .positions import WHOLE, returned_at
 
-__all__ = ["combining", "own_shares_only"]
+if TYPE_CHECKING:
+    from .flow import Function
+    from .project import Project
+
+__all__ = ["combine_seen", "combining", "evaluation_combined_near"]
 
 #: Words of calls that combine values across ranks: torch.distributed's
 #: collectives, and wrappers (``reduce_tensor``, ``synchronize_between_processes``,
@@ -305,92 +310,193 @@ def rank_zero_only(mod: Module, node: ast.AST) -> bool:
     return False
 
 
-def own_shares_only(mod: Module, sampler: ast.Call) -> bool:
-    """Every use of ``sampler``'s loader is an evaluation that never combines its ranks.
+def combine_seen(mod: Module, sampler: ast.Call) -> bool:
+    """Some use of ``sampler``'s loader is followed to an evaluation that combines its ranks.
 
-    Each place the loader goes is followed to the function that iterates it
-    (see :func:`consumers.readers`); that function must call no collective
-    (directly or through the tree's functions, two calls deep) and write no
-    results out, and no call on the way may have its result combined beside
-    it. Where the function that builds it hands it back (``return
-    train_loader, DataLoader(val_set, sampler=val_sampler)``), the tree's call
-    sites are read the same way, by the names at the position it lands in,
-    up to two returns up. Any use that cannot be followed keeps the finding.
+    A reader of the loader (see :func:`consumers.readers`, here in its partial
+    form: the readers that can be followed) that combines what its loops over
+    the loader compute (a collective, a helper of the tree that calls one, a
+    metric's ``compute``), or writes per-rank results for a merge, or whose
+    caller combines its result; a loader read only on rank 0 combines nothing.
+    Where the function that builds the loader hands it back (``return
+    train_loader, DataLoader(val_set, sampler=val_sampler)``), the tree's
+    call sites are read the same way by the names at the position it lands
+    in, up to two returns up. A use that cannot be followed shows nothing.
     """
-    return _own_from(mod, sampler, carrying_names(mod, sampler), 2)
+    return _seen_from(mod, sampler, carrying_names(mod, sampler), 2)
 
 
-def _own_from(mod: Module, origin: ast.Call, names: set[str], depth: int) -> bool:
-    sites = consumer_sites(mod, names)
+def evaluation_combined_near(mod: Module, importing: list[Module]) -> bool:
+    """An evaluation of ``mod`` or of a module that imports it combines what it computes.
+
+    For a sampler built once per split (a loop over the splits, a list of
+    shuffle flags) whose loaders leave in a container the reading does not
+    follow: a function not named for training that loops over a loader not
+    named for training (``def test(self, model, loader)``, ``for x, y in
+    val_loader``, ``sum(... for x, y in loaders[1])``) and combines what the
+    loop computes, in the module or in one that imports it, is taken for the
+    split's evaluation.
+    """
+    for other in [mod, *importing]:
+        for funcs in other.functions.values():
+            for func in funcs:
+                if is_train_name(func.name):
+                    continue
+                for loop in ast.walk(func):
+                    if not isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension):
+                        continue
+                    iterated = {d for n in ast.walk(loop.iter) if (d := dotted(n))}
+                    if not iterated or any(is_train_name(n) for n in iterated):
+                        continue
+                    if _combines_what_it_reads(Reader(other, func, (), frozenset(iterated))):
+                        return True
+    return False
+
+
+def _seen_from(mod: Module, origin: ast.Call, names: set[str], depth: int) -> bool:
     func = mod.function_of(origin)
-    escapes = func is not None and bool(returned_at(func, origin))
-    if not sites and not escapes:
-        return False
-    if sites and not _read_as_own_shares(mod, sites, names):
-        return False
-    if not escapes:
+    # plain names bound in a function are its locals: a ``sampler`` of another function
+    # of the file (one that gathers its own, exact share) is another object
+    local = func is not None and not any("." in n for n in names)
+    names = names | _instance_reads(mod, names)
+    sites = consumer_sites(mod, names, func if local else None)
+    if sites and _read_as_combined(mod, sites, names):
         return True
-    handed = _handed_back(mod, origin) if depth > 0 else []
-    return bool(handed) and all(
-        _own_from(site_mod, site, carrying_names(site_mod, site, given), depth - 1)
-        for site_mod, site, given in handed
-    )
+    if func is None or not returned_at(func, origin) or depth == 0:
+        return False
+    for site_mod, site, given in _handed_back(mod, origin, partial=True):
+        if not given:  # iterated where it lands: for x, y in test_loader(test_set)
+            outer = site_mod.function_of(site)
+            if outer is not None and _combines(site_mod, outer):
+                return True
+        elif _seen_from(site_mod, site, carrying_names(site_mod, site, given), depth - 1):
+            return True
+    return False
 
 
-def _read_as_own_shares(mod: Module, sites: list[ast.AST], names: set[str]) -> bool:
+def _instance_reads(mod: Module, names: set[str]) -> set[str]:
+    """``provider.valid`` for ``self.valid``: the attribute read through an instance of the file."""
+    attributes = {n.partition(".")[2] for n in names if n.startswith("self.") and n.count(".") == 1}
+    if not attributes:
+        return set()
+    return {
+        d
+        for node in mod.nodes
+        if isinstance(node, ast.Attribute)
+        and node.attr in attributes
+        and (d := dotted(node)) is not None
+        and d.count(".") == 1
+        and not d.startswith(("self.", "cls."))
+    }
+
+
+def _read_as_combined(mod: Module, sites: list[ast.AST], names: set[str]) -> bool:
     for site in sites:
         if rank_zero_only(mod, site):
-            continue  # read on rank 0 alone: its share holds no repeat, nothing is combined
-        found = readers(mod, site, names)
-        if not found:
-            return False
+            continue
+        found = readers(mod, site, names, partial=True) or []
+        if not isinstance(site, ast.Call) and mod.function_of(site) is None:
+            found = [Reader(mod, mod.tree, (), frozenset(names))]  # a script's top-level loop
         for reader in found:
-            if _combines_what_it_reads(reader) or _writes(reader.function):
-                return False
+            if _combines_what_it_reads(reader):
+                return True
+            if not isinstance(reader.function, ast.Module) and _writes(reader.function):
+                return True
             if any(_results_combined(m, c) for m, c in reader.path):
-                return False
-            if not reader.path and _callers_combine(reader.module, reader.function):
-                return False
+                return True
+            function = reader.function
+            if isinstance(function, ast.Module) or reader.path:
+                continue
+            if _callers_combine(reader.module, function):
+                return True
         outer = mod.function_of(site)
         if isinstance(site, ast.Call) and outer is not None and _callers_combine(mod, outer):
-            return False
-    return True
+            return True
+    return False
 
 
-def _handed_back(mod: Module, sampler: ast.Call) -> list[tuple[Module, ast.Call, set[str]]]:
+def _handed_back(
+    mod: Module, sampler: ast.Call, partial: bool = False
+) -> list[tuple[Module, ast.Call, set[str]]]:
     """The tree's call sites of the function that returns ``sampler``'s loader, with its names.
 
     ``train_dl, val_dl, test_dl = create_dataloaders(...)``: the names at the
     positions the sampler's loader takes in the returned tuple; ``loader =
-    build(...)`` where it is returned whole. Empty where any site cannot be
-    read (no assignment, a tuple kept whole, a starred target): the finding stays.
+    build(...)`` where it is returned whole. A dispatcher that returns the
+    call as it is (``def build_loader(config): return build_loader_finetune(config)``)
+    is passed through to its own call sites, one level. Empty where any site
+    cannot be read (no assignment, a tuple kept whole, a starred target): the
+    finding stays. With ``partial`` (evidence of a combine), the sites that
+    can be read, the others left out.
     """
     project = mod.cache.get("project")
     func = mod.function_of(sampler)
     if project is None or func is None:
         return []
     positions = returned_at(func, sampler)
-    sites = project.call_sites(mod.cache["module_name"], func.name)
-    if not positions or not sites:
+    if not positions:
         return []
+    return _landings(project, mod.cache["module_name"], func, positions, 1, partial) or []
+
+
+def _landings(
+    project: Project,
+    owner_name: str,
+    func: Function,
+    positions: set[int],
+    depth: int,
+    partial: bool,
+) -> list[tuple[Module, ast.Call, set[str]]] | None:
+    """Where the calls of ``func`` land: the names they are assigned to, at ``positions``."""
+    sites = project.call_sites(owner_name, func.name)
+    if not sites:
+        return None
     out: list[tuple[Module, ast.Call, set[str]]] = []
     for owner, site in sites:
         site_mod = project.modules[owner]
         parent = site_mod.parents.get(site)
-        if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
-            return []
-        target = parent.targets[0]
-        if isinstance(target, ast.Tuple | ast.List):
-            elements = target.elts
-            if WHOLE in positions or any(isinstance(e, ast.Starred) for e in elements):
-                return []
-            given = {dotted(elements[i]) for i in positions if i < len(elements)}
-        elif positions == {WHOLE}:
-            given = {dotted(target)}
-        else:
-            return []
-        named = {n for n in given if n}
-        if not named:
-            return []
+        outer = site_mod.function_of(site)
+        if isinstance(parent, ast.Return) and outer is not None and depth > 0:
+            if partial and is_train_name(outer.name):
+                continue  # handed back by train_dataloader(): the training landing
+            below = _landings(project, owner, outer, positions, depth - 1, partial)
+            if below is None and not partial:
+                return None
+            out.extend(below or [])
+            continue
+        if partial and _iterated(site_mod, site):
+            out.append((site_mod, site, set()))
+            continue
+        named = _landing_names(site_mod, site, positions)
+        if partial and named is not None and all(is_train_name(n) for n in named):
+            continue  # a shared helper's training landing: its loss combine is no evaluation's
+        if named is None:
+            if partial:
+                continue
+            return None
         out.append((site_mod, site, named))
     return out
+
+
+def _iterated(mod: Module, site: ast.Call) -> bool:
+    """``site`` is what a loop or a comprehension iterates (``for b in build(...)``)."""
+    parent = mod.parents.get(site)
+    return isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension) and parent.iter is site
+
+
+def _landing_names(mod: Module, site: ast.Call, positions: set[int]) -> set[str] | None:
+    """The names ``x = f()`` or ``a, b, c = f()`` binds at ``positions``; ``None``: unreadable."""
+    parent = mod.parents.get(site)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
+        return None
+    target = parent.targets[0]
+    if isinstance(target, ast.Tuple | ast.List):
+        elements = target.elts
+        if WHOLE in positions or any(isinstance(e, ast.Starred) for e in elements):
+            return None
+        given = {dotted(elements[i]) for i in positions if i < len(elements)}
+    elif positions == {WHOLE}:
+        given = {dotted(target)}
+    else:
+        return None
+    return {n for n in given if n} or None

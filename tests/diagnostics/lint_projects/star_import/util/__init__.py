@@ -1,0 +1,3 @@
+from .engine import evaluate, train_one_epoch
+
+__all__ = ["evaluate", "train_one_epoch"]
