@@ -299,6 +299,12 @@ ROUND_TWENTY_TWO_AFTER = [
     "good_shuffle_loader_in_single_gpu_path.py",
     "bad_shuffle_loader_in_a_distributed_path.py",
 ]
+#: After the twenty-third round's run: the results of a validation call that the reading
+#: cannot resolve (``self.validate_fn(model, val_loader)``), all-reduced beside the call.
+ROUND_TWENTY_THREE_AFTER = [
+    "bad_padded_eval_results_reduced_beside_call.py",
+    "good_padded_eval_results_kept_per_rank.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -351,6 +357,7 @@ ROUND_THIRTEEN = [
         "twenty_after",
         "twenty_one",
         "twenty_two_after",
+        "twenty_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -384,6 +391,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "twenty_after": ROUND_TWENTY_AFTER,
         "twenty_one": ROUND_TWENTY_ONE,
         "twenty_two_after": ROUND_TWENTY_TWO_AFTER,
+        "twenty_three_after": ROUND_TWENTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

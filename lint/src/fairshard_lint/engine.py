@@ -13,6 +13,7 @@ from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module, dotted, tail
 from .pins import read_pins
 from .project import Project, module_name, takes_part
+from .reach import unreached_in_script
 from .rules import RULES
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 
@@ -219,6 +220,8 @@ def lint_source(
         except RecursionError:
             return _file_error(path, "file is nested too deeply to check; nothing was checked")
         for node, message in results:
+            if unreached_in_script(module, node):
+                continue  # a function of a script that its own entry never runs
             line = getattr(node, "lineno", 1)
             silenced = noqa.get(line, frozenset())
             if silenced is None or code in silenced:

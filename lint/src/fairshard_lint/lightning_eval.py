@@ -212,14 +212,7 @@ def _one_device(mod: Module, call: ast.Call) -> bool:
     ]
     if not built:
         return False
-    for trainer in built:
-        count = argument(trainer, "devices") or argument(trainer, "gpus")
-        single = is_constant(count, 1) or (
-            isinstance(count, ast.List | ast.Tuple) and len(count.elts) == 1
-        )
-        if not single:
-            return False
-    return True
+    return all(_single(argument(t, "devices") or argument(t, "gpus")) for t in built)
 
 
 #: The first Lightning release whose ``LightningCLI`` runs subcommands (``test`` among them).
@@ -266,6 +259,30 @@ def _cli_one_device(mod: Module) -> bool:
     calls = {tail(c) for other in tree_modules(mod) for c in other.calls}
     return (
         "LightningCLI" in calls and "Trainer" not in calls and one_device(project.trainer_devices)
+    )
+
+
+def _one_device_everywhere(mod: Module) -> bool:
+    """Every trainer the tree builds runs one device: Lightning puts in no sampler anywhere.
+
+    Through ``LightningCLI`` with one device in every shipped config
+    (:func:`_cli_one_device`), or ``Trainer(devices=1)`` (``gpus=1``,
+    ``devices=[0]``) at every ``Trainer(...)`` of the tree and no CLI
+    (GrapheNet: ``strategy="ddp"`` commented out beside ``devices=1`` in
+    each of its six training and prediction scripts).
+    """
+    if _cli_one_device(mod):
+        return True
+    trainers = [c for other in tree_modules(mod) for c in other.calls if tail(c) == "Trainer"]
+    if not trainers or any(tail(c) == "LightningCLI" for o in tree_modules(mod) for c in o.calls):
+        return False
+    return all(_single(argument(c, "devices") or argument(c, "gpus")) for c in trainers)
+
+
+def _single(count: ast.AST | None) -> bool:
+    """``1``, ``[0]`` or ``(0,)``: one device."""
+    return is_constant(count, 1) or (
+        isinstance(count, ast.List | ast.Tuple) and len(count.elts) == 1
     )
 
 
@@ -470,7 +487,7 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     Those ``val_dataloader``/``test_dataloader`` return, and those a script hands
     to ``trainer.validate``/``trainer.test`` (or to ``fit`` as ``val_dataloaders``).
     """
-    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _cli_one_device(mod):
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _one_device_everywhere(mod):
         return
     found: list[tuple[ast.Call, str, ast.ClassDef | None]] = []
     for hook, stage in _EVAL_HOOKS.items():
@@ -505,7 +522,7 @@ def inherited_padded_evaluations(mod: Module) -> Iterator[tuple[ast.ClassDef, st
     own: torch_geometric's hook builds a loader with no sampler, which Lightning pads.
     Yields the class, the base it inherits from and where the metrics are combined.
     """
-    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _cli_one_device(mod):
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _one_device_everywhere(mod):
         return
     for defs in mod.classes.values():
         for cls in defs:

@@ -28,6 +28,7 @@ from .names import (
     dotted,
     env_key,
     is_constant,
+    is_main_guard,
     mentions_local_rank,
     mentions_rank,
     name_words,
@@ -274,7 +275,28 @@ def _picks_device_per_process(mod: Module) -> bool:
     the list is set before CUDA starts; without such a pick every process
     computes on the first GPU of the list.
     """
-    return _here_or_in_an_importer(mod, lambda m: "set_device" in m.identifiers)
+    if _here_or_in_an_importer(mod, lambda m: "set_device" in m.identifiers):
+        return True
+    return any("set_device" in m.identifiers for m in _imported_modules(mod))
+
+
+def _imported_modules(mod: Module) -> list[Module]:
+    """The modules of the linted tree that ``mod`` imports.
+
+    SUEF's ``train_ddp.py`` imports ``utils.ddp_utils``, whose
+    ``init_distributed_mode`` calls ``torch.cuda.set_device(config.rank)``.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project):
+        return []
+    found: list[Module] = []
+    for target in project.imports(mod.cache["module_name"]).values():
+        for candidate in (target, target.rpartition(".")[0]):
+            name = project.find(candidate) if candidate else None
+            if name is not None and name != mod.cache["module_name"]:
+                found.append(project.modules[name])
+                break
+    return found
 
 
 def _runs_as_several_processes(mod: Module) -> bool:
@@ -370,17 +392,6 @@ def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
     return True
 
 
-def _is_main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either side)."""
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return False
-    sides = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
-    return isinstance(test.ops[0], ast.Eq) and sides in (
-        {"__name__", "'__main__'"},
-        {"__name__", '"__main__"'},
-    )
-
-
 def _under_main_guard(mod: Module, node: ast.AST) -> bool:
     """``node`` sits in the body of ``if __name__ == "__main__":``: it runs when the file is run.
 
@@ -389,7 +400,7 @@ def _under_main_guard(mod: Module, node: ast.AST) -> bool:
     """
     child = node
     for up in mod.ancestors(node):
-        if isinstance(up, ast.If) and _is_main_guard(up.test) and child in up.body:
+        if isinstance(up, ast.If) and is_main_guard(up.test) and child in up.body:
             return True
         child = up
     return False

@@ -21,6 +21,7 @@ __all__ = [
     "is_config_lookup",
     "is_constant",
     "is_eval_name",
+    "is_main_guard",
     "is_train_name",
     "keyed_path",
     "loader_shuffles",
@@ -457,3 +458,14 @@ class Module:
     def imports_any(self, roots: frozenset[str]) -> bool:
         """The file imports a module whose top-level package is one of ``roots``."""
         return any(target.split(".")[0] in roots for target in self.aliases.values())
+
+
+def is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either side)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    sides = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+    return isinstance(test.ops[0], ast.Eq) and sides in (
+        {"__name__", "'__main__'"},
+        {"__name__", '"__main__"'},
+    )

@@ -221,11 +221,27 @@ def _result_write(call: ast.Call) -> bool:
 
 
 def _results_combined(mod: Module, call: ast.Call) -> bool:
-    """What ``call`` returns is combined across ranks in the statements beside it."""
+    """What ``call`` returns is combined across ranks in the statements beside it.
+
+    Directly (``dist.all_reduce(correct)``) or through names the block builds
+    from it (``metrics = torch.tensor([loss, correct, total])`` then
+    ``dist.all_reduce(metrics)``).
+    """
     results = set(target_names(mod, call))
     if not results:
         return False
-    for stmt in block_of(mod, call):
+    block = block_of(mod, call)
+    for _ in range(3):
+        before = len(results)
+        for stmt in block:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Assign) and _reads_any(node.value, results):
+                    results |= {
+                        n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                    }
+        if len(results) == before:
+            break
+    for stmt in block:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Call) and _combining_here(mod, node):
                 read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
@@ -412,6 +428,8 @@ def _read_as_combined(mod: Module, sites: list[ast.AST], names: set[str]) -> boo
         outer = mod.function_of(site)
         if isinstance(site, ast.Call) and outer is not None and _callers_combine(mod, outer):
             return True
+        if isinstance(site, ast.Call) and _results_combined(mod, site):
+            return True  # self.validate_fn(model, val_loader) beside an all-reduce of its results
     return False
 
 

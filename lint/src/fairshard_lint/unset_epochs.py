@@ -31,7 +31,7 @@ from .flow import LOADERS, needs_set_epoch
 from .lightning_hooks import LIGHTNING, lineage_of, tree_modules
 from .loops import unsynced_loops
 from .names import Module, argument, dotted, tail
-from .project import Project, evaluation_caller, training_site
+from .project import Project, evaluation_caller, importers, training_site
 
 __all__ = [
     "EPOCH_SETTING_FRAMEWORKS",
@@ -184,6 +184,10 @@ def _trained_in_the_tree(project: Project, mod: Module, call: ast.Call) -> bool:
     verdict = context_of(mod, call)
     if verdict == "eval" or not project.epoch_loops or _loop_reported_near(project, mod):
         return False
+    if mod.function_of(call) is not None and not importers(mod) and not _runs_itself(mod):
+        # a module no file imports (cloud-phase-prediction's data_utils_ddp.py beside the
+        # data_utils.py its scripts import): callers of the same names call the other one
+        return False
     if training_site(project, name, call) is not None:
         return True
     named_for_training = verdict == "train" or training_split_loop(mod, call) is not None
@@ -204,6 +208,14 @@ def _called_in_the_tree(project: Project, mod: Module, call: ast.Call) -> bool:
     if named == "__init__" and isinstance(owner, ast.ClassDef):
         named = owner.name
     return bool(project.calls_named(named))
+
+
+def _runs_itself(mod: Module) -> bool:
+    """The module runs code of its own when run: a call at module level or under a main guard."""
+    return any(
+        isinstance(stmt, ast.Expr | ast.If) and any(isinstance(n, ast.Call) for n in ast.walk(stmt))
+        for stmt in mod.tree.body
+    )
 
 
 def unset_in_the_project(mod: Module) -> Iterator[tuple[ast.AST, str]]:

@@ -1,0 +1,82 @@
+"""Code that a script never runs: functions its own entry point does not reach.
+
+A module that no file of the linted tree imports runs only as a script: what
+it executes is its module-level code (an ``if __name__ == "__main__":``
+block included) and the functions that code reaches, by call or by
+reference (``mp.spawn(train_per_proc, ...)`` hands the function over). A
+function nothing reaches is dead code for every shipped path
+(Disruption-Prediciton's ``src/distributed.py``, whose entry point runs
+``example()`` while its DDP trainer is called by nothing), and a finding
+inside it describes a run that never happens.
+
+Only scripts are read this way: a module with an ``if __name__ ==
+"__main__":`` block that no file of the tree imports. A library module with
+no importer in the tree may be imported by code outside it (or by a
+registry), and is left alone.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .names import Module, is_main_guard
+from .project import importers
+
+__all__ = ["unreached_in_script"]
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    """Names ``node`` reads (``f``, ``self.f`` as ``f``): calls and references alike."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            out.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            out.add(sub.attr)
+    return out
+
+
+def _reached(mod: Module) -> set[str] | None:
+    """Names of the module's functions and classes that its module-level code reaches."""
+    if "script_reached" in mod.cache:
+        cached: set[str] | None = mod.cache["script_reached"]
+        return cached
+    top = [
+        stmt
+        for stmt in mod.tree.body
+        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    ]
+    runs = any(isinstance(stmt, ast.If) and is_main_guard(stmt.test) for stmt in top)
+    result: set[str] | None = None
+    if runs and mod.cache.get("project") is not None and not importers(mod):
+        defined: dict[str, list[ast.AST]] = {}
+        for stmt in mod.tree.body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.setdefault(stmt.name, []).append(stmt)
+        reached: set[str] = set()
+        frontier = set().union(*(_names_in(stmt) for stmt in top)) if top else set()
+        while frontier:
+            name = frontier.pop()
+            if name in reached or name not in defined:
+                continue
+            reached.add(name)
+            for definition in defined[name]:
+                frontier |= _names_in(definition) - reached
+        result = reached
+    mod.cache["script_reached"] = result
+    return result
+
+
+def unreached_in_script(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a top-level function or class of a script that its entry never reaches."""
+    project = mod.cache.get("project")
+    if project is None or not getattr(project, "whole_tree", False):
+        return False  # a file on its own: the rest of the tree may import it
+    reached = _reached(mod)
+    if reached is None:
+        return False
+    chain = [node, *mod.ancestors(node)]
+    outer = chain[-2] if len(chain) > 1 else node
+    if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return False
+    return outer.name not in reached
