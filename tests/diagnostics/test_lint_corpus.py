@@ -300,10 +300,12 @@ ROUND_TWENTY_TWO_AFTER = [
     "bad_shuffle_loader_in_a_distributed_path.py",
 ]
 #: After the twenty-third round's run: the results of a validation call that the reading
-#: cannot resolve (``self.validate_fn(model, val_loader)``), all-reduced beside the call.
+#: cannot resolve (``self.validate_fn(model, val_loader)``), all-reduced beside the call; a
+#: checkpoint dict saved beside a per-rank score (the development set's OpenChemFold).
 ROUND_TWENTY_THREE_AFTER = [
     "bad_padded_eval_results_reduced_beside_call.py",
     "good_padded_eval_results_kept_per_rank.py",
+    "good_padded_eval_checkpoint_dict_saved.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -215,6 +215,12 @@ def _result_write(call: ast.Call) -> bool:
     saved = call.args[0] if call.args and tail(call) == "save" else None
     if isinstance(saved, ast.Call) and tail(saved) == "state_dict":
         return False  # torch.save(model.state_dict(), path)
+    if isinstance(saved, ast.Dict) and any(
+        (isinstance(v, ast.Call) and tail(v) == "state_dict")
+        or set(name_words(dotted(v) or "")) & _WEIGHT_WORDS
+        for v in saved.values
+    ):
+        return False  # torch.save({"model": model.state_dict(), "epoch": epoch}, path)
     if isinstance(saved, ast.Name | ast.Attribute):
         return not set(name_words(dotted(saved) or "")) & _WEIGHT_WORDS  # torch.save(model, path)
     return True
