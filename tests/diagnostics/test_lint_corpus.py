@@ -307,6 +307,12 @@ ROUND_TWENTY_THREE_AFTER = [
     "good_padded_eval_results_kept_per_rank.py",
     "good_padded_eval_checkpoint_dict_saved.py",
 ]
+#: After the twenty-fourth round's run: a wrapper of ``self.log`` called with
+#: ``sync_dist=True`` (mri_machine_learning_reconstruction's ``log_scalar``).
+ROUND_TWENTY_FOUR_AFTER = [
+    "bad_lightning_sync_through_wrapper.py",
+    "good_lightning_wrapper_not_synced.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -360,6 +366,7 @@ ROUND_THIRTEEN = [
         "twenty_one",
         "twenty_two_after",
         "twenty_three_after",
+        "twenty_four_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -394,6 +401,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "twenty_one": ROUND_TWENTY_ONE,
         "twenty_two_after": ROUND_TWENTY_TWO_AFTER,
         "twenty_three_after": ROUND_TWENTY_THREE_AFTER,
+        "twenty_four_after": ROUND_TWENTY_FOUR_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

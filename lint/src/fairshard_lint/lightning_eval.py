@@ -162,6 +162,10 @@ def _combines(
             is_constant(argument(node, "sync_dist"), True) or _logs_metric(node, metrics)
         ):
             return node
+        if (dotted(node.func) or "").startswith("self.") and any(
+            k.arg == "sync_dist" and is_constant(k.value, True) for k in node.keywords
+        ):
+            return node  # self.log_scalar("val/loss", loss, sync_dist=True): a wrapper of log
         if tail(node) == "all_gather" and (dotted(node.func) or "").startswith("self."):
             return node
         if tail(node) == "compute" and not node.args:
@@ -287,7 +291,7 @@ def _single(count: ast.AST | None) -> bool:
 
 
 def _combined(
-    mod: Module, stage: str, owner: ast.ClassDef | None = None
+    mod: Module, stage: str, owner: ast.ClassDef | None = None, only_own: bool = False
 ) -> tuple[Module, ast.AST] | None:
     """Where a hook of ``stage`` combines over the ranks with no de-duplication.
 
@@ -308,6 +312,9 @@ def _combined(
         return other.parents.get(func) is not owner, -shared, func.name.endswith("_epoch_end")
 
     hooks = sorted(_scoring_hooks(mod, stage), key=nearness)
+    own = [(other, func) for other, func in hooks if other.parents.get(func) is owner]
+    if only_own and own:
+        hooks = own  # the model handed to fit scores it, not another script's model
     for other, func in hooks:
         cls = other.parents.get(func)
         metrics: set[str] = set()
@@ -449,7 +456,7 @@ def _hook_loaders(
 _HANDED = {"validate": ("validation", "dataloaders"), "test": ("test", "dataloaders")}
 
 
-def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str]]:
+def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef | None]]:
     """Plain loaders handed to ``trainer.validate``/``trainer.test`` (or ``fit``'s validation)."""
     for call in mod.calls:
         method = trainer_method(call)
@@ -478,7 +485,31 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         )
         for loader in built:
             if isinstance(loader, ast.Call) and _plain(mod, loader):
-                yield loader, stage
+                yield loader, stage, _model_class(mod, call, scope)
+
+
+def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | None:
+    """The class of this file whose instance ``trainer.fit(model, ...)`` is handed, if known.
+
+    ``model = LitFNO(net)`` then ``trainer.fit(model, train_loader, eval_loader)``.
+    """
+    model = argument(call, "model", 0)
+    made: ast.Call | None = model if isinstance(model, ast.Call) else None
+    name = dotted(model) if model is not None and made is None else None
+    if name is not None:  # the last binding before the call: model = LitFNO(model)
+        bindings = [
+            node.value
+            for node in ast.walk(scope)
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and node.lineno < call.lineno
+            and any(dotted(t) == name for t in node.targets)
+        ]
+        made = max(bindings, key=lambda value: value.lineno) if bindings else None
+    if made is None:
+        return None
+    classes = mod.classes.get(tail(made), [])
+    return classes[0] if len(classes) == 1 else None
 
 
 def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
@@ -498,13 +529,17 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             found += [(c, stage, owner) for c in _hook_loaders(mod, owner, func)]
     if not _tests_run(mod):
         found = [entry for entry in found if entry[1] != "test"]
-    found += [(loader, stage, None) for loader, stage in _handed_loaders(mod)]
+    handed = list(_handed_loaders(mod))
+    found += handed
     seen: set[int] = set()
     for loader, stage, owner in found:
         if id(loader) in seen:
             continue  # a helper that builds both the validation and the test loader
         seen.add(id(loader))
-        where = _combined(mod, stage, owner)
+        # a model handed to trainer.fit with the loader is the one that scores it (a
+        # subclass's hooks may score a data module's loader: a base class's owner is not)
+        only_own = any(entry[0] is loader for entry in handed)
+        where = _combined(mod, stage, owner, only_own)
         if where is not None:
             other, node = where
             yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"
