@@ -198,6 +198,18 @@ def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.Functi
                     yield other, func
 
 
+def _calls_bound_to(scope: ast.AST, name: str | None) -> list[ast.Call]:
+    """The calls ``scope`` assigns to ``name`` (``trainer = Trainer(...)``, ``model = Lit(x)``)."""
+    return [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and name is not None
+        and any(dotted(t) == name for t in node.targets)
+    ]
+
+
 def _one_device(mod: Module, call: ast.Call) -> bool:
     """The trainer ``call`` runs on was built in the same function for one device.
 
@@ -206,14 +218,7 @@ def _one_device(mod: Module, call: ast.Call) -> bool:
     """
     receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
     scope = mod.function_of(call) or mod.tree
-    built = [
-        node.value
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Call)
-        and tail(node.value) == "Trainer"
-        and any(dotted(t) == receiver for t in node.targets)
-    ]
+    built = [c for c in _calls_bound_to(scope, receiver) if tail(c) == "Trainer"]
     if not built:
         return False
     return all(_single(argument(t, "devices") or argument(t, "gpus")) for t in built)
@@ -470,21 +475,9 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
         if handed is None:
             continue
         scope = mod.function_of(call) or mod.tree
-        name = dotted(handed)
-        built = (
-            [handed]
-            if isinstance(handed, ast.Call)
-            else [
-                node.value
-                for node in ast.walk(scope)
-                if isinstance(node, ast.Assign)
-                and isinstance(node.value, ast.Call)
-                and name is not None
-                and any(dotted(t) == name for t in node.targets)
-            ]
-        )
+        built = [handed] if isinstance(handed, ast.Call) else _calls_bound_to(scope, dotted(handed))
         for loader in built:
-            if isinstance(loader, ast.Call) and _plain(mod, loader):
+            if _plain(mod, loader):
                 yield loader, stage, _model_class(mod, call, scope)
 
 
@@ -497,14 +490,7 @@ def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | 
     made: ast.Call | None = model if isinstance(model, ast.Call) else None
     name = dotted(model) if model is not None and made is None else None
     if name is not None:  # the last binding before the call: model = LitFNO(model)
-        bindings = [
-            node.value
-            for node in ast.walk(scope)
-            if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and node.lineno < call.lineno
-            and any(dotted(t) == name for t in node.targets)
-        ]
+        bindings = [c for c in _calls_bound_to(scope, name) if c.lineno < call.lineno]
         made = max(bindings, key=lambda value: value.lineno) if bindings else None
     if made is None:
         return None
