@@ -313,6 +313,13 @@ ROUND_TWENTY_FOUR_AFTER = [
     "bad_lightning_sync_through_wrapper.py",
     "good_lightning_wrapper_not_synced.py",
 ]
+#: The twenty-fifth round's wrong findings, changed after its held-out run.
+ROUND_TWENTY_FIVE_AFTER = [
+    "good_subset_random_minibatch_of_own_rollout.py",
+    "bad_subset_random_sampler_named_then_loaded.py",
+    "good_cuda_visible_list_device_per_rank.py",
+    "bad_cuda_visible_list_device_from_config.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -367,6 +374,7 @@ ROUND_THIRTEEN = [
         "twenty_two_after",
         "twenty_three_after",
         "twenty_four_after",
+        "twenty_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -402,6 +410,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "twenty_two_after": ROUND_TWENTY_TWO_AFTER,
         "twenty_three_after": ROUND_TWENTY_THREE_AFTER,
         "twenty_four_after": ROUND_TWENTY_FOUR_AFTER,
+        "twenty_five_after": ROUND_TWENTY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

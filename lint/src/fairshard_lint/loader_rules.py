@@ -275,9 +275,54 @@ def _picks_device_per_process(mod: Module) -> bool:
     the list is set before CUDA starts; without such a pick every process
     computes on the first GPU of the list.
     """
-    if _here_or_in_an_importer(mod, lambda m: "set_device" in m.identifiers):
+    if _here_or_in_an_importer(mod, _picks_own_device):
         return True
-    return any("set_device" in m.identifiers for m in _imported_modules(mod))
+    return any(_picks_own_device(m) for m in _imported_modules(mod))
+
+
+def _picks_own_device(mod: Module) -> bool:
+    """``torch.cuda.set_device``, or a device named per process (``f"cuda:{rank}"``).
+
+    OrientPlace2's trainers set one list of GPUs for every process, then put
+    each process's models and tensors on ``cuda:{rank}`` and hand DDP
+    ``device_ids=[rank]``: every process computes on its own GPU of the list
+    without calling ``set_device``. The device has to read the rank
+    (``cuda:{args.gpu}`` from a config is one GPU for all).
+    """
+    if "set_device" in mod.identifiers:
+        return True
+    flow = flow_of(mod)
+    for node in mod.nodes:
+        part: ast.AST | None = None
+        if isinstance(node, ast.JoinedStr) and _names_cuda(node):
+            part = node
+        elif isinstance(node, ast.BinOp) and _names_cuda(node.left):
+            part = node.right
+        elif isinstance(node, ast.Call):
+            name = tail(node)
+            if name == "format" and isinstance(node.func, ast.Attribute):
+                part = node if _names_cuda(node.func.value) else None
+            elif name == "device" and len(node.args) == 2 and _names_cuda(node.args[0]):
+                part = node.args[1]
+            elif name == "cuda" and node.args:
+                part = node.args[0]
+            ids = argument(node, "device_ids")
+            if part is None and isinstance(ids, ast.List | ast.Tuple) and len(ids.elts) == 1:
+                part = ids.elts[0]
+        if part is not None:
+            names = flow.rank_names_at(part) | flow.local_names
+            if mentions_rank(part, names) or mentions_local_rank(part, names):
+                return True
+    return False
+
+
+def _names_cuda(node: ast.AST) -> bool:
+    """A string literal (or an f-string's text) that starts a CUDA device name."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.startswith("cuda")
+    if isinstance(node, ast.JoinedStr) and node.values:
+        return _names_cuda(node.values[0])
+    return False
 
 
 def _imported_modules(mod: Module) -> list[Module]:
@@ -467,8 +512,9 @@ def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:
     "or a module such a script imports) sets os.environ['CUDA_VISIBLE_DEVICES'] to the same "
     "value in every process "
     "where that cannot work: one GPU for every process (ranks 1 and up cannot see theirs), or "
-    "a list of GPUs with no torch.cuda.set_device to pick each process's own (every process "
-    "computes on the first); it is also ignored once CUDA is initialized. A per-process pin "
+    "a list of GPUs with no torch.cuda.set_device (nor a device that reads the rank, "
+    "f'cuda:{rank}') to pick each process's own (every process computes on the first); "
+    "it is also ignored once CUDA is initialized. A per-process pin "
     "(SLURM_LOCALID, the MPI local rank, LOCAL_RANK) and '-1' (no GPU: a CPU run) are left alone",
     "set CUDA_VISIBLE_DEVICES in the launch command (CUDA_VISIBLE_DEVICES=0,1 torchrun ...) "
     "and call torch.cuda.set_device(local_rank) in the script",
@@ -476,9 +522,9 @@ def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:
 def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     message = (
         "CUDA_VISIBLE_DEVICES is set alike in every process, to one GPU or without a "
-        "per-process torch.cuda.set_device: the processes share a GPU (and the setting is "
-        "ignored once CUDA is initialized); set it on the command line and use "
-        "torch.cuda.set_device(local_rank)"
+        "per-process torch.cuda.set_device (or a cuda:{rank} device): the processes share "
+        "a GPU (and the setting is ignored once CUDA is initialized); set it on the command "
+        "line and use torch.cuda.set_device(local_rank)"
     )
     if not _runs_as_several_processes(mod):
         return  # one process: pinning its GPU from a config or a constant is its own choice

@@ -456,6 +456,7 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             name == "SubsetRandomSampler"
             and not _rank_split(mod, call)
             and not _replaced_when_distributed(mod, call)
+            and not _iterated_in_place(mod, call)
         ):
             yield (
                 call,
@@ -500,6 +501,44 @@ def _replaced_when_distributed(mod: Module, call: ast.Call) -> bool:
         and is_distributed_sampler(mod, node.value)
         for node in ast.walk(scope)
     )
+
+
+def _iterated_in_place(mod: Module, call: ast.Call) -> bool:
+    """The sampler draws minibatch positions of tensors the process holds; no loader reads it.
+
+    ``for idx in BatchSampler(SubsetRandomSampler(range(action.shape[0])), 64, True)``
+    in a PPO update shuffles the rows of this rank's own rollout batch: each
+    rank collected different data, so nothing shared goes unsharded. Only a
+    sampler (or its name) that is iterated right there, bare or inside a
+    ``BatchSampler``, and never handed to a ``DataLoader``, is left alone.
+    """
+    names = set(target_names(mod, call))
+    scope = mod.function_of(call) or mod.tree
+    uses: list[ast.AST] = [call]
+    if names:
+        uses = [
+            node
+            for node in ast.walk(scope)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names
+        ]
+        if not uses:
+            return False
+    return all(_iterated_here(mod, use) for use in uses)
+
+
+def _iterated_here(mod: Module, node: ast.AST) -> bool:
+    """``node`` is the iterable of a loop or comprehension, bare or wrapped in a BatchSampler."""
+    parent = mod.parents.get(node)
+    if (
+        isinstance(parent, ast.Call)
+        and tail(parent) == "BatchSampler"
+        and parent.args
+        and parent.args[0] is node
+    ):
+        node, parent = parent, mod.parents.get(parent)
+    if isinstance(parent, ast.Call) and dotted(parent.func) in ("iter", "enumerate", "list"):
+        node, parent = parent, mod.parents.get(parent)
+    return isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension) and parent.iter is node
 
 
 def _rank_split(mod: Module, call: ast.Call) -> bool:
