@@ -342,7 +342,13 @@ class Flow:
 
     Attributes:
         carriers: Dotted names holding a shuffling distributed sampler, a loader
-            built on one, or a wrapper around either.
+            built on one, or a wrapper around either: attributes and module-level
+            names (file-wide).
+        local_carriers: Plain names bound to such a thing inside a function, by
+            the ``id`` of the def (a name is local to its function: a sharded
+            ``train_loader`` in ``training_loader`` says nothing of the plain
+            ``train_loader`` that ``testing_loader`` builds). Nested functions
+            see their enclosing functions' names (closures).
         producers: Functions that return such a thing.
         rank_scopes: Names assigned from an expression that reads the rank, by
             scope: plain names per function (``id`` of the def; ``None`` for
@@ -367,6 +373,8 @@ class Flow:
 
     mod: Module
     carriers: set[str] = field(default_factory=set)
+    local_carriers: dict[int, set[str]] = field(default_factory=dict)
+    _bound: dict[int, set[str]] = field(default_factory=dict, repr=False)
     producers: set[str] = field(default_factory=set)
     rank_scopes: dict[int | None, set[str]] = field(default_factory=dict)
     local_names: set[str] = field(default_factory=set)
@@ -428,6 +436,12 @@ class Flow:
             func = self.mod.function_of(node)
             if func is not None and node.id in self.param_carriers.get(id(func), ()):
                 return True
+        if isinstance(node, ast.Name):
+            for scope in self._functions(node):
+                if node.id in self.local_carriers.get(id(scope), ()):
+                    return True
+                if node.id in self._bound_in(scope):
+                    return False  # the function's own name: a global of that name is not it
         if isinstance(node, ast.Name | ast.Attribute):
             return dotted(node) in self.carriers
         if isinstance(node, ast.IfExp):
@@ -450,6 +464,9 @@ class Flow:
             return self.carries(argument(node, "sampler", 0))
         if name in WRAPPERS:
             return any(self.carries(a) for a in node.args)
+        if name == "prepare_data_loader" and _from_ray(self.mod, node):
+            # Ray Train's keeps the loader's distributed sampler and never sets its epoch
+            return self.carries(argument(node, "data_loader", 0))
         if name in LOADER_CONTEXTS:
             return self.carries(argument(node, *LOADER_CONTEXTS[name]))
         if lite_sharded(self, node):
@@ -462,9 +479,51 @@ class Flow:
         return name in self.producers
 
     def _carried_count(self) -> int:
-        return sum(len(v) for v in self.element_producers.values()) + sum(
-            len(v) for v in self.param_carriers.values()
+        return (
+            sum(len(v) for v in self.element_producers.values())
+            + sum(len(v) for v in self.param_carriers.values())
+            + sum(len(v) for v in self.local_carriers.values())
         )
+
+    def _functions(self, node: ast.AST) -> list[ast.AST]:
+        """The functions around ``node``, innermost first (a closure reads its outer names)."""
+        return [
+            a
+            for a in self.mod.ancestors(node)
+            if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        ]
+
+    def _bound_in(self, func: ast.AST) -> set[str]:
+        """Plain names ``func`` binds itself (assigned, looped over, parameters), not globals."""
+        found = self._bound.get(id(func))
+        if found is None:
+            found = set()
+            declared: set[str] = set()
+            for sub in ast.walk(func):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del):
+                    found.add(sub.id)
+                elif isinstance(sub, ast.arg):
+                    found.add(sub.arg)
+                elif isinstance(sub, ast.Global | ast.Nonlocal):
+                    declared.update(sub.names)
+            found -= declared
+            self._bound[id(func)] = found
+        return found
+
+    def has_carriers(self) -> bool:
+        """Some name, attribute or parameter of the file carries an epoch-bound order."""
+        return bool(self.carriers or self.param_carriers or any(self.local_carriers.values()))
+
+    def add_carrier(self, name: str, where: ast.AST) -> None:
+        """``name`` (bound at ``where``) carries: in its function when a plain name there."""
+        func = self.mod.function_of(where)
+        declared = func is not None and any(
+            isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in ast.walk(func)
+        )
+        if func is None or "." in name or declared:
+            self.carriers.add(name)
+        else:
+            self.local_carriers.setdefault(id(func), set()).add(name)
 
     def _unpack(self, unpacked: list[tuple[list[ast.expr], ast.Call]]) -> None:
         """``train_dl, test_dl = make_loaders(...)``: the targets at the carrying positions."""
@@ -477,7 +536,7 @@ class Flow:
             for position in positions:
                 name = dotted(targets[position]) if position < len(targets) else None
                 if name and not is_eval_name(name):
-                    self.carriers.add(name)
+                    self.add_carrier(name, call)
 
     def _carry_parameters(self) -> None:
         """Parameters of the file's functions that a call of the file hands a carrier.
@@ -550,7 +609,9 @@ class Flow:
             before = (len(self.carriers), len(self.producers), self._rank_count())
             for i, (names, value) in enumerate(bindings):
                 if self.carries(value):
-                    self.carriers.update(n for n in names if not is_eval_name(n))
+                    for name in names:
+                        if not is_eval_name(name):
+                            self.add_carrier(name, value)
                     if (owner := owners[i]) is not None:
                         self.attribute_producers.setdefault(owner, set()).update(
                             n[5:] for n in names if n.startswith("self.") and n.count(".") == 1
@@ -708,12 +769,17 @@ def epoch_managing(mod: Module, call: ast.Call) -> bool:
         return False
     if name == "setup_dataloaders" and lite_without_epochs(mod):
         return False
-    qualified = mod.qualified(call.func) or ""
-    if qualified.startswith("ray.") or ".ray." in qualified:
+    if _from_ray(mod, call):
         return False
     if name == "prepare":  # accelerator.prepare(...): a method of an accelerate object
         return isinstance(call.func, ast.Attribute) and mod.imports_any(frozenset({"accelerate"}))
     return True
+
+
+def _from_ray(mod: Module, call: ast.Call) -> bool:
+    """``call`` is Ray's (``ray.train.torch.prepare_data_loader``): it sets no epoch."""
+    qualified = mod.qualified(call.func) or ""
+    return qualified.startswith("ray.") or ".ray." in qualified
 
 
 #: Where Lightning Lite (before 1.9) lives: its ``setup_dataloaders`` puts in a

@@ -166,9 +166,8 @@ def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
 
 def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
     if not (
-        flow.carriers
+        flow.has_carriers()
         or flow.producers
-        or flow.param_carriers
         or any(needs_set_epoch(flow.mod, c) for c in flow.mod.calls)
     ):
         return []  # nothing epoch-bound in this file: most files stop here

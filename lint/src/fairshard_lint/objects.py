@@ -62,7 +62,7 @@ def carried_attributes(project: Project) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for name, module in project.modules.items():
         flow = module.cache.get("flow")
-        if not isinstance(flow, Flow) or not (flow.carriers or flow.attribute_producers):
+        if not isinstance(flow, Flow) or not (flow.has_carriers() or flow.attribute_producers):
             continue
         for call in module.calls:
             for slot, arg in _carried_arguments(flow, call):

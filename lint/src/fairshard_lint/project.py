@@ -249,7 +249,7 @@ class Project:
         for name in sorted(flowing):
             module = self.modules[name]
             flow = flow_of(module)
-            if not (flow.carriers or flow.param_carriers):
+            if not flow.has_carriers():
                 continue
             for call in module.calls:
                 if not (call.args or call.keywords):
