@@ -203,7 +203,11 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         return
     if not flow.distributed:
         runners = [m for m in importers(mod) if distributed_script(m)]
-        found = [(c, f) for c, f in found if any(_reached_from(m, mod, c) for m in runners)]
+        found = [
+            (c, f)
+            for c, f in found
+            if any(_reached_from(m, mod, c) and not _reshards_loader_data(m) for m in runners)
+        ]
     for call, from_config in found:
         flag = (
             f"shuffle={ast.unparse(argument(call, 'shuffle', 2) or call)}"
@@ -392,6 +396,37 @@ def _run_by_a_distributed_script(mod: Module) -> bool:
     return _here_or_in_an_importer(
         mod, lambda m: distributed_script(m) and not m.imports_any(_SHARDING_FRAMEWORKS)
     )
+
+
+def _reshards_loader_data(runner: Module) -> bool:
+    """The runner shards the data of a loader it was handed: ``DistributedSampler(loader.dataset)``.
+
+    IQA's ``main.py`` takes ``dataloaders['train'].dataset`` from the helper
+    module's shuffling loader and, when distributed, builds a new loader over
+    a shuffling ``DistributedSampler`` of it; the helper's loader is what a
+    one-process run keeps. The dataset is read as ``.dataset`` of something,
+    there or through a name bound to it in the same function.
+    """
+    for call in runner.calls:
+        if not is_distributed_sampler(runner, call) or is_constant(
+            argument(call, "shuffle", 3), False
+        ):
+            continue
+        data = argument(call, "dataset", 0)
+        if isinstance(data, ast.Name):
+            scope = runner.function_of(call) or runner.tree
+            data = next(
+                (
+                    node.value
+                    for node in ast.walk(scope)
+                    if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == data.id for t in node.targets)
+                ),
+                data,
+            )
+        if isinstance(data, ast.Attribute) and data.attr == "dataset":
+            return True
+    return False
 
 
 def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
