@@ -4,10 +4,12 @@
 out: ``index = torch.randperm(len(train_set))[length:]`` then
 ``Subset(train_set, index)``, or ``np.random.permutation(n)`` sliced into
 train and validation indices, or ``random.shuffle(ids)`` before
-``Subset(dataset, ids[:k])``. Where every rank runs that code without a seed
-shared by all ranks, each rank keeps a different subset: the distributed
-sampler then splits several different subsets, shares overlap, and some
-samples are never read (or validation leaks into training on another rank).
+``Subset(dataset, ids[:k])``, or ``random.shuffle(paths)`` cut into
+``paths[:k]`` and ``paths[k:]`` for the training and validation datasets.
+Where every rank runs that code without a seed shared by all ranks, each
+rank keeps a different subset: the distributed sampler then splits several
+different subsets, shares overlap, and some samples are never read (or
+validation leaks into training on another rank).
 
 Where it runs on every rank: a distributed script; a module such a script
 of the tree imports; or a hook, a method of a class of the tree that a
@@ -59,20 +61,36 @@ def _permutation(mod: Module, call: ast.Call) -> str | None:
     return name if generator is None or is_constant(generator, None) else None
 
 
-def _seeds(call: ast.Call, rank_names: set[str]) -> bool:
-    """A call that seeds the global generators alike on every rank.
+#: The global generator a qualified draw or seed belongs to (by its package).
+_FAMILIES = (("torch.", "torch"), ("numpy.", "numpy"), ("random.", "random"))
+
+
+def _family(mod: Module, call: ast.Call) -> str | None:
+    """``torch``, ``numpy`` or ``random`` for a call of that package; ``None`` for others."""
+    name = mod.qualified(call.func) or ""
+    return next((family for prefix, family in _FAMILIES if name.startswith(prefix)), None)
+
+
+def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None = None) -> bool:
+    """A call that seeds the global generators (``family``'s, when given) alike on every rank.
 
     ``torch.manual_seed(seed)``, ``np.random.seed(0)``, ``seed_everything``,
     and a project's own ``set_seed(args.seed)`` / ``fix_seed`` / ``init_seeds``:
-    a call named for a seed with an argument that reads no rank.
+    a call named for a seed with an argument that reads no rank. A package's
+    own seed fixes that package's generator only: ``np.random.seed`` and
+    ``torch.manual_seed`` leave Python's ``random`` unseeded (DFC2025's
+    ``random.shuffle`` split); a project's or a framework's seeding function
+    is taken to seed them all.
     """
     name = tail(call).lower()
     if "seed" not in name or name in {"seed_worker", "worker_init_fn"}:
         return False
+    if family is not None and _family(mod, call) not in (None, family):
+        return False
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
 
 
-def seeded_before(mod: Module, node: ast.AST, depth: int = 5) -> bool:
+def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None = None) -> bool:
     """A same-on-every-rank seed of the global generators runs before ``node``.
 
     Before it in its own function or at module level, or before every call of
@@ -91,7 +109,7 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5) -> bool:
     at = source_position(node)
     if any(
         mod.function_of(c) in (func, None)
-        and _seeds(c, flow.rank_names_at(c))
+        and _seeds(mod, c, flow.rank_names_at(c), family)
         and source_position(c) < at
         for c in mod.calls
     ):
@@ -99,12 +117,12 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5) -> bool:
     if func is None:
         return False
     sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
-    return bool(sites) and all(seeded_before(mod, c, depth - 1) for c in sites)
+    return bool(sites) and all(seeded_before(mod, c, depth - 1, family) for c in sites)
 
 
-def _seeded_anywhere(mod: Module) -> bool:
+def _seeded_anywhere(mod: Module, family: str | None) -> bool:
     flow = flow_of(mod)
-    return any(_seeds(c, flow.rank_names_at(c)) for c in mod.calls)
+    return any(_seeds(mod, c, flow.rank_names_at(c), family) for c in mod.calls)
 
 
 def _tainted(func: ast.AST, mod: Module, draw: ast.Call) -> set[str]:
@@ -172,6 +190,37 @@ def _split_subset(mod: Module, func: ast.AST, draw: ast.Call) -> ast.Call | None
     return None
 
 
+def _complementary_cut(mod: Module, func: ast.AST, draw: ast.Call) -> ast.Subscript | None:
+    """``part[:k]`` of the drawn permutation where ``part[k:]`` is cut too: a split in two.
+
+    DFC2025's ``random.shuffle(img_pths)`` then ``train_pths = img_pths[:split_idx]``
+    and ``val_pths = img_pths[split_idx:]`` handed to its own dataset class: no
+    ``Subset``, the two complementary slices of the shuffled list are the split.
+    A slice alone (the first ``k`` shuffled items, a sample) is not.
+    """
+    names = _tainted(func, mod, draw)
+    heads: dict[str, ast.Subscript] = {}
+    tails: set[str] = set()
+    after = source_position(draw)
+    for assign in ast.walk(func):
+        # each part bound to a name of its own, after the draw (a split, not a remainder
+        # cut off inside an expression)
+        if not isinstance(assign, ast.Assign) or source_position(assign) <= after:
+            continue
+        node = assign.value
+        if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice)):
+            continue
+        if not _reads_or_is(node.value, draw, names) or node.slice.step is not None:
+            continue
+        lower, upper = node.slice.lower, node.slice.upper
+        if lower is None and upper is not None:
+            heads.setdefault(ast.dump(upper), node)
+        elif upper is None and lower is not None:
+            tails.add(ast.dump(lower))
+    cuts = [node for key, node in heads.items() if key in tails]
+    return min(cuts, key=source_position) if cuts else None
+
+
 def _reads_or_is(tree: ast.AST, draw: ast.Call, names: set[str]) -> bool:
     return _contains(tree, draw) or _reads(tree, names)
 
@@ -195,18 +244,23 @@ def _hook_owners(mod: Module, project: Project | None, func: ast.AST) -> list[Mo
     return owners
 
 
-def hand_splits(mod: Module) -> Iterator[tuple[ast.Call, ast.Call]]:
-    """``(subset, draw)`` pairs: a split by hand, from an unseeded permutation, on every rank."""
-    if not any(tail(c) == "Subset" for c in mod.calls):
-        return
+def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
+    """``(part, draw)`` pairs: a split by hand, from an unseeded permutation, on every rank.
+
+    ``part`` is the ``Subset`` the permutation is sliced into, or the first of
+    two complementary slices of it.
+    """
     project: Project | None = mod.cache.get("project")
     here = distributed_script(mod)
     for draw in mod.calls:
         if _permutation(mod, draw) is None:
             continue
         func = mod.function_of(draw) or mod.tree
-        subset = _split_subset(mod, func, draw)
-        if subset is None or seeded_before(mod, draw):
+        subset: ast.expr | None = _split_subset(mod, func, draw)
+        if subset is None:
+            subset = _complementary_cut(mod, func, draw)
+        family = _family(mod, draw)
+        if subset is None or seeded_before(mod, draw, family=family):
             continue
         if here:
             yield subset, draw
@@ -214,5 +268,5 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.Call, ast.Call]]:
         runners = _hook_owners(mod, project, func) or [
             m for m in importers(mod) if distributed_script(m)
         ]
-        if runners and not any(_seeded_anywhere(r) for r in runners):
+        if runners and not any(_seeded_anywhere(r, family) for r in runners):
             yield subset, draw

@@ -190,6 +190,8 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if _branches_on_world(mod, call) or _in_single_process_function(mod, call):
             continue  # the single-process branch of a script that also runs distributed
+        if _rebound_to_a_sharded_loader(mod, call):
+            continue  # what a one-process run keeps; a distributed run builds another
         data = argument(call, "dataset", 0)
         if data is not None and cut_by_rank(mod, data):
             continue  # the data is this rank's share already: shuffling reorders a shard
@@ -396,6 +398,49 @@ def _run_by_a_distributed_script(mod: Module) -> bool:
     return _here_or_in_an_importer(
         mod, lambda m: distributed_script(m) and not m.imports_any(_SHARDING_FRAMEWORKS)
     )
+
+
+def _rebound_to_a_sharded_loader(mod: Module, call: ast.Call) -> bool:
+    """The loader's name is bound again later in its function, over a distributed sampler.
+
+    DFC2025's ``train_loader = DataLoader(trainset, shuffle=True)`` then ``if
+    torch.cuda.device_count() > 1 and args.use_ddp == 1: train_loader =
+    DataLoader(trainset, sampler=DistributedSampler(trainset))``: the condition
+    that starts the process group replaces the loader; the shuffling one is
+    what a one-process run keeps.
+    """
+    names = set(target_names(mod, call))
+    if not names:
+        return False
+    scope = mod.function_of(call) or mod.tree
+    at = (call.lineno, call.col_offset)
+    return any(
+        isinstance(node, ast.Assign)
+        and (node.lineno, node.col_offset) > at
+        and any(dotted(t) in names for t in node.targets)
+        and isinstance(node.value, ast.Call)
+        and tail(node.value) in LOADERS
+        and any(
+            _shards(mod, scope, argument(node.value, key, position))
+            for key, position in (("sampler", 3), ("batch_sampler", 4))
+        )
+        for node in ast.walk(scope)
+    )
+
+
+def _shards(mod: Module, scope: ast.AST, sampler: ast.expr | None) -> bool:
+    """``sampler`` is a distributed sampler: built right there or bound to one in ``scope``."""
+    if isinstance(sampler, ast.Call):
+        return is_distributed_sampler(mod, sampler)
+    if isinstance(sampler, ast.Name | ast.Attribute) and (name := dotted(sampler)):
+        return any(
+            isinstance(node, ast.Assign)
+            and any(dotted(t) == name for t in node.targets)
+            and isinstance(node.value, ast.Call)
+            and is_distributed_sampler(mod, node.value)
+            for node in ast.walk(scope)
+        )
+    return False
 
 
 def _reshards_loader_data(runner: Module) -> bool:

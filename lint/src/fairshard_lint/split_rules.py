@@ -418,7 +418,8 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         yield (
             draw,
             (
-                f"a split drawn by hand ({tail(draw)}, sliced into the Subset at line "
+                f"a split drawn by hand ({tail(draw)}, sliced into "
+                f"{'the Subset' if isinstance(subset, ast.Call) else 'two parts'} at line "
                 f"{subset.lineno}) from the process's own generator, in code every rank runs: "
                 "each rank keeps a different subset, so shares overlap and some samples are "
                 "never read; draw it from a generator seeded alike on every rank "
