@@ -329,6 +329,10 @@ ROUND_TWENTY_SIX_AFTER = [
     "good_hand_split_shuffled_paths_seeded.py",
     "good_loader_rebound_when_distributed.py",
     "bad_loader_rebound_to_a_plain_sampler.py",
+    "good_padded_eval_scored_on_rank_zero_or_single.py",
+    "bad_padded_eval_every_rank_writes_results.py",
+    "good_loader_of_the_single_process_arm.py",
+    "bad_loader_of_a_function_both_arms_call.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -25,6 +25,7 @@ from .lightning_hooks import lightning_shards
 from .names import (
     Module,
     argument,
+    distributed_test,
     dotted,
     env_key,
     is_constant,
@@ -32,6 +33,7 @@ from .names import (
     mentions_local_rank,
     mentions_rank,
     name_words,
+    single_process_test,
     tail,
 )
 from .prepared import framework_shards
@@ -119,6 +121,41 @@ def _in_single_process_function(mod: Module, call: ast.Call) -> bool:
     )
 
 
+def _called_only_when_single(mod: Module, call: ast.Call) -> bool:
+    """The loader's function runs only on the one-process arm of a branch on the run's kind.
+
+    SVDD2024's ``if args.distributed: main_distributed(args) else: main(args)``:
+    the shuffling loader of ``main`` is read by one process. Every call of the
+    function in the file must sit in the ``else`` of a test that holds once
+    distributed (``args.distributed``, ``dist.is_initialized()``) or in the
+    body of one that holds on one process (``not args.distributed``); a
+    function another module of the tree calls is not followed.
+    """
+    func = mod.function_of(call)
+    if func is None or mod.function_of(func) is not None:
+        return False
+    project = mod.cache.get("project")
+    if isinstance(project, Project) and any(
+        owner != mod.cache["module_name"]
+        for owner, _ in project.call_sites(mod.cache["module_name"], func.name)
+    ):
+        return False
+    sites = [c for c in mod.calls if isinstance(c.func, ast.Name) and c.func.id == func.name]
+    return bool(sites) and all(_on_single_arm(mod, site) for site in sites)
+
+
+def _on_single_arm(mod: Module, node: ast.AST) -> bool:
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If):
+            if child in ancestor.orelse and distributed_test(ancestor.test):
+                return True
+            if child in ancestor.body and single_process_test(ancestor.test):
+                return True
+        child = ancestor
+    return False
+
+
 def _one_batch_only(mod: Module, call: ast.Call) -> bool:
     """Every read of the loader is ``next(iter(loader))``: one batch, drawn once.
 
@@ -188,7 +225,11 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             mod, call, argument(call, "batch_sampler", 4)
         ):
             continue
-        if _branches_on_world(mod, call) or _in_single_process_function(mod, call):
+        if (
+            _branches_on_world(mod, call)
+            or _in_single_process_function(mod, call)
+            or _called_only_when_single(mod, call)
+        ):
             continue  # the single-process branch of a script that also runs distributed
         if _rebound_to_a_sharded_loader(mod, call):
             continue  # what a one-process run keeps; a distributed run builds another

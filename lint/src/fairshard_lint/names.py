@@ -460,6 +460,46 @@ class Module:
         return any(target.split(".")[0] in roots for target in self.aliases.values())
 
 
+#: Words of a flag or a query that says the run is distributed.
+_DISTRIBUTED_WORDS = frozenset({"distributed", "ddp", "initialized", "multi", "parallel"})
+
+
+def single_process_test(test: ast.expr) -> bool:
+    """``not args.distributed``, ``not dist.is_initialized()``, ``world_size == 1``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        operand = test.operand.func if isinstance(test.operand, ast.Call) else test.operand
+        words = set(name_words((dotted(operand) or "").rpartition(".")[2]))
+        return bool(words & _DISTRIBUTED_WORDS)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        target = left.func if isinstance(left, ast.Call) else left
+        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
+        if "world" not in words or not isinstance(right, ast.Constant):
+            return False
+        op, value = test.ops[0], right.value
+        return (isinstance(op, ast.Eq | ast.LtE) and value == 1) or (
+            isinstance(op, ast.Lt) and value == 2
+        )
+    return False
+
+
+def distributed_test(test: ast.expr) -> bool:
+    """``args.distributed``, ``dist.is_initialized()``, ``world_size > 1``: distributed runs."""
+    target = test.func if isinstance(test, ast.Call) else test
+    if isinstance(target, ast.Name | ast.Attribute):
+        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
+        return bool(words & _DISTRIBUTED_WORDS) and not words & {"not", "non", "single"}
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        target = left.func if isinstance(left, ast.Call) else left
+        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
+        if "world" not in words or not isinstance(right, ast.Constant):
+            return False
+        op, value = test.ops[0], right.value
+        return (isinstance(op, ast.Gt) and value == 1) or (isinstance(op, ast.GtE) and value == 2)
+    return False
+
+
 def is_main_guard(test: ast.expr) -> bool:
     """``__name__ == "__main__"`` (either side)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:

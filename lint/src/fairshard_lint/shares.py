@@ -24,7 +24,15 @@ from .consumers import (
     wrapped_names,
 )
 from .context import target_names
-from .names import Module, dotted, is_train_name, mentions_rank, name_words, tail
+from .names import (
+    Module,
+    dotted,
+    is_train_name,
+    mentions_rank,
+    name_words,
+    single_process_test,
+    tail,
+)
 from .positions import WHOLE, returned_at
 
 if TYPE_CHECKING:
@@ -186,15 +194,20 @@ _PICTURE_WORDS = frozenset({"image", "img", "fromarray", "figure", "fig", "grid"
 _PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".mp4")
 
 
-def _writes(scope: ast.AST) -> bool:
+def _writes(mod: Module, scope: ast.AST) -> bool:
     """``scope`` writes results out (a file a later merge may read), not weights or pictures.
 
     ``torch.save(model.state_dict(), "best_model.pth")`` saves a checkpoint and
     ``Image.fromarray(pred).save(path)`` a picture of one output: neither is a
-    per-rank result for a merge, so a padded evaluation around them that
-    combines nothing still scores each rank's own share.
+    per-rank result for a merge, and neither is a write rank 0 alone makes
+    (SVDD2024's ``config.json``, under ``if not args.distributed or
+    args.local_rank == 0``), so a padded evaluation around them that combines
+    nothing still scores each rank's own share.
     """
-    return any(isinstance(n, ast.Call) and _result_write(n) for n in ast.walk(scope))
+    return any(
+        isinstance(n, ast.Call) and _result_write(n) and not rank_zero_only(mod, n)
+        for n in ast.walk(scope)
+    )
 
 
 def _result_write(call: ast.Call) -> bool:
@@ -292,6 +305,10 @@ def _rank_zero_test(test: ast.expr) -> bool:
     """``test`` holds on rank 0 only: ``rank == 0``, ``local_rank is 0``, ``is_main_process()``."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_rank_zero_test(v) for v in test.values)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        # not args.distributed or args.local_rank == 0: rank 0 alone once distributed
+        ranked = [v for v in test.values if _rank_zero_test(v)]
+        return bool(ranked) and all(v in ranked or single_process_test(v) for v in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, right = test.left, test.comparators[0]
         if isinstance(test.ops[0], ast.Eq | ast.Is):
@@ -422,7 +439,9 @@ def _read_as_combined(mod: Module, sites: list[ast.AST], names: set[str]) -> boo
         for reader in found:
             if _combines_what_it_reads(reader):
                 return True
-            if not isinstance(reader.function, ast.Module) and _writes(reader.function):
+            if not isinstance(reader.function, ast.Module) and _writes(
+                reader.module, reader.function
+            ):
                 return True
             if any(_results_combined(m, c) for m, c in reader.path):
                 return True
