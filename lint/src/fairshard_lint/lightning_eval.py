@@ -476,9 +476,49 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
             continue
         scope = mod.function_of(call) or mod.tree
         built = [handed] if isinstance(handed, ast.Call) else _calls_bound_to(scope, dotted(handed))
+        if not isinstance(handed, ast.Call):
+            built += _built_by_helper(mod, scope, dotted(handed))
         for loader in built:
             if _plain(mod, loader):
                 yield loader, stage, _model_class(mod, call, scope)
+
+
+def _built_by_helper(mod: Module, scope: ast.AST, name: str | None) -> list[ast.Call]:
+    """The calls a builder function of the file returns into ``name``.
+
+    GATrAutoregressor's ``train_loader, val_loader = build_dataloaders(cfg)``:
+    the loader at the unpacked position of ``build_dataloaders``' ``return
+    train_loader, val_loader``, as bound there (or built in the return itself).
+    """
+    found: list[ast.Call] = []
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        if not isinstance(node.value, ast.Call) or not isinstance(node.value.func, ast.Name):
+            continue
+        target = node.targets[0]
+        position: int | None = None
+        if isinstance(target, ast.Tuple | ast.List):
+            names = [dotted(e) for e in target.elts]
+            position = names.index(name) if name in names else None
+            if position is None:
+                continue
+        elif dotted(target) != name:
+            continue
+        for func in mod.functions.get(node.value.func.id, []):
+            if mod.function_of(func) is not None:
+                continue  # a nested function: not what the name calls here
+            for ret in (n for n in ast.walk(func) if isinstance(n, ast.Return)):
+                value = ret.value
+                if position is not None:
+                    if not isinstance(value, ast.Tuple) or position >= len(value.elts):
+                        continue
+                    value = value.elts[position]
+                if isinstance(value, ast.Call):
+                    found.append(value)
+                elif value is not None:
+                    found += _calls_bound_to(func, dotted(value))
+    return found
 
 
 def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | None:

@@ -113,10 +113,12 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
     """
     found: set[Run] = set()
     classes = _classes(mod)
+    runs = 0
     for other in tree_modules(mod):
         for call in other.calls:
             if trainer_method(call) not in _RUNS:
                 continue
+            runs += 1
             handed = argument(call, "datamodule", 1) if datamodules else argument(call, "model", 0)
             if handed is None:
                 continue
@@ -136,7 +138,41 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
                 if picked is None:
                     return None  # a class held by a name the tree does not bind to one
                 found |= {(None, name) for name in picked}
+    if not found and datamodules and runs and not _hooks_run_otherwise(mod):
+        return found  # every run hands loaders, none a data module: no data module runs
     return found or None
+
+
+#: Loader hooks a script may call on a data module itself, to hand the Trainer loaders.
+_LOADER_HOOKS = frozenset(
+    {"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"}
+)
+
+
+def _hooks_run_otherwise(mod: Module) -> bool:
+    """The tree runs data modules another way: a ``LightningCLI``, or a loader hook called.
+
+    ``trainer.fit(model, dm.train_dataloader(), dm.val_dataloader())`` hands
+    loaders that a data module's hooks built; a CLI builds the data module a
+    config names. Only where neither appears does a tree whose every run
+    hands loaders run no data module (GATrAutoregressor's
+    ``PFAutoRegressorDataModule``, beside the loaders ``train_lightning.py``
+    builds and hands to ``fit``).
+    """
+    for other in tree_modules(mod):
+        for call in other.calls:
+            name = tail(call)
+            if name == "LightningCLI" or name.endswith("CLI"):
+                return True
+            if name in _LOADER_HOOKS and isinstance(call.func, ast.Attribute):
+                receiver = dotted(call.func.value)
+                if receiver not in ("self", "super()") and not isinstance(
+                    call.func.value, ast.Call
+                ):
+                    return True
+                if isinstance(call.func.value, ast.Call) and tail(call.func.value) != "super":
+                    return True
+    return False
 
 
 def _class_variable(mod: Module, call: ast.Call, name: str) -> set[str] | None:
