@@ -464,40 +464,45 @@ class Module:
 _DISTRIBUTED_WORDS = frozenset({"distributed", "ddp", "initialized", "multi", "parallel"})
 
 
+def _last_words(node: ast.expr) -> set[str]:
+    """The words of the last part of a name, or of the function a call calls."""
+    target = node.func if isinstance(node, ast.Call) else node
+    return set(name_words((dotted(target) or "").rpartition(".")[2]))
+
+
+def _world_comparison(test: ast.expr) -> tuple[ast.cmpop, object] | None:
+    """``(op, constant)`` of ``world_size <op> constant``; ``None`` for any other test."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    right = test.comparators[0]
+    if "world" not in _last_words(test.left) or not isinstance(right, ast.Constant):
+        return None
+    return test.ops[0], right.value
+
+
 def single_process_test(test: ast.expr) -> bool:
     """``not args.distributed``, ``not dist.is_initialized()``, ``world_size == 1``."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        operand = test.operand.func if isinstance(test.operand, ast.Call) else test.operand
-        words = set(name_words((dotted(operand) or "").rpartition(".")[2]))
-        return bool(words & _DISTRIBUTED_WORDS)
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right = test.left, test.comparators[0]
-        target = left.func if isinstance(left, ast.Call) else left
-        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
-        if "world" not in words or not isinstance(right, ast.Constant):
-            return False
-        op, value = test.ops[0], right.value
-        return (isinstance(op, ast.Eq | ast.LtE) and value == 1) or (
-            isinstance(op, ast.Lt) and value == 2
-        )
-    return False
+        return bool(_last_words(test.operand) & _DISTRIBUTED_WORDS)
+    found = _world_comparison(test)
+    if found is None:
+        return False
+    op, value = found
+    return (isinstance(op, ast.Eq | ast.LtE) and value == 1) or (
+        isinstance(op, ast.Lt) and value == 2
+    )
 
 
 def distributed_test(test: ast.expr) -> bool:
     """``args.distributed``, ``dist.is_initialized()``, ``world_size > 1``: distributed runs."""
-    target = test.func if isinstance(test, ast.Call) else test
-    if isinstance(target, ast.Name | ast.Attribute):
-        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
+    if isinstance(test, ast.Name | ast.Attribute | ast.Call):
+        words = _last_words(test)
         return bool(words & _DISTRIBUTED_WORDS) and not words & {"not", "non", "single"}
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right = test.left, test.comparators[0]
-        target = left.func if isinstance(left, ast.Call) else left
-        words = set(name_words((dotted(target) or "").rpartition(".")[2]))
-        if "world" not in words or not isinstance(right, ast.Constant):
-            return False
-        op, value = test.ops[0], right.value
-        return (isinstance(op, ast.Gt) and value == 1) or (isinstance(op, ast.GtE) and value == 2)
-    return False
+    found = _world_comparison(test)
+    if found is None:
+        return False
+    op, value = found
+    return (isinstance(op, ast.Gt) and value == 1) or (isinstance(op, ast.GtE) and value == 2)
 
 
 def is_main_guard(test: ast.expr) -> bool:
