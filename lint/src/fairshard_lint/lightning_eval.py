@@ -36,7 +36,7 @@ from .lightning_hooks import (
     tree_modules,
 )
 from .names import Module, argument, dotted, is_constant, tail
-from .project import Project
+from .project import Project, unreached_by_callers
 
 __all__ = [
     "inherited_padded_evaluations",
@@ -558,10 +558,15 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     handed = list(_handed_loaders(mod))
     found += handed
     seen: set[int] = set()
+    project = mod.cache.get("project")
     for loader, stage, owner in found:
         if id(loader) in seen:
             continue  # a helper that builds both the validation and the test loader
         seen.add(id(loader))
+        if isinstance(project, Project) and unreached_by_callers(
+            project, mod.cache["module_name"], loader
+        ):
+            continue  # BERT-TSC's `else` of `if early_loading:`, every caller passing True
         # a model handed to trainer.fit with the loader is the one that scores it (a
         # subclass's hooks may score a data module's loader: a base class's owner is not)
         only_own = any(entry[0] is loader for entry in handed)

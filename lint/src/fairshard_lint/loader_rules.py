@@ -398,9 +398,24 @@ def _runs_as_several_processes(mod: Module) -> bool:
     a process group, DDP, rank queries, a launcher's ``RANK``/``LOCAL_RANK``)
     holds for the file or for a script that imports it (a helper of the
     training script that pins the GPU). A single-process script (an
-    evaluation entry point choosing its GPU from a config) is free to pin one.
+    evaluation entry point choosing its GPU from a config) is free to pin one,
+    and so is a script that declares itself one process
+    (``os.environ["WORLD_SIZE"] = "1"``, Effi's inference scripts).
     """
+    if _declares_one_process(mod):
+        return False
     return _here_or_in_an_importer(mod, distributed_script)
+
+
+def _declares_one_process(mod: Module) -> bool:
+    """The module sets ``os.environ["WORLD_SIZE"]`` to ``"1"`` (or ``1``) itself."""
+    return any(
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and str(node.value.value).strip() == "1"
+        and any(env_key(t) == "WORLD_SIZE" for t in node.targets)
+        for node in mod.nodes
+    )
 
 
 #: Packages that build, wrap or re-shard the loaders of the code they drive

@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 from .cli_configs import read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
-from .launch_counts import read_launch_counts
+from .launch_counts import read_launch_counts, read_node_counts
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
@@ -154,6 +154,11 @@ class Project:
     def launch_counts(self) -> list[int] | None:
         """The process counts the tree's launch lines name (read once; see ``launch_counts``)."""
         return read_launch_counts(self.root) if self.root else []
+
+    @cached_property
+    def node_counts(self) -> list[int] | None:
+        """The node count of every launch line of the tree (read once; see ``launch_counts``)."""
+        return read_node_counts(self.root) if self.root else []
 
     @cached_property
     def trainer_devices(self) -> list[str]:

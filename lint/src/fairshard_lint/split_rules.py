@@ -577,13 +577,30 @@ def _names_the_world(node: ast.AST) -> bool:
     return "world_size" in text or "world" in text.split(".")[-1]
 
 
+def _one_node_everywhere(mod: Module) -> bool:
+    """Every launch line the tree ships runs one node: a local rank is the global one there.
+
+    Pixel-Wise-Visibility's ``torchrun --nproc_per_node=4 train_ddp.py`` (no
+    ``--nnodes``), a Slurm script asking for one node: the wrong rank is latent
+    until someone launches on several nodes, which no shipped command does. A
+    tree with no launch line, or a count the text does not give, keeps the
+    finding.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree:
+        return False
+    counts = project.node_counts
+    return bool(counts) and all(count == 1 for count in counts or ())
+
+
 @rule(
     "FS111",
     "local-rank-as-rank",
     "rank= (or the index of datasets' Dataset.shard(num_shards, index)) gets a node-local "
     "rank (local_rank, LOCAL_RANK) while the world size is global: on more than one node, "
     "ranks with the same local rank read the same share (and init_process_group sees "
-    "duplicate ranks)",
+    "duplicate ranks); left alone where every launch line the folder ships runs one node "
+    "and nothing in it names several",
     "pass the global rank (dist.get_rank(), int(os.environ['RANK'])); use the local rank "
     "only to pick the device (torch.cuda.set_device(local_rank))",
 )
@@ -617,7 +634,7 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # a shard count that is not the world size: not a split between ranks
         if world is not None and is_local_world(world, flow.local_world_names):
             continue  # a node-local world: consistent on one node
-        if pinned_to_one_machine(mod):
+        if pinned_to_one_machine(mod) or _one_node_everywhere(mod):
             continue  # MASTER_ADDR = "localhost": every process is on this machine
         keyword = "index" if shard else "rank"
         yield (
