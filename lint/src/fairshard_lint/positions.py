@@ -14,7 +14,7 @@ import ast
 from .flow import Function
 from .names import Module, dotted, is_eval_name, is_train_name
 
-__all__ = ["WHOLE", "position_verdict", "returned_at"]
+__all__ = ["WHOLE", "position_verdict", "returned_at", "returned_keywords"]
 
 
 def _reads(node: ast.AST, names: set[str], origin: ast.AST) -> bool:
@@ -45,6 +45,34 @@ def returned_at(func: Function, origin: ast.AST) -> set[int]:
             and _reads(node.value, derived, origin)
         ):
             found.add(WHOLE)
+    return found
+
+
+def returned_keywords(func: Function, origin: ast.AST) -> set[str]:
+    """Keywords of a constructor ``func`` returns whose values hold what ``origin`` builds.
+
+    ``return MnistLoaders(train_loader=train_loader, val_loader=val_loader)``
+    (a dataclass of loaders) holds a ``val_sampler`` built for ``val_loader``
+    at ``val_loader``: a call site reads it as ``loaders.val_loader``. Empty
+    where any return is not such a call (the value lands whole).
+    """
+    derived = _derived(func, origin)
+    found: set[str] = set()
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        if not _reads(node.value, derived, origin):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call) or value.args or not value.keywords:
+            return set()
+        if any(keyword.arg is None for keyword in value.keywords):
+            return set()  # **fields: where the loader lands is not written here
+        found |= {
+            keyword.arg
+            for keyword in value.keywords
+            if keyword.arg is not None and _reads(keyword.value, derived, origin)
+        }
     return found
 
 

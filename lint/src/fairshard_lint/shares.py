@@ -33,7 +33,7 @@ from .names import (
     single_process_test,
     tail,
 )
-from .positions import WHOLE, returned_at
+from .positions import WHOLE, returned_at, returned_keywords
 
 if TYPE_CHECKING:
     from .flow import Function
@@ -479,7 +479,15 @@ def _handed_back(
     positions = returned_at(func, sampler)
     if not positions:
         return []
-    return _landings(project, mod.cache["module_name"], func, positions, 1, partial) or []
+    fields = returned_keywords(func, sampler) if positions == {WHOLE} else set()
+    found = _landings(project, mod.cache["module_name"], func, positions, 1, partial) or []
+    if not fields:
+        return found
+    # a dataclass of loaders: the call site reads the sampler's loader as ``loaders.val_loader``
+    return [
+        (site_mod, site, {f"{name}.{field}" for name in named for field in fields} or named)
+        for site_mod, site, named in found
+    ]
 
 
 def _landings(
