@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from .accelerate_epochs import lost_batch_sampler_epochs
 from .branches import single_process_branch
 from .data_samplers import is_data_sampler_class
-from .flow import LOADERS, flow_of, shuffles
+from .flow import LOADERS, distributed_script, flow_of, is_distributed_sampler, shuffles
 from .loops import unsynced_loops
 from .names import (
     Module,
@@ -28,8 +28,10 @@ from .names import (
     tail,
 )
 from .prepared import framework_shards
+from .project import Project
 from .rulebook import rule
 from .seed_draws import seed_drawn_per_process
+from .seeded_datasets import per_rank_seed, shuffled_by_its_constructor
 from .unset_epochs import (
     hidden_from_the_framework,
     unprepared_trainer_loaders,
@@ -81,8 +83,9 @@ _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomS
     "rank-dependent-seed",
     "a sampler's seed depends on the rank (seed=rank, seed + rank, or torch.manual_seed(rank) "
     "before a sampler that draws from the global generator) or is drawn in each process "
-    "(random.randint, time.time): ranks shuffle differently, so their shares overlap and "
-    "miss samples",
+    "(random.randint, time.time), or a per-rank seed runs before a dataset whose "
+    "constructor shuffles its items from the global generator and a distributed sampler "
+    "splits it: ranks shuffle differently, so their shares overlap and miss samples",
     "give every rank the same sampler seed; seed augmentation per rank separately "
     "(e.g. a per-worker generator), never the sampler",
 )
@@ -110,6 +113,7 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                         "once and broadcast it from rank 0, or take it from the command line"
                     ),
                 )
+        yield from _seeded_dataset_orders(mod, call)
         if not _seeds_torch_per_rank(mod, call):
             continue
         qualified = mod.qualified(call.func) or ""
@@ -137,6 +141,34 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "with one shared seed"
                 ),
             )
+
+
+def _seeded_dataset_orders(mod: Module, seed: ast.Call) -> Iterator[tuple[ast.AST, str]]:
+    """``seed`` seeds a generator per rank that a later sampler's dataset orders itself from."""
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not distributed_script(mod):
+        return
+    family = per_rank_seed(mod, seed, flow_of(mod).rank_names_at(seed))
+    if family is None:
+        return
+    for call in mod.calls:
+        if source_position(call) <= source_position(seed) or not is_distributed_sampler(mod, call):
+            continue
+        if mod.function_of(call) is not mod.function_of(seed):
+            continue
+        draw = shuffled_by_its_constructor(project, mod.cache["module_name"], call, family)
+        if draw is not None:
+            yield (
+                seed,
+                (
+                    f"{tail(seed)}({ast.unparse(seed.args[0])}) seeds the global generator per "
+                    f"rank before the dataset that {tail(call)} (line {call.lineno}) splits is "
+                    f"built, and its constructor reorders its items from it ({tail(draw)}): "
+                    "every rank holds them in another order, so shares overlap and miss items; "
+                    "seed alike on every rank before building the dataset"
+                ),
+            )
+            return
 
 
 def _seeds_torch_per_rank(mod: Module, call: ast.Call) -> bool:
