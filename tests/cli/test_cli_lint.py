@@ -130,6 +130,15 @@ def test_undecodable_file_is_one_finding_and_the_run_goes_on(
     assert "cannot decode" in lines[0] and "cannot decode" in lines[1]
 
 
+def test_windows_code_page_declaration_is_read_as_cp1252(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "mbcs" exists on Windows only: a file written there is still linted elsewhere
+    _write(tmp_path / "a_mbcs.py", ("# -*- coding: mbcs -*-\n# caf\u00e9\n" + BAD).encode("cp1252"))
+    assert main(["lint", str(tmp_path)]) == 1
+    assert "a_mbcs.py:7:5: FS101" in capsys.readouterr().out
+
+
 def test_deeply_nested_file_is_a_finding_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -193,9 +194,15 @@ def lint_source(
         try:
             module = Module.parse(source, path)
         except SyntaxError as exc:
+            newer = (
+                "; Python 3.12 reads f-strings that reuse their quotes inside: if this is "
+                "3.12 code, run the linter on 3.12"
+                if sys.version_info < (3, 12) and exc.msg.startswith("f-string")
+                else ""
+            )
             return _file_error(
                 path,
-                f"file does not parse: {exc.msg}",
+                f"file does not parse: {exc.msg}{newer}",
                 exc.lineno or 1,
                 (exc.offset or 0) + 1 if exc.offset else 1,
             )

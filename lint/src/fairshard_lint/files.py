@@ -509,8 +509,23 @@ def decode(data: bytes) -> str:
     """Source text as Python decodes it (PEP 263 declaration or BOM, else UTF-8).
 
     Raises:
-        SyntaxError: an unknown encoding declared (``tokenize``'s wording).
+        SyntaxError: an unknown encoding declared (``tokenize``'s wording); the
+            Windows-only code pages (``mbcs``, ``oem``) are read as cp1252.
         UnicodeDecodeError: bytes that are invalid in the encoding in force.
     """
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        # "mbcs", "oem": the Windows code pages, declared by files written there, exist
+        # only on Windows; read them as its usual one (cp1252: ASCII alike) to lint them
+        declared = _COOKIE.search(b"\n".join(data.splitlines()[:2]))
+        if declared is None or declared.group(1).lower() not in _WINDOWS_CODECS:
+            raise
+        return data.decode("cp1252", errors="replace")
     return data.decode(encoding)
+
+
+#: PEP 263's coding declaration.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
+#: Codecs Python has on Windows only (the ANSI and OEM code pages).
+_WINDOWS_CODECS = frozenset({b"mbcs", b"dbcs", b"oem", b"ansi"})
