@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
+from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module, dotted, tail
 from .pins import read_pins
@@ -217,6 +218,8 @@ def lint_source(
             alone.finish()
         except RecursionError:
             return _file_error(path, "file is nested too deeply to check; nothing was checked")
+    if imports_a_missing_module(module):
+        return []  # stops at an import of a module its own tree lacks: nothing else runs
     noqa = _suppressed(source.splitlines())
     found: set[Finding] = set()
     for code, rule in RULES.items():

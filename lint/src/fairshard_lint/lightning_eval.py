@@ -475,9 +475,14 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
         if handed is None:
             continue
         scope = mod.function_of(call) or mod.tree
-        built = [handed] if isinstance(handed, ast.Call) else _calls_bound_to(scope, dotted(handed))
-        if not isinstance(handed, ast.Call):
-            built += _built_by_helper(mod, scope, dotted(handed))
+        if isinstance(handed, ast.Call):
+            built = [handed]
+        else:
+            # bound before the run: a name bound again after it (gnn-paper's valid_loader,
+            # rebuilt for trainer.predict) is another loader
+            name = dotted(handed)
+            built = [b for b in _calls_bound_to(scope, name) if b.lineno < call.lineno]
+            built += _built_by_helper(mod, scope, name)
         for loader in built:
             if _plain(mod, loader):
                 yield loader, stage, _model_class(mod, call, scope)

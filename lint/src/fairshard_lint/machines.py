@@ -69,6 +69,22 @@ def pinned_to_one_machine(mod: Module) -> bool:
     cached = mod.cache.get("one_machine")
     if isinstance(cached, bool):
         return cached
-    found = _pins(mod) or any(_pins(other) for other in importers(mod))
+    found = _pins(mod) or any(_pins(other) for other in _importers_up(mod, 3))
     mod.cache["one_machine"] = found
+    return found
+
+
+def _importers_up(mod: Module, depth: int) -> list[Module]:
+    """The modules of the tree that import ``mod``, and theirs, ``depth`` levels up.
+
+    De-limiter's ``main_ddp.py`` pins ``MASTER_ADDR`` and imports ``train_ddp``,
+    which imports the ``solver_ddp`` that builds the sampler.
+    """
+    found: list[Module] = []
+    level = [mod]
+    for _ in range(depth):
+        level = [other for m in level for other in importers(m) if other not in found]
+        found.extend(o for o in level if o not in found)
+        if not level:
+            break
     return found

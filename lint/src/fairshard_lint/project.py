@@ -62,6 +62,7 @@ __all__ = ["Project", "importers", "module_name"]
 #: a Lightning module that scores validation or combines its metrics over the ranks).
 _PROJECT_WORDS = (
     "set_epoch",
+    "MASTER_ADDR",  # a launcher script that pins the rendezvous (see ``machines``)
     "datamodule=",
     "use_distributed_sampler",
     "replace_sampler_ddp",

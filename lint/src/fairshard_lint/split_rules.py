@@ -23,6 +23,7 @@ from .flow import (
     is_distributed_sampler,
     is_global_rank,
     is_local_world,
+    parameters,
 )
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
@@ -36,6 +37,7 @@ from .names import (
     Module,
     argument,
     dotted,
+    env_key,
     is_constant,
     is_eval_name,
     mentions_local_rank,
@@ -577,6 +579,58 @@ def _names_the_world(node: ast.AST) -> bool:
     return "world_size" in text or "world" in text.split(".")[-1]
 
 
+def _fed_global_ranks(mod: Module, call: ast.Call, rank: ast.expr) -> bool:
+    """``rank`` is a parameter that every caller of ``call``'s function binds to a global rank.
+
+    aWeatherCodebook's ``loader(world_size, local_rank, kwargs)`` builds its
+    sampler with ``rank=local_rank``; its one caller passes ``get_rank()``. The
+    name says local, the value is global.
+    """
+    project = mod.cache.get("project")
+    func = mod.function_of(call)
+    if not isinstance(project, Project) or func is None or not isinstance(rank, ast.Name):
+        return False
+    params = parameters(func)
+    if rank.id not in params:
+        return False
+    method = [a.arg for a in func.args.args[:1]] in (["self"], ["cls"])
+    sites = project.call_sites(mod.cache["module_name"], func.name)
+    if not sites and method:
+        # self.Dl_train.loader(get_world_size(), get_rank(), kwargs): an instance the
+        # tree cannot type; every call of a method of that name must pass a global rank
+        sites = [
+            (owner, c)
+            for owner, c in project.calls_named(func.name)
+            if isinstance(c.func, ast.Attribute)
+        ]
+    if not sites:
+        return False
+    for owner, site in sites:
+        given = next((k.value for k in site.keywords if k.arg == rank.id), None)
+        index = params.index(rank.id)  # parameters() leaves self out: it is not passed
+        if (
+            given is None
+            and 0 <= index < len(site.args)
+            and not any(isinstance(a, ast.Starred) for a in site.args[: index + 1])
+        ):
+            given = site.args[index]
+        if given is None:
+            return False
+        other = flow_of(project.modules[owner])
+        if not (
+            _global_rank_call(given) or is_global_rank(given) or dotted(given) in other.global_names
+        ):
+            return False
+    return True
+
+
+def _global_rank_call(node: ast.expr) -> bool:
+    """``dist.get_rank()``, ``get_rank()`` (a tree's wrapper), ``os.environ["RANK"]``."""
+    if isinstance(node, ast.Call) and tail(node) in {"get_rank", "get_global_rank"}:
+        return not node.args or tail(node) == "get_global_rank"
+    return env_key(node) == "RANK"
+
+
 def _one_node_everywhere(mod: Module) -> bool:
     """Every launch line the tree ships runs one node: a local rank is the global one there.
 
@@ -622,6 +676,8 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if dotted(rank) in flow.global_names:
             continue  # local_rank = dist.get_rank(): a global rank under a local name
+        if _fed_global_ranks(mod, call, rank):
+            continue  # a parameter named local_rank that every caller hands get_rank()
         if _mesh_rank(rank):
             continue  # mesh["dp"].get_local_rank(): the rank within a mesh dimension
         world = (
