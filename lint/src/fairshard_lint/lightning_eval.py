@@ -285,7 +285,28 @@ def _one_device_everywhere(mod: Module) -> bool:
     trainers = [c for other in tree_modules(mod) for c in other.calls if tail(c) == "Trainer"]
     if not trainers or any(tail(c) == "LightningCLI" for o in tree_modules(mod) for c in o.calls):
         return False
-    return all(_single(argument(c, "devices") or argument(c, "gpus")) for c in trainers)
+    return all(
+        _single(argument(c, "devices") or argument(c, "gpus")) or _single_strategy(other, c)
+        for other in tree_modules(mod)
+        for c in other.calls
+        if tail(c) == "Trainer"
+    )
+
+
+def _single_strategy(mod: Module, trainer: ast.Call) -> bool:
+    """``strategy=SingleDeviceStrategy(...)`` (or a name bound to one): one process, no sampler.
+
+    Geoformer-NMR's ``strategy = SingleDeviceStrategy(device=device)`` handed to
+    its ``Trainer``.
+    """
+    strategy = argument(trainer, "strategy")
+    if isinstance(strategy, ast.Constant):
+        return strategy.value == "single_device"
+    if isinstance(strategy, ast.Name):
+        scope = mod.function_of(trainer) or mod.tree
+        bound = _calls_bound_to(scope, strategy.id)
+        return bool(bound) and all(tail(b) == "SingleDeviceStrategy" for b in bound)
+    return isinstance(strategy, ast.Call) and tail(strategy) == "SingleDeviceStrategy"
 
 
 def _single(count: ast.AST | None) -> bool:
