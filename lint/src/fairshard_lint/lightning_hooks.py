@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from .names import Module, argument, dotted, is_constant, tail
+from .names import Module, argument, bound_calls, dotted, is_constant, tail
 
 __all__ = [
     "LIGHTNING",
@@ -122,7 +122,7 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
             handed = argument(call, "datamodule", 1) if datamodules else argument(call, "model", 0)
             if handed is None:
                 continue
-            built = _builders(other, handed)
+            built = bound_calls(other, handed)
             if built is None or any(dotted(b.func) is None for b in built):
                 return None  # data_modules[name](cfg): a class picked by a registry lookup
             # a loader handed in place of a data module (trainer.validate(model, loader))
@@ -209,29 +209,6 @@ def _where(mod: Module, call: ast.Call) -> Run:
     project = mod.cache.get("project")
     found = project.resolve(mod.cache["module_name"], call) if project is not None else None
     return (found[0], found[1]) if found is not None else (None, name)
-
-
-def _builders(mod: Module, value: ast.expr) -> list[ast.Call] | None:
-    """The calls that build ``value``, where each binding in its function is a call.
-
-    ``dm = V1DataModule(...)`` in one branch and ``dm = V2DataModule(...)`` in
-    the other give both; ``None`` where a binding is not a call (a parameter,
-    a factory's result read from a dict).
-    """
-    if isinstance(value, ast.Call):
-        return [value]
-    name = dotted(value)
-    if name is None:
-        return None
-    scope = mod.function_of(value) or mod.tree
-    values = [
-        node.value
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets)
-    ]
-    if not values or not all(isinstance(v, ast.Call) for v in values):
-        return None
-    return [v for v in values if isinstance(v, ast.Call)]
 
 
 def lightning_shards(mod: Module, call: ast.Call) -> bool:

@@ -505,6 +505,29 @@ def distributed_test(test: ast.expr) -> bool:
     return (isinstance(op, ast.Gt) and value == 1) or (isinstance(op, ast.GtE) and value == 2)
 
 
+def bound_calls(mod: Module, value: ast.expr) -> list[ast.Call] | None:
+    """The calls that build ``value``, where each binding in its function is a call.
+
+    ``dm = V1DataModule(...)`` in one branch and ``dm = V2DataModule(...)`` in
+    the other give both; ``None`` where a binding is not a call (a parameter,
+    a factory's result read from a dict).
+    """
+    if isinstance(value, ast.Call):
+        return [value]
+    name = dotted(value)
+    if name is None:
+        return None
+    scope = mod.function_of(value) or mod.tree
+    values = [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets)
+    ]
+    if not values or not all(isinstance(v, ast.Call) for v in values):
+        return None
+    return [v for v in values if isinstance(v, ast.Call)]
+
+
 def is_main_guard(test: ast.expr) -> bool:
     """``__name__ == "__main__"`` (either side)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:

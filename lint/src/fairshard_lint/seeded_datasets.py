@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from .names import Module, argument, dotted, mentions_rank, tail
+from .names import Module, argument, bound_calls, dotted, mentions_rank, tail
 from .project import Project
 
 __all__ = ["per_rank_seed", "shuffled_by_its_constructor"]
@@ -87,21 +87,9 @@ def shuffled_by_its_constructor(
 
 def _built_by(mod: Module, sampler: ast.Call, data: ast.expr | None) -> ast.Call | None:
     """The call the sampler's dataset name was last bound to before it, in its function."""
-    if isinstance(data, ast.Call):
-        return data
-    name = dotted(data) if data is not None else None
-    if name is None:
-        return None
-    scope = mod.function_of(sampler) or mod.tree
-    bound = [
-        node.value
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Call)
-        and node.lineno < sampler.lineno
-        and any(dotted(t) == name for t in node.targets)
-    ]
-    return max(bound, key=lambda c: c.lineno) if bound else None
+    bound = bound_calls(mod, data) if data is not None else None
+    before = [c for c in bound or [] if c is data or c.lineno <= sampler.lineno]
+    return max(before, key=lambda c: c.lineno) if before else None
 
 
 def _reorders_itself(mod: Module, init: ast.FunctionDef, family: str) -> ast.Call | None:
