@@ -12,7 +12,16 @@ import ast
 
 from .branches import train_branch
 from .flow import LOADERS
-from .names import Module, argument, dotted, is_eval_name, is_train_name, name_words, tail
+from .names import (
+    Module,
+    argument,
+    calls_bound_to,
+    dotted,
+    is_eval_name,
+    is_train_name,
+    name_words,
+    tail,
+)
 
 __all__ = [
     "context_of",
@@ -43,6 +52,22 @@ def _unpacked(target: ast.Tuple | ast.List) -> list[str]:
     if any(is_eval_name(n) for n in names) and any(is_train_name(n) for n in names):
         return []
     return names
+
+
+def rebound_later(mod: Module, node: ast.AST) -> list[ast.Call]:
+    """The calls that ``node``'s names are bound to again later in its function.
+
+    ``train_sampler = SubsetRandomSampler(idx)`` then ``if multinode: train_sampler
+    = DistributedSampler(...)``: what a distributed run replaces the value with.
+    """
+    scope = mod.function_of(node) or mod.tree
+    at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    return [
+        call
+        for name in set(target_names(mod, node))
+        for call in calls_bound_to(scope, name)
+        if (call.lineno, call.col_offset) > at
+    ]
 
 
 def target_names(mod: Module, node: ast.AST) -> list[str]:

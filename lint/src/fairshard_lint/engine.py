@@ -218,8 +218,6 @@ def lint_source(
             alone.finish()
         except RecursionError:
             return _file_error(path, "file is nested too deeply to check; nothing was checked")
-    if imports_a_missing_module(module):
-        return []  # stops at an import of a module its own tree lacks: nothing else runs
     noqa = _suppressed(source.splitlines())
     found: set[Finding] = set()
     for code, rule in RULES.items():
@@ -237,6 +235,8 @@ def lint_source(
             if silenced is None or code in silenced:
                 continue
             found.add(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, message))
+    if found and imports_a_missing_module(module):
+        return []  # stops at an import of a module its own tree lacks: nothing else runs
     return sorted(found)
 
 

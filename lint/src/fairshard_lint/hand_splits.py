@@ -31,7 +31,7 @@ from .flow import distributed_script, flow_of
 from .names import Module, argument, dotted, is_constant, mentions_rank, source_position, tail
 from .project import Project, importers
 
-__all__ = ["hand_splits", "seeded_before"]
+__all__ = ["generator_family", "hand_splits", "seeded_before"]
 
 #: Draws of a permutation (or an in-place shuffle) from the process's global generator.
 _PERMUTATIONS = frozenset(
@@ -65,7 +65,7 @@ def _permutation(mod: Module, call: ast.Call) -> str | None:
 _FAMILIES = (("torch.", "torch"), ("numpy.", "numpy"), ("random.", "random"))
 
 
-def _family(mod: Module, call: ast.Call) -> str | None:
+def generator_family(mod: Module, call: ast.Call) -> str | None:
     """``torch``, ``numpy`` or ``random`` for a call of that package; ``None`` for others."""
     name = mod.qualified(call.func) or ""
     return next((family for prefix, family in _FAMILIES if name.startswith(prefix)), None)
@@ -85,7 +85,7 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
     name = tail(call).lower()
     if "seed" not in name or name in {"seed_worker", "worker_init_fn"}:
         return False
-    if family is not None and _family(mod, call) not in (None, family):
+    if family is not None and generator_family(mod, call) not in (None, family):
         return False
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
 
@@ -259,7 +259,7 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
         subset: ast.expr | None = _split_subset(mod, func, draw)
         if subset is None:
             subset = _complementary_cut(mod, func, draw)
-        family = _family(mod, draw)
+        family = generator_family(mod, draw)
         if subset is None or seeded_before(mod, draw, family=family):
             continue
         if here:

@@ -35,7 +35,7 @@ from .lightning_hooks import (
     trainer_method,
     tree_modules,
 )
-from .names import Module, argument, dotted, is_constant, tail
+from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
 from .project import Project, unreached_by_callers
 
 __all__ = [
@@ -198,18 +198,6 @@ def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.Functi
                     yield other, func
 
 
-def _calls_bound_to(scope: ast.AST, name: str | None) -> list[ast.Call]:
-    """The calls ``scope`` assigns to ``name`` (``trainer = Trainer(...)``, ``model = Lit(x)``)."""
-    return [
-        node.value
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Call)
-        and name is not None
-        and any(dotted(t) == name for t in node.targets)
-    ]
-
-
 def _one_device(mod: Module, call: ast.Call) -> bool:
     """The trainer ``call`` runs on was built in the same function for one device.
 
@@ -218,7 +206,7 @@ def _one_device(mod: Module, call: ast.Call) -> bool:
     """
     receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
     scope = mod.function_of(call) or mod.tree
-    built = [c for c in _calls_bound_to(scope, receiver) if tail(c) == "Trainer"]
+    built = [c for c in calls_bound_to(scope, receiver) if tail(c) == "Trainer"]
     if not built:
         return False
     return all(_single(argument(t, "devices") or argument(t, "gpus")) for t in built)
@@ -282,14 +270,12 @@ def _one_device_everywhere(mod: Module) -> bool:
     """
     if _cli_one_device(mod):
         return True
-    trainers = [c for other in tree_modules(mod) for c in other.calls if tail(c) == "Trainer"]
+    trainers = [(o, c) for o in tree_modules(mod) for c in o.calls if tail(c) == "Trainer"]
     if not trainers or any(tail(c) == "LightningCLI" for o in tree_modules(mod) for c in o.calls):
         return False
     return all(
         _single(argument(c, "devices") or argument(c, "gpus")) or _single_strategy(other, c)
-        for other in tree_modules(mod)
-        for c in other.calls
-        if tail(c) == "Trainer"
+        for other, c in trainers
     )
 
 
@@ -304,7 +290,7 @@ def _single_strategy(mod: Module, trainer: ast.Call) -> bool:
         return strategy.value == "single_device"
     if isinstance(strategy, ast.Name):
         scope = mod.function_of(trainer) or mod.tree
-        bound = _calls_bound_to(scope, strategy.id)
+        bound = calls_bound_to(scope, strategy.id)
         return bool(bound) and all(tail(b) == "SingleDeviceStrategy" for b in bound)
     return isinstance(strategy, ast.Call) and tail(strategy) == "SingleDeviceStrategy"
 
@@ -502,7 +488,7 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
             # bound before the run: a name bound again after it (gnn-paper's valid_loader,
             # rebuilt for trainer.predict) is another loader
             name = dotted(handed)
-            built = [b for b in _calls_bound_to(scope, name) if b.lineno < call.lineno]
+            built = [b for b in calls_bound_to(scope, name) if b.lineno < call.lineno]
             built += _built_by_helper(mod, scope, name)
         for loader in built:
             if _plain(mod, loader):
@@ -543,7 +529,7 @@ def _built_by_helper(mod: Module, scope: ast.AST, name: str | None) -> list[ast.
                 if isinstance(value, ast.Call):
                     found.append(value)
                 elif value is not None:
-                    found += _calls_bound_to(func, dotted(value))
+                    found += calls_bound_to(func, dotted(value))
     return found
 
 
@@ -556,7 +542,7 @@ def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | 
     made: ast.Call | None = model if isinstance(model, ast.Call) else None
     name = dotted(model) if model is not None and made is None else None
     if name is not None:  # the last binding before the call: model = LitFNO(model)
-        bindings = [c for c in _calls_bound_to(scope, name) if c.lineno < call.lineno]
+        bindings = [c for c in calls_bound_to(scope, name) if c.lineno < call.lineno]
         made = max(bindings, key=lambda value: value.lineno) if bindings else None
     if made is None:
         return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .context import context_of, target_names
+from .context import context_of, rebound_later, target_names
 from .flow import (
     LOADERS,
     bound_only_to,
@@ -25,6 +25,7 @@ from .lightning_hooks import lightning_shards
 from .names import (
     Module,
     argument,
+    calls_bound_to,
     distributed_test,
     dotted,
     env_key,
@@ -465,22 +466,14 @@ def _rebound_to_a_sharded_loader(mod: Module, call: ast.Call) -> bool:
     that starts the process group replaces the loader; the shuffling one is
     what a one-process run keeps.
     """
-    names = set(target_names(mod, call))
-    if not names:
-        return False
     scope = mod.function_of(call) or mod.tree
-    at = (call.lineno, call.col_offset)
     return any(
-        isinstance(node, ast.Assign)
-        and (node.lineno, node.col_offset) > at
-        and any(dotted(t) in names for t in node.targets)
-        and isinstance(node.value, ast.Call)
-        and tail(node.value) in LOADERS
+        tail(loader) in LOADERS
         and any(
-            _shards(mod, scope, argument(node.value, key, position))
+            _shards(mod, scope, argument(loader, key, position))
             for key, position in (("sampler", 3), ("batch_sampler", 4))
         )
-        for node in ast.walk(scope)
+        for loader in rebound_later(mod, call)
     )
 
 
@@ -488,15 +481,8 @@ def _shards(mod: Module, scope: ast.AST, sampler: ast.expr | None) -> bool:
     """``sampler`` is a distributed sampler: built right there or bound to one in ``scope``."""
     if isinstance(sampler, ast.Call):
         return is_distributed_sampler(mod, sampler)
-    if isinstance(sampler, ast.Name | ast.Attribute) and (name := dotted(sampler)):
-        return any(
-            isinstance(node, ast.Assign)
-            and any(dotted(t) == name for t in node.targets)
-            and isinstance(node.value, ast.Call)
-            and is_distributed_sampler(mod, node.value)
-            for node in ast.walk(scope)
-        )
-    return False
+    name = dotted(sampler) if sampler is not None else None
+    return any(is_distributed_sampler(mod, c) for c in calls_bound_to(scope, name))
 
 
 def _reshards_loader_data(runner: Module) -> bool:

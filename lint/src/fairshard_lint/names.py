@@ -505,6 +505,18 @@ def distributed_test(test: ast.expr) -> bool:
     return (isinstance(op, ast.Gt) and value == 1) or (isinstance(op, ast.GtE) and value == 2)
 
 
+def calls_bound_to(scope: ast.AST, name: str | None) -> list[ast.Call]:
+    """The calls ``scope`` assigns to ``name`` (``trainer = Trainer(...)``, ``model = Lit(x)``)."""
+    return [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and name is not None
+        and any(dotted(t) == name for t in node.targets)
+    ]
+
+
 def bound_calls(mod: Module, value: ast.expr) -> list[ast.Call] | None:
     """The calls that build ``value``, where each binding in its function is a call.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 
+from .hand_splits import generator_family
 from .names import Module, argument, bound_calls, dotted, mentions_rank, tail
 from .project import Project
 
@@ -34,7 +35,6 @@ _DRAWS = {
     "numpy.random.permutation": "numpy",
     "torch.randperm": "torch",
 }
-_FAMILIES = (("torch.", "torch"), ("numpy.", "numpy"), ("random.", "random"))
 
 
 def per_rank_seed(mod: Module, call: ast.Call, rank_names: set[str]) -> str | None:
@@ -47,9 +47,8 @@ def per_rank_seed(mod: Module, call: ast.Call, rank_names: set[str]) -> str | No
         return None
     if not mentions_rank(call.args[0], rank_names):
         return None
-    qualified = mod.qualified(call.func) or ""
-    family = next((f for prefix, f in _FAMILIES if qualified.startswith(prefix)), "any")
-    if family == "torch" and "cuda" in qualified:
+    family = generator_family(mod, call) or "any"
+    if family == "torch" and "cuda" in (mod.qualified(call.func) or ""):
         return None  # the GPU generators: no dataset draws its order there
     return family
 

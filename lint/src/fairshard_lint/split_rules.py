@@ -14,7 +14,13 @@ from collections.abc import Iterator
 
 from .accelerate_eval import unfilled_gathers
 from .consumers import carrying_names
-from .context import context_of, evaluation_split_loop, is_sampler_class, target_names
+from .context import (
+    context_of,
+    evaluation_split_loop,
+    is_sampler_class,
+    rebound_later,
+    target_names,
+)
 from .dedup import deduplicates, deduplicates_at
 from .flow import (
     LOADERS,
@@ -494,16 +500,7 @@ def _replaced_when_distributed(mod: Module, call: ast.Call) -> bool:
     DistributedSampler(Subset(dataset, idx))``: the subset sampler is what a
     one-process run keeps; every distributed run replaces it.
     """
-    names = set(target_names(mod, call))
-    scope = mod.function_of(call) or mod.tree
-    return bool(names) and any(
-        isinstance(node, ast.Assign)
-        and (node.lineno, node.col_offset) > (call.lineno, call.col_offset)
-        and any(dotted(t) in names for t in node.targets)
-        and isinstance(node.value, ast.Call)
-        and is_distributed_sampler(mod, node.value)
-        for node in ast.walk(scope)
-    )
+    return any(is_distributed_sampler(mod, value) for value in rebound_later(mod, call))
 
 
 def _iterated_in_place(mod: Module, call: ast.Call) -> bool:
