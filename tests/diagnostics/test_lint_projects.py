@@ -60,7 +60,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # helper_combine: the project shows the helper's combine that keeps it;
     # lightning_own_model: each script's own model decides, not the other's;
     # several_nodes_documented: the launch lines and the README decide the nodes;
-    # local_rank_param_fed_local: the callers decide what the parameter holds)
+    # local_rank_param_fed_local: the callers decide what the parameter holds;
+    # one_process_launches: the launch lines decide how many processes run)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -71,6 +72,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "lightning_own_model",
         "several_nodes_documented",
         "local_rank_param_fed_local",
+        "one_process_launches",
     }
 
 
@@ -857,3 +859,68 @@ def test_launch_counts_are_read_from_the_trees_launch_lines(tmp_path: Path) -> N
     assert read_launch_counts(tmp_path) == [4, 8]
     (tmp_path / "README.md").write_text("torchrun --nproc-per-node $NGPUS train.py\n")
     assert read_launch_counts(tmp_path) is None  # a count given by a variable: unknown
+
+
+@pytest.mark.parametrize(
+    ("line", "one"),
+    [
+        ("CUDA_VISIBLE_DEVICES=0 python train.py", True),
+        ("CUDA_VISIBLE_DEVICES='3' accelerate launch train.py", True),
+        ("torchrun --nproc_per_node=1 train.py", True),
+        ("GPU=2\nCUDA_VISIBLE_DEVICES=$GPU accelerate launch train.py", True),
+        ("GPU=$1\nCUDA_VISIBLE_DEVICES=$GPU python train.py", True),  # named for one GPU
+        ("CUDA_VISIBLE_DEVICES=${gpu_id:-0} python train.py", True),
+        ("export CUDA_VISIBLE_DEVICES=0\npython train.py", True),
+        ("CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node=2 train.py", False),
+        ("CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node=2 train.py", False),
+        ("CUDA_VISIBLE_DEVICES=$GPUS python train.py", False),  # may hold several
+        ("GPUS=$1\nCUDA_VISIBLE_DEVICES=$GPUS python train.py", False),
+        ("CUDA_VISIBLE_DEVICES=$1 python train.py", False),  # the caller's value, unnamed
+        ("python train.py", False),  # every visible GPU, for all the text says
+        ("accelerate launch train.py", False),
+        ("torchrun --nproc_per_node=$N train.py", False),
+    ],
+)
+def test_one_process_scripts_are_read_from_every_line_that_runs_them(
+    tmp_path: Path, line: str, one: bool
+) -> None:
+    from fairshard_lint.launch_counts import read_one_process_scripts
+
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / "run.sh").write_text(f"#!/bin/bash\n{line}\n")
+    assert read_one_process_scripts(tmp_path) == (frozenset({"train.py"}) if one else frozenset())
+
+
+def test_one_process_needs_every_line_that_runs_the_script(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import read_one_process_scripts
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "train.py").write_text("import torch\n")
+    (tmp_path / "eval.py").write_text("import torch\n")
+    assert read_one_process_scripts(tmp_path) == frozenset()  # no line runs them: unknown
+    (tmp_path / "tools" / "run.sh").write_text(
+        "CUDA_VISIBLE_DEVICES=0 python train.py\nCUDA_VISIBLE_DEVICES=0 python ../eval.py\n"
+    )
+    assert read_one_process_scripts(tmp_path) == {"tools/train.py", "eval.py"}
+    (tmp_path / "README.md").write_text("```\ntorchrun --nproc_per_node=8 -m tools.train\n```\n")
+    assert read_one_process_scripts(tmp_path) == {"eval.py"}
+
+
+def test_a_script_that_pins_or_spawns_its_own_processes_is_not_read_as_one(
+    tmp_path: Path,
+) -> None:
+    body = (PROJECTS / "one_process_launches_good" / "train.py").read_text()
+    shutil.copytree(PROJECTS / "one_process_launches_good", tmp_path / "t")
+    script = tmp_path / "t" / "train.py"
+    assert _found(tmp_path / "t", [tmp_path / "t"]) == set()
+    script.write_text('import os\nos.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n' + body)
+    codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
+    assert codes == {"FS103", "FS106", "FS109"}  # two GPUs and no set_device: FS106 too
+    script.write_text(body + "\ntorch.multiprocessing.spawn(main, nprocs=4)\n")
+    assert {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])} == {"FS103", "FS109"}
+    sized = "torch.multiprocessing.spawn(main, nprocs=torch.cuda.device_count())"
+    script.write_text(f"{body}\n{sized}\n")
+    assert _found(tmp_path / "t", [tmp_path / "t"]) == set()
+    imported = "from train import main\n\nmain(model, train_set, test_set, epochs=2)\n"
+    (tmp_path / "t" / "run_ddp.py").write_text(imported)  # imported: unknown
+    assert {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])} == {"FS103", "FS109"}

@@ -17,6 +17,7 @@ import ast
 from pathlib import Path
 
 from .names import Module
+from .project import Project
 
 __all__ = ["imports_a_missing_module"]
 
@@ -28,11 +29,12 @@ def imports_a_missing_module(mod: Module) -> bool:
         return cached
     found = False
     project = mod.cache.get("project")
-    root = getattr(project, "root", None)
-    path = getattr(project, "paths", {}).get(mod.cache.get("module_name", ""))
-    if root is not None and path and getattr(project, "whole_tree", False):
-        here = (Path(root) / path).parent
-        found = any(_missing(name, [Path(root), here]) for name in _top_level_imports(mod))
+    if isinstance(project, Project) and project.whole_tree and project.root is not None:
+        path = project.tree_path(mod)
+        if path is not None:
+            root = project.root.resolve()
+            here = (root / path).parent
+            found = any(_missing(name, [root, here]) for name in _top_level_imports(mod))
     mod.cache["missing_import"] = found
     return found
 

@@ -13,6 +13,7 @@ from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module, dotted, tail
+from .one_process_runs import MULTI_PROCESS_RULES, one_process_script
 from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .reach import unreached_in_script
@@ -235,6 +236,8 @@ def lint_source(
             if silenced is None or code in silenced:
                 continue
             found.add(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, message))
+    if found and one_process_script(module):  # no second process: nothing to repeat or miss
+        found = {f for f in found if f.code not in MULTI_PROCESS_RULES}
     if found and imports_a_missing_module(module):
         return []  # stops at an import of a module its own tree lacks: nothing else runs
     return sorted(found)

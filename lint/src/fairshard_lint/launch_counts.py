@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .tree_texts import TooManyFiles, tree_texts
+from .tree_texts import TooManyFiles, tree_files, tree_texts
 
-__all__ = ["read_launch_counts", "read_node_counts"]
+__all__ = ["read_launch_counts", "read_node_counts", "read_one_process_scripts"]
 
 _LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
 _COUNT = re.compile(
@@ -107,3 +107,134 @@ def read_node_counts(folder: Path) -> list[int] | None:
     except TooManyFiles:
         return None
     return counts
+
+
+#: A line that runs Python: a launcher, or ``python``/``python3.10`` itself.
+_RUNS = re.compile(_LAUNCH.pattern + r"|\bpython(?:\d+(?:\.\d+)?)?\b")
+#: A script a line names (``train.py``, ``./tools/train.py``, ``$ROOT/train.py``).
+_SCRIPT = re.compile(r"(?:^|[\s=\"'])(?P<path>[\w./${}:-]*?[\w-]+\.py)\b")
+#: A module a line runs (``python -m tools.train``).
+_MODULE = re.compile(r"\s-m\s+(?P<name>[A-Za-z_][\w.]*)")
+_PIN = re.compile(r"\bCUDA_VISIBLE_DEVICES=(?P<value>\S*)")
+_ASSIGN = re.compile(r"^\s*(?:export\s+)?(?P<name>[A-Za-z_]\w*)=(?P<value>\S*)", re.M)
+_GPU_COUNT = re.compile(
+    r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus|num[_-]gpus)"
+    r"(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
+)
+_POSITIONAL = re.compile(r"^\$\{?(?:\d+|@|\*)\}?$")
+_VARIABLE = re.compile(r"^\$\{?(?P<name>[A-Za-z_]\w*)(?::-(?P<default>[^}]*))?\}?$")
+#: Variables whose name says one device (``GPU=$4  # Specify GPU index``); ``GPUS``,
+#: ``gpu_list`` or ``devices`` may hold several and say nothing.
+_ONE_DEVICE_NAMES = frozenset(
+    {"gpu", "gpu_id", "gpuid", "gpu_idx", "gpu_index", "device_id", "cuda_id", "gpu_num"}
+)
+
+
+def _one_device(value: str, assigned: dict[str, str]) -> bool:
+    """A ``CUDA_VISIBLE_DEVICES`` value names one device (``0``, ``$GPU`` with ``GPU=0``).
+
+    A variable set from outside (``GPU=$4``, or never set in the file) counts
+    by its name (``_ONE_DEVICE_NAMES``).
+    """
+    name = ""
+    for _ in range(4):  # GPU=$DEVICE_ID, DEVICE_ID=0: a few hops at most
+        value = value.strip("\"';")
+        if value.isdigit():
+            return True
+        if _POSITIONAL.match(value):
+            break  # set by the caller: the variable's name says what it holds
+        match = _VARIABLE.match(value)
+        if match is None:
+            return False  # 0,1 / a list / $(seq ...)
+        name = match.group("name")
+        if name in assigned:
+            value = assigned[name]
+        elif match.group("default") is not None:
+            value = match.group("default")
+        else:
+            break
+    return name.lower() in _ONE_DEVICE_NAMES
+
+
+def _one_process(line: str, pinned: str | None, assigned: dict[str, str]) -> bool:
+    """The launch line starts one process: one visible GPU, or a count of 1."""
+    counts = [m.group("value").strip("\"';,") for m in _GPU_COUNT.finditer(line)]
+    if any(not c.isdigit() or int(c) > 1 for c in counts):
+        return False
+    run = _RUNS.search(line)
+    here = _PIN.search(line, 0, run.start() if run else len(line))
+    value = here.group("value") if here else pinned
+    if value is not None:
+        return _one_device(value, assigned)
+    return bool(counts)  # --nproc_per_node=1 with no pin
+
+
+def _named(line: str) -> list[str]:
+    """The Python files a line runs or hands on, as written (``-m a.b``: ``a/b.py``)."""
+    names = [m.group("path") for m in _SCRIPT.finditer(line)]
+    names += [m.group("name").replace(".", "/") + ".py" for m in _MODULE.finditer(line)]
+    out = []
+    for name in names:
+        if "$" in name:  # $ROOT/tools/train.py: the part after the variable
+            name = name.rpartition("}")[2] if "}" in name else name.partition("/")[2]
+        out.append(name.removeprefix("./").lstrip("/"))
+    return [n for n in out if n.endswith(".py") and "$" not in n]
+
+
+def _files_of(name: str, here: Path, folder: Path, python: list[str]) -> list[str]:
+    """The tree's files a script name can be: beside the launch file, at the root, else by tail."""
+    for base in (here, folder):
+        direct = base / name
+        if direct.is_file():
+            try:
+                return [direct.resolve().relative_to(folder.resolve()).as_posix()]
+            except ValueError:
+                return []
+    return [p for p in python if p == name or p.endswith("/" + name)]
+
+
+def read_one_process_scripts(folder: Path) -> frozenset[str]:
+    """The tree's Python files that every shipped line running them runs as one process.
+
+    ``CUDA_VISIBLE_DEVICES=$GPU accelerate launch finetune_accelerate.py`` with
+    ``GPU=0`` set above it (SDoRA's experiment scripts, whose comment says
+    "single-GPU setup"), ``CUDA_VISIBLE_DEVICES=0 python train.py``,
+    ``torchrun --nproc_per_node=1 train.py``: one process, so nothing a second
+    one could repeat, overlap or miss. A variable's value is read from its
+    assignment in the same file; one never assigned there counts by its name
+    (``GPU``, ``gpu_id``: one device; ``GPUS``, ``devices``: unknown). A file
+    that any line runs otherwise (no pin, several GPUs, a count above 1 or a
+    variable's), or that no line names, is not in the set; paths are relative
+    to ``folder`` (posix). Too many launch files: the empty set.
+    """
+    root = folder.resolve()
+    python = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.py")
+        if not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    verdicts: dict[str, list[bool]] = {}
+    try:
+        for path, text in tree_files(root, _LAUNCHERS):
+            assigned: dict[str, str] = {}
+            pinned: str | None = None
+            for line in text.replace("\\\n", " ").splitlines():
+                stripped = line.strip()
+                if stripped.startswith("#"):
+                    continue
+                assign = _ASSIGN.match(line)
+                if assign and not _RUNS.search(line):
+                    if assign.group("name") == "CUDA_VISIBLE_DEVICES":
+                        pinned = assign.group("value")
+                    else:
+                        assigned[assign.group("name")] = assign.group("value")
+                    continue
+                if not _RUNS.search(line):
+                    continue
+                one = _one_process(line, pinned, assigned)
+                for name in _named(line):
+                    for file in _files_of(name, path.parent, root, python):
+                        verdicts.setdefault(file, []).append(one)
+    except TooManyFiles:
+        return frozenset()
+    return frozenset(file for file, ones in verdicts.items() if all(ones))

@@ -46,7 +46,7 @@ from pathlib import Path, PurePosixPath
 from .cli_configs import read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
-from .launch_counts import read_launch_counts, read_node_counts
+from .launch_counts import read_launch_counts, read_node_counts, read_one_process_scripts
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
@@ -160,6 +160,11 @@ class Project:
     def node_counts(self) -> list[int] | None:
         """The node count of every launch line of the tree (read once; see ``launch_counts``)."""
         return read_node_counts(self.root) if self.root else []
+
+    @cached_property
+    def one_process_scripts(self) -> frozenset[str]:
+        """The tree's files every shipped line runs as one process (see ``launch_counts``)."""
+        return read_one_process_scripts(self.root) if self.root else frozenset()
 
     @cached_property
     def trainer_devices(self) -> list[str]:
@@ -296,6 +301,16 @@ class Project:
         from the folder above) names the tree's ``engine_finetune``.
         """
         return self.root.resolve().name if self.root is not None else ""
+
+    def tree_path(self, mod: Module) -> Path | None:
+        """Where ``mod``'s file lies below the walked folder (``None``: not in this tree)."""
+        path = self.paths.get(mod.cache.get("module_name", ""))
+        if self.root is None or not path:
+            return None
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return None
 
     def imports(self, name: str) -> dict[str, str]:
         """Local name -> dotted target, for every import of module ``name`` (relative resolved)."""

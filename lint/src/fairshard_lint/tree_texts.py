@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["MAX_FILES", "TooManyFiles", "tree_texts"]
+__all__ = ["MAX_FILES", "TooManyFiles", "tree_files", "tree_texts"]
 
 MAX_FILES = 400
 _MAX_BYTES = 200_000
@@ -26,6 +26,12 @@ def tree_texts(folder: Path, patterns: tuple[str, ...]) -> Iterator[str]:
 
     Raises :class:`TooManyFiles` after ``MAX_FILES`` files.
     """
+    for _, text in tree_files(folder, patterns):
+        yield text
+
+
+def tree_files(folder: Path, patterns: tuple[str, ...]) -> Iterator[tuple[Path, str]]:
+    """Each file under ``folder`` matching ``patterns`` with its text (see ``tree_texts``)."""
     seen = 0
     for pattern in patterns:
         for path in sorted(folder.rglob(pattern)):
@@ -37,6 +43,6 @@ def tree_texts(folder: Path, patterns: tuple[str, ...]) -> Iterator[str]:
             try:
                 if path.stat().st_size > _MAX_BYTES:
                     continue
-                yield path.read_text(encoding="utf-8", errors="replace")
+                yield path, path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
