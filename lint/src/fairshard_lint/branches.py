@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import ast
 
-from .names import Module, dotted, is_train_name, name_words, tail
+from .names import Module, argument, dotted, is_train_name, name_words, tail
 
-__all__ = ["single_process_branch", "train_branch"]
+__all__ = ["single_process_branch", "spawning_parent", "train_branch"]
 
 #: Words of a test that asks whether the script runs on several processes.
 _WORLD_WORDS = frozenset(
@@ -147,3 +147,30 @@ def train_branch(mod: Module, node: ast.AST) -> bool | None:
             if asks is not None and side is not None:
                 return asks == side
     return None
+
+
+#: Calls that start worker processes running a function of the script.
+_SPAWNS = frozenset({"spawn", "start_processes"})
+
+
+def spawning_parent(mod: Module, node: ast.AST) -> bool:
+    """``node`` runs in the parent process of a script that spawns its ranks.
+
+    GrainGraphNN's ``__main__`` block builds a loader to warm the model up,
+    then ``mp.spawn(dist_train, ...)``: the block runs once, in the parent,
+    and only ``dist_train`` runs on every rank. ``node`` must share its scope
+    (the module's top level, or a function) with a ``spawn`` whose target is
+    another function of the module.
+    """
+    scope = mod.function_of(node)
+    for call in mod.calls:
+        if tail(call) not in _SPAWNS or mod.function_of(call) is not scope:
+            continue
+        target = argument(call, "fn", 0)
+        if (
+            isinstance(target, ast.Name)
+            and target.id in mod.functions
+            and (scope is None or scope.name != target.id)
+        ):
+            return True
+    return False

@@ -10,7 +10,9 @@ hooks combine their metrics over the ranks (``self.log(..., sync_dist=True)``,
 twice. Lightning says so itself for ``trainer.validate`` and ``trainer.test``;
 it says nothing for the validation inside ``fit``.
 
-Left alone: loaders that name their own ``sampler=`` or ``batch_sampler=``
+Left alone: loaders that drop their last partial batch (``drop_last=True``,
+where the repeats land; see ``drops_the_padded_tail``), loaders that name
+their own ``sampler=`` or ``batch_sampler=``
 (fairshard's ``DistributedEvalSampler`` is a ``DistributedSampler``, which
 Lightning keeps), trees that turn the replacement off, ``predict_dataloader``
 (Lightning shards prediction without repeats), hooks that never combine, and
@@ -39,6 +41,7 @@ from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
 from .project import Project, unreached_by_callers
 
 __all__ = [
+    "drops_the_padded_tail",
     "inherited_padded_evaluations",
     "lightning_padded_evaluations",
     "combined_by_lightning",
@@ -385,8 +388,74 @@ def _plain(mod: Module, call: ast.Call, unset: Set[str] = frozenset()) -> bool:
         (tail(call) in LOADERS or imported in LOADERS or _chosen_loader_class(mod, call))
         and not named(argument(call, "sampler", 3))
         and not named(argument(call, "batch_sampler", 4))
-        and not any(k.arg is None for k in call.keywords)
+        and not any(
+            k.arg is None and _may_hold_a_sampler(mod, call, k.value) for k in call.keywords
+        )
     )
+
+
+def drops_the_padded_tail(mod: Module, loader: ast.Call) -> bool:
+    """The loader drops its last partial batch, where a distributed sampler's padding lands.
+
+    ``DistributedSampler`` (Lightning's, ``shuffle=False``, or one written by
+    hand, shuffled or not) pads the index list by repeating its head at its
+    end: the repeats are the last index of the last ranks' shares, which a
+    loader with ``drop_last=True`` drops with the partial last batch. They
+    stay only where a rank's share fills whole batches (a share a multiple of
+    the batch size: about one run in ``batch_size``), and always with one
+    sample per batch, so ``batch_size=1`` keeps the finding. ``drop_last`` is
+    read as a keyword or from a dict literal the function spreads
+    (``**params`` with ``params = {"drop_last": True, ...}``).
+    """
+    options: dict[str, ast.expr] = {k.arg: k.value for k in loader.keywords if k.arg}
+    scope = mod.function_of(loader) or mod.tree
+    for spread in (k.value for k in loader.keywords if k.arg is None):
+        if isinstance(spread, ast.Name):
+            for node in ast.walk(scope):
+                if (
+                    isinstance(node, ast.Assign)
+                    and isinstance(node.value, ast.Dict)
+                    and any(dotted(t) == spread.id for t in node.targets)
+                ):
+                    for key, value in zip(node.value.keys, node.value.values, strict=False):
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                            options.setdefault(key.value, value)
+    batch = options.get("batch_size", argument(loader, "batch_size", 1))
+    return is_constant(options.get("drop_last"), True) and not is_constant(batch, 1)
+
+
+_SAMPLER_KEYS = frozenset({"sampler", "batch_sampler"})
+
+
+def _may_hold_a_sampler(mod: Module, call: ast.Call, spread: ast.expr) -> bool:
+    """``DataLoader(ds, **spread)``: the mapping may pass a sampler.
+
+    A config's loader options (RFMfold's ``**self.loader_config["val"]``, a
+    dict of batch size, shuffle and workers) hold plain values: a sampler is
+    built over the dataset, in code. The enclosing function's own
+    ``**kwargs`` (its callers' keywords) may hold one, and so may a mapping
+    the function fills with a ``"sampler"`` key or a ``sampler=`` keyword
+    anywhere in it.
+    """
+    func = mod.function_of(call)
+    if (
+        func is not None
+        and func.args.kwarg is not None
+        and isinstance(spread, ast.Name)
+        and spread.id == func.args.kwarg.arg
+    ):
+        return True
+    for node in ast.walk(func if func is not None else mod.tree):
+        if isinstance(node, ast.Constant) and node.value in _SAMPLER_KEYS:
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and node is not call
+            and any(k.arg in _SAMPLER_KEYS for k in node.keywords)
+            and tail(node) in ("dict", "update")
+        ):
+            return True
+    return False
 
 
 def _chosen_loader_class(mod: Module, call: ast.Call) -> bool:
@@ -495,6 +564,64 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
                 yield loader, stage, _model_class(mod, call, scope)
 
 
+def _attached_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef | None]]:
+    """Plain loaders a script attaches to a model as its loader hook.
+
+    EmoNet2's ``setattr(model, "val_dataloader", lambda: val_loader)`` (or
+    ``model.val_dataloader = lambda: val_loader``) before ``trainer.fit(model)``:
+    Lightning calls the attribute as the hook, so the loader is padded as a
+    hook's would be.
+    """
+    for node in mod.nodes:
+        if isinstance(node, ast.Call) and tail(node) == "setattr" and len(node.args) == 3:
+            model, hook, value = node.args
+            if not (isinstance(hook, ast.Constant) and hook.value in _EVAL_HOOKS):
+                continue
+            stage = _EVAL_HOOKS[str(hook.value)]
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and node.targets[0].attr in _EVAL_HOOKS
+        ):
+            model, stage, value = (
+                node.targets[0].value,
+                _EVAL_HOOKS[node.targets[0].attr],
+                node.value,
+            )
+        else:
+            continue
+        if not isinstance(value, ast.Lambda):
+            continue  # a hook is called: only a function returning the loader works
+        body = value.body
+        scope = mod.function_of(node) or mod.tree
+        if isinstance(body, ast.Call):
+            built = [body]
+        else:
+            name = dotted(body)
+            built = [b for b in calls_bound_to(scope, name) if b.lineno < node.lineno]
+            built += _built_by_helper(mod, scope, name)
+        owner = _class_of_binding(mod, model, scope, node.lineno)
+        for loader in built:
+            if _plain(mod, loader):
+                yield loader, stage, owner
+
+
+def _class_of_binding(
+    mod: Module, model: ast.expr, scope: ast.AST, before: int
+) -> ast.ClassDef | None:
+    """The class of this file ``model`` was last made from before line ``before``, if one."""
+    made: ast.Call | None = model if isinstance(model, ast.Call) else None
+    name = dotted(model) if made is None else None
+    if name is not None:  # the last binding before the call: model = LitFNO(model)
+        bindings = [c for c in calls_bound_to(scope, name) if c.lineno < before]
+        made = max(bindings, key=lambda value: value.lineno) if bindings else None
+    if made is None:
+        return None
+    classes = mod.classes.get(tail(made), [])
+    return classes[0] if len(classes) == 1 else None
+
+
 def _built_by_helper(mod: Module, scope: ast.AST, name: str | None) -> list[ast.Call]:
     """The calls a builder function of the file returns into ``name``.
 
@@ -539,15 +666,7 @@ def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | 
     ``model = LitFNO(net)`` then ``trainer.fit(model, train_loader, eval_loader)``.
     """
     model = argument(call, "model", 0)
-    made: ast.Call | None = model if isinstance(model, ast.Call) else None
-    name = dotted(model) if model is not None and made is None else None
-    if name is not None:  # the last binding before the call: model = LitFNO(model)
-        bindings = [c for c in calls_bound_to(scope, name) if c.lineno < call.lineno]
-        made = max(bindings, key=lambda value: value.lineno) if bindings else None
-    if made is None:
-        return None
-    classes = mod.classes.get(tail(made), [])
-    return classes[0] if len(classes) == 1 else None
+    return None if model is None else _class_of_binding(mod, model, scope, call.lineno)
 
 
 def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
@@ -565,6 +684,7 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             if not isinstance(owner, ast.ClassDef) or never_run(mod, owner):
                 continue
             found += [(c, stage, owner) for c in _hook_loaders(mod, owner, func)]
+    found += _attached_loaders(mod)
     if not _tests_run(mod):
         found = [entry for entry in found if entry[1] != "test"]
     handed = list(_handed_loaders(mod))
@@ -579,6 +699,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             project, mod.cache["module_name"], loader
         ):
             continue  # BERT-TSC's `else` of `if early_loading:`, every caller passing True
+        if drops_the_padded_tail(mod, loader):
+            continue  # CGAT's drop_last=True: the repeats fall in each rank's dropped batch
         # a model handed to trainer.fit with the loader is the one that scores it (a
         # subclass's hooks may score a data module's loader: a base class's owner is not)
         only_own = any(entry[0] is loader for entry in handed)

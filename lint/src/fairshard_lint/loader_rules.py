@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
+from .branches import spawning_parent
 from .context import context_of, rebound_later, target_names
 from .flow import (
     LOADERS,
@@ -230,6 +231,7 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             _branches_on_world(mod, call)
             or _in_single_process_function(mod, call)
             or _called_only_when_single(mod, call)
+            or spawning_parent(mod, call)
         ):
             continue  # the single-process branch of a script that also runs distributed
         if _rebound_to_a_sharded_loader(mod, call):

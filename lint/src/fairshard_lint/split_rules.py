@@ -35,6 +35,7 @@ from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
 from .lightning_eval import (
     combined_by_lightning,
+    drops_the_padded_tail,
     inherited_padded_evaluations,
     lightning_padded_evaluations,
 )
@@ -181,7 +182,9 @@ def _padded_classes(mod: Module) -> set[str]:
     "the same length by repeating samples from the head, so metrics averaged or counted over what "
     "the ranks yield count up to W-1 samples twice (drop_last=True skips some instead); reported "
     "where the evaluation that reads the loader is seen to combine the ranks (a collective, a "
-    "synced metric, per-rank result files), since each rank's own share holds no repeat",
+    "synced metric, per-rank result files), since each rank's own share holds no repeat; a "
+    "loader with drop_last=True (batches of more than one) drops the repeats with each rank's "
+    "last batch and is left alone",
     "evaluate with fairshard.DistributedEvalSampler (every sample exactly once, ranks may "
     "differ by one), then combine with fairshard.gather_in_order (predictions in dataset "
     "order) or fairshard.ExactMetrics (exact counts across ranks)",
@@ -190,6 +193,9 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for call, reached in _padded_evaluation_calls(mod):
         if _deduplicated(mod, call) or not _combined_seen(mod, call):
             continue
+        loaders = _loaders_over(mod, call)
+        if loaders and all(drops_the_padded_tail(mod, loader) for loader in loaders):
+            continue  # the repeats fall in each rank's dropped last batch
         name = tail(call)
         yield (
             call,
@@ -230,6 +236,20 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "it) and combine exact counts"
             ),
         )
+
+
+def _loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
+    """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name)."""
+    scope = mod.function_of(sampler) or mod.tree
+    names = set(target_names(mod, sampler))
+    found = []
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Call) or tail(node) not in LOADERS:
+            continue
+        given = argument(node, "sampler", 3)
+        if given is sampler or (given is not None and dotted(given) in names):
+            found.append(node)
+    return found
 
 
 def _deduplicated(mod: Module, call: ast.Call) -> bool:
