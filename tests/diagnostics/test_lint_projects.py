@@ -924,3 +924,25 @@ def test_a_script_that_pins_or_spawns_its_own_processes_is_not_read_as_one(
     imported = "from train import main\n\nmain(model, train_set, test_set, epochs=2)\n"
     (tmp_path / "t" / "run_ddp.py").write_text(imported)  # imported: unknown
     assert {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])} == {"FS103", "FS109"}
+
+
+def test_a_class_named_anywhere_in_the_tree_may_run(tmp_path: Path) -> None:
+    shutil.copytree(PROJECTS / "unused_class_good", tmp_path / "t")
+    root = tmp_path / "t"
+    assert _found(root, [root]) == set()  # nothing names OldTrainer: its loop never runs
+    loop = ("trainer.py", 19, "FS101")
+    (root / "README.md").write_text("Older runs: `OldTrainer(model, loader, 10).train()`\n")
+    assert _found(root, [root]) == {loop}  # a documented recipe makes one
+    (root / "README.md").unlink()
+    build = "def build(name, **kwargs):\n    return getattr(trainer, name)(**kwargs)\n"
+    (root / "registry.py").write_text(f"import trainer\n\n\n{build}")
+    assert _found(root, [root]) == {loop}  # made by name from the tree's own module
+    optimizer = "def optimizer(name, params):\n    return getattr(torch.optim, name)(params)\n"
+    (root / "registry.py").write_text(f"import torch\n\n\n{optimizer}")
+    assert _found(root, [root]) == set()  # a lookup in another package makes no class here
+    (root / "old.py").write_text("from trainer import OldTrainer as Legacy\n")
+    assert _found(root, [root]) == {loop}
+    (root / "old.py").unlink()
+    script = (root / "train.py").read_text()
+    (root / "train.py").write_text(script.split("\n\nif __name__")[0] + "\n")
+    assert _found(root, [root]) == {loop}  # no script: modules for code elsewhere

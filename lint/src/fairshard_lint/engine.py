@@ -19,6 +19,7 @@ from .project import Project, module_name, takes_part
 from .reach import unreached_in_script
 from .rules import RULES
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
+from .unused_classes import in_unused_class
 
 __all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
 
@@ -229,8 +230,8 @@ def lint_source(
         except RecursionError:
             return _file_error(path, "file is nested too deeply to check; nothing was checked")
         for node, message in results:
-            if unreached_in_script(module, node):
-                continue  # a function of a script that its own entry never runs
+            if unreached_in_script(module, node) or in_unused_class(module, node):
+                continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)
             silenced = noqa.get(line, frozenset())
             if silenced is None or code in silenced:

@@ -1,0 +1,128 @@
+"""A class that no code of the linted tree uses: its methods never run.
+
+sainfoin_seed_effdet's ``src/trainer.py`` holds a ``SupervisedTrainer``
+beside the ``EffdetTrainer`` its launcher builds; nothing makes one,
+subclasses it or names it, so the epoch loop of its ``train`` describes no
+run. A finding inside a top-level class that no file of the tree names
+(outside comments and docstrings) is left out.
+
+Only application trees are read this way: trees that ship a script (a
+file with an ``if __name__ == "__main__":`` block). A tree that packages itself
+(``setup.py``, ``pyproject.toml`` or ``setup.cfg`` at its root) is a library
+whose users make its classes, and is left alone; so is a class named by a
+config, script or README of the tree (a registry entry, a documented
+recipe), and every class of a tree that looks names up at run time
+(``getattr(module, name)``, ``globals()``, ``eval``, ``import_module``).
+Too many files to read: nothing is left out.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from .names import Module
+from .project import Project
+from .tree_texts import TooManyFiles, tree_files, tree_texts
+
+__all__ = ["in_unused_class"]
+
+_PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
+_OTHER_TEXTS = ("*.yaml", "*.yml", "*.json", "*.toml", "*.cfg", "*.sh", "*.md", "*.txt")
+#: Run-time lookups by name: a class may be made without its name in the code.
+_DYNAMIC = re.compile(r"(?<![.\w])(?:globals\(\)|eval\(|__import__\()|\bimport_module\(")
+
+
+def in_unused_class(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a top-level class of an application tree that nothing names."""
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree or project.root is None:
+        return False
+    chain = [node, *mod.ancestors(node)]
+    outer = chain[-2] if len(chain) > 1 else node
+    if not isinstance(outer, ast.ClassDef) or outer not in mod.tree.body:
+        return False
+    key = f"class unused: {outer.name}"
+    if key not in project.facts:
+        project.facts[key] = _unused(project.root, outer)
+    return project.facts[key]
+
+
+def _unused(root: Path, cls: ast.ClassDef) -> bool:
+    if any((root / name).is_file() for name in _PACKAGING):
+        return False
+    word = re.compile(rf"\b{re.escape(cls.name)}\b")
+    entry = False
+    try:
+        for _, text in tree_files(root, ("*.py",)):
+            if _DYNAMIC.search(text) or ("getattr(" in text and _looks_up_in_tree(text, root)):
+                return False
+            if word.search(text) and _names_class(text, cls):
+                return False
+            entry = entry or "__main__" in text
+        if not entry:
+            return False  # no script: a tree of modules for code elsewhere to use
+        if any(word.search(text) for text in tree_texts(root, _OTHER_TEXTS)):
+            return False
+    except TooManyFiles:
+        return False
+    return True
+
+
+def _names_class(text: str, cls: ast.ClassDef) -> bool:
+    """The source names the class in code: a use, a base, an import, the name as a string."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # unreadable: it may
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == cls.name:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == cls.name:
+            return True
+        if isinstance(node, ast.alias) and cls.name in (node.name.rpartition(".")[2], node.asname):
+            return True
+        if isinstance(node, ast.Constant) and node.value == cls.name:
+            return True
+    return False
+
+
+def _looks_up_in_tree(text: str, root: Path) -> bool:
+    """``getattr(trainers, cfg.name)`` on a module of the tree: a class made by name.
+
+    ``getattr(torch.optim, name)`` looks up another package, and
+    ``getattr(self, name)`` a method: neither makes a class of the tree.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _in_tree(root, alias.name):
+                    modules.add(alias.asname or alias.name.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom) and (node.level or _in_tree(root, node.module or "")):
+            modules.update(alias.asname or alias.name for alias in node.names)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and not isinstance(node.args[1], ast.Constant)
+        ):
+            base = node.args[0]
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in modules:
+                return True
+    return False
+
+
+def _in_tree(root: Path, dotted: str) -> bool:
+    """``src.trainer``: its first part is a folder or a module at the tree's root."""
+    head = dotted.partition(".")[0]
+    return bool(head) and ((root / head).is_dir() or (root / f"{head}.py").is_file())

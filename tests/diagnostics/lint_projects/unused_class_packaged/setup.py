@@ -1,0 +1,3 @@
+from setuptools import setup
+
+setup(name="detection", py_modules=["trainer", "train"])
