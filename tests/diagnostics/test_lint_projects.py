@@ -61,7 +61,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # lightning_own_model: each script's own model decides, not the other's;
     # several_nodes_documented: the launch lines and the README decide the nodes;
     # local_rank_param_fed_local: the callers decide what the parameter holds;
-    # one_process_launches: the launch lines decide how many processes run)
+    # one_process_launches: the launch lines decide how many processes run;
+    # cvd_helper_imported_early: the importer's order decides whether the pin counts)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -73,6 +74,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "several_nodes_documented",
         "local_rank_param_fed_local",
         "one_process_launches",
+        "cvd_helper_imported_early",
     }
 
 
@@ -859,6 +861,21 @@ def test_launch_counts_are_read_from_the_trees_launch_lines(tmp_path: Path) -> N
     assert read_launch_counts(tmp_path) == [4, 8]
     (tmp_path / "README.md").write_text("torchrun --nproc-per-node $NGPUS train.py\n")
     assert read_launch_counts(tmp_path) is None  # a count given by a variable: unknown
+
+
+def test_node_counts_read_the_launcher_by_path_and_an_abbreviated_flag(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import read_node_counts
+
+    (tmp_path / "run.sh").write_text(
+        "python /opt/env/lib/python3.8/site-packages/torch/distributed/launch.py \\\n"
+        "    --nnode=1 --node_rank=0 --nproc_per_node=4 main.py\n"
+    )
+    assert read_node_counts(tmp_path) == [1]  # argparse reads --nnode as --nnodes
+    (tmp_path / "run.sh").write_text(
+        "python /opt/env/lib/python3.8/site-packages/torch/distributed/launch.py \\\n"
+        "    --nnode=2 --node_rank=$RANK --nproc_per_node=4 main.py\n"
+    )
+    assert read_node_counts(tmp_path) is None  # a node flag above 1: several nodes
 
 
 @pytest.mark.parametrize(

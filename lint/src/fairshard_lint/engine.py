@@ -109,7 +109,15 @@ _DATA_NAMES = frozenset(
 
 #: ``deepspeed.initialize(..., training_data=dataset)`` builds a loader over a sampler.
 _DATA_KEYWORDS = frozenset({"training_data"})
-_DATA_WORDS = (*_DATA_NAMES, "Sampler", *(f"{k}=" for k in _DATA_KEYWORDS))
+#: Lightning's loader hooks: a model that returns a loader another module builds
+#: (``def val_dataloader(self): return get_val_dataloader()``) names no data word itself.
+_LOADER_HOOKS = frozenset({"val_dataloader", "test_dataloader"})
+_DATA_WORDS = (
+    *_DATA_NAMES,
+    "Sampler",
+    *(f"{k}=" for k in _DATA_KEYWORDS),
+    *(f"def {hook}(" for hook in sorted(_LOADER_HOOKS)),
+)
 
 
 def uses_torch_data(module: Module) -> bool:
@@ -121,11 +129,15 @@ def uses_torch_data(module: Module) -> bool:
     """
     if not module.imports_any(TORCH_PACKAGES):
         return False
-    return any(
-        name in _DATA_NAMES or name.endswith("Sampler")
-        for name in module.identifiers
-        | {target.rpartition(".")[2] for target in module.aliases.values()}
-    ) or any(k.arg in _DATA_KEYWORDS for call in module.calls for k in call.keywords)
+    return (
+        any(
+            name in _DATA_NAMES or name.endswith("Sampler")
+            for name in module.identifiers
+            | {target.rpartition(".")[2] for target in module.aliases.values()}
+        )
+        or any(k.arg in _DATA_KEYWORDS for call in module.calls for k in call.keywords)
+        or bool(_LOADER_HOOKS & set(module.functions))
+    )
 
 
 def may_use_torch_data(source: str) -> bool:

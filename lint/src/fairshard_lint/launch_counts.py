@@ -47,13 +47,13 @@ def read_launch_counts(folder: Path) -> list[int] | None:
 
 #: A launch line: a launcher that starts the processes of a distributed run.
 _LAUNCH = re.compile(
-    r"(?:\btorchrun\b|torch\.distributed\.(?:launch|run)\b|\baccelerate\s+launch\b"
+    r"(?:\btorchrun\b|torch[./]distributed[./](?:launch|run)\b|\baccelerate\s+launch\b"
     r"|\bdeepspeed\b(?!\.)|\bsrun\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b)"
 )
 #: Launchers whose hosts come from a host list the text does not show.
 _HOST_LISTS = re.compile(r"\bmpirun\b|\bmpiexec\b|\bhorovodrun\b|--hostfile|--master[_-]addr")
 _NODES = re.compile(
-    r"--(?:nnodes|num[_-]machines|num[_-]nodes)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
+    r"--(?:nnodes?|num[_-]machines|num[_-]nodes)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
 )
 _SBATCH_NODES = re.compile(r"^#SBATCH[ \t]+(?:--nodes[ \t]*=?[ \t]*|-N[ \t]*)(?P<value>\S+)", re.M)
 

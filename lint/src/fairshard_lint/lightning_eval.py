@@ -518,6 +518,7 @@ def _hook_loaders(
     """
     calls = [c for c in ast.walk(func) if isinstance(c, ast.Call)]
     out = [c for c in calls if _plain(mod, c, unset)]
+    out += [c for c in calls if isinstance(c.func, ast.Name) and _builds_plain_elsewhere(mod, c)]
     if depth:
         methods = {f.name: f for f in owner.body if isinstance(f, ast.FunctionDef)}
         for call in calls:
@@ -531,6 +532,40 @@ def _hook_loaders(
                         if not is_constant(argument(c, "shuffle", 2), True)
                     ]
     return out
+
+
+def _builds_plain_elsewhere(mod: Module, call: ast.Call) -> bool:
+    """``call`` is a function of another module of the tree that returns a plain loader.
+
+    MPTNET's ``def val_dataloader(self): return get_val_dataloader()``, imported from
+    its data package, whose ``DataLoader(val_ds, batch_size=1, shuffle=False)``
+    names no sampler. The call in the hook stands for the loader (the finding is
+    reported there, in the hook's file); a training loader (``shuffle=True``) or
+    one that drops its last batch is not the hook's evaluation.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project):
+        return False
+    where = project.resolve(str(mod.cache.get("module_name", "")), call)
+    if where is None or where[0] == mod.cache.get("module_name"):
+        return False
+    other = project.modules[where[0]]
+    for func in other.functions.get(where[1], []):
+        returned = {
+            dotted(r.value) for r in ast.walk(func) if isinstance(r, ast.Return) and r.value
+        }
+        for loader in (n for n in ast.walk(func) if isinstance(n, ast.Call)):
+            if not _plain(other, loader) or is_constant(argument(loader, "shuffle", 2), True):
+                continue
+            if drops_the_padded_tail(other, loader):
+                continue
+            parent = other.parents.get(loader)
+            if isinstance(parent, ast.Return) or (
+                isinstance(parent, ast.Assign)
+                and any(dotted(t) in returned for t in parent.targets)
+            ):
+                return True
+    return False
 
 
 #: Trainer calls that run an evaluation over loaders handed to them, and where.

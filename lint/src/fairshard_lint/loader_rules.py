@@ -407,7 +407,46 @@ def _runs_as_several_processes(mod: Module) -> bool:
     """
     if _declares_one_process(mod):
         return False
-    return _here_or_in_an_importer(mod, distributed_script)
+    others = importers(mod)
+    script = any(isinstance(n, ast.If) and is_main_guard(n.test) for n in mod.tree.body)
+    if distributed_script(mod) and (script or not others):
+        return True  # a script run on several processes: its pin runs when it starts
+    # a module: its pin runs when a distributed script imports it
+    late = [other for other in others if distributed_script(other)]
+    if not late and distributed_script(mod):
+        return True
+    return bool(late) and not all(_imported_after_cuda_starts(other, mod) for other in late)
+
+
+def _imported_after_cuda_starts(importer: Module, mod: Module) -> bool:
+    """Every import of ``mod`` in ``importer`` follows a ``torch.cuda.set_device`` before it.
+
+    TemCoCo's ``train_dist.py`` calls ``torch.cuda.set_device(local_rank)`` and only
+    then runs ``from utils import *``, whose ``CUDA_VISIBLE_DEVICES = "0"`` comes
+    too late to change anything: each process keeps the GPU it picked.
+    """
+    name = str(mod.cache.get("module_name", "")).rpartition(".")[2]
+    sites = [
+        node
+        for node in importer.nodes
+        if (isinstance(node, ast.ImportFrom) and (node.module or "").rpartition(".")[2] == name)
+        or (
+            isinstance(node, ast.Import)
+            and any(alias.name.rpartition(".")[2] == name for alias in node.names)
+        )
+    ]
+    starts = [
+        call
+        for call in importer.calls
+        if tail(call) == "set_device" and "cuda" in (importer.qualified(call.func) or "")
+    ]
+    return bool(sites) and all(
+        any(
+            importer.function_of(start) is importer.function_of(site) and start.lineno < site.lineno
+            for start in starts
+        )
+        for site in sites
+    )
 
 
 def _declares_one_process(mod: Module) -> bool:
@@ -469,14 +508,42 @@ def _rebound_to_a_sharded_loader(mod: Module, call: ast.Call) -> bool:
     what a one-process run keeps.
     """
     scope = mod.function_of(call) or mod.tree
+    names = set(target_names(mod, call))
     return any(
-        tail(loader) in LOADERS
-        and any(
-            _shards(mod, scope, argument(loader, key, position))
-            for key, position in (("sampler", 3), ("batch_sampler", 4))
+        (
+            tail(loader) in LOADERS
+            and any(
+                _shards(mod, scope, argument(loader, key, position))
+                for key, position in (("sampler", 3), ("batch_sampler", 4))
+            )
         )
         for loader in rebound_later(mod, call)
+    ) or any(
+        _rebuilt_over_a_distributed_sampler(mod, later.value, names)
+        for later in ast.walk(scope)
+        if isinstance(later, ast.Assign)
+        and isinstance(later.value, ast.Call)
+        and later.lineno > call.lineno
+        and names & {dotted(e) for t in later.targets for e in ast.walk(t)}
     )
+
+
+def _rebuilt_over_a_distributed_sampler(mod: Module, call: ast.Call, names: set[str]) -> bool:
+    """``call`` hands the loader to a function of the file that rebuilds it sharded.
+
+    SpikeReg's ``train_loader, val_loader = _wrap_loaders_for_distributed(train_loader,
+    val_loader, ...)``, whose nested ``rebuild`` makes a ``DataLoader`` over a
+    ``DistributedSampler(loader.dataset, ...)`` when the world has several ranks.
+    """
+    if not any(dotted(a) in names for a in call.args):
+        return False
+    for func in mod.functions.get(tail(call), []):
+        inner = [n for n in ast.walk(func) if isinstance(n, ast.Call)]
+        if any(is_distributed_sampler(mod, c) for c in inner) and any(
+            tail(c) in LOADERS for c in inner
+        ):
+            return True
+    return False
 
 
 def _shards(mod: Module, scope: ast.AST, sampler: ast.expr | None) -> bool:

@@ -318,8 +318,20 @@ def _selected_by_rank(cls: ast.ClassDef, call: ast.Call) -> bool:
 _WORLD_WORDS = ("num_replicas", "world_size", "rank", "replicas", "world")
 
 
-#: Draws with replacement: a weighted or uniform sample each process may draw for itself.
-_WITH_REPLACEMENT = frozenset({"torch.randint", "random.choices", "numpy.random.randint"})
+#: Draws with replacement: a weighted or uniform sample each process may draw for itself
+#: (a list of draws, or one value: ``random.randint(i0, i1)`` picks a crop's start).
+_WITH_REPLACEMENT = frozenset(
+    {
+        "torch.randint",
+        "random.choices",
+        "random.choice",
+        "random.randint",
+        "random.randrange",
+        "random.uniform",
+        "numpy.random.randint",
+        "numpy.random.uniform",
+    }
+)
 
 
 def _draws_with_replacement(mod: Module, cls: ast.ClassDef) -> bool:
@@ -345,6 +357,18 @@ def _seeds_from_a_draw(mod: Module, cls: ast.ClassDef) -> bool:
         )
         for call in calls(cls)
     )
+
+
+def _an_own_sample(mod: Module, call: ast.Call) -> bool:
+    """A draw with replacement that seeds nothing: an i.i.d. pick, whoever draws it.
+
+    ``random.randint(begin, end - 256)`` for a crop's start beside a shuffle
+    the ranks disagree on: the shuffle is the finding, not the pick.
+    """
+    seeding = any(
+        isinstance(a, ast.Call) and tail(a) in _SEEDS_A_GENERATOR for a in mod.ancestors(call)
+    )
+    return not seeding and _with_replacement(mod, call)
 
 
 def _with_replacement(mod: Module, call: ast.Call) -> bool:
@@ -569,6 +593,7 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             name = _global_rng(mod, call)
             if (
                 name is not None
+                and not _an_own_sample(mod, call)
                 and not _partitioned_before(cls, call)
                 and not _selected_by_rank(cls, call)
                 and not _seeded_block(mod, call)

@@ -226,10 +226,15 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             ),
         )
     for loader, combined in lightning_padded_evaluations(mod):
+        built = (
+            tail(loader)
+            if tail(loader) in LOADERS
+            else f"{tail(loader)}() returns a DataLoader"  # built in another module
+        )
         yield (
             loader,
             (
-                f"{tail(loader)} without a sampler: under DDP Lightning puts in a "
+                f"{built} without a sampler: under DDP Lightning puts in a "
                 "DistributedSampler that pads every rank by repeating samples, and the "
                 f"metrics are combined over the ranks ({combined}), so some samples count "
                 "twice; pass sampler=fairshard.DistributedEvalSampler(dataset) (Lightning keeps "
@@ -702,6 +707,7 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if shard
             else argument(call, "world_size")
             or argument(call, "num_replicas", 1 if positional else None)
+            or argument(call, "world")  # a sampler of the tree's own (SeqSampler(world=...))
         )
         if shard and (world is None or not _names_the_world(world)):
             continue  # a shard count that is not the world size: not a split between ranks
