@@ -586,17 +586,23 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
         if handed is None:
             continue
         scope = mod.function_of(call) or mod.tree
-        if isinstance(handed, ast.Call):
-            built = [handed]
-        else:
-            # bound before the run: a name bound again after it (gnn-paper's valid_loader,
-            # rebuilt for trainer.predict) is another loader
-            name = dotted(handed)
-            built = [b for b in calls_bound_to(scope, name) if b.lineno < call.lineno]
-            built += _built_by_helper(mod, scope, name)
-        for loader in built:
+        for loader in _loaders_of(mod, scope, handed, call.lineno):
             if _plain(mod, loader):
                 yield loader, stage, _model_class(mod, call, scope)
+
+
+def _loaders_of(mod: Module, scope: ast.AST, value: ast.expr, before: int) -> list[ast.Call]:
+    """The calls ``value`` stands for at line ``before``: itself, or what its name holds.
+
+    A name is read as bound before that line, in ``scope`` or by a helper of the
+    file that returns into it: a name bound again after it (gnn-paper's
+    ``valid_loader``, rebuilt for ``trainer.predict``) is another loader.
+    """
+    if isinstance(value, ast.Call):
+        return [value]
+    name = dotted(value)
+    built = [b for b in calls_bound_to(scope, name) if b.lineno < before]
+    return built + _built_by_helper(mod, scope, name)
 
 
 def _attached_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef | None]]:
@@ -628,16 +634,9 @@ def _attached_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef
             continue
         if not isinstance(value, ast.Lambda):
             continue  # a hook is called: only a function returning the loader works
-        body = value.body
         scope = mod.function_of(node) or mod.tree
-        if isinstance(body, ast.Call):
-            built = [body]
-        else:
-            name = dotted(body)
-            built = [b for b in calls_bound_to(scope, name) if b.lineno < node.lineno]
-            built += _built_by_helper(mod, scope, name)
         owner = _class_of_binding(mod, model, scope, node.lineno)
-        for loader in built:
+        for loader in _loaders_of(mod, scope, value.body, node.lineno):
             if _plain(mod, loader):
                 yield loader, stage, owner
 
