@@ -21,7 +21,16 @@ from collections.abc import Iterator
 
 from .dedup import scope_deduplicates
 from .flow import bound_argument, parameters
-from .names import Module, argument, dotted, is_constant, is_eval_name, is_train_name, tail
+from .names import (
+    Module,
+    argument,
+    calls_bound_to,
+    dotted,
+    is_constant,
+    is_eval_name,
+    is_train_name,
+    tail,
+)
 
 __all__ = ["unfilled_gathers"]
 
@@ -123,6 +132,39 @@ def _unused(mod: Module, call: ast.Call, region: ast.AST) -> bool:
     return True
 
 
+def _synced_metric(mod: Module, func: ast.AST | None, call: ast.Call, loop: ast.stmt) -> bool:
+    """``metric.compute()`` of a torchmetrics object the loop updates (MNCDV3's ``F1Score``).
+
+    torchmetrics syncs a metric's states over the process group when it
+    computes (``sync_on_compute=True``, the default), so what every rank
+    updated, accelerate's fill of the last batch included, is counted.
+    """
+    if not isinstance(call.func, ast.Attribute) or call.args or call.keywords:
+        return False
+    name = dotted(call.func.value)
+    if name is None:
+        return False
+    made = calls_bound_to(func if func is not None else mod.tree, name)
+    constructors = [
+        inner
+        for value in made
+        for inner in ast.walk(value)
+        if isinstance(inner, ast.Call)
+        and (mod.qualified(inner.func) or "").startswith("torchmetrics")
+    ]
+    if not constructors or any(
+        is_constant(argument(c, "sync_on_compute"), False) for c in constructors
+    ):
+        return False  # not a torchmetrics object, or one that computes on its own states
+    if any(isinstance(n, ast.Call) and tail(n) == "gather_for_metrics" for n in ast.walk(loop)):
+        return False  # updated with what gather_for_metrics trimmed: another reading
+    updated = any(
+        isinstance(n, ast.Call) and (dotted(n.func) == name or dotted(n.func) == f"{name}.update")
+        for n in ast.walk(loop)
+    )
+    return updated
+
+
 def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Combining calls of an evaluation over a prepared loader that keep accelerate's fill."""
     if not mod.imports_any(_ACCELERATE) or _even_batches_off(mod):
@@ -158,6 +200,14 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             if name in _KEEPING:
                 found.append(
                     (call, f"{name} keeps the samples accelerate repeats to even the last batch")
+                )
+            elif name == "compute" and _synced_metric(mod, func, call, loop):
+                found.append(
+                    (
+                        call,
+                        "a torchmetrics compute() syncs the metric's states over the ranks, "
+                        "with the samples accelerate repeats to even the last batch",
+                    )
                 )
             elif name == "gather_for_metrics" and id(call) not in inside:
                 found.append(

@@ -5,8 +5,10 @@ when they are Python (``.py``/``.pyw``, or no suffix and a ``python``
 shebang) and skipped otherwise (``fairshard lint README.md`` is not a parse
 error). Files found by walking a folder are matched against exclusion globs
 (:data:`DEFAULT_EXCLUDES`: virtual environments, build output, and test
-files, whose fixtures and mocks are not training scripts); files named
-explicitly are always linted.
+files, whose fixtures and mocks are not training scripts, unless a shipped
+launch line runs the file with a distributed launcher, as ke-t5-downstreams'
+README runs ``torchrun ... test_ddp.py``); files named explicitly are
+always linted.
 
 Vendored trees found while walking a folder are skipped unless asked for
 (``--include-vendored``): they are other projects' code, copied in, and a
@@ -33,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
+from .launch_counts import read_launched_scripts
 
 __all__ = [
     "DEFAULT_EXCLUDES",
@@ -445,6 +448,16 @@ def excluded(relative: PurePosixPath, globs: Sequence[str]) -> bool:
     )
 
 
+#: Globs that exclude a file by its name as test code (``test_ddp.py``).
+_TEST_FILE_GLOBS = frozenset({"test_*.py", "*_test.py"})
+
+
+def _test_name_only(relative: PurePosixPath, globs: Sequence[str]) -> bool:
+    """Only a test-file name glob excludes ``relative`` (no folder, no other glob)."""
+    others = [g for g in globs if g not in _TEST_FILE_GLOBS]
+    return len(others) < len(globs) and not excluded(relative, others)
+
+
 def _is_python(path: Path) -> bool:
     if path.suffix.lower() in _PYTHON_SUFFIXES:
         return True
@@ -484,10 +497,18 @@ def iter_python_files(
         path = Path(raw)
         if path.is_dir():
             trees: dict[PurePosixPath, str | None] = {}
+            launched: frozenset[str] | None = None
             for found in sorted(path.rglob("*.py")):
                 relative = PurePosixPath(found.relative_to(path).as_posix())
-                if not found.is_file() or excluded(relative, excludes):
+                if not found.is_file():
                     continue
+                if excluded(relative, excludes):
+                    if not _test_name_only(relative, excludes):
+                        continue
+                    if launched is None:
+                        launched = read_launched_scripts(path)
+                    if relative.as_posix() not in launched:
+                        continue  # a test file; one a launch line runs is the tree's script
                 if vendored is not None:
                     if relative.parent not in trees:
                         trees[relative.parent] = vendored_folder(path, relative.parent)

@@ -18,7 +18,12 @@ from pathlib import Path
 
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
-__all__ = ["read_launch_counts", "read_node_counts", "read_one_process_scripts"]
+__all__ = [
+    "read_launch_counts",
+    "read_launched_scripts",
+    "read_node_counts",
+    "read_one_process_scripts",
+]
 
 _LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
 _COUNT = re.compile(
@@ -207,13 +212,33 @@ def read_one_process_scripts(folder: Path) -> frozenset[str]:
     variable's), or that no line names, is not in the set; paths are relative
     to ``folder`` (posix). Too many launch files: the empty set.
     """
+    runs = _runs_of(folder)
+    return frozenset(file for file, lines in (runs or {}).items() if all(o for o, _ in lines))
+
+
+def read_launched_scripts(folder: Path) -> frozenset[str]:
+    """The tree's Python files that a shipped line runs with a distributed launcher.
+
+    ``torchrun --nproc_per_node=2 test_ddp.py`` in a README: the file is the
+    tree's evaluation script, whatever its name says (``files`` skips
+    ``test_*.py`` as test code unless a launch line runs it).
+    """
+    runs = _runs_of(folder)
+    return frozenset(file for file, lines in (runs or {}).items() if any(d for _, d in lines))
+
+
+def _runs_of(folder: Path) -> dict[str, list[tuple[bool, bool]]] | None:
+    """Each Python file a shipped line runs -> (one process?, a launcher?) per such line.
+
+    ``None``: too many launch files to read them all.
+    """
     root = folder.resolve()
     python = sorted(
         p.relative_to(root).as_posix()
         for p in root.rglob("*.py")
         if not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
-    verdicts: dict[str, list[bool]] = {}
+    runs: dict[str, list[tuple[bool, bool]]] = {}
     try:
         for path, text in tree_files(root, _LAUNCHERS):
             assigned: dict[str, str] = {}
@@ -231,10 +256,10 @@ def read_one_process_scripts(folder: Path) -> frozenset[str]:
                     continue
                 if not _RUNS.search(line):
                     continue
-                one = _one_process(line, pinned, assigned)
+                verdict = (_one_process(line, pinned, assigned), bool(_LAUNCH.search(line)))
                 for name in _named(line):
                     for file in _files_of(name, path.parent, root, python):
-                        verdicts.setdefault(file, []).append(one)
+                        runs.setdefault(file, []).append(verdict)
     except TooManyFiles:
-        return frozenset()
-    return frozenset(file for file, ones in verdicts.items() if all(ones))
+        return None
+    return runs
