@@ -149,7 +149,7 @@ def _seeded_dataset_orders(mod: Module, seed: ast.Call) -> Iterator[tuple[ast.AS
     if not isinstance(project, Project) or not distributed_script(mod):
         return
     family = per_rank_seed(mod, seed, flow_of(mod).rank_names_at(seed))
-    if family is None:
+    if family is None or _in_worker_init(mod, seed):
         return
     for call in mod.calls:
         if source_position(call) <= source_position(seed) or not is_distributed_sampler(mod, call):
@@ -184,6 +184,33 @@ def _seeds_torch_per_rank(mod: Module, call: ast.Call) -> bool:
         qualified in _TORCH_GLOBAL_SEEDERS
         and bool(call.args)
         and mentions_rank(call.args[0], flow_of(mod).rank_names_at(call))
+        and not _in_worker_init(mod, call)
+    )
+
+
+#: Names of the functions a loader runs in each worker process at its start.
+_WORKER_INIT_NAMES = frozenset({"worker_init_fn", "seed_worker", "init_worker", "worker_init"})
+
+
+def _in_worker_init(mod: Module, call: ast.Call) -> bool:
+    """``call`` runs in a loader's worker processes, not in the process that draws the order.
+
+    centernet_ltrb_pl's ``def worker_init_fn(worker_id, rank, seed): torch.manual_seed(rank
+    + seed)``: a loader calls it in each worker it starts, whose generator augments; the
+    shuffle's order is drawn in the main process, which the seed never reaches. The
+    enclosing function counts by its name or by being handed as ``worker_init_fn=``
+    (also through ``functools.partial``).
+    """
+    func = mod.function_of(call)
+    if func is None:
+        return False
+    if func.name in _WORKER_INIT_NAMES:
+        return True
+    return any(
+        k.arg == "worker_init_fn"
+        and any(isinstance(n, ast.Name) and n.id == func.name for n in ast.walk(k.value))
+        for c in mod.calls
+        for k in c.keywords
     )
 
 
