@@ -19,10 +19,12 @@ from pathlib import Path
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
 __all__ = [
+    "launch_texts_name",
     "read_launch_counts",
     "read_launched_scripts",
     "read_node_counts",
     "read_one_process_scripts",
+    "read_run_scripts",
 ]
 
 _LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
@@ -227,6 +229,11 @@ def read_launched_scripts(folder: Path) -> frozenset[str]:
     return frozenset(file for file, lines in (runs or {}).items() if any(d for _, d in lines))
 
 
+def read_run_scripts(folder: Path) -> frozenset[str]:
+    """The tree's Python files that some shipped line runs (``python train.py ...``)."""
+    return frozenset(_runs_of(folder) or ())
+
+
 def _runs_of(folder: Path) -> dict[str, list[tuple[bool, bool]]] | None:
     """Each Python file a shipped line runs -> (one process?, a launcher?) per such line.
 
@@ -263,3 +270,15 @@ def _runs_of(folder: Path) -> dict[str, list[tuple[bool, bool]]] | None:
     except TooManyFiles:
         return None
     return runs
+
+
+def launch_texts_name(folder: Path, flags: list[str]) -> bool:
+    """Some launch file or README of the tree names one of ``flags`` (``--devices``).
+
+    Too many launch files to read them all: ``True`` (it may be there).
+    """
+    pattern = re.compile("|".join(rf"(?<![\w-]){re.escape(f)}(?![\w-])" for f in flags))
+    try:
+        return any(pattern.search(text) for text in tree_texts(folder, _LAUNCHERS))
+    except TooManyFiles:
+        return True

@@ -28,6 +28,7 @@ from pathlib import Path
 from .cli_configs import one_device
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of
+from .launch_counts import launch_texts_name, read_run_scripts
 from .lightning_hooks import (
     LIGHTNING,
     lightning_modules,
@@ -277,9 +278,43 @@ def _one_device_everywhere(mod: Module) -> bool:
     if not trainers or any(tail(c) == "LightningCLI" for o in tree_modules(mod) for c in o.calls):
         return False
     return all(
-        _single(argument(c, "devices") or argument(c, "gpus")) or _single_strategy(other, c)
+        _single(argument(c, "devices") or argument(c, "gpus"))
+        or _single_strategy(other, c)
+        or _one_by_default(other, argument(c, "devices") or argument(c, "gpus"))
         for other, c in trainers
     )
+
+
+def _one_by_default(mod: Module, count: ast.AST | None) -> bool:
+    """``devices=args.devices`` whose option defaults to one device and no launch line sets.
+
+    KLETech-CEVI-NighttimeDehazing's ``--devices`` (``default=1``): its README commands
+    run the script and none passes the flag, so every shipped run has one device. A
+    script that no shipped line runs (BERT-TSC's ``train_apply.py`` with ``--num-gpus``)
+    says nothing of how it is run, and keeps the finding.
+    """
+    project = mod.cache.get("project")
+    if not (isinstance(count, ast.Attribute) and isinstance(project, Project)):
+        return False
+    path = project.tree_path(mod)
+    if project.root is None or not project.whole_tree or path is None:
+        return False
+    if path.as_posix() not in read_run_scripts(project.root):
+        return False
+    for call in mod.calls:
+        if tail(call) != "add_argument":
+            continue
+        flags = [
+            a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        ]
+        dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
+        dest = argument(call, "dest")
+        if count.attr not in dests and not is_constant(dest, count.attr):
+            continue
+        default = argument(call, "default")
+        one = _single(default) or is_constant(default, "1")
+        return one and not launch_texts_name(project.root, [f for f in flags if f.startswith("-")])
+    return False
 
 
 def _single_strategy(mod: Module, trainer: ast.Call) -> bool:
