@@ -28,7 +28,7 @@ from pathlib import Path
 from .cli_configs import one_device
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of
-from .launch_counts import launch_texts_name, read_run_scripts
+from .launch_counts import launch_texts_name
 from .lightning_hooks import (
     LIGHTNING,
     lightning_modules,
@@ -299,7 +299,7 @@ def _one_by_default(mod: Module, count: ast.AST | None) -> bool:
     path = project.tree_path(mod)
     if project.root is None or not project.whole_tree or path is None:
         return False
-    if path.as_posix() not in read_run_scripts(project.root):
+    if path.as_posix() not in project.run_scripts:
         return False
     for call in mod.calls:
         if tail(call) != "add_argument":

@@ -46,7 +46,12 @@ from pathlib import Path, PurePosixPath
 from .cli_configs import read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
-from .launch_counts import read_launch_counts, read_node_counts, read_one_process_scripts
+from .launch_counts import (
+    read_launch_counts,
+    read_node_counts,
+    read_one_process_scripts,
+    read_run_scripts,
+)
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
 from .objects import carried_attributes, imported_attributes
@@ -165,6 +170,11 @@ class Project:
     def one_process_scripts(self) -> frozenset[str]:
         """The tree's files every shipped line runs as one process (see ``launch_counts``)."""
         return read_one_process_scripts(self.root) if self.root else frozenset()
+
+    @cached_property
+    def run_scripts(self) -> frozenset[str]:
+        """The tree's files some shipped line runs (read once; see ``launch_counts``)."""
+        return read_run_scripts(self.root) if self.root else frozenset()
 
     @cached_property
     def trainer_devices(self) -> list[str]:
