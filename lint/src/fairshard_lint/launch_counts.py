@@ -21,10 +21,13 @@ from .tree_texts import TooManyFiles, tree_files, tree_texts
 __all__ = [
     "launch_texts_name",
     "read_launch_counts",
+    "Runs",
+    "one_process_files",
     "read_launched_scripts",
     "read_node_counts",
     "read_one_process_scripts",
     "read_run_scripts",
+    "read_runs",
 ]
 
 _LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
@@ -214,7 +217,11 @@ def read_one_process_scripts(folder: Path) -> frozenset[str]:
     variable's), or that no line names, is not in the set; paths are relative
     to ``folder`` (posix). Too many launch files: the empty set.
     """
-    runs = _runs_of(folder)
+    return one_process_files(read_runs(folder))
+
+
+def one_process_files(runs: Runs | None) -> frozenset[str]:
+    """The files of ``runs`` (see :func:`read_runs`) that every line runs as one process."""
     return frozenset(file for file, lines in (runs or {}).items() if all(o for o, _ in lines))
 
 
@@ -225,16 +232,20 @@ def read_launched_scripts(folder: Path) -> frozenset[str]:
     tree's evaluation script, whatever its name says (``files`` skips
     ``test_*.py`` as test code unless a launch line runs it).
     """
-    runs = _runs_of(folder)
+    runs = read_runs(folder)
     return frozenset(file for file, lines in (runs or {}).items() if any(d for _, d in lines))
 
 
 def read_run_scripts(folder: Path) -> frozenset[str]:
     """The tree's Python files that some shipped line runs (``python train.py ...``)."""
-    return frozenset(_runs_of(folder) or ())
+    return frozenset(read_runs(folder) or ())
 
 
-def _runs_of(folder: Path) -> dict[str, list[tuple[bool, bool]]] | None:
+#: Python file -> (one process?, a distributed launcher?) for each shipped line running it.
+Runs = dict[str, list[tuple[bool, bool]]]
+
+
+def read_runs(folder: Path) -> Runs | None:
     """Each Python file a shipped line runs -> (one process?, a launcher?) per such line.
 
     ``None``: too many launch files to read them all.
@@ -245,7 +256,7 @@ def _runs_of(folder: Path) -> dict[str, list[tuple[bool, bool]]] | None:
         for p in root.rglob("*.py")
         if not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
-    runs: dict[str, list[tuple[bool, bool]]] = {}
+    runs: Runs = {}
     try:
         for path, text in tree_files(root, _LAUNCHERS):
             assigned: dict[str, str] = {}

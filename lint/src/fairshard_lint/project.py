@@ -47,10 +47,11 @@ from .cli_configs import read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
 from .launch_counts import (
+    Runs,
+    one_process_files,
     read_launch_counts,
     read_node_counts,
-    read_one_process_scripts,
-    read_run_scripts,
+    read_runs,
 )
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
@@ -167,14 +168,19 @@ class Project:
         return read_node_counts(self.root) if self.root else []
 
     @cached_property
+    def runs(self) -> Runs | None:
+        """What the tree's shipped lines run, and how (read once; see ``launch_counts``)."""
+        return read_runs(self.root) if self.root else {}
+
+    @cached_property
     def one_process_scripts(self) -> frozenset[str]:
         """The tree's files every shipped line runs as one process (see ``launch_counts``)."""
-        return read_one_process_scripts(self.root) if self.root else frozenset()
+        return one_process_files(self.runs)
 
     @cached_property
     def run_scripts(self) -> frozenset[str]:
-        """The tree's files some shipped line runs (read once; see ``launch_counts``)."""
-        return read_run_scripts(self.root) if self.root else frozenset()
+        """The tree's files some shipped line runs (see ``launch_counts``)."""
+        return frozenset(self.runs or ())
 
     @cached_property
     def trainer_devices(self) -> list[str]:
