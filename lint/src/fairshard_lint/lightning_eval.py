@@ -313,7 +313,13 @@ def _one_by_default(mod: Module, count: ast.AST | None) -> bool:
             continue
         default = argument(call, "default")
         one = _single(default) or is_constant(default, "1")
-        return one and not launch_texts_name(project.root, [f for f in flags if f.startswith("-")])
+        if not one:
+            return False
+        options = [f for f in flags if f.startswith("-")]
+        key = "launch texts name " + " ".join(options)  # read once per tree and option
+        if key not in project.facts:
+            project.facts[key] = launch_texts_name(project.root, options)
+        return not project.facts[key]
     return False
 
 
