@@ -23,6 +23,7 @@ __all__ = [
     "read_launch_counts",
     "Runs",
     "one_process_files",
+    "several_process_files",
     "read_launched_scripts",
     "read_node_counts",
     "read_one_process_scripts",
@@ -223,6 +224,18 @@ def read_one_process_scripts(folder: Path) -> frozenset[str]:
 def one_process_files(runs: Runs | None) -> frozenset[str]:
     """The files of ``runs`` (see :func:`read_runs`) that every line runs as one process."""
     return frozenset(file for file, lines in (runs or {}).items() if all(o for o, _ in lines))
+
+
+def several_process_files(runs: Runs | None) -> frozenset[str]:
+    """The files of ``runs`` that some line starts with a launcher on more than one process.
+
+    ``accelerate launch train.py`` in a README (no count: accelerate's config
+    says how many, and a launcher is there to start several), ``torchrun
+    --nproc_per_node=4 train.py``; not ``accelerate launch --num_processes=1``.
+    """
+    return frozenset(
+        file for file, lines in (runs or {}).items() if any(d and not o for o, d in lines)
+    )
 
 
 def read_launched_scripts(folder: Path) -> frozenset[str]:

@@ -201,8 +201,9 @@ def _other_arm_shards(mod: Module, branch: ast.If, child: ast.AST) -> bool:
 @rule(
     "FS103",
     "unsharded-loader",
-    "a distributed script (process group, DDP, rank or world-size queries, or a trainer "
-    "base class such as SpeechBrain's Brain that shards only the loaders it builds), or a "
+    "a distributed script (process group, DDP, rank or world-size queries, a trainer "
+    "base class such as SpeechBrain's Brain that shards only the loaders it builds, or an "
+    "accelerate script a shipped line launches on several processes), or a "
     "module such a script imports or loads by name (import_module(f'tasks.{name}.expert')), "
     "builds DataLoader(shuffle=True) without a distributed sampler (also shuffle= read from "
     "a config, outside evaluation): every rank reads the whole dataset in its own order",
@@ -239,15 +240,18 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         data = argument(call, "dataset", 0)
         if data is not None and cut_by_rank(mod, data):
             continue  # the data is this rank's share already: shuffling reorders a shard
+        if data is not None and _collected_in_its_loop(mod, call, data):
+            continue  # a buffer this rank filled (its rollouts): its own data, not a share
         if framework_shards(mod, call):
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
         if lightning_shards(mod, call):
             continue  # a Lightning hook's loader: the Trainer puts in a distributed sampler
         found.append((call, from_config))
     # the loaders first: the search of the tree for an importer is the costly part
-    if not found or not (flow.distributed or _run_by_a_distributed_script(mod)):
+    accelerate = _accelerate_script(mod)
+    if not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
         return
-    if not flow.distributed:
+    if not (flow.distributed or accelerate):
         runners = [m for m in importers(mod) if distributed_script(m)]
         found = [
             (c, f)
@@ -260,6 +264,16 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if from_config and not shuffles(flow, call)
             else "shuffle=True"
         )
+        if accelerate and not flow.distributed:
+            yield (
+                call,
+                (
+                    f"DataLoader({flag}) never passed to accelerator.prepare in a script "
+                    "a shipped line launches on several processes: every rank reads the "
+                    "whole dataset; pass the loader to accelerator.prepare"
+                ),
+            )
+            continue
         yield (
             call,
             (
@@ -481,6 +495,55 @@ _SHARDING_FRAMEWORKS = frozenset(
         "ray",
     }
 )
+
+
+#: Methods that put rows in a buffer or empty it.
+_FILLS = frozenset({"append", "extend", "add", "push", "insert", "put", "store", "clear", "reset"})
+
+
+def _collected_in_its_loop(mod: Module, call: ast.Call, data: ast.AST) -> bool:
+    """The loader is built inside a loop that fills its dataset (a replay buffer).
+
+    re-grpo's ``replay_buffer.clear()`` then ``replay_buffer.append(experience)``
+    for each rollout this process generated, then ``DataLoader(replay_buffer,
+    shuffle=True)`` inside the same step: the buffer holds only what this rank
+    made, so shuffling it is no unsharded read of a shared dataset.
+    """
+    name = dotted(data)
+    loop = mod.loop_of(call)
+    if name is None or loop is None:
+        return False
+    for node in ast.walk(loop):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _FILLS
+            and dotted(node.func.value) == name
+        ):
+            return True
+    return False
+
+
+def _accelerate_script(mod: Module) -> bool:
+    """An accelerate script that a shipped line launches on several processes.
+
+    re-grpo's ``train_accelerate.py`` builds ``Accelerator()``, prepares its model
+    and optimizer, and its README runs it with ``accelerate launch``: every process
+    runs the script, and a loader that never goes through ``accelerator.prepare``
+    keeps its own sampler, so each reads the whole dataset. Only a script a launch
+    line starts (not a count of one) counts: ``Accelerator()`` alone is as often a
+    one-GPU run using accelerate for mixed precision.
+    """
+    if not (
+        any(tail(c) == "Accelerator" for c in mod.calls)
+        and any(tail(c) == "prepare" for c in mod.calls)
+    ):
+        return False
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree:
+        return False
+    path = project.tree_path(mod)
+    return path is not None and path.as_posix() in project.several_process_scripts
 
 
 def _run_by_a_distributed_script(mod: Module) -> bool:

@@ -52,6 +52,7 @@ from .launch_counts import (
     read_launch_counts,
     read_node_counts,
     read_runs,
+    several_process_files,
 )
 from .loops import setter_functions
 from .names import Module, dotted, name_words, tail
@@ -176,6 +177,11 @@ class Project:
     def one_process_scripts(self) -> frozenset[str]:
         """The tree's files every shipped line runs as one process (see ``launch_counts``)."""
         return one_process_files(self.runs)
+
+    @cached_property
+    def several_process_scripts(self) -> frozenset[str]:
+        """The tree's files a shipped line launches on several processes (``launch_counts``)."""
+        return several_process_files(self.runs)
 
     @cached_property
     def run_scripts(self) -> frozenset[str]:
