@@ -369,6 +369,15 @@ ROUND_THIRTY_THREE_AFTER = [
     "good_worker_init_seeds_per_rank.py",
     "bad_manual_seed_rank_var.py",
 ]
+#: The thirty-fourth round's classes (its development trees and held-out verdicts).
+ROUND_THIRTY_FOUR = [
+    "good_ddp_switched_off.py",
+    "bad_ddp_switched_on.py",
+    "good_loader_after_returning_ddp_arm.py",
+    "bad_loader_after_falling_through_ddp_arm.py",
+    "bad_constant_local_rank_pin.py",
+    "good_env_local_rank_pin.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -430,6 +439,7 @@ ROUND_THIRTEEN = [
         "thirty_one_after",
         "thirty_two_after",
         "thirty_three_after",
+        "thirty_four",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -472,6 +482,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_one_after": ROUND_THIRTY_ONE_AFTER,
         "thirty_two_after": ROUND_THIRTY_TWO_AFTER,
         "thirty_three_after": ROUND_THIRTY_THREE_AFTER,
+        "thirty_four": ROUND_THIRTY_FOUR,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -64,7 +64,9 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # one_process_launches: the launch lines decide how many processes run;
     # cvd_helper_imported_early: the importer's order decides whether the pin counts;
     # launched_test_script: named on its own, a test_*.py file is linted anyway;
-    # lightning_devices_option_set: the README decides how many devices run)
+    # lightning_devices_option_set: the README decides how many devices run;
+    # plain_python_spawns, launch_in_other_markdown: the script's own spawn, or a
+    # launch line in another Markdown file, keeps what a plain python line would not)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -79,6 +81,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "cvd_helper_imported_early",
         "launched_test_script",
         "lightning_devices_option_set",
+        "plain_python_spawns",
+        "launch_in_other_markdown",
     }
 
 
@@ -910,6 +914,31 @@ def test_one_process_scripts_are_read_from_every_line_that_runs_them(
     (tmp_path / "train.py").write_text("import torch\n")
     (tmp_path / "run.sh").write_text(f"#!/bin/bash\n{line}\n")
     assert read_one_process_scripts(tmp_path) == (frozenset({"train.py"}) if one else frozenset())
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("python train.py --epochs 3", True),
+        ("python3.10 train.py\nCUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node=1 train.py", True),
+        ("python train.py\npython train.py --help", True),
+        ("torchrun --help train.py", False),  # prints torchrun's options: no run; no line
+        ("python launch.py --nproc 4 train.py", False),  # the tree's own launcher runs it
+        ("python train.py\naccelerate launch train.py", False),
+        ("srun python train.py", False),
+        ("python -m torch.distributed.launch --nproc_per_node=2 train.py", False),
+    ],
+)
+def test_plain_python_scripts_are_those_no_launcher_runs(
+    tmp_path: Path, text: str, plain: bool
+) -> None:
+    from fairshard_lint.launch_counts import plain_python_files, read_runs
+
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / "launch.py").write_text("import subprocess\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "usage.md").write_text(f"```\n{text}\n```\n")  # any Markdown file
+    assert ("train.py" in plain_python_files(read_runs(tmp_path))) is plain
 
 
 def test_one_process_needs_every_line_that_runs_the_script(tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ __all__ = [
     "WRAPPERS",
     "Flow",
     "bound_argument",
+    "dead_branch",
     "defaults_of",
     "distributed_script",
     "epoch_managing",
@@ -60,6 +61,7 @@ __all__ = [
     "poisson_replaced",
     "shuffle_from_config",
     "shuffles",
+    "switched_off",
     "trainer_subclasses",
 ]
 
@@ -722,10 +724,11 @@ def distributed_script(mod: Module) -> bool:
     cached = mod.cache.get("distributed_script")
     if isinstance(cached, bool):
         return cached
+    off = switched_off(mod)
     found = (
-        any(tail(c) in _DISTRIBUTED_CALLS for c in mod.calls)
+        any(tail(c) in _DISTRIBUTED_CALLS and not dead_branch(mod, c, off) for c in mod.calls)
         or any(
-            env_key(node) in _DISTRIBUTED_ENV
+            env_key(node) in _DISTRIBUTED_ENV and not dead_branch(mod, node, off)
             for node in mod.nodes
             if isinstance(node, ast.Subscript | ast.Call)
         )
@@ -733,6 +736,50 @@ def distributed_script(mod: Module) -> bool:
     )
     mod.cache["distributed_script"] = found
     return found
+
+
+def switched_off(mod: Module) -> frozenset[str]:
+    """Module-level names bound once, to ``False``, and never bound again (``ddp = False``).
+
+    img2mml_resnet's ``main_ddp.py`` sets ``ddp = False`` under its argument
+    parsing and keeps its process group, DDP and ``mp.spawn`` under ``if ddp:``:
+    as shipped the script is one process, and the distributed code is dead.
+    """
+    bound: dict[str, int] = {}
+    for node in mod.nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                bound[name] = bound.get(name, 0) + 2  # rebound elsewhere: not a constant
+        elif isinstance(node, ast.arg):
+            bound[node.arg] = bound.get(node.arg, 0) + 2  # a parameter of that name
+    return frozenset(
+        target.id
+        for stmt in mod.tree.body
+        if isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(target := stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Constant)
+        and stmt.value.value is False
+        and bound.get(target.id) == 1
+    )
+
+
+def dead_branch(mod: Module, node: ast.AST, off: frozenset[str]) -> bool:
+    """``node`` sits in the body of ``if FLAG:`` with ``FLAG`` switched off (or ``if False:``)."""
+    if not off and not any(isinstance(n, ast.If) for n in mod.ancestors(node)):
+        return False
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            test = ancestor.test
+            if (isinstance(test, ast.Name) and test.id in off) or (
+                isinstance(test, ast.Constant) and test.value is False
+            ):
+                return True
+        child = ancestor
+    return False
 
 
 #: Calls that wrap a loader so that every pass calls its sampler's ``set_epoch``:

@@ -7,7 +7,7 @@ evaluated set. A tree whose every launch line names its process count
 evaluates a set of a known size (CIFAR-10's 10,000 test images) that each
 of those counts divides runs no padded evaluation on any shipped path
 (Nova's adversarial-training scripts on 1, 2, 4 and 8 processes). The shell
-scripts and the READMEs are read as text; a count given by a variable
+scripts and the Markdown files (READMEs, walkthroughs) are read as text; a count given by a variable
 (``--nproc_per_node=$NGPUS``), or a tree with no launch line, says nothing.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
@@ -23,6 +24,8 @@ __all__ = [
     "read_launch_counts",
     "Runs",
     "one_process_files",
+    "plain_python_files",
+    "Run",
     "several_process_files",
     "read_launched_scripts",
     "read_node_counts",
@@ -31,7 +34,7 @@ __all__ = [
     "read_runs",
 ]
 
-_LAUNCHERS = ("*.sh", "*.bash", "README*.md", "*.slurm")
+_LAUNCHERS = ("*.sh", "*.bash", "*.md", "*.slurm")
 _COUNT = re.compile(
     r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
 )
@@ -84,7 +87,7 @@ def _node_value(text: str) -> int | None:
 
 
 def read_node_counts(folder: Path) -> list[int] | None:
-    """The node count of every launch line of the tree's scripts and READMEs (FS111).
+    """The node count of every launch line of the tree's scripts and Markdown files (FS111).
 
     A rank passed as the node-local one is wrong only across several nodes.
     ``torchrun --nproc_per_node=4 train_ddp.py`` with no ``--nnodes`` runs one
@@ -122,6 +125,8 @@ def read_node_counts(folder: Path) -> list[int] | None:
 
 #: A line that runs Python: a launcher, or ``python``/``python3.10`` itself.
 _RUNS = re.compile(_LAUNCH.pattern + r"|\bpython(?:\d+(?:\.\d+)?)?\b")
+#: A line that asks a script for its options (``python train.py --help``): no run.
+_HELP = re.compile(r"(?<![\w-])(?:--help|-h)(?![\w-])")
 #: A script a line names (``train.py``, ``./tools/train.py``, ``$ROOT/train.py``).
 _SCRIPT = re.compile(r"(?:^|[\s=\"'])(?P<path>[\w./${}:-]*?[\w-]+\.py)\b")
 #: A module a line runs (``python -m tools.train``).
@@ -223,7 +228,22 @@ def read_one_process_scripts(folder: Path) -> frozenset[str]:
 
 def one_process_files(runs: Runs | None) -> frozenset[str]:
     """The files of ``runs`` (see :func:`read_runs`) that every line runs as one process."""
-    return frozenset(file for file, lines in (runs or {}).items() if all(o for o, _ in lines))
+    return frozenset(file for file, lines in (runs or {}).items() if all(r.one for r in lines))
+
+
+def plain_python_files(runs: Runs | None) -> frozenset[str]:
+    """The files of ``runs`` that every line runs as one process or by plain ``python``.
+
+    ``python train.py --epochs 10`` starts one process; only the script itself
+    can start more (``mp.spawn``, Lightning's own launcher), which the caller
+    reads. A line that names another Python file too (``python launch.py
+    --nproc 4 train.py``, a launcher of the tree's own) is not plain.
+    """
+    return frozenset(
+        file
+        for file, lines in (runs or {}).items()
+        if all(r.one or (r.alone and not r.launcher) for r in lines)
+    )
 
 
 def several_process_files(runs: Runs | None) -> frozenset[str]:
@@ -234,7 +254,7 @@ def several_process_files(runs: Runs | None) -> frozenset[str]:
     --nproc_per_node=4 train.py``; not ``accelerate launch --num_processes=1``.
     """
     return frozenset(
-        file for file, lines in (runs or {}).items() if any(d and not o for o, d in lines)
+        file for file, lines in (runs or {}).items() if any(r.launcher and not r.one for r in lines)
     )
 
 
@@ -246,7 +266,7 @@ def read_launched_scripts(folder: Path) -> frozenset[str]:
     ``test_*.py`` as test code unless a launch line runs it).
     """
     runs = read_runs(folder)
-    return frozenset(file for file, lines in (runs or {}).items() if any(d for _, d in lines))
+    return frozenset(file for file, lines in (runs or {}).items() if any(r.launcher for r in lines))
 
 
 def read_run_scripts(folder: Path) -> frozenset[str]:
@@ -254,12 +274,20 @@ def read_run_scripts(folder: Path) -> frozenset[str]:
     return frozenset(read_runs(folder) or ())
 
 
-#: Python file -> (one process?, a distributed launcher?) for each shipped line running it.
-Runs = dict[str, list[tuple[bool, bool]]]
+class Run(NamedTuple):
+    """How one shipped line runs a file."""
+
+    one: bool  # one process: one visible GPU, or a count of 1
+    launcher: bool  # a distributed launcher (torchrun, accelerate launch, srun, ...)
+    alone: bool  # the line names no other Python file
+
+
+#: Python file -> how each shipped line running it runs it.
+Runs = dict[str, list[Run]]
 
 
 def read_runs(folder: Path) -> Runs | None:
-    """Each Python file a shipped line runs -> (one process?, a launcher?) per such line.
+    """Each Python file a shipped line runs -> how each such line runs it (:class:`Run`).
 
     ``None``: too many launch files to read them all.
     """
@@ -285,10 +313,15 @@ def read_runs(folder: Path) -> Runs | None:
                     else:
                         assigned[assign.group("name")] = assign.group("value")
                     continue
-                if not _RUNS.search(line):
-                    continue
-                verdict = (_one_process(line, pinned, assigned), bool(_LAUNCH.search(line)))
-                for name in _named(line):
+                if not _RUNS.search(line) or _HELP.search(line):
+                    continue  # no run, or one that prints the options and stops
+                names = _named(line)
+                verdict = Run(
+                    _one_process(line, pinned, assigned),
+                    bool(_LAUNCH.search(line)),
+                    len(names) == 1,
+                )
+                for name in names:
                     for file in _files_of(name, path.parent, root, python):
                         runs.setdefault(file, []).append(verdict)
     except TooManyFiles:

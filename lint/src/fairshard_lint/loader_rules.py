@@ -38,6 +38,7 @@ from .names import (
     single_process_test,
     tail,
 )
+from .one_process_runs import one_process_script
 from .prepared import framework_shards
 from .project import Project, asks_single_process, importers
 from .rank_cuts import cut_by_rank
@@ -97,15 +98,52 @@ def _branches_on_world(mod: Module, call: ast.Call) -> bool:
     for ancestor in mod.ancestors(call):
         if isinstance(ancestor, ast.If) and _other_arm_shards(mod, ancestor, child):
             return True
+        if _after_an_exiting_branch(mod, ancestor, child):
+            return True
         child = ancestor
-        if isinstance(ancestor, ast.If | ast.IfExp):
-            words = {
-                w
-                for node in ast.walk(ancestor.test)
-                if isinstance(node, ast.Name | ast.Attribute)
-                for w in name_words(node.id if isinstance(node, ast.Name) else node.attr)
-            }
-            if words & _BRANCH_WORDS:
+        if isinstance(ancestor, ast.If | ast.IfExp) and _tests_world(ancestor.test):
+            return True
+    return False
+
+
+def _tests_world(test: ast.expr) -> bool:
+    """The words of an ``if`` test say it branches on being distributed (``args.ddp``)."""
+    words = {
+        w
+        for node in ast.walk(test)
+        if isinstance(node, ast.Name | ast.Attribute)
+        for w in name_words(node.id if isinstance(node, ast.Name) else node.attr)
+    }
+    return bool(words & _BRANCH_WORDS)
+
+
+def _after_an_exiting_branch(mod: Module, block_owner: ast.AST, child: ast.AST) -> bool:
+    """``child`` follows, in its block, an ``if`` on distributed-ness whose arm returns.
+
+    HAAR's ``if self.ddp: return DataLoader(..., sampler=DistributedSampler(...))``
+    then ``return DataLoader(..., shuffle=True)``: what follows the ``if`` is its
+    ``else``, the one-process run's loader. The ``if`` tests distributed-ness by
+    its words or builds a distributed sampler, and its arm always leaves
+    (``return``, ``raise``).
+    """
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(block_owner, field, None)
+        if not isinstance(block, list) or child not in block:
+            continue
+        for stmt in block[: block.index(child)]:
+            if (
+                isinstance(stmt, ast.If)
+                and not stmt.orelse
+                and stmt.body
+                and isinstance(stmt.body[-1], ast.Return | ast.Raise)
+                and (
+                    _tests_world(stmt.test)
+                    or any(
+                        isinstance(n, ast.Call) and is_distributed_sampler(mod, n)
+                        for n in ast.walk(stmt)
+                    )
+                )
+            ):
                 return True
     return False
 
@@ -252,7 +290,7 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     if not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
         return
     if not (flow.distributed or accelerate):
-        runners = [m for m in importers(mod) if distributed_script(m)]
+        runners = [m for m in importers(mod) if distributed_script(m) and not one_process_script(m)]
         found = [
             (c, f)
             for c, f in found
@@ -353,8 +391,15 @@ def _picks_own_device(mod: Module) -> bool:
     without calling ``set_device``. The device has to read the rank
     (``cuda:{args.gpu}`` from a config is one GPU for all).
     """
+    fixed = _constant_ranks(mod)
     if "set_device" in mod.identifiers:
-        return True
+        pins = [c for c in mod.calls if tail(c) == "set_device"]
+        if (
+            not fixed
+            or not pins
+            or not all(_reads_only(mod, c.args[0] if c.args else c, fixed) for c in pins)
+        ):
+            return True
     flow = flow_of(mod)
     for node in mod.nodes:
         part: ast.AST | None = None
@@ -373,11 +418,61 @@ def _picks_own_device(mod: Module) -> bool:
             ids = argument(node, "device_ids")
             if part is None and isinstance(ids, ast.List | ast.Tuple) and len(ids.elts) == 1:
                 part = ids.elts[0]
-        if part is not None:
+        if part is not None and not _reads_only(mod, part, fixed):
             names = flow.rank_names_at(part) | flow.local_names
             if mentions_rank(part, names) or mentions_local_rank(part, names):
                 return True
     return False
+
+
+def _constant_ranks(mod: Module) -> frozenset[str]:
+    """Module-level rank names bound once, to a number (``local_rank = 0``), never again.
+
+    alpha_gan_from_scratch's ``ddp_train.py`` sets ``local_rank = 0`` under a
+    ``CUDA_VISIBLE_DEVICES = '0,1'`` and pins ``cuda:{device_ids[local_rank]}``:
+    every process of the launch takes the first GPU of the list.
+    """
+    bound: dict[str, int] = {}
+    for node in mod.nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.arg):
+            bound[node.arg] = bound.get(node.arg, 0) + 2
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            for name in node.names:
+                bound[name] = bound.get(name, 0) + 2
+    return frozenset(
+        target.id
+        for stmt in mod.tree.body
+        if isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(target := stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Constant)
+        and type(stmt.value.value) is int
+        and bound.get(target.id) == 1
+        and (mentions_rank(target) or mentions_local_rank(target))
+    )
+
+
+def _reads_only(mod: Module, value: ast.AST, fixed: frozenset[str]) -> bool:
+    """The rank names ``value`` reads (through one name bound once) are all of ``fixed``."""
+    if not fixed:
+        return False
+    if isinstance(value, ast.Name):
+        values = [
+            stmt.value
+            for stmt in ast.walk(mod.tree)
+            if isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in stmt.targets)
+        ]
+        if len(values) == 1:
+            value = values[0]
+    ranks = {
+        n.id
+        for n in ast.walk(value)
+        if isinstance(n, ast.Name) and (mentions_rank(n) or mentions_local_rank(n))
+    }
+    return bool(ranks) and ranks <= fixed
 
 
 def _names_cuda(node: ast.AST) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 
+from .flow import dead_branch, switched_off
 from .names import Module, tail
 from .project import Project, importers
 
@@ -46,9 +47,55 @@ def _one_process(mod: Module) -> bool:
     if not isinstance(project, Project) or not project.whole_tree:
         return False
     path = project.tree_path(mod)
-    if path is None or path.as_posix() not in project.one_process_scripts or importers(mod):
+    if path is None or importers(mod):
         return False
+    if path.as_posix() not in project.one_process_scripts:
+        return path.as_posix() in project.plain_python_scripts and not _starts_processes(mod)
     if any(isinstance(n, ast.Constant) and n.value == "CUDA_VISIBLE_DEVICES" for n in mod.nodes):
         return False  # the script pins its own devices
     spawns = [c for c in mod.calls if tail(c) in _SPAWNS]
     return all("device_count" in ast.unparse(c) for c in spawns)
+
+
+#: Packages whose trainers start the processes of a run themselves.
+_SELF_LAUNCHING = frozenset(
+    {"pytorch_lightning", "lightning", "ray", "submitit", "horovod", "deepspeed", "colossalai"}
+)
+#: Calls that start processes, or a launcher, from the script.
+_STARTS = _SPAWNS | frozenset(
+    {
+        "notebook_launcher",
+        "system",
+        "run",
+        "Popen",
+        "call",
+        "check_call",
+        "launch",
+        "elastic_launch",
+    }
+)
+
+
+def _starts_processes(mod: Module) -> bool:
+    """The script (or a module of its tree it imports) may start processes of its own.
+
+    ``mp.spawn``, ``multiprocessing.Process``, a launcher run through
+    ``subprocess``/``os.system``, accelerate's ``notebook_launcher``, or a
+    framework that launches its ranks itself (Lightning's ``Trainer(devices=4)``
+    run by plain ``python``, Ray Train): then a plain ``python`` line is not one
+    process.
+    """
+    project = mod.cache.get("project")
+    seen = [mod]
+    if isinstance(project, Project):
+        for target in project.imports(mod.cache["module_name"]).values():
+            for candidate in (target, target.rpartition(".")[0]):
+                name = project.find(candidate) if candidate else None
+                if name is not None:
+                    seen.append(project.modules[name])
+                    break
+    return any(
+        m.imports_any(_SELF_LAUNCHING)
+        or any(tail(c) in _STARTS and not dead_branch(m, c, switched_off(m)) for c in m.calls)
+        for m in seen
+    )

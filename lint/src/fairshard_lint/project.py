@@ -49,6 +49,7 @@ from .flow import bound_argument, carried_parameters, defaults_of, flow_of, para
 from .launch_counts import (
     Runs,
     one_process_files,
+    plain_python_files,
     read_launch_counts,
     read_node_counts,
     read_runs,
@@ -177,6 +178,11 @@ class Project:
     def one_process_scripts(self) -> frozenset[str]:
         """The tree's files every shipped line runs as one process (see ``launch_counts``)."""
         return one_process_files(self.runs)
+
+    @cached_property
+    def plain_python_scripts(self) -> frozenset[str]:
+        """The tree's files every shipped line runs as one process or by plain ``python``."""
+        return plain_python_files(self.runs)
 
     @cached_property
     def several_process_scripts(self) -> frozenset[str]:
