@@ -1,10 +1,12 @@
-"""A class that no code of the linted tree uses: its methods never run.
+"""A class or function that no code of the linted tree uses: its body never runs.
 
 sainfoin_seed_effdet's ``src/trainer.py`` holds a ``SupervisedTrainer``
 beside the ``EffdetTrainer`` its launcher builds; nothing makes one,
 subclasses it or names it, so the epoch loop of its ``train`` describes no
-run. A finding inside a top-level class that no file of the tree names
-(outside comments and docstrings) is left out.
+run. ionosphere_diffusion's ``get_ionosphere_rae_dataloaders`` builds a
+loader that no caller ever asks for. A finding inside a top-level class or
+undecorated function that no file of the tree names (outside comments and
+docstrings) is left out; a decorated function is used by its decorator.
 
 Only application trees are read this way: trees that ship a script (a
 file with an ``if __name__ == "__main__":`` block). A tree that packages itself
@@ -31,25 +33,31 @@ __all__ = ["in_unused_class"]
 _PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
 _OTHER_TEXTS = ("*.yaml", "*.yml", "*.json", "*.toml", "*.cfg", "*.sh", "*.md", "*.txt")
 #: Run-time lookups by name: a class may be made without its name in the code.
-_DYNAMIC = re.compile(r"(?<![.\w])(?:globals\(\)|eval\(|__import__\()|\bimport_module\(")
+_DYNAMIC = re.compile(
+    r"(?<![.\w])(?:globals\(\)|eval\(|__import__\()|\bimport_module\(|\bFire\(\s*\)"
+)
+#: Top-level definitions whose body runs only when something uses them.
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def in_unused_class(mod: Module, node: ast.AST) -> bool:
-    """``node`` sits in a top-level class of an application tree that nothing names."""
+    """``node`` sits in a top-level class or function of an application tree nothing names."""
     project = mod.cache.get("project")
     if not isinstance(project, Project) or not project.whole_tree or project.root is None:
         return False
     chain = [node, *mod.ancestors(node)]
     outer = chain[-2] if len(chain) > 1 else node
-    if not isinstance(outer, ast.ClassDef) or outer not in mod.tree.body:
+    if not isinstance(outer, _DEFINITIONS) or outer not in mod.tree.body:
         return False
-    key = f"class unused: {outer.name}"
+    if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef) and outer.decorator_list:
+        return False  # @app.command, @hydra.main, @register(...): the decorator uses it
+    key = f"unused: {outer.name}"
     if key not in project.facts:
         project.facts[key] = _unused(project.root, outer)
     return project.facts[key]
 
 
-def _unused(root: Path, cls: ast.ClassDef) -> bool:
+def _unused(root: Path, cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     if any((root / name).is_file() for name in _PACKAGING):
         return False
     word = re.compile(rf"\b{re.escape(cls.name)}\b")
@@ -70,7 +78,7 @@ def _unused(root: Path, cls: ast.ClassDef) -> bool:
     return True
 
 
-def _names_class(text: str, cls: ast.ClassDef) -> bool:
+def _names_class(text: str, cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """The source names the class in code: a use, a base, an import, the name as a string."""
     try:
         tree = ast.parse(text)

@@ -1,0 +1,17 @@
+"""Loaders of two experiments; only the sequence one is still run."""
+
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+
+
+def sequence_loader(dataset, rank, world):
+    return DataLoader(dataset[rank::world], batch_size=8)
+
+
+def rae_loaders(dataset):
+    # left from an older experiment: nothing calls it
+    return DataLoader(dataset, batch_size=8, shuffle=True)
+
+
+def world():
+    return dist.get_world_size() if dist.is_initialized() else 1
