@@ -173,6 +173,10 @@ def test_fifo_is_named_for_what_it_is(tmp_path: Path, capsys: pytest.CaptureFixt
     _write(tmp_path / "train.py", BAD)
     assert main(["lint", str(tmp_path)]) == 1  # inside a folder a pipe is never opened
     assert "train.py:5:5: FS101" in capsys.readouterr().out
+    for name in ("README.md", "run.sh", "config.yaml"):  # texts read for launch lines, configs
+        os.mkfifo(tmp_path / name)
+    assert main(["lint", str(tmp_path)]) == 1
+    assert "train.py:5:5: FS101" in capsys.readouterr().out
 
 
 def test_help_lists_every_format(capsys: pytest.CaptureFixture[str]) -> None:

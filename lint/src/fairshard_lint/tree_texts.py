@@ -41,8 +41,8 @@ def tree_files(folder: Path, patterns: tuple[str, ...]) -> Iterator[tuple[Path, 
             if seen > MAX_FILES:
                 raise TooManyFiles(str(folder))
             try:
-                if path.stat().st_size > _MAX_BYTES:
-                    continue
+                if not path.is_file() or path.stat().st_size > _MAX_BYTES:
+                    continue  # a named pipe, a socket, a folder named *.md: never opened
                 yield path, path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
