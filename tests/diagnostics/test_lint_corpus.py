@@ -378,6 +378,14 @@ ROUND_THIRTY_FOUR = [
     "bad_constant_local_rank_pin.py",
     "good_env_local_rank_pin.py",
 ]
+#: The thirty-fifth round's classes (its development trees and held-out verdicts).
+ROUND_THIRTY_FIVE = [
+    "bad_accelerate_trimmed_then_untrimmed_eval.py",
+    "good_lightning_test_on_rank_zero.py",
+    "bad_lightning_test_on_every_rank.py",
+    "bad_webdataset_shuffle_before_node_split.py",
+    "good_webdataset_seeded_shard_shuffle.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -440,6 +448,7 @@ ROUND_THIRTEEN = [
         "thirty_two_after",
         "thirty_three_after",
         "thirty_four",
+        "thirty_five",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -483,6 +492,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_two_after": ROUND_THIRTY_TWO_AFTER,
         "thirty_three_after": ROUND_THIRTY_THREE_AFTER,
         "thirty_four": ROUND_THIRTY_FOUR,
+        "thirty_five": ROUND_THIRTY_FIVE,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

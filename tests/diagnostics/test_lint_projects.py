@@ -943,6 +943,23 @@ def test_plain_python_scripts_are_those_no_launcher_runs(
     assert ("train.py" in plain_python_files(read_runs(tmp_path))) is plain
 
 
+def test_a_comment_ending_in_a_backslash_continues_nothing(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import logical_lines, read_one_process_scripts
+
+    text = (
+        "# python -m torch.distributed.launch --nproc_per_node 8 train.py \\\n"
+        "CUDA_VISIBLE_DEVICES=5 python train.py \\\n"
+        "  --seed 5\n"
+    )
+    assert logical_lines(text) == [
+        "# python -m torch.distributed.launch --nproc_per_node 8 train.py \\",
+        "CUDA_VISIBLE_DEVICES=5 python train.py    --seed 5",
+    ]
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / "run.sh").write_text(text)
+    assert read_one_process_scripts(tmp_path) == {"train.py"}  # the pinned line runs it
+
+
 def test_one_process_needs_every_line_that_runs_the_script(tmp_path: Path) -> None:
     from fairshard_lint.launch_counts import read_one_process_scripts
 

@@ -106,6 +106,28 @@ def _after(mod: Module, loop: ast.stmt) -> list[ast.stmt]:
     return found
 
 
+def _without_other_loops(region: ast.Module, loop: ast.stmt, prepared: set[str]) -> ast.Module:
+    """``region`` less the statements that hold another loop over a prepared loader.
+
+    Data-Cartography's ``run_glue.py`` cuts its validation's gathers to the
+    set's length on the last batch, then evaluates MNLI's mismatched set over a
+    loader (prepared again, under the same name) with plain gathers: that second
+    evaluation is judged from its own loop, and does not make the first one's
+    cut count for nothing.
+    """
+    kept = [
+        stmt
+        for stmt in region.body
+        if stmt is loop
+        or not any(
+            isinstance(n, ast.For | ast.AsyncFor) and n is not loop and _read(n) in prepared
+            for n in ast.walk(stmt)
+        )
+        or any(n is loop for n in ast.walk(stmt))
+    ]
+    return ast.Module(body=kept, type_ignores=[])
+
+
 def _unused(mod: Module, call: ast.Call, region: ast.AST) -> bool:
     """The combined value goes nowhere: assigned, then only updated in place.
 
@@ -187,7 +209,7 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         # the evaluation: the loop and what follows it, in its block and in the blocks
         # around it up to its function (where results are combined and scored)
         region = ast.Module(body=_after(mod, loop), type_ignores=[])
-        if scope_deduplicates(region):
+        if scope_deduplicates(_without_other_loops(region, loop, prepared)):
             continue
         inside = {id(n) for n in ast.walk(loop)}
         found: list[tuple[ast.Call, str]] = []

@@ -103,6 +103,8 @@ _DATA_NAMES = frozenset(
         "LightningDataset",
         "LightningNodeData",
         "LightningLinkData",
+        # webdataset's pipelines, which split their shards between ranks themselves
+        "split_by_node",
     }
 )
 

@@ -40,6 +40,30 @@ _COUNT = re.compile(
 )
 
 
+def logical_lines(text: str) -> list[str]:
+    r"""The lines of a shell text with continued lines (``\`` at the end) joined.
+
+    A comment ends at its line even when it ends in a backslash: HCT's
+    ``# python -m torch.distributed.launch --nproc_per_node 8 run_glue_hct.py \``
+    above ``CUDA_VISIBLE_DEVICES=5 python run_glue_hct.py \`` comments out the
+    old launch line alone, and the pinned line is the one that runs.
+    """
+    out: list[str] = []
+    pending = ""
+    for raw in text.splitlines():
+        if not pending and raw.lstrip().startswith("#"):
+            out.append(raw)
+            continue
+        if raw.endswith("\\"):
+            pending += raw[:-1] + " "
+            continue
+        out.append(pending + raw)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return out
+
+
 def read_launch_counts(folder: Path) -> list[int] | None:
     """Every process count the tree's launch lines name; ``None`` if any is not a number.
 
@@ -109,7 +133,7 @@ def read_node_counts(folder: Path) -> list[int] | None:
             if None in batch:
                 return None
             file_nodes = max((n for n in batch if n is not None), default=1)
-            for line in text.replace("\\\n", " ").splitlines():  # continued lines joined
+            for line in logical_lines(text):
                 if line.lstrip().startswith("#SBATCH") or not _LAUNCH.search(line):
                     continue
                 if _HOST_LISTS.search(line):
@@ -302,7 +326,7 @@ def read_runs(folder: Path) -> Runs | None:
         for path, text in tree_files(root, _LAUNCHERS):
             assigned: dict[str, str] = {}
             pinned: str | None = None
-            for line in text.replace("\\\n", " ").splitlines():
+            for line in logical_lines(text):
                 stripped = line.strip()
                 if stripped.startswith("#"):
                     continue

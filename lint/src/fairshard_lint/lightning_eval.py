@@ -40,6 +40,7 @@ from .lightning_hooks import (
 )
 from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
 from .project import Project, unreached_by_callers
+from .shares import rank_zero_only
 
 __all__ = [
     "drops_the_padded_tail",
@@ -228,7 +229,10 @@ def _tests_run(mod: Module) -> bool:
     device, or a ``LightningCLI`` of a release that has a ``test``
     subcommand (1.5 and later; a tree that pins no version is read as
     current). BTTR's ``test.py`` tests on ``Trainer(gpus=1)`` and its
-    LightningCLI 1.3.5 only fits: its test loader is never padded.
+    LightningCLI 1.3.5 only fits: its test loader is never padded. A test run
+    under ``if trainer.global_rank == 0:`` (seg-manba-seimic's) runs on rank 0
+    alone: it combines nothing with ranks that have left (and rank 0's share
+    of a padded sampler holds no repeat).
     """
     project = mod.cache.get("project")
     modules = tree_modules(mod)
@@ -238,6 +242,8 @@ def _tests_run(mod: Module) -> bool:
                 continue
             if any(k.arg in {"dataloaders", "test_dataloaders"} for k in call.keywords):
                 continue
+            if rank_zero_only(other, call):
+                continue  # rank 0 tests alone: nothing is combined (the others left)
             if not _one_device(other, call):
                 return True
     if any(tail(c) == "LightningCLI" for other in modules for c in other.calls):

@@ -585,8 +585,9 @@ def _seeds_with(mod: Module, call: ast.Call, seeder: str) -> bool:
     "global-rng-in-sampler",
     "a Sampler subclass in a distributed script draws from module-level RNG (random.*, "
     "np.random.*, torch.randperm without generator=) before splitting the data between "
-    "ranks: its order depends on whatever else consumed that RNG in the process, so ranks "
-    "disagree on the order and their shares overlap",
+    "ranks (or a webdataset pipeline shuffles its shard list with no rng= before "
+    "split_by_node): its order depends on whatever else consumed that RNG in the process, "
+    "so ranks disagree on the order and their shares overlap",
     "derive a private generator from (seed, epoch): np.random.default_rng([seed, epoch]) or "
     "torch.Generator().manual_seed(...), and pass it explicitly",
 )
@@ -639,6 +640,60 @@ def _global_rng_in_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                         "their shares overlap; use a generator seeded from (seed, epoch)"
                     ),
                 )
+    yield from _shards_shuffled_before_the_node_split(mod)
+
+
+def _shards_shuffled_before_the_node_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """A webdataset pipeline that shuffles its shard list, unseeded, before ``split_by_node``.
+
+    Vespa's ``wds.DataPipeline(wds.SimpleShardList(urls), wds.shuffle(len(urls)),
+    wds.split_by_worker, wds.split_by_node, ...)``: webdataset's ``shuffle`` with
+    no ``rng=`` (or ``seed=``) seeds a generator from the process id and the clock,
+    so every rank shuffles the shard list its own way before taking every
+    ``world``-th shard: ranks read some shards twice and others never (a 2-rank
+    check with webdataset 0.2.48 and 16 shards: 4 shards read by both, 4 by
+    neither). Stages after the split shuffle a rank's own share and are left alone.
+    """
+    if not mod.imports_any(_WEBDATASET):
+        return
+    for node in mod.nodes:
+        stages: list[ast.expr] = []
+        if isinstance(node, ast.Call) and tail(node) in _PIPELINES:
+            stages = list(node.args)
+        elif isinstance(node, ast.List | ast.Tuple):
+            stages = list(node.elts)
+        split = next(
+            (i for i, stage in enumerate(stages) if _stage_name(stage) == "split_by_node"), None
+        )
+        if split is None:
+            continue
+        for stage in stages[:split]:
+            if (
+                isinstance(stage, ast.Call)
+                and _stage_name(stage) == "shuffle"
+                and argument(stage, "rng") is None
+                and argument(stage, "seed") is None
+            ):
+                yield (
+                    stage,
+                    (
+                        "webdataset's shuffle() before split_by_node seeds itself from the "
+                        "process id and the clock: ranks shuffle the shard list differently "
+                        "before each takes its share, so shares overlap and shards go unread; "
+                        "pass rng=random.Random(seed + epoch) or shuffle after the split"
+                    ),
+                )
+
+
+_WEBDATASET = frozenset({"webdataset"})
+#: Calls whose positional arguments are the stages of a webdataset pipeline.
+_PIPELINES = frozenset({"DataPipeline", "compose"})
+
+
+def _stage_name(stage: ast.expr) -> str:
+    """``wds.shuffle(100)`` -> ``shuffle``; ``wds.split_by_node`` -> ``split_by_node``."""
+    target = stage.func if isinstance(stage, ast.Call) else stage
+    return (dotted(target) or "").rpartition(".")[2]
 
 
 #: Calls in an iterable dataset's ``__iter__`` that split the stream between ranks or workers.
