@@ -385,6 +385,8 @@ ROUND_THIRTY_FIVE = [
     "bad_lightning_test_on_every_rank.py",
     "bad_webdataset_shuffle_before_node_split.py",
     "good_webdataset_seeded_shard_shuffle.py",
+    "bad_hand_shuffled_index_list.py",
+    "good_hand_shuffled_then_sharded.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

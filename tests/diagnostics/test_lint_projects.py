@@ -888,6 +888,20 @@ def test_node_counts_read_the_launcher_by_path_and_an_abbreviated_flag(tmp_path:
     assert read_node_counts(tmp_path) is None  # a node flag above 1: several nodes
 
 
+def test_a_deepspeed_hostfile_of_the_tree_gives_the_node_count(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import read_node_counts
+
+    (tmp_path / "run.sh").write_text("deepspeed --hostfile=./hostfile train.py\n")
+    assert read_node_counts(tmp_path) is None  # the hostfile is not in the tree: unknown
+    (tmp_path / "hostfile").write_text("# one machine\ngpu-zeus slots=8\n")
+    assert read_node_counts(tmp_path) == [1]
+    (tmp_path / "hostfile").write_text("gpu-zeus slots=8\ngpu-hera slots=8\n")
+    assert read_node_counts(tmp_path) is None  # two hosts: several nodes
+    (tmp_path / "hostfile").write_text("gpu-zeus slots=8\n")
+    (tmp_path / "run.sh").write_text("mpirun --hostfile ./hostfile python train.py\n")
+    assert read_node_counts(tmp_path) is None  # mpirun's hosts are read elsewhere too
+
+
 @pytest.mark.parametrize(
     ("line", "one"),
     [

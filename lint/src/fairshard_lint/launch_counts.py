@@ -124,7 +124,7 @@ def read_node_counts(folder: Path) -> list[int] | None:
     """
     counts: list[int] = []
     try:
-        for text in tree_texts(folder, _LAUNCHERS):
+        for path, text in tree_files(folder, _LAUNCHERS):
             if _SEVERAL_NODES.search(text) or any(
                 _node_value(m.group("value")) != 1 for m in _NODES.finditer(text)
             ):
@@ -136,7 +136,7 @@ def read_node_counts(folder: Path) -> list[int] | None:
             for line in logical_lines(text):
                 if line.lstrip().startswith("#SBATCH") or not _LAUNCH.search(line):
                     continue
-                if _HOST_LISTS.search(line):
+                if _HOST_LISTS.search(line) and _hostfile_hosts(line, path.parent, folder) != 1:
                     return None
                 given = [_node_value(m.group("value")) for m in _NODES.finditer(line)]
                 if None in given:
@@ -145,6 +145,35 @@ def read_node_counts(folder: Path) -> list[int] | None:
     except TooManyFiles:
         return None
     return counts
+
+
+_HOSTFILE = re.compile(r"--hostfile(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>[^\s;]+)")
+#: Host lists whose hosts are not in a file the line names.
+_OTHER_HOSTS = re.compile(r"\bmpirun\b|\bmpiexec\b|\bhorovodrun\b|--master[_-]addr")
+
+
+def _hostfile_hosts(line: str, here: Path, folder: Path) -> int | None:
+    """How many hosts the tree's hostfile that ``line`` names lists (``None``: unknown).
+
+    LOT-LongLM's ``deepspeed --hostfile=./hostfile`` whose ``hostfile`` holds
+    ``gpu-zeus slots=8``: one host, one node. Only deepspeed's ``--hostfile``
+    is read, from beside the launch file or the tree's root.
+    """
+    match = _HOSTFILE.search(line)
+    if match is None or _OTHER_HOSTS.search(line):
+        return None
+    name = match.group("value").strip("\"'")
+    for base in (here, folder):
+        candidate = base / name
+        if candidate.is_file() and candidate.stat().st_size < 100_000:
+            text = candidate.read_text(encoding="utf-8", errors="replace")
+            hosts = {
+                entry.split()[0]
+                for entry in text.splitlines()
+                if entry.strip() and not entry.lstrip().startswith("#")
+            }
+            return len(hosts)
+    return None
 
 
 #: A line that runs Python: a launcher, or ``python``/``python3.10`` itself.

@@ -250,13 +250,15 @@ def _other_arm_shards(mod: Module, branch: ast.If, child: ast.AST) -> bool:
 def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
     found: list[tuple[ast.Call, bool]] = []
+    hand: set[int] = set()
     for call in mod.calls:
         if tail(call) not in LOADERS:
             continue
         # a flag read from a config is unknown, so maybe True; evaluation loaders aside
         evaluation = context_of(mod, call) == "eval"
         from_config = shuffle_from_config(call) and not evaluation
-        if not (shuffles(flow, call) or from_config):
+        by_hand = not evaluation and _reordered_by_hand(mod, call)
+        if not (shuffles(flow, call) or from_config or by_hand):
             continue
         if evaluation:
             continue  # every rank scoring the whole evaluation set: repeated work, no wrong count
@@ -285,6 +287,8 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if lightning_shards(mod, call):
             continue  # a Lightning hook's loader: the Trainer puts in a distributed sampler
         found.append((call, from_config))
+        if by_hand and not shuffles(flow, call) and not from_config:
+            hand.add(id(call))
     # the loaders first: the search of the tree for an importer is the costly part
     accelerate = _accelerate_script(mod)
     if not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
@@ -297,6 +301,17 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if any(_reached_from(m, mod, c) and not _reshards_loader_data(m) for m in runners)
         ]
     for call, from_config in found:
+        if id(call) in hand:
+            yield (
+                call,
+                (
+                    "DataLoader over a dataset reordered by a random permutation of its "
+                    "indices, without a distributed sampler, in a distributed script: every "
+                    "rank reads the whole dataset; pass sampler=DistributedSampler(dataset) "
+                    "(it shuffles) instead of reordering by hand"
+                ),
+            )
+            continue
         flag = (
             f"shuffle={ast.unparse(argument(call, 'shuffle', 2) or call)}"
             if from_config and not shuffles(flow, call)
@@ -590,6 +605,68 @@ _SHARDING_FRAMEWORKS = frozenset(
         "ray",
     }
 )
+
+
+#: Calls that reorder a list of indices in place, or return a random order.
+_IN_PLACE_SHUFFLES = frozenset({"shuffle"})
+_PERMUTATIONS = frozenset({"randperm", "permutation"})
+
+
+def _reordered_by_hand(mod: Module, call: ast.Call) -> bool:
+    """The loader's dataset is the whole dataset indexed by a random permutation.
+
+    STAR's ``shuffle(shuffled_list)`` then ``train_ds = train_ds[shuffled_list]``
+    and ``DataLoader(train_ds, batch_size=...)`` with no sampler: the loader
+    does not shuffle, the order was drawn by hand, and every rank reads every
+    sample. A permutation cut before use (``idx[:n]``) is a split (FS110's).
+    """
+    data = argument(call, "dataset", 0)
+    scope = mod.function_of(call) or mod.tree
+    if not isinstance(data, ast.Name):
+        return False
+    for node in ast.walk(scope):
+        if not (
+            isinstance(node, ast.Assign)
+            and node.lineno < call.lineno
+            and any(isinstance(t, ast.Name) and t.id == data.id for t in node.targets)
+        ):
+            continue
+        value = node.value
+        index: ast.expr | None = None
+        if isinstance(value, ast.Subscript):
+            index = value.slice
+        elif isinstance(value, ast.Call) and tail(value) == "Subset" and len(value.args) == 2:
+            index = value.args[1]
+        if index is not None and _random_order(mod, scope, index, node.lineno):
+            return True
+    return False
+
+
+def _random_order(mod: Module, scope: ast.AST, index: ast.expr, before: int) -> bool:
+    """``index`` is a random permutation: ``randperm(n)``, or a list shuffled in place."""
+    if isinstance(index, ast.Call):
+        return tail(index) in _PERMUTATIONS
+    if not isinstance(index, ast.Name):
+        return False
+    for node in ast.walk(scope):
+        if getattr(node, "lineno", before) >= before:
+            continue
+        if (
+            isinstance(node, ast.Call)
+            and tail(node) in _IN_PLACE_SHUFFLES
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id == index.id
+        ):
+            return True
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and tail(node.value) in _PERMUTATIONS
+            and any(isinstance(t, ast.Name) and t.id == index.id for t in node.targets)
+        ):
+            return True
+    return False
 
 
 #: Methods that put rows in a buffer or empty it.
