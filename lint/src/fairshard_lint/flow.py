@@ -47,6 +47,7 @@ __all__ = [
     "WRAPPERS",
     "Flow",
     "bound_argument",
+    "bound_once",
     "dead_branch",
     "defaults_of",
     "distributed_script",
@@ -56,6 +57,7 @@ __all__ = [
     "is_distributed_sampler",
     "is_global_rank",
     "is_local_world",
+    "module_constants",
     "needs_set_epoch",
     "parameters",
     "poisson_replaced",
@@ -738,13 +740,11 @@ def distributed_script(mod: Module) -> bool:
     return found
 
 
-def switched_off(mod: Module) -> frozenset[str]:
-    """Module-level names bound once, to ``False``, and never bound again (``ddp = False``).
-
-    img2mml_resnet's ``main_ddp.py`` sets ``ddp = False`` under its argument
-    parsing and keeps its process group, DDP and ``mp.spawn`` under ``if ddp:``:
-    as shipped the script is one process, and the distributed code is dead.
-    """
+def bound_once(mod: Module) -> frozenset[str]:
+    """Names the module binds exactly once: no other store, parameter or ``global`` of them."""
+    cached = mod.cache.get("bound_once")
+    if isinstance(cached, frozenset):
+        return cached
     bound: dict[str, int] = {}
     for node in mod.nodes:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
@@ -754,15 +754,35 @@ def switched_off(mod: Module) -> frozenset[str]:
                 bound[name] = bound.get(name, 0) + 2  # rebound elsewhere: not a constant
         elif isinstance(node, ast.arg):
             bound[node.arg] = bound.get(node.arg, 0) + 2  # a parameter of that name
-    return frozenset(
-        target.id
+    found = frozenset(name for name, count in bound.items() if count == 1)
+    mod.cache["bound_once"] = found
+    return found
+
+
+def module_constants(mod: Module, kind: type) -> dict[str, ast.Constant]:
+    """Module-level names bound once, to a constant of ``kind`` (``ddp = False``)."""
+    once = bound_once(mod)
+    return {
+        target.id: stmt.value
         for stmt in mod.tree.body
         if isinstance(stmt, ast.Assign)
         and len(stmt.targets) == 1
         and isinstance(target := stmt.targets[0], ast.Name)
         and isinstance(stmt.value, ast.Constant)
-        and stmt.value.value is False
-        and bound.get(target.id) == 1
+        and type(stmt.value.value) is kind
+        and target.id in once
+    }
+
+
+def switched_off(mod: Module) -> frozenset[str]:
+    """Module-level names bound once, to ``False``, and never bound again (``ddp = False``).
+
+    img2mml_resnet's ``main_ddp.py`` sets ``ddp = False`` under its argument
+    parsing and keeps its process group, DDP and ``mp.spawn`` under ``if ddp:``:
+    as shipped the script is one process, and the distributed code is dead.
+    """
+    return frozenset(
+        name for name, value in module_constants(mod, bool).items() if value.value is False
     )
 
 

@@ -19,6 +19,7 @@ from .flow import (
     distributed_script,
     flow_of,
     is_distributed_sampler,
+    module_constants,
     shuffle_from_config,
     shuffles,
 )
@@ -447,25 +448,10 @@ def _constant_ranks(mod: Module) -> frozenset[str]:
     ``CUDA_VISIBLE_DEVICES = '0,1'`` and pins ``cuda:{device_ids[local_rank]}``:
     every process of the launch takes the first GPU of the list.
     """
-    bound: dict[str, int] = {}
-    for node in mod.nodes:
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            bound[node.id] = bound.get(node.id, 0) + 1
-        elif isinstance(node, ast.arg):
-            bound[node.arg] = bound.get(node.arg, 0) + 2
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            for name in node.names:
-                bound[name] = bound.get(name, 0) + 2
     return frozenset(
-        target.id
-        for stmt in mod.tree.body
-        if isinstance(stmt, ast.Assign)
-        and len(stmt.targets) == 1
-        and isinstance(target := stmt.targets[0], ast.Name)
-        and isinstance(stmt.value, ast.Constant)
-        and type(stmt.value.value) is int
-        and bound.get(target.id) == 1
-        and (mentions_rank(target) or mentions_local_rank(target))
+        name
+        for name in module_constants(mod, int)
+        if mentions_rank(ast.Name(id=name)) or mentions_local_rank(ast.Name(id=name))
     )
 
 
