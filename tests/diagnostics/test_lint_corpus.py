@@ -388,6 +388,12 @@ ROUND_THIRTY_FIVE = [
     "bad_hand_shuffled_index_list.py",
     "good_hand_shuffled_then_sharded.py",
 ]
+#: The thirty-sixth round's classes (its held-out verdicts).
+ROUND_THIRTY_SIX = [
+    "bad_loader_drained_into_a_list.py",
+    "good_loader_drained_each_epoch.py",
+    "good_set_epoch_unneeded_in_validate.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -451,6 +457,7 @@ ROUND_THIRTEEN = [
         "thirty_three_after",
         "thirty_four",
         "thirty_five",
+        "thirty_six",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -495,6 +502,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_three_after": ROUND_THIRTY_THREE_AFTER,
         "thirty_four": ROUND_THIRTY_FOUR,
         "thirty_five": ROUND_THIRTY_FIVE,
+        "thirty_six": ROUND_THIRTY_SIX,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -125,7 +125,9 @@ def _evaluation_pass(flow: Flow, iterable: ast.AST) -> bool:
     tqdm(test_loader)`` look like one. What the name is bound to in the loop's
     own function decides: a pass over a loader named for evaluation (``test``,
     ``val``, ``eval``...) is no epoch of the training data, whose order is what
-    ``set_epoch`` changes. Only a re-iterated training loader counts.
+    ``set_epoch`` changes. Only a re-iterated training loader counts. A pass in a
+    function named for evaluation alone (``validate``, ``evaluate``) is one too,
+    whatever its loader's name: an evaluation's result does not depend on the order.
     """
     name = dotted(_unwrapped(iterable))
     if name is None:
@@ -133,6 +135,12 @@ def _evaluation_pass(flow: Flow, iterable: ast.AST) -> bool:
     if is_eval_name(name):
         return True
     func = flow.mod.function_of(iterable)
+    if (
+        func is not None
+        and is_eval_name(func.name)
+        and not _TRAIN_WORDS & set(name_words(func.name))
+    ):
+        return True  # virtual-cell's validate(): a loader per file, summed on rank 0 alone
     values = [
         value
         for names, value in flow.bindings

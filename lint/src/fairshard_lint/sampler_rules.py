@@ -14,7 +14,14 @@ from collections.abc import Iterator
 from .accelerate_epochs import lost_batch_sampler_epochs
 from .branches import single_process_branch
 from .data_samplers import is_data_sampler_class
-from .flow import LOADERS, distributed_script, flow_of, is_distributed_sampler, shuffles
+from .flow import (
+    LOADERS,
+    distributed_script,
+    flow_of,
+    is_distributed_sampler,
+    needs_set_epoch,
+    shuffles,
+)
 from .loops import unsynced_loops
 from .names import (
     Module,
@@ -69,6 +76,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             ),
         )
     yield from lost_batch_sampler_epochs(mod)
+    yield from _materialized_loaders(mod)
     yield from unset_in_the_project(mod)
     yield from hidden_from_the_framework(mod)
     yield from unprepared_trainer_loaders(mod)
@@ -578,6 +586,61 @@ def _seeds_with(mod: Module, call: ast.Call, seeder: str) -> bool:
         and bool(call.args)
         and not mentions_rank(call.args[0], flow_of(mod).rank_names_at(call))
     )
+
+
+#: Calls that drain an iterable into a container once.
+_DRAINS = frozenset({"list", "tuple"})
+
+
+def _materialized_loaders(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """``list(DataLoader(..., sampler=DistributedSampler(...)))`` built once, outside a loop.
+
+    Zoom-Transformer's ``self.data_loader["train"] = list(DataLoader(...,
+    sampler=self.train_sampler))``: the loader is iterated once, when the list
+    is built, so the sampler's order (and the random augmentation of that
+    pass) is fixed then; ``set_epoch`` at every epoch changes nothing the
+    training reads, and every epoch replays the first. Built inside a loop it
+    is drawn again each pass, and is left alone.
+    """
+    scope_samplers: dict[int, set[str]] = {}
+    for call in mod.calls:
+        if not (isinstance(call.func, ast.Name) and call.func.id in _DRAINS and call.args):
+            continue
+        loader = call.args[0]
+        if not (isinstance(loader, ast.Call) and tail(loader) in LOADERS):
+            continue
+        if mod.loop_of(call) is not None:
+            continue
+        sampler = argument(loader, "sampler", 3)
+        if sampler is None:
+            continue
+        scope = mod.function_of(call) or mod.tree
+        if id(scope) not in scope_samplers:
+            scope_samplers[id(scope)] = _shuffling_sampler_names(mod, scope)
+        if (isinstance(sampler, ast.Call) and needs_set_epoch(mod, sampler)) or (
+            dotted(sampler) in scope_samplers[id(scope)]
+        ):
+            yield (
+                call,
+                (
+                    f"{call.func.id}(DataLoader(...)) draws the distributed sampler's order "
+                    "once, when it is built: set_epoch afterwards changes nothing, and every "
+                    "epoch replays that first order; iterate the loader itself each epoch"
+                ),
+            )
+
+
+def _shuffling_sampler_names(mod: Module, scope: ast.AST) -> set[str]:
+    """Names (``self.train_sampler``) bound in ``scope`` to a sampler needing ``set_epoch``."""
+    return {
+        name
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and needs_set_epoch(mod, node.value)
+        for target in node.targets
+        if (name := dotted(target)) is not None
+    }
 
 
 @rule(

@@ -1,0 +1,17 @@
+# The training loader is drained into a list once: the sampler's order (and that
+# pass's random augmentation) is fixed then, and set_epoch changes nothing after.
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+class Processor:
+    def load_data(self, train_set):
+        dist.init_process_group("nccl")
+        self.train_sampler = DistributedSampler(train_set)
+        self.batches = list(DataLoader(train_set, batch_size=32, sampler=self.train_sampler))  # expect: FS101
+
+    def train(self, model, epochs):
+        for epoch in range(epochs):
+            self.train_sampler.set_epoch(epoch)
+            for batch in self.batches:
+                model(batch)
