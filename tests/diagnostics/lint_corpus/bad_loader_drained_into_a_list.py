@@ -5,13 +5,13 @@ from torch.utils.data import DataLoader, DistributedSampler
 
 
 class Processor:
-    def load_data(self, train_set):
+    def load_data(self, data):
         dist.init_process_group("nccl")
-        self.train_sampler = DistributedSampler(train_set)
-        self.batches = list(DataLoader(train_set, batch_size=32, sampler=self.train_sampler))  # expect: FS101
+        self.sampler = DistributedSampler(data)
+        self.batches = list(DataLoader(data, 32, sampler=self.sampler))  # expect: FS101
 
     def train(self, model, epochs):
         for epoch in range(epochs):
-            self.train_sampler.set_epoch(epoch)
+            self.sampler.set_epoch(epoch)
             for batch in self.batches:
                 model(batch)
