@@ -394,6 +394,13 @@ ROUND_THIRTY_SIX = [
     "good_loader_drained_each_epoch.py",
     "good_set_epoch_unneeded_in_validate.py",
 ]
+#: The thirty-seventh round's classes (its held-out verdicts).
+ROUND_THIRTY_SEVEN = [
+    "good_rank_seed_loader_own_generator.py",
+    "bad_rank_seed_loader_global_generator.py",
+    "good_share_cut_in_a_helper.py",
+    "bad_helper_handed_rank_returns_all.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -458,6 +465,7 @@ ROUND_THIRTEEN = [
         "thirty_four",
         "thirty_five",
         "thirty_six",
+        "thirty_seven",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -503,6 +511,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_four": ROUND_THIRTY_FOUR,
         "thirty_five": ROUND_THIRTY_FIVE,
         "thirty_six": ROUND_THIRTY_SIX,
+        "thirty_seven": ROUND_THIRTY_SEVEN,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -42,8 +42,13 @@ def _bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
     return found
 
 
-def cut_by_rank(mod: Module, data: ast.expr) -> bool:
-    """``data``, or a value bound to a name it reads in its function, is cut by the rank."""
+def cut_by_rank(mod: Module, data: ast.expr, depth: int = 2) -> bool:
+    """``data``, or a value bound to a name it reads in its function, is cut by the rank.
+
+    Also the result of a function of the module that is handed the rank and
+    returns a value it cut by it (tgrs's ``load_distributed_data(rank,
+    world_size, ...)``, which slices ``[rank * k:(rank + 1) * k]``), a few calls deep.
+    """
     flow = flow_of(mod)
     bindings = _bindings(mod.function_of(data) or mod.tree)
     seen: set[str] = set()
@@ -64,8 +69,33 @@ def cut_by_rank(mod: Module, data: ast.expr) -> bool:
                 )
             ):
                 return True
+            if (
+                depth
+                and isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and any(
+                    mentions_rank(a, flow.rank_names_at(node))
+                    for a in [*node.args, *(k.value for k in node.keywords)]
+                )
+                and _returns_a_cut(mod, node.func.id, depth - 1)
+            ):
+                return True
             name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
             if name and name not in seen and name in bindings:
                 seen.add(name)
                 stack.extend(bindings[name])
+    return False
+
+
+def _returns_a_cut(mod: Module, name: str, depth: int) -> bool:
+    """The module's function ``name`` returns a value cut by the rank."""
+    for func in mod.functions.get(name, []):
+        for node in ast.walk(func):
+            if (
+                isinstance(node, ast.Return)
+                and node.value is not None
+                and mod.function_of(node) is func
+                and cut_by_rank(mod, node.value, depth)
+            ):
+                return True
     return False

@@ -131,7 +131,8 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if (c.lineno, c.col_offset) > (call.lineno, call.col_offset)
             and (
                 (tail(c) in _GLOBAL_RNG_SAMPLERS and argument(c, "generator") is None)
-                or (tail(c) in LOADERS and shuffles(flow, c))
+                # a loader handed its own generator draws its order from that
+                or (tail(c) in LOADERS and shuffles(flow, c) and argument(c, "generator") is None)
             )
             # the `else` of `if args.distributed:` runs on one process: nothing to disagree
             and not single_process_branch(mod, c)
