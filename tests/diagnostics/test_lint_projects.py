@@ -67,7 +67,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # lightning_devices_option_set: the README decides how many devices run;
     # plain_python_spawns, launch_in_other_markdown: the script's own spawn, or a
     # launch line in another Markdown file, keeps what a plain python line would not;
-    # unused_function_named: a doc naming the function keeps its finding)
+    # unused_function_named: a doc naming the function keeps its finding;
+    # world_of_one_spawns: its own spawn keeps what WORLD_SIZE=1 would take away)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -85,6 +86,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "plain_python_spawns",
         "launch_in_other_markdown",
         "unused_function_named",
+        "world_of_one_spawns",
     }
 
 
@@ -972,6 +974,27 @@ def test_a_comment_ending_in_a_backslash_continues_nothing(tmp_path: Path) -> No
     (tmp_path / "train.py").write_text("import torch\n")
     (tmp_path / "run.sh").write_text(text)
     assert read_one_process_scripts(tmp_path) == {"train.py"}  # the pinned line runs it
+
+
+@pytest.mark.parametrize(
+    ("script", "one"),
+    [
+        ("#SBATCH --nodes=1\n#SBATCH --ntasks=1\nsrun python train.py", True),
+        ("#SBATCH -n 1\nsrun python train.py", True),
+        ("#SBATCH --ntasks=4\nsrun --ntasks=1 python train.py", True),  # the line's own
+        ("#SBATCH --ntasks=4\nsrun python train.py", False),
+        ("#SBATCH --ntasks-per-node=4\nsrun python train.py", False),
+        ("srun python train.py", False),  # the task count is not in the text
+    ],
+)
+def test_srun_in_a_batch_script_of_one_task_is_one_process(
+    tmp_path: Path, script: str, one: bool
+) -> None:
+    from fairshard_lint.launch_counts import read_one_process_scripts
+
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / "submit.sh").write_text(f"#!/bin/bash\n{script}\n")
+    assert read_one_process_scripts(tmp_path) == (frozenset({"train.py"}) if one else frozenset())
 
 
 def test_one_process_needs_every_line_that_runs_the_script(tmp_path: Path) -> None:

@@ -238,6 +238,32 @@ def _one_process(line: str, pinned: str | None, assigned: dict[str, str]) -> boo
     return bool(counts)  # --nproc_per_node=1 with no pin
 
 
+_SBATCH_TASKS = re.compile(
+    r"^#SBATCH[ \t]+(?:--ntasks(?:-per-node)?[ \t]*=?[ \t]*|-n[ \t]*)(?P<value>\S+)", re.M
+)
+_SRUN = re.compile(r"\bsrun\b")
+_SRUN_TASKS = re.compile(r"(?:--ntasks(?:-per-node)?|-n)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)")
+
+
+def _one_slurm_task(line: str, text: str) -> bool:
+    """``srun python train.py`` in a batch script of one task: one process.
+
+    AVSE4-modulation's ``#SBATCH --nodes=1`` and ``--ntasks=1`` with
+    ``srun python train.py trainer.gpus=3``: ``srun`` starts the job's one
+    task, and Lightning, which reads its world from ``SLURM_NTASKS``, runs one
+    process. Every task count the script or the line names must be 1, and
+    there must be one.
+    """
+    srun = _SRUN.search(line)
+    if srun is None:
+        return False
+    head = line[srun.end() :]
+    script = _RUNS.search(head)
+    own = [m.group("value") for m in _SRUN_TASKS.finditer(head[: script.start() if script else 0])]
+    counts = own or [m.group("value") for m in _SBATCH_TASKS.finditer(text)]
+    return bool(counts) and all(c.strip("\"'") == "1" for c in counts)
+
+
 def _named(line: str) -> list[str]:
     """The Python files a line runs or hands on, as written (``-m a.b``: ``a/b.py``)."""
     names = [m.group("path") for m in _SCRIPT.finditer(line)]
@@ -370,7 +396,7 @@ def read_runs(folder: Path) -> Runs | None:
                     continue  # no run, or one that prints the options and stops
                 names = _named(line)
                 verdict = Run(
-                    _one_process(line, pinned, assigned),
+                    _one_process(line, pinned, assigned) or _one_slurm_task(line, text),
                     bool(_LAUNCH.search(line)),
                     len(names) == 1,
                 )

@@ -9,7 +9,8 @@ split. A finding of a rule whose harm needs several processes
 left out. What stays: set_epoch (one process still repeats its order),
 shuffle with a sampler, weighted draws, batch samplers, unshuffled training.
 
-Only an entry script counts (a file no other file of the tree imports: an
+A script that sets ``WORLD_SIZE`` to 1 at its top level is one process too,
+whatever launches it. Only an entry script counts (a file no other file of the tree imports: an
 imported helper may run under another launch line), one that does not set
 ``CUDA_VISIBLE_DEVICES`` itself (which overrides the launch line's pin), and
 one whose own process spawning, if any, sizes itself by the visible GPUs
@@ -21,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from .flow import dead_branch, switched_off
-from .names import Module, tail
+from .names import Module, env_key, tail
 from .project import Project, importers
 
 __all__ = ["MULTI_PROCESS_RULES", "one_process_script"]
@@ -49,12 +50,31 @@ def _one_process(mod: Module) -> bool:
     path = project.tree_path(mod)
     if path is None or importers(mod):
         return False
+    if _sets_a_world_of_one(mod) and not _starts_processes(mod):
+        return True
     if path.as_posix() not in project.one_process_scripts:
         return path.as_posix() in project.plain_python_scripts and not _starts_processes(mod)
     if any(isinstance(n, ast.Constant) and n.value == "CUDA_VISIBLE_DEVICES" for n in mod.nodes):
         return False  # the script pins its own devices
     spawns = [c for c in mod.calls if tail(c) in _SPAWNS]
     return all("device_count" in ast.unparse(c) for c in spawns)
+
+
+def _sets_a_world_of_one(mod: Module) -> bool:
+    """The script sets ``os.environ["WORLD_SIZE"] = "1"`` at its top level, whatever runs it.
+
+    tgrs's ``main.py`` forces ``WORLD_SIZE='1'`` before
+    ``init_process_group(init_method="env://", ...)``: a launch of two
+    processes cannot form its group (the second rank is refused), so the only
+    run that trains is one process.
+    """
+    return any(
+        isinstance(stmt, ast.Assign)
+        and isinstance(stmt.value, ast.Constant)
+        and str(stmt.value.value).strip() == "1"
+        and any(env_key(t) == "WORLD_SIZE" for t in stmt.targets)
+        for stmt in mod.tree.body
+    )
 
 
 #: Packages whose trainers start the processes of a run themselves.
