@@ -68,7 +68,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # plain_python_spawns, launch_in_other_markdown: the script's own spawn, or a
     # launch line in another Markdown file, keeps what a plain python line would not;
     # unused_function_named: a doc naming the function keeps its finding;
-    # world_of_one_spawns: its own spawn keeps what WORLD_SIZE=1 would take away)
+    # world_of_one_spawns: its own spawn keeps what WORLD_SIZE=1 would take away;
+    # hydra_trainer_ddp_choice: the configs decide the trainer's devices)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -87,6 +88,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "launch_in_other_markdown",
         "unused_function_named",
         "world_of_one_spawns",
+        "hydra_trainer_ddp_choice",
     }
 
 
@@ -426,6 +428,30 @@ def test_a_whole_released_copy_at_the_top_is_vendored(
     assert [(Path(f.path).relative_to(tmp_path).as_posix(), f.code) for f in findings] == [
         ("copy/examples/main_amp.py", "FS109")
     ]
+
+
+def test_a_versioned_copy_at_the_top_of_an_unpackaged_repository_is_vendored(
+    tmp_path: Path,
+) -> None:
+    from fairshard_lint.files import vendored_folder
+
+    # SALT-NLP/HiddenCut: transformers/ (its own __version__) beside run_glue.py
+    (tmp_path / "README.md").write_text("")
+    (tmp_path / "run_glue.py").write_text("import transformers\n")
+    (tmp_path / "transformers").mkdir()
+    (tmp_path / "transformers" / "__init__.py").write_text('__version__ = "2.3.0"\n')
+    (tmp_path / "transformers" / "trainer.py").write_text("import torch\n")
+    assert vendored_folder(tmp_path, Path("transformers")) == "transformers"
+    # no version: the repository's own helpers named like the package
+    (tmp_path / "transformers" / "__init__.py").write_text("")
+    assert vendored_folder(tmp_path, Path("transformers")) is None
+    # a repository that packages itself keeps the top level as its own
+    (tmp_path / "transformers" / "__init__.py").write_text('__version__ = "2.3.0"\n')
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    assert vendored_folder(tmp_path, Path("transformers")) is None
+    # a checkout of the package itself, linted from its root
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='transformers')\n")
+    assert vendored_folder(tmp_path, Path("transformers")) is None
 
 
 def test_a_top_level_folder_needs_a_whole_copy_to_be_vendored(tmp_path: Path) -> None:
@@ -1052,3 +1078,20 @@ def test_a_class_named_anywhere_in_the_tree_may_run(tmp_path: Path) -> None:
     script = (root / "train.py").read_text()
     (root / "train.py").write_text(script.split("\n\nif __name__")[0] + "\n")
     assert _found(root, [root]) == {loop}  # no script: modules for code elsewhere
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("python train.py trainer.devices=1", False),
+        ("python train.py trainer.devices=4 trainer.strategy=ddp", True),
+        ("python train.py trainer.gpus=2", True),
+    ],
+)
+def test_a_hydra_trainer_override_in_a_launch_line_counts(
+    tmp_path: Path, line: str, found: bool
+) -> None:
+    shutil.copytree(PROJECTS / "hydra_trainer_one_device_good", tmp_path / "t")
+    (tmp_path / "t" / "README.md").write_text(f"```bash\n{line}\n```\n")
+    codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
+    assert codes == ({"FS109"} if found else set())

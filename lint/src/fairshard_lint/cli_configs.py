@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .tree_texts import TooManyFiles, tree_texts
+from .tree_texts import TooManyFiles, tree_files, tree_texts
 
 __all__ = ["one_device", "read_trainer_devices"]
 
@@ -46,14 +46,38 @@ def _trainer_devices(text: str) -> str | None:
     return None
 
 
+_TOP_KEY = re.compile(r"^(?P<key>devices|gpus)\s*:\s*(?P<value>[^#\n]*)", re.M)
+#: Command-line overrides of a Hydra trainer's devices (``trainer.devices=4``).
+_OVERRIDE = re.compile(r"(?<![\w.-])trainer\.(?:devices|gpus)=(?P<value>[^\s\\]+)")
+_LAUNCH_TEXTS = ("*.sh", "*.bash", "*.md", "*.slurm")
+
+
+def _group_devices(text: str) -> str:
+    """A Hydra ``trainer/`` group file's top-level ``devices``/``gpus``; ``""`` if unset."""
+    match = _TOP_KEY.search(text)
+    return match.group("value").strip() if match else ""
+
+
 def read_trainer_devices(folder: Path) -> list[str]:
-    """The trainer device value of every YAML config under ``folder`` that has a trainer block."""
+    """The trainer device value of every YAML config under ``folder`` that sets the trainer.
+
+    A ``trainer:`` block of any config, and every file of a Hydra ``trainer``
+    config group (``configs/trainer/default.yaml`` with a top-level ``devices:
+    1``, the layout of the Lightning-Hydra template), whose ``trainer=ddp``
+    choice a run may make; and every ``trainer.devices=...`` override a
+    shipped launch line passes.
+    """
     found: list[str] = []
     try:
-        for text in tree_texts(folder, _CONFIGS):
+        for path, text in tree_files(folder, _CONFIGS):
+            if path.parent.name == "trainer":
+                found.append(_group_devices(text))
+                continue
             value = _trainer_devices(text)
             if value is not None:
                 found.append(value)
+        for text in tree_texts(folder, _LAUNCH_TEXTS):
+            found += [m.group("value").strip("\"'") for m in _OVERRIDE.finditer(text)]
     except TooManyFiles:
         pass  # the configs read so far
     return found

@@ -391,7 +391,10 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     At the top level of ``root`` a folder is vendored only when it is a whole
     released copy of a package (:func:`_whole_release`: its own packaging
     naming a package it holds, its own licence: ``apex/`` with ``apex/apex/``
-    beside the repository's own ``jukebox/``).
+    beside the repository's own ``jukebox/``), or a released copy of a known
+    package (its own ``__version__``) in a repository that packages nothing
+    itself (HiddenCut's ``transformers/``, version 2.3.0, beside its
+    ``run_glue.py``).
 
     NOTE: the top level of ``root`` is never vendored by the last two tests, so
     linting a folder of several checkouts (``repos/fairseq/``) or a package
@@ -405,7 +408,9 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
             return here.as_posix()
         path = root / here
         if index == 0:
-            if _whole_release(root, path):
+            if _whole_release(root, path) or (
+                part in KNOWN_PACKAGES and not _has_packaging(root) and _copied_package(root, path)
+            ):
                 return here.as_posix()
             continue
         if (

@@ -254,18 +254,35 @@ def _tests_run(mod: Module) -> bool:
 
 
 def _cli_one_device(mod: Module) -> bool:
-    """The tree runs only through ``LightningCLI``, and every shipped config sets one device.
+    """The tree builds its trainer only from configs, and every shipped config sets one device.
 
     vocos: ``LightningCLI(run=False)`` in ``train.py``, no ``Trainer(...)`` of
     its own, and ``trainer: devices: [0]`` in each of its four configs (see
     ``cli_configs``): one process on every shipped run, nothing padded.
+    ChemGFN: ``hydra.utils.instantiate(cfg.trainer)`` and one ``trainer/``
+    config group file, ``devices: 1``, which every experiment repeats.
     """
     project = mod.cache.get("project")
     if not isinstance(project, Project):
         return False
     calls = {tail(c) for other in tree_modules(mod) for c in other.calls}
+    if "Trainer" in calls or not one_device(project.trainer_devices):
+        return False
+    return "LightningCLI" in calls or any(
+        tail(c) == "instantiate" and any(_names_the_trainer(a) for a in c.args[:1])
+        for other in tree_modules(mod)
+        for c in other.calls
+    )
+
+
+def _names_the_trainer(node: ast.AST) -> bool:
+    """``cfg.trainer`` or ``config["trainer"]``: the trainer part of a Hydra config."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "trainer"
     return (
-        "LightningCLI" in calls and "Trainer" not in calls and one_device(project.trainer_devices)
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and node.slice.value == "trainer"
     )
 
 

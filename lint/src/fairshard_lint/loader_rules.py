@@ -868,15 +868,21 @@ def _imported_names(project: Project, runner: Module, mod: Module) -> set[str] |
 
     ``None`` where it imports ``mod`` by no static import (loaded by a computed
     name); ``from mod import *`` and ``import mod`` give every name the runner uses.
+    A name imported but never read (``from linear_eval import main as
+    linear_eval`` in a script that calls only ``linear_eval_ddp``) runs nothing.
     """
     target_module = mod.cache["module_name"]
     names: set[str] = set()
     static = False
+    read = {n.id for n in runner.nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     for local, target in project.imports(runner.cache["module_name"]).items():
         base, _, leaf = target.rpartition(".")
         if base and project.find(base) == target_module:
             static = True
-            names.update(runner.identifiers if local.startswith("*") else {leaf})
+            if local.startswith("*"):
+                names.update(runner.identifiers)
+            elif local in read:
+                names.add(leaf)  # imported and used (Trip-ROMA's unused `linear_eval` is not)
         elif project.find(target) == target_module:
             static = True
             names.update(runner.identifiers)

@@ -302,7 +302,11 @@ _MAIN_WORDS = frozenset({"main", "master", "primary", "chief"})
 
 
 def _rank_zero_test(test: ast.expr) -> bool:
-    """``test`` holds on rank 0 only: ``rank == 0``, ``local_rank is 0``, ``is_main_process()``."""
+    """``test`` holds on rank 0 only: ``rank == 0``, ``local_rank is 0``, ``is_main_process()``.
+
+    Also ``args.local_rank in [-1, 0]`` (the transformers examples' test): -1 is
+    a run of one process, so once distributed it holds on rank 0 alone.
+    """
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_rank_zero_test(v) for v in test.values)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
@@ -311,6 +315,15 @@ def _rank_zero_test(test: ast.expr) -> bool:
         return bool(ranked) and all(v in ranked or single_process_test(v) for v in test.values)
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, right = test.left, test.comparators[0]
+        if (
+            isinstance(test.ops[0], ast.In)
+            and isinstance(right, ast.List | ast.Tuple | ast.Set)
+            and right.elts
+            and all(isinstance(e, ast.Constant) and e.value in (-1, 0) for e in right.elts)
+            and any(isinstance(e, ast.Constant) and e.value == 0 for e in right.elts)
+        ):
+            # local_rank in [-1, 0]: rank 0 alone once distributed (-1: one process)
+            return mentions_rank(left)
         if isinstance(test.ops[0], ast.Eq | ast.Is):
             for value, other in ((left, right), (right, left)):
                 if (

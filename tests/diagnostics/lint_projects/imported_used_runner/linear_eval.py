@@ -1,0 +1,9 @@
+"""The one-GPU linear evaluation: a plain shuffling loader."""
+
+from torch.utils.data import DataLoader
+
+
+def main(args, dataset, classifier):
+    loader = DataLoader(dataset, batch_size=args.batch_size, shuffle=True)  # expect: FS103
+    for batch in loader:
+        classifier(batch)
