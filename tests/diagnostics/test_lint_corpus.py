@@ -401,6 +401,11 @@ ROUND_THIRTY_SEVEN = [
     "good_share_cut_in_a_helper.py",
     "bad_helper_handed_rank_returns_all.py",
 ]
+#: The thirty-ninth round's classes (its held-out verdicts).
+ROUND_THIRTY_NINE = [
+    "good_loader_begun_to_skip_epochs.py",
+    "bad_loader_warmup_epochs_unset.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -466,6 +471,7 @@ ROUND_THIRTEEN = [
         "thirty_five",
         "thirty_six",
         "thirty_seven",
+        "thirty_nine",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -512,6 +518,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_five": ROUND_THIRTY_FIVE,
         "thirty_six": ROUND_THIRTY_SIX,
         "thirty_seven": ROUND_THIRTY_SEVEN,
+        "thirty_nine": ROUND_THIRTY_NINE,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

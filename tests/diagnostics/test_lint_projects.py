@@ -1023,6 +1023,30 @@ def test_srun_in_a_batch_script_of_one_task_is_one_process(
     assert read_one_process_scripts(tmp_path) == (frozenset({"train.py"}) if one else frozenset())
 
 
+@pytest.mark.parametrize(
+    ("config", "line", "one"),
+    [
+        ("num_processes: 1\n", "accelerate launch --config_file cfg.yaml train.py", True),
+        ("num_processes: 4\n", "accelerate launch --config_file cfg.yaml train.py", False),
+        ("num_processes: 1\n", "accelerate launch --config_file other.yaml train.py", False),
+        (
+            "num_processes: 1\n",
+            "accelerate launch --config_file cfg.yaml --num_processes 2 train.py",
+            False,
+        ),
+    ],
+)
+def test_an_accelerate_config_of_one_process_is_read(
+    tmp_path: Path, config: str, line: str, one: bool
+) -> None:
+    from fairshard_lint.launch_counts import read_one_process_scripts
+
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / "cfg.yaml").write_text(f"distributed_type: MULTI_GPU\n{config}")
+    (tmp_path / "run.sh").write_text(f"{line}\n")
+    assert read_one_process_scripts(tmp_path) == (frozenset({"train.py"}) if one else frozenset())
+
+
 def test_one_process_needs_every_line_that_runs_the_script(tmp_path: Path) -> None:
     from fairshard_lint.launch_counts import read_one_process_scripts
 

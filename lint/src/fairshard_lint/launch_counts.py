@@ -264,6 +264,33 @@ def _one_slurm_task(line: str, text: str) -> bool:
     return bool(counts) and all(c.strip("\"'") == "1" for c in counts)
 
 
+_ACCELERATE = re.compile(r"\baccelerate\s+launch\b")
+_CONFIG_FILE = re.compile(r"--config[_-]file(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>[^\s;]+)")
+_CONFIG_PROCESSES = re.compile(r"^num_processes\s*:\s*(?P<value>\S+)", re.M)
+
+
+def _accelerate_config_of_one(line: str, here: Path, folder: Path) -> bool:
+    """``accelerate launch --config_file cfg.yaml`` where the tree's ``cfg.yaml`` says one process.
+
+    Optimal_Transport_Aggregation's ``run.sh`` launches ``train.py`` with an
+    ``accelerate_config.yaml`` of ``num_processes: 1`` (one GPU id): one
+    process. A count on the line itself is read by :func:`_one_process`.
+    """
+    if not _ACCELERATE.search(line) or _GPU_COUNT.search(line):
+        return False
+    match = _CONFIG_FILE.search(line)
+    if match is None:
+        return False
+    name = match.group("value").strip("\"'")
+    for base in (here, folder):
+        candidate = base / name
+        if candidate.is_file() and candidate.stat().st_size < 100_000:
+            text = candidate.read_text(encoding="utf-8", errors="replace")
+            counts = [m.group("value").strip("\"'") for m in _CONFIG_PROCESSES.finditer(text)]
+            return counts == ["1"]
+    return False
+
+
 def _named(line: str) -> list[str]:
     """The Python files a line runs or hands on, as written (``-m a.b``: ``a/b.py``)."""
     names = [m.group("path") for m in _SCRIPT.finditer(line)]
@@ -396,7 +423,9 @@ def read_runs(folder: Path) -> Runs | None:
                     continue  # no run, or one that prints the options and stops
                 names = _named(line)
                 verdict = Run(
-                    _one_process(line, pinned, assigned) or _one_slurm_task(line, text),
+                    _one_process(line, pinned, assigned)
+                    or _one_slurm_task(line, text)
+                    or _accelerate_config_of_one(line, path.parent, root),
                     bool(_LAUNCH.search(line)),
                     len(names) == 1,
                 )

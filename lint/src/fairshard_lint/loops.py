@@ -198,6 +198,8 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         loop = flow.mod.loop_of(site)
         if loop is None or loop in seen or _yields(loop) or _one_pass(flow.mod, loop):
             continue
+        if _stops_at_once(site):
+            continue  # `for _ in loader: break`: a pass begun only to advance the sampler
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
         if _sets_this_epoch(flow, loop, site, body_calls, setters) or _reseeded(
             flow, loop, body_calls
@@ -210,6 +212,22 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             seen.add(loop)
             found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _stops_at_once(site: ast.AST) -> bool:
+    """The ``for`` over the loader leaves on its first batch: ``for _ in loader: break``.
+
+    KNN-BERT's copy of the transformers Trainer skips the epochs a resumed run
+    has done with ``for epoch in range(epochs_trained): for _ in
+    train_dataloader: break``: one batch begun per epoch to move the sampler's
+    randomness on, no epoch of training, and the training loop after it sets
+    the epoch.
+    """
+    return (
+        isinstance(site, ast.For | ast.AsyncFor)
+        and bool(site.body)
+        and isinstance(site.body[0], ast.Break)
+    )
 
 
 def _sets_this_epoch(
