@@ -41,7 +41,7 @@ from .names import (
 )
 from .one_process_runs import one_process_script
 from .prepared import framework_shards
-from .project import Project, asks_single_process, importers
+from .project import Project, asks_single_process, imported_modules, importers
 from .rank_cuts import cut_by_rank
 from .rulebook import rule
 
@@ -395,7 +395,7 @@ def _picks_device_per_process(mod: Module) -> bool:
     """
     if _here_or_in_an_importer(mod, _picks_own_device):
         return True
-    return any(_picks_own_device(m) for m in _imported_modules(mod))
+    return any(_picks_own_device(m) for m in imported_modules(mod))
 
 
 def _picks_own_device(mod: Module) -> bool:
@@ -483,25 +483,6 @@ def _names_cuda(node: ast.AST) -> bool:
     if isinstance(node, ast.JoinedStr) and node.values:
         return _names_cuda(node.values[0])
     return False
-
-
-def _imported_modules(mod: Module) -> list[Module]:
-    """The modules of the linted tree that ``mod`` imports.
-
-    SUEF's ``train_ddp.py`` imports ``utils.ddp_utils``, whose
-    ``init_distributed_mode`` calls ``torch.cuda.set_device(config.rank)``.
-    """
-    project = mod.cache.get("project")
-    if not isinstance(project, Project):
-        return []
-    found: list[Module] = []
-    for target in project.imports(mod.cache["module_name"]).values():
-        for candidate in (target, target.rpartition(".")[0]):
-            name = project.find(candidate) if candidate else None
-            if name is not None and name != mod.cache["module_name"]:
-                found.append(project.modules[name])
-                break
-    return found
 
 
 def _runs_as_several_processes(mod: Module) -> bool:

@@ -23,7 +23,7 @@ import ast
 
 from .flow import dead_branch, switched_off
 from .names import Module, env_key, tail
-from .project import Project, importers
+from .project import Project, imported_modules, importers
 
 __all__ = ["MULTI_PROCESS_RULES", "one_process_script"]
 
@@ -105,15 +105,7 @@ def _starts_processes(mod: Module) -> bool:
     run by plain ``python``, Ray Train): then a plain ``python`` line is not one
     process.
     """
-    project = mod.cache.get("project")
-    seen = [mod]
-    if isinstance(project, Project):
-        for target in project.imports(mod.cache["module_name"]).values():
-            for candidate in (target, target.rpartition(".")[0]):
-                name = project.find(candidate) if candidate else None
-                if name is not None:
-                    seen.append(project.modules[name])
-                    break
+    seen = [mod, *imported_modules(mod)]
     return any(
         m.imports_any(_SELF_LAUNCHING)
         or any(tail(c) in _STARTS and not dead_branch(m, c, switched_off(m)) for c in m.calls)

@@ -62,7 +62,7 @@ from .padding_classes import Padding
 from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
 
-__all__ = ["Project", "importers", "module_name"]
+__all__ = ["Project", "imported_modules", "importers", "module_name"]
 
 #: Text that makes a file take part in the project even without PyTorch data words
 #: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``; a script
@@ -1048,6 +1048,25 @@ def unreached_by_callers(project: Project, name: str, call: ast.Call) -> bool:
         any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
         for _, site in sites
     )
+
+
+def imported_modules(mod: Module) -> list[Module]:
+    """The modules of ``mod``'s linted tree that it imports (none outside a project).
+
+    SUEF's ``train_ddp.py`` imports ``utils.ddp_utils``, whose
+    ``init_distributed_mode`` calls ``torch.cuda.set_device(config.rank)``.
+    """
+    project: Project | None = mod.cache.get("project")
+    if project is None:
+        return []
+    found: list[Module] = []
+    for target in project.imports(mod.cache["module_name"]).values():
+        for candidate in (target, target.rpartition(".")[0]):
+            name = project.find(candidate) if candidate else None
+            if name is not None and name != mod.cache["module_name"]:
+                found.append(project.modules[name])
+                break
+    return found
 
 
 def importers(mod: Module) -> list[Module]:
