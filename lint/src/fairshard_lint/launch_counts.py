@@ -162,17 +162,27 @@ def _hostfile_hosts(line: str, here: Path, folder: Path) -> int | None:
     match = _HOSTFILE.search(line)
     if match is None or _OTHER_HOSTS.search(line):
         return None
-    name = match.group("value").strip("\"'")
+    text = _named_file_text(match.group("value"), here, folder)
+    if text is None:
+        return None
+    hosts = {
+        entry.split()[0]
+        for entry in text.splitlines()
+        if entry.strip() and not entry.lstrip().startswith("#")
+    }
+    return len(hosts)
+
+
+def _named_file_text(name: str, here: Path, folder: Path) -> str | None:
+    """The text of the tree's file a launch line names, beside the launch file or at the root.
+
+    ``None`` where the tree has no such regular file (or a file too large for a config).
+    """
+    name = name.strip("\"'")
     for base in (here, folder):
         candidate = base / name
         if candidate.is_file() and candidate.stat().st_size < 100_000:
-            text = candidate.read_text(encoding="utf-8", errors="replace")
-            hosts = {
-                entry.split()[0]
-                for entry in text.splitlines()
-                if entry.strip() and not entry.lstrip().startswith("#")
-            }
-            return len(hosts)
+            return candidate.read_text(encoding="utf-8", errors="replace")
     return None
 
 
@@ -281,14 +291,11 @@ def _accelerate_config_of_one(line: str, here: Path, folder: Path) -> bool:
     match = _CONFIG_FILE.search(line)
     if match is None:
         return False
-    name = match.group("value").strip("\"'")
-    for base in (here, folder):
-        candidate = base / name
-        if candidate.is_file() and candidate.stat().st_size < 100_000:
-            text = candidate.read_text(encoding="utf-8", errors="replace")
-            counts = [m.group("value").strip("\"'") for m in _CONFIG_PROCESSES.finditer(text)]
-            return counts == ["1"]
-    return False
+    text = _named_file_text(match.group("value"), here, folder)
+    if text is None:
+        return False
+    counts = [m.group("value").strip("\"'") for m in _CONFIG_PROCESSES.finditer(text)]
+    return counts == ["1"]
 
 
 def _named(line: str) -> list[str]:
