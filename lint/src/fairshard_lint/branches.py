@@ -14,7 +14,7 @@ import ast
 
 from .names import Module, argument, dotted, is_train_name, name_words, tail
 
-__all__ = ["single_process_branch", "spawning_parent", "train_branch"]
+__all__ = ["several_process_branch", "single_process_branch", "spawning_parent", "train_branch"]
 
 #: Words of a test that asks whether the script runs on several processes.
 _WORLD_WORDS = frozenset(
@@ -33,8 +33,19 @@ def _words(test: ast.AST) -> set[str]:
     return words
 
 
+def _minus_one_rank(test: ast.AST) -> bool:
+    """``args.local_rank == -1`` (or ``!=``): the older transformers examples' "not distributed"."""
+    return (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq | ast.NotEq)
+        and _number(test.comparators[0]) == -1.0
+        and "rank" in _words(test.left)
+    )
+
+
 def _asks_world(test: ast.AST) -> bool:
-    if _words(test) & _WORLD_WORDS:
+    if _words(test) & _WORLD_WORDS or _minus_one_rank(test):
         return True
     return any(isinstance(n, ast.Call) and tail(n) in _WORLD_CALLS for n in ast.walk(test))
 
@@ -108,6 +119,22 @@ def single_process_branch(mod: Module, node: ast.AST) -> bool:
             when = _distributed_when_true(ancestor.test)
             side = _side(mod, node, ancestor)
             if when is not None and side is not None and when != side:
+                return True
+    return False
+
+
+def several_process_branch(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a branch that runs only with several processes.
+
+    The other arm of :func:`single_process_branch`: ``DistributedSampler(ds)``
+    in the ``else`` of ``if args.local_rank == -1:`` (the older transformers
+    examples), in ``... if args.distributed else RandomSampler(ds)``.
+    """
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If | ast.IfExp) and _asks_world(ancestor.test):
+            when = _distributed_when_true(ancestor.test)
+            side = _side(mod, node, ancestor)
+            if when is not None and side is not None and when == side:
                 return True
     return False
 

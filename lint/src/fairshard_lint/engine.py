@@ -13,7 +13,7 @@ from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .names import Module, dotted, tail
-from .one_process_runs import MULTI_PROCESS_RULES, one_process_script
+from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
 from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .reach import unreached_in_script
@@ -392,6 +392,8 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 # evaluation beside a distributed sampler calls (a merge that de-duplicates),
                 # or a subclass of a sampler class of the tree (its padding, rule FS109)
                 enter(file, source)
+    for module in parsed.values():  # before the flows: a sampler no shipped run builds
+        module.cache["unbuilt_samplers"] = unbuilt_samplers(module)
     try:
         project.finish()
     except RecursionError:

@@ -21,17 +21,20 @@ from __future__ import annotations
 
 import ast
 
-from .flow import dead_branch, switched_off
+from .branches import several_process_branch
+from .flow import dead_branch, is_distributed_sampler, switched_off
 from .names import Module, env_key, tail
 from .project import Project, imported_modules, importers
 
-__all__ = ["MULTI_PROCESS_RULES", "one_process_script"]
+__all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers"]
 
 #: Rules whose pitfall does harm only when several processes run.
 MULTI_PROCESS_RULES = frozenset(
     {"FS103", "FS104", "FS105", "FS106", "FS109", "FS110", "FS111", "FS113", "FS114"}
 )
-_SPAWNS = frozenset({"spawn", "start_processes", "Process", "Pool"})
+#: (A ``multiprocessing.Pool`` maps a function over items, the feature conversion of
+#: the transformers examples: its daemonic workers form no ranks and start none.)
+_SPAWNS = frozenset({"spawn", "start_processes", "Process"})
 
 
 def one_process_script(mod: Module) -> bool:
@@ -41,6 +44,25 @@ def one_process_script(mod: Module) -> bool:
         return cached
     mod.cache["one_process_script"] = found = _one_process(mod)
     return found
+
+
+def unbuilt_samplers(mod: Module) -> frozenset[ast.Call]:
+    """Distributed samplers of a one-process entry script that only its multi-process arm builds.
+
+    The older transformers examples (``run_glue.py``, ``run_squad.py``, and the
+    scripts built on them) pick ``RandomSampler(ds) if args.local_rank == -1
+    else DistributedSampler(ds)``. Run by plain ``python`` on every shipped
+    line, ``local_rank`` stays -1: the distributed sampler is never built, so
+    no loop over its loader repeats an order for want of ``set_epoch`` (FS101
+    follows the loader into the trainer module it is handed to, and stops here).
+    """
+    if not one_process_script(mod):
+        return frozenset()
+    return frozenset(
+        call
+        for call in mod.calls
+        if is_distributed_sampler(mod, call) and several_process_branch(mod, call)
+    )
 
 
 def _one_process(mod: Module) -> bool:
@@ -108,6 +130,16 @@ def _starts_processes(mod: Module) -> bool:
     seen = [mod, *imported_modules(mod)]
     return any(
         m.imports_any(_SELF_LAUNCHING)
-        or any(tail(c) in _STARTS and not dead_branch(m, c, switched_off(m)) for c in m.calls)
+        or any(
+            tail(c) in _STARTS
+            and not _own_function(m, c)
+            and not dead_branch(m, c, switched_off(m))
+            for c in m.calls
+        )
         for m in seen
     )
+
+
+def _own_function(mod: Module, call: ast.Call) -> bool:
+    """``run(args)`` calls the module's own ``def run``, not ``subprocess.run`` (KALA's script)."""
+    return isinstance(call.func, ast.Name) and call.func.id in mod.functions
