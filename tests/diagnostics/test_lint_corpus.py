@@ -406,6 +406,19 @@ ROUND_THIRTY_NINE = [
     "good_loader_begun_to_skip_epochs.py",
     "bad_loader_warmup_epochs_unset.py",
 ]
+#: The fortieth round's left classes: a pin in the arm only a plain run takes.
+ROUND_FORTY = [
+    "good_cuda_visible_plain_run_arm.py",
+    "bad_cuda_visible_launched_arm.py",
+]
+#: The forty-first round's classes: a method of another object named like the
+#: script's own function, a draw made for each item a dataset returns.
+ROUND_FORTY_ONE_AFTER = [
+    "good_module_train_call_in_one_pass.py",
+    "bad_module_train_call_per_epoch.py",
+    "good_hand_draw_per_item.py",
+    "bad_hand_split_in_dataset_init.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -472,6 +485,8 @@ ROUND_THIRTEEN = [
         "thirty_six",
         "thirty_seven",
         "thirty_nine",
+        "forty",
+        "forty_one_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -519,6 +534,8 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_six": ROUND_THIRTY_SIX,
         "thirty_seven": ROUND_THIRTY_SEVEN,
         "thirty_nine": ROUND_THIRTY_NINE,
+        "forty": ROUND_FORTY,
+        "forty_one_after": ROUND_FORTY_ONE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

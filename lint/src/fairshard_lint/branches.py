@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .names import Module, argument, dotted, is_train_name, name_words, tail
+from .names import Module, argument, dotted, env_key, is_train_name, name_words, tail
 
 __all__ = ["several_process_branch", "single_process_branch", "spawning_parent", "train_branch"]
 
@@ -44,8 +44,44 @@ def _minus_one_rank(test: ast.AST) -> bool:
     )
 
 
+#: Variables a distributed launcher (torchrun, ``torch.distributed.launch``,
+#: accelerate, deepspeed) sets in every process it starts, and a plain run lacks.
+_LAUNCHER_ENV = frozenset(
+    {"LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"}
+)
+
+
+def _launcher_env(test: ast.AST) -> bool | None:
+    """Whether the test holds when a launcher started the process; ``None``: another test.
+
+    ``"LOCAL_RANK" in os.environ``: ``True``; ``"LOCAL_RANK" not in os.environ``
+    and ``os.getenv("RANK") is None``: ``False``.
+
+    llm-embed pins ``CUDA_VISIBLE_DEVICES="0"`` under ``if 'LOCAL_RANK' not in
+    os.environ:``, a plain run's single GPU: no launched rank takes that arm.
+    """
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if (
+        isinstance(op, ast.In | ast.NotIn)
+        and isinstance(left, ast.Constant)
+        and left.value in _LAUNCHER_ENV
+        and (dotted(right) or "").endswith("environ")
+    ):
+        return isinstance(op, ast.In)
+    if (
+        isinstance(op, ast.Is | ast.IsNot)
+        and isinstance(right, ast.Constant)
+        and right.value is None
+        and env_key(left) in _LAUNCHER_ENV
+    ):
+        return isinstance(op, ast.IsNot)
+    return None
+
+
 def _asks_world(test: ast.AST) -> bool:
-    if _words(test) & _WORLD_WORDS or _minus_one_rank(test):
+    if _words(test) & _WORLD_WORDS or _minus_one_rank(test) or _launcher_env(test) is not None:
         return True
     return any(isinstance(n, ast.Call) and tail(n) in _WORLD_CALLS for n in ast.walk(test))
 
@@ -67,6 +103,9 @@ def _distributed_when_true(test: ast.AST) -> bool | None:
     if isinstance(test, ast.BoolOp):
         sides = {_distributed_when_true(v) for v in test.values if _asks_world(v)}
         return sides.pop() if len(sides) == 1 else None
+    launched = _launcher_env(test)
+    if launched is not None:
+        return launched
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         op, right = test.ops[0], test.comparators[0]
         value = _number(right)

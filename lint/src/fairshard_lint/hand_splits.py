@@ -244,6 +244,39 @@ def _hook_owners(mod: Module, project: Project | None, func: ast.AST) -> list[Mo
     return owners
 
 
+def _per_item(mod: Module, func: ast.AST) -> bool:
+    """``func`` is a dataset's ``__getitem__``, or a method of its class that it calls.
+
+    A draw there is made for each item: ``random.sample`` of the time offsets
+    of one sample, sliced into its input frames and its target frames. Each
+    call sees one item, so nothing of the dataset is split between ranks.
+    """
+    owner = mod.parents.get(func)
+    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or not isinstance(
+        owner, ast.ClassDef
+    ):
+        return False
+    methods = {
+        n.name: n for n in owner.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    reached: set[str] = set()
+    todo: list[str] = [name for name in ("__getitem__", "__getitems__") if name in methods]
+    while todo:
+        name = todo.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        for node in ast.walk(methods[name]):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and dotted(node.func.value) == "self"
+                and node.func.attr in methods
+            ):
+                todo.append(node.func.attr)
+    return func.name in reached
+
+
 def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
     """``(part, draw)`` pairs: a split by hand, from an unseeded permutation, on every rank.
 
@@ -256,6 +289,8 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
         if _permutation(mod, draw) is None:
             continue
         func = mod.function_of(draw) or mod.tree
+        if _per_item(mod, func):
+            continue
         subset: ast.expr | None = _split_subset(mod, func, draw)
         if subset is None:
             subset = _complementary_cut(mod, func, draw)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .branches import spawning_parent
+from .branches import single_process_branch, spawning_parent
 from .context import context_of, rebound_later, target_names
 from .flow import (
     LOADERS,
@@ -940,6 +940,7 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 and isinstance(target.slice, ast.Constant)
                 and target.slice.value == _CVD
                 and _fights_the_launcher(mod, getattr(node, "value", None))
+                and not single_process_branch(mod, node)
             ):
                 yield node, message
         if isinstance(node, ast.Call):
@@ -962,5 +963,5 @@ def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 k.arg == _CVD and not _fights_the_launcher(mod, k.value) for k in node.keywords
             ):
                 continue
-            if setter or updater:
+            if (setter or updater) and not single_process_branch(mod, node):
                 yield node, message

@@ -57,7 +57,12 @@ def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | Non
 
     if name == "iter" and any(carries(a) for a in call.args):
         return ast.unparse(call)
-    if name in iterating and not _member_call(call) and not is_eval_name(name):
+    if (
+        name in iterating
+        and not _member_call(call)
+        and not _other_objects_method(flow.mod, call)
+        and not is_eval_name(name)
+    ):
         # a function named for evaluation (test(), evaluate()) reads its loader in an
         # evaluation pass: its order is no epoch of the training data
         return f"{name}() (iterates a distributed loader)"
@@ -91,6 +96,22 @@ def _member_call(call: ast.Call) -> bool:
         and isinstance(func.value, ast.Attribute)
         and (dotted(func.value) or "").startswith("self.")
     )
+
+
+def _other_objects_method(mod: Module, call: ast.Call) -> bool:
+    """``model.train()`` where every ``train`` of the module is a top-level function.
+
+    A script whose ``def train(rank, ...)`` iterates the loader (the function
+    ``mp.spawn`` runs) calls ``model.train()`` inside its own loop over the
+    batches: that is ``nn.Module.train``, a method of another object, so the
+    loop repeats no pass of ``train``. ``self.train()`` and a method of one of
+    the module's classes keep the match.
+    """
+    func = call.func
+    if not isinstance(func, ast.Attribute) or dotted(func.value) in ("self", "cls"):
+        return False
+    defs = mod.functions.get(func.attr, [])
+    return bool(defs) and not any(isinstance(mod.parents.get(d), ast.ClassDef) for d in defs)
 
 
 def _own_parameter(flow: Flow, node: ast.AST) -> bool:
