@@ -34,6 +34,7 @@ from .lightning_hooks import (
     lightning_modules,
     lineage_of,
     never_run,
+    paired_models,
     replacement_off,
     trainer_method,
     tree_modules,
@@ -370,7 +371,11 @@ def _single(count: ast.AST | None) -> bool:
 
 
 def _combined(
-    mod: Module, stage: str, owner: ast.ClassDef | None = None, only_own: bool = False
+    mod: Module,
+    stage: str,
+    owner: ast.ClassDef | None = None,
+    only_own: bool = False,
+    models: set[str] | None = None,
 ) -> tuple[Module, ast.AST] | None:
     """Where a hook of ``stage`` combines over the ranks with no de-duplication.
 
@@ -378,6 +383,8 @@ def _combined(
     then those of the modules nearest ``mod`` in the tree (``retrieval.model``
     before ``generation.model`` for ``retrieval.datamodule``), and in a class
     the step hooks, which score the batches, before the epoch-end hooks.
+    ``models``: the only classes whose hooks read the loader (a data module's
+    models, see ``paired_models``), where the tree shows them.
     """
     here = str(mod.cache.get("module_name", "")).split(".")
 
@@ -391,6 +398,8 @@ def _combined(
         return other.parents.get(func) is not owner, -shared, func.name.endswith("_epoch_end")
 
     hooks = sorted(_scoring_hooks(mod, stage), key=nearness)
+    if models is not None:  # another model's hooks read other loaders; callbacks stay
+        hooks = [(other, func) for other, func in hooks if _may_read(mod, other, func, models)]
     own = [(other, func) for other, func in hooks if other.parents.get(func) is owner]
     if only_own and own:
         hooks = own  # the model handed to fit scores it, not another script's model
@@ -410,6 +419,17 @@ def _combined(
             if found is not None and not scope_deduplicates(body):
                 return other, found
     return None
+
+
+def _may_read(mod: Module, other: Module, func: ast.FunctionDef, models: set[str]) -> bool:
+    """The hook ``func`` may read a loader that only ``models`` are run with.
+
+    A hook of one of those models (or a base of theirs), or of a class that is
+    no model at all (a ``Callback``'s ``on_validation_batch_end``), may; one of
+    another ``LightningModule`` may not.
+    """
+    name = getattr(other.parents.get(func), "name", "")
+    return name in models or "LightningModule" not in lineage_of(mod, name)
 
 
 def _self_calls(cls: ast.AST | None, func: Function) -> list[Function]:
@@ -802,7 +822,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         # a model handed to trainer.fit with the loader is the one that scores it (a
         # subclass's hooks may score a data module's loader: a base class's owner is not)
         only_own = any(entry[0] is loader for entry in handed)
-        where = _combined(mod, stage, owner, only_own)
+        models = None if owner is None or only_own else paired_models(mod, owner)
+        where = _combined(mod, stage, owner, only_own, models)
         if where is not None:
             other, node = where
             yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"

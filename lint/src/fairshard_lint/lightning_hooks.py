@@ -27,6 +27,7 @@ __all__ = [
     "lightning_shards",
     "lineage_of",
     "never_run",
+    "paired_models",
     "replacement_off",
     "tree_modules",
     "trainer_method",
@@ -122,24 +123,71 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
             handed = argument(call, "datamodule", 1) if datamodules else argument(call, "model", 0)
             if handed is None:
                 continue
-            built = bound_calls(other, handed)
-            if built is None or any(dotted(b.func) is None for b in built):
-                return None  # data_modules[name](cfg): a class picked by a registry lookup
-            # a loader handed in place of a data module (trainer.validate(model, loader))
-            # runs no data module's hooks
-            for b in built:
-                if tail(b).endswith("Loader"):
-                    continue
-                where = _where(other, b)
-                if where[1] in classes:
-                    found.add(where)
-                    continue
-                picked = _class_variable(other, b, where[1])
-                if picked is None:
-                    return None  # a class held by a name the tree does not bind to one
-                found |= {(None, name) for name in picked}
+            built = _built_classes(other, handed, classes)
+            if built is None:
+                return None
+            found |= built
     if not found and datamodules and runs and not _hooks_run_otherwise(mod):
         return found  # every run hands loaders, none a data module: no data module runs
+    return found or None
+
+
+def _built_classes(mod: Module, handed: ast.expr, classes: dict[str, list[str]]) -> set[Run] | None:
+    """The classes whose objects ``handed`` (an argument of a Trainer call) may hold.
+
+    ``None`` where a binding is not a call of a class the tree can name:
+    ``data_modules[name](cfg)``, a class picked by a registry lookup, or held by
+    a name the tree does not bind to one. A loader handed in place of a data
+    module (``trainer.validate(model, loader)``) is no class's object.
+    """
+    built = bound_calls(mod, handed)
+    if built is None or any(dotted(b.func) is None for b in built):
+        return None
+    found: set[Run] = set()
+    for b in built:
+        if tail(b).endswith("Loader"):
+            continue
+        where = _where(mod, b)
+        if where[1] in classes:
+            found.add(where)
+            continue
+        picked = _class_variable(mod, b, where[1])
+        if picked is None:
+            return None
+        found |= {(None, name) for name in picked}
+    return found
+
+
+def paired_models(mod: Module, owner: ast.ClassDef) -> set[str] | None:
+    """The model classes (and their bases of the tree) run with data module ``owner``.
+
+    ``trainer.fit(model, datamodule=data)`` with ``model = MultiModal()`` and
+    ``data = FluxDataModule()``: only ``MultiModal``'s hooks read that data
+    module's loaders, so a validation loader of it whose every model has no
+    ``validation_step`` is never read, whatever another model of the tree
+    combines. ``None`` where a run's data module or model cannot be read, or
+    where no call read runs ``owner`` (or a subclass of it).
+    """
+    classes = _classes(mod)
+    found: set[str] = set()
+    for other in tree_modules(mod):
+        for call in other.calls:
+            if trainer_method(call) not in _RUNS:
+                continue
+            handed = argument(call, "datamodule", 1)
+            if handed is None:
+                continue
+            data = _built_classes(other, handed, classes)
+            if data is None:
+                return None
+            if not any(owner.name in _lineage(name, classes) for _, name in data):
+                continue
+            model = argument(call, "model", 0)
+            models = None if model is None else _built_classes(other, model, classes)
+            if not models:
+                return None
+            for _, name in models:
+                found |= _lineage(name, classes)
     return found or None
 
 

@@ -1,0 +1,34 @@
+"""Two models: one validates with synced metrics, the other only tests."""
+
+import lightning as L
+import torch
+
+
+class BaseLine(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+
+    def training_step(self, batch, batch_idx):
+        return self.net(batch).sum()
+
+    def validation_step(self, batch, batch_idx):
+        self.log("val/loss", self.net(batch).mean(), sync_dist=True)
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters())
+
+
+class MultiModal(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(4, 1)
+
+    def training_step(self, batch, batch_idx):
+        return self.net(batch).sum()
+
+    def test_step(self, batch, batch_idx):
+        return self.net(batch).mean()
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters())
