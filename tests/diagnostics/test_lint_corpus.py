@@ -419,6 +419,16 @@ ROUND_FORTY_ONE_AFTER = [
     "good_hand_draw_per_item.py",
     "bad_hand_split_in_dataset_init.py",
 ]
+#: The forty-second round's classes: a dataset that reads a batch of indices per
+#: item, padding worked out and taken off, a seeded loader nothing reads.
+ROUND_FORTY_TWO_AFTER = [
+    "good_batch_sampler_for_list_dataset.py",
+    "bad_batch_sampler_for_item_dataset.py",
+    "good_padding_counted_and_taken_off.py",
+    "bad_padding_modulo_of_batches.py",
+    "good_seeded_loader_never_read.py",
+    "bad_seeded_loader_read.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -487,6 +497,7 @@ ROUND_THIRTEEN = [
         "thirty_nine",
         "forty",
         "forty_one_after",
+        "forty_two_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -536,6 +547,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "thirty_nine": ROUND_THIRTY_NINE,
         "forty": ROUND_FORTY,
         "forty_one_after": ROUND_FORTY_ONE_AFTER,
+        "forty_two_after": ROUND_FORTY_TWO_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -15,7 +15,9 @@ repeated, so the padding does no harm there. The forms read here:
   (``merge_distributed(predicts, len(eval_data))``, ``outputs[:len(dataset)]``
   beside a gather, ``distributed_concat(preds, len(dataset))``);
 - results kept in a dict keyed by a value of the batch (a file name), gathered
-  with ``all_gather_object`` and merged with ``update``.
+  with ``all_gather_object`` and merged with ``update``;
+- the number of repeats worked out to be taken off (``len(dataset) %
+  world_size`` in the function that scores).
 
 Where each form counts is said by :func:`deduplicates`.
 """
@@ -23,6 +25,7 @@ Where each form counts is said by :func:`deduplicates`.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from .consumers import block_of, carrying_names, consumer_sites, defs_of
 from .names import Module, dotted, name_words, tail
@@ -278,10 +281,75 @@ def _iterated_here(mod: Module, site: ast.Call) -> bool:
     return isinstance(parent, ast.For | ast.AsyncFor) and parent.iter is node
 
 
+_WORLD_WORDS = frozenset({"world", "replicas", "nprocs", "ranks", "procs"})
+
+
+def _bound_to(scope: ast.AST, name: str, test: Callable[[ast.AST], bool]) -> bool:
+    """``name`` is assigned in ``scope`` a value ``test`` accepts (``W, r = ws(), rk()`` too)."""
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if dotted(target) == name and test(node.value):
+                return True
+            if (
+                isinstance(target, ast.Tuple)
+                and isinstance(node.value, ast.Tuple)
+                and len(target.elts) == len(node.value.elts)
+                and any(
+                    dotted(t) == name and test(v)
+                    for t, v in zip(target.elts, node.value.elts, strict=True)
+                )
+            ):
+                return True
+    return False
+
+
+def _world_size(scope: ast.AST, node: ast.AST, depth: int = 2) -> bool:
+    """``world_size``, ``args.num_replicas``, ``dist.get_world_size()``, or a name bound to one."""
+    if isinstance(node, ast.Call):
+        return tail(node) == "get_world_size"
+    name = dotted(node)
+    if name is None:
+        return False
+    if set(name_words(name.rpartition(".")[2])) & _WORLD_WORDS:
+        return True
+    return depth > 0 and _bound_to(scope, name, lambda value: _world_size(scope, value, depth - 1))
+
+
+def _length(scope: ast.AST, node: ast.AST) -> bool:
+    """``len(dataset)``, or a name bound to it, somewhere in ``node``."""
+    for part in ast.walk(node):
+        if _is_len(part):
+            return True
+        name = dotted(part) if isinstance(part, ast.Name | ast.Attribute) else None
+        if name and _bound_to(scope, name, lambda value: any(_is_len(v) for v in ast.walk(value))):
+            return True
+    return False
+
+
+def _counts_the_padding(scope: ast.AST) -> bool:
+    """The evaluation works out how many samples the padding repeats, to take them off.
+
+    DejaVid's ``padded = (W - N % W) % W`` with ``N = len(dataset)`` and ``W``
+    the world size, then the first sample of the ranks below ``padded``
+    subtracted from the sums before they are reduced: the set's length modulo
+    the world size, in the function that scores.
+    """
+    return any(
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mod)
+        and _length(scope, node.left)
+        and _world_size(scope, node.right)
+        for node in ast.walk(scope)
+    )
+
+
 def scope_deduplicates(scope: ast.AST) -> bool:
     """One of the forms of this module's docstring, in ``scope`` itself."""
     return (
-        _unique_by_id(scope)
+        _counts_the_padding(scope)
+        or _unique_by_id(scope)
         or _keyed_by_id(scope)
         or _skips_seen(scope)
         or _stored_by_id(scope)

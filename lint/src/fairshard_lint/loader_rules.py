@@ -274,6 +274,7 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             or _in_single_process_function(mod, call)
             or _called_only_when_single(mod, call)
             or spawning_parent(mod, call)
+            or _called_only_before_spawn(mod, call)
         ):
             continue  # the single-process branch of a script that also runs distributed
         if _rebound_to_a_sharded_loader(mod, call):
@@ -785,6 +786,50 @@ def _reshards_loader_data(runner: Module) -> bool:
         if isinstance(data, ast.Attribute) and data.attr == "dataset":
             return True
     return False
+
+
+def _called_only_before_spawn(mod: Module, call: ast.Call) -> bool:
+    """Every call in the tree of the loader's function runs in the parent of a spawning script.
+
+    data_diet_distributed's ``get_scores_and_prune`` builds a shuffling loader
+    for its one-process scoring; ``ddp.py`` calls it in ``__main__`` and only
+    then ``mp.spawn(train, ...)``: no rank runs the function.
+    """
+    project = mod.cache.get("project")
+    return isinstance(project, Project) and _runs_in_parent(
+        project, mod, call, 3, helper=not distributed_script(mod)
+    )
+
+
+def _runs_in_parent(
+    project: Project, mod: Module, node: ast.AST, depth: int, helper: bool, site: bool = False
+) -> bool:
+    """``node`` runs only in the parent of a spawning script (or a one-process script).
+
+    Beside the spawn, or in a top-level function every call of which does
+    (``preprocess()`` in ``__main__``, which calls the scorer), up to ``depth``
+    calls away. For a helper of a module with no distributed code of its own,
+    a call in an entry script with none either (the same scorer run by a
+    one-process training script) runs on no rank.
+    """
+    if spawning_parent(mod, node):
+        return True
+    if (
+        helper
+        and site
+        and not distributed_script(mod)
+        and not importers(mod)
+        and not _accelerate_script(mod)
+    ):
+        return True  # a helper called by a one-process entry script of the tree: no rank
+    func = mod.function_of(node)
+    if depth == 0 or func is None or isinstance(mod.parents.get(func), ast.ClassDef):
+        return False  # a method: its calls go through objects the tree does not resolve
+    sites = project.call_sites(mod.cache["module_name"], func.name)
+    return bool(sites) and all(
+        _runs_in_parent(project, project.modules[owner], call, depth - 1, helper, site=True)
+        for owner, call in sites
+    )
 
 
 def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:

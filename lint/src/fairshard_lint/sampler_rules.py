@@ -139,6 +139,7 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             # accelerate syncs the sampler's generator from rank 0 at every pass
             and not framework_shards(mod, c)
             and not _reseeded_alike(mod, call, c)
+            and not _never_read(mod, c)
         ]
         if later:
             yield (
@@ -150,6 +151,61 @@ def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "with one shared seed"
                 ),
             )
+
+
+def _loads(mod: Module, name: str) -> list[ast.expr]:
+    """Every read of the dotted ``name`` (``loader``, ``self.val_loader``) in the module."""
+    return [
+        node
+        for node in mod.nodes
+        if isinstance(node, ast.Name | ast.Attribute)
+        and isinstance(node.ctx, ast.Load)
+        and dotted(node) == name
+    ]
+
+
+def _read_anywhere(mod: Module, name: str) -> bool:
+    """``name``'s last part is read in any module of the tree (``trainer.val_iter`` too)."""
+    last = name.rpartition(".")[2]
+    project = mod.cache.get("project")
+    modules = list(project.modules.values()) if isinstance(project, Project) else [mod]
+    return any(
+        (isinstance(node, ast.Attribute) and node.attr == last and isinstance(node.ctx, ast.Load))
+        or (isinstance(node, ast.Name) and node.id == last and isinstance(node.ctx, ast.Load))
+        for other in modules
+        for node in other.nodes
+    )
+
+
+def _never_read(mod: Module, loader: ast.Call) -> bool:
+    """The loader's only reads make an iterator that nothing advances.
+
+    selftof's ``self.val_loader = DataLoader(..., shuffle=True)`` then
+    ``self.val_iter = iter(self.val_loader)``, with nothing in the tree reading
+    ``val_iter`` (its validation calls commented out): no order is drawn, so a
+    seed per rank before it changes nothing. A loader no line of its module
+    reads may be read elsewhere (``from train import loader``): it counts.
+    """
+    statement = mod.parents.get(loader)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    name = dotted(statement.targets[0])
+    reads = _loads(mod, name) if name is not None else []
+    if not reads:
+        return False
+    for read in reads:
+        wrapper = mod.parents.get(read)
+        bound = mod.parents.get(wrapper) if wrapper is not None else None
+        if not (
+            isinstance(wrapper, ast.Call)
+            and tail(wrapper) == "iter"
+            and isinstance(bound, ast.Assign)
+            and len(bound.targets) == 1
+            and (held := dotted(bound.targets[0])) is not None
+            and not _read_anywhere(mod, held)
+        ):
+            return False
+    return True
 
 
 def _seeded_dataset_orders(mod: Module, seed: ast.Call) -> Iterator[tuple[ast.AST, str]]:

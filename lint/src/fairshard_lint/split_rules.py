@@ -43,6 +43,7 @@ from .machines import pinned_to_one_machine
 from .names import (
     Module,
     argument,
+    calls_bound_to,
     dotted,
     env_key,
     is_constant,
@@ -726,6 +727,52 @@ def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         )
 
 
+def _one_per_batch(call: ast.Call) -> bool:
+    """The loader groups one item per batch: ``batch_size`` omitted (1) or 1."""
+    size = argument(call, "batch_size", 1)
+    return size is None or is_constant(size, 1)
+
+
+def _takes_index_lists(mod: Module, call: ast.Call) -> bool:
+    """The loader's dataset is of a class of the tree whose ``__getitem__`` reads a list.
+
+    furusato_recommend's ``SequenceDataset.__getitem__(self, idx)`` loops over
+    ``idx`` and stacks the rows: handed a ``BatchSampler`` as ``sampler=`` with
+    one item per batch, each item is a whole batch (then ``.squeeze(0)``), on
+    purpose. ``__getitem__`` must iterate its index parameter (``for i in
+    idx``, a comprehension over it).
+    """
+    dataset = argument(call, "dataset", 0)
+    scope = mod.function_of(call) or mod.tree
+    if dataset is None:
+        return False
+    built = [dataset] if isinstance(dataset, ast.Call) else calls_bound_to(scope, dotted(dataset))
+    if len(built) != 1:
+        return False
+    name = tail(built[0])
+    project = mod.cache.get("project")
+    modules = list(project.modules.values()) if isinstance(project, Project) else [mod]
+    methods = [
+        func
+        for other in modules
+        for cls in other.classes.get(name, [])
+        for func in cls.body
+        if isinstance(func, ast.FunctionDef) and func.name == "__getitem__"
+    ]
+    return len(methods) == 1 and _iterates_first_parameter(methods[0])
+
+
+def _iterates_first_parameter(func: ast.FunctionDef) -> bool:
+    """``def __getitem__(self, idx)`` that loops over ``idx`` (``for i in idx``, comprehensions)."""
+    params = [a.arg for a in func.args.args[1:2]]
+    return bool(params) and any(
+        isinstance(node, ast.For | ast.comprehension)
+        and isinstance(node.iter, ast.Name)
+        and node.iter.id == params[0]
+        for node in ast.walk(func)
+    )
+
+
 @rule(
     "FS112",
     "batch-sampler-as-sampler",
@@ -743,6 +790,8 @@ def _batch_sampler_as_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         value = argument(call, "sampler", 3)
         if value is None or is_constant(argument(call, "batch_size", 1), None):
             continue  # batch_size=None: no automatic batching, a batch per index is intended
+        if _one_per_batch(call) and _takes_index_lists(mod, call):
+            continue  # a dataset that reads a whole batch of indices per item: intended
         options = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
         for option in options:
             inline = isinstance(option, ast.Call) and is_batch_sampler_call(option)
