@@ -429,6 +429,11 @@ ROUND_FORTY_TWO_AFTER = [
     "good_seeded_loader_never_read.py",
     "bad_seeded_loader_read.py",
 ]
+#: The forty-third round's classes: a list of rank slices filled by append.
+ROUND_FORTY_THREE_AFTER = [
+    "good_rank_slices_appended.py",
+    "bad_whole_sims_appended.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -498,6 +503,7 @@ ROUND_THIRTEEN = [
         "forty",
         "forty_one_after",
         "forty_two_after",
+        "forty_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -548,6 +554,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty": ROUND_FORTY,
         "forty_one_after": ROUND_FORTY_ONE_AFTER,
         "forty_two_after": ROUND_FORTY_TWO_AFTER,
+        "forty_three_after": ROUND_FORTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

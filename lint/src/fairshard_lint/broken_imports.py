@@ -8,7 +8,8 @@ packages are read: the first part of the import must be a folder of the
 linted tree (at its root, or beside the file, as a script's own folder comes
 first on ``sys.path``) holding Python files, so an installed package of the
 same name is no concern; an import inside ``try:`` is optional and left
-alone.
+alone. So is a file that imports from the tree's own module a name that
+module never binds (``ImportError``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from .names import Module
+from .names import Module, dotted
 from .project import Project
 
 __all__ = ["imports_a_missing_module"]
@@ -34,9 +35,83 @@ def imports_a_missing_module(mod: Module) -> bool:
         if path is not None:
             root = project.root.resolve()
             here = (root / path).parent
-            found = any(_missing(name, [root, here]) for name in _top_level_imports(mod))
+            found = any(_missing(name, [root, here]) for name in _top_level_imports(mod)) or any(
+                _lacks_name(module, name, [here, root]) for module, name in _imported_names(mod)
+            )
     mod.cache["missing_import"] = found
     return found
+
+
+def _imported_names(mod: Module) -> list[tuple[str, str]]:
+    """``(module, name)`` for each ``from module import name`` at the top level, outside ``try``."""
+    return [
+        (node.module, alias.name)
+        for node in mod.tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+        for alias in node.names
+        if alias.name != "*"
+    ]
+
+
+def _lacks_name(module: str, name: str, bases: list[Path]) -> bool:
+    """The tree's file for ``module`` (beside the script, or at the root) binds no ``name``.
+
+    bert-race-nvidia's ``run_race.py`` imports ``parse_args`` from
+    ``helpers.arg_parser``, whose file defines only ``get_parser``: the import
+    raises ``ImportError`` and nothing after it runs. A file with a star
+    import or a module ``__getattr__`` may bind anything; a submodule of that
+    name (``from pkg import sub``) is no binding to look for.
+    """
+    parts = module.split(".")
+    for base in bases:
+        target = base.joinpath(*parts)
+        if (target.is_dir() and (target / name).is_dir()) or (target / f"{name}.py").is_file():
+            return False
+        file = target / "__init__.py" if target.is_dir() else target.with_suffix(".py")
+        if not file.is_file():
+            continue
+        try:
+            tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"))
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OSError):
+            return False
+        bound = _top_level_bindings(tree)
+        return bound is not None and name not in bound
+    return False
+
+
+def _top_level_bindings(tree: ast.Module) -> set[str] | None:
+    """The names a module binds at its top level (also in ``if``/``try``/``with`` blocks).
+
+    ``None`` where it may bind any name: ``from x import *``, ``def __getattr__``,
+    ``globals()`` written to.
+    """
+    bound: set[str] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == "__getattr__":
+                return None
+            bound.add(node.name)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name == "*":
+                    return None
+                bound.add(alias.asname or alias.name.split(".")[0])
+            continue
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                bound.add(child.id)
+            elif isinstance(child, ast.Call) and (dotted(child.func) or "").endswith("globals"):
+                return None
+        for part in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, part, None)
+            if isinstance(block, list):
+                todo.extend(b for b in block if isinstance(b, ast.stmt))
+        for handler in getattr(node, "handlers", []):
+            todo.extend(handler.body)
+    return bound
 
 
 def _top_level_imports(mod: Module) -> list[str]:

@@ -31,6 +31,7 @@ from .names import (
     distributed_test,
     dotted,
     env_key,
+    fails_to_bind,
     is_constant,
     is_main_guard,
     mentions_local_rank,
@@ -865,7 +866,7 @@ def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
             ):
                 return True
         elif func.name in imported:
-            return True
+            return not _every_call_fails(runner, func)
         callers = [
             c for c in mod.calls if tail(c) == func.name and mod.function_of(c) not in (None, func)
         ]
@@ -873,6 +874,18 @@ def _reached_from(runner: Module, mod: Module, call: ast.Call) -> bool:
             return False
         func = mod.function_of(callers[0])
     return True
+
+
+def _every_call_fails(runner: Module, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Each call of ``func`` by name in ``runner`` raises ``TypeError`` before it runs.
+
+    diffusion-model's ``train_dist.py`` calls ``get_data(args,
+    is_distributed=True)``, but the tree's ``def get_data(args)`` takes no such
+    keyword: the distributed run stops there, and the loader ``get_data``
+    builds is never read by a rank.
+    """
+    calls = [c for c in runner.calls if isinstance(c.func, ast.Name) and c.func.id == func.name]
+    return bool(calls) and all(fails_to_bind(c, func) for c in calls)
 
 
 def _under_main_guard(mod: Module, node: ast.AST) -> bool:

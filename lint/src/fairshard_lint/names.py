@@ -13,6 +13,7 @@ from typing import Any
 from .newer_syntax import NEEDS_FALLBACK, without_type_parameters
 
 __all__ = [
+    "fails_to_bind",
     "Module",
     "argument",
     "calls",
@@ -549,3 +550,21 @@ def is_main_guard(test: ast.expr) -> bool:
         {"__name__", "'__main__'"},
         {"__name__", '"__main__"'},
     )
+
+
+def fails_to_bind(call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``call`` cannot bind to ``func``'s parameters: Python raises ``TypeError``.
+
+    A keyword ``func`` does not take (and no ``**kwargs``), or more positional
+    arguments than it has (and no ``*args``). Calls that unpack (``*a``,
+    ``**kw``) may bind: ``False``.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return False
+    args = func.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    if args.kwarg is None and any(k.arg not in names for k in call.keywords):
+        return True
+    return args.vararg is None and len(call.args) > len(args.posonlyargs) + len(args.args)

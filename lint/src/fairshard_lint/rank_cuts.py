@@ -24,10 +24,26 @@ _CUTTING_CALLS = frozenset(
 )
 
 
+#: List methods that put a value in the list they are called on.
+_FILLING = frozenset({"append", "extend"})
+
+
 def _bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
-    """Values assigned to each dotted name in ``scope`` (tuple targets take the whole value)."""
+    """Values assigned to each dotted name in ``scope`` (tuple targets take the whole value).
+
+    A list filled by ``append`` or ``extend`` holds what they are given.
+    """
     found: dict[str, list[ast.expr]] = {}
     for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _FILLING
+            and (filled := dotted(node.func.value))
+        ):
+            # datasets.append(Sims(sims[start:end])): what the list holds
+            found.setdefault(filled, []).extend(node.args)
+            continue
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign | ast.AugAssign) and node.value is not None:
