@@ -429,10 +429,13 @@ ROUND_FORTY_TWO_AFTER = [
     "good_seeded_loader_never_read.py",
     "bad_seeded_loader_read.py",
 ]
-#: The forty-third round's classes: a list of rank slices filled by append.
+#: The forty-third round's classes: a list of rank slices filled by append, collectives
+#: that run only once a process group is up.
 ROUND_FORTY_THREE_AFTER = [
     "good_rank_slices_appended.py",
     "bad_whole_sims_appended.py",
+    "good_collectives_only_if_initialized.py",
+    "bad_collectives_unguarded.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

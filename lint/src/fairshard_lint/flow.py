@@ -722,16 +722,22 @@ def distributed_script(mod: Module) -> bool:
     """The file runs as one process of several: the linter's one test of a distributed script.
 
     A process group or DDP (``init_process_group``, ``DistributedDataParallel``,
-    rank and world-size queries, collectives), a launcher's variables read
-    (``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``: ``torchrun``), or a trainer base
-    class that sets up DDP itself (:data:`TRAINER_BASES`).
+    rank and world-size queries, collectives, but not those that run only once
+    ``dist.is_initialized()``), a launcher's variables read (``RANK``,
+    ``LOCAL_RANK``, ``WORLD_SIZE``: ``torchrun``), or a trainer base class
+    that sets up DDP itself (:data:`TRAINER_BASES`).
     """
     cached = mod.cache.get("distributed_script")
     if isinstance(cached, bool):
         return cached
     off = switched_off(mod)
     found = (
-        any(tail(c) in _DISTRIBUTED_CALLS and not dead_branch(mod, c, off) for c in mod.calls)
+        any(
+            tail(c) in _DISTRIBUTED_CALLS
+            and not dead_branch(mod, c, off)
+            and not _only_if_initialized(mod, c)
+            for c in mod.calls
+        )
         or any(
             env_key(node) in _DISTRIBUTED_ENV and not dead_branch(mod, node, off)
             for node in mod.nodes
@@ -741,6 +747,32 @@ def distributed_script(mod: Module) -> bool:
     )
     mod.cache["distributed_script"] = found
     return found
+
+
+#: Tests that a process group is up (``dist.is_initialized()``, DeiT's helper).
+_INITIALIZED_TESTS = frozenset({"is_initialized", "is_dist_avail_and_initialized"})
+
+
+def _only_if_initialized(mod: Module, node: ast.AST) -> bool:
+    """``node`` runs only where a process group is already up: no evidence of one.
+
+    cs760's ``evaluate`` sums its counts with ``dist.all_reduce`` under ``if
+    dist.is_initialized():``, in a copy whose rank and world size are set to
+    0 and 1 by hand: code that works with or without a process group says
+    nothing of whether the script starts one. (``rank = dist.get_rank() if
+    dist.is_initialized() else 0`` likewise.)
+    """
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If | ast.IfExp) and any(
+            isinstance(n, ast.Call) and tail(n) in _INITIALIZED_TESTS
+            for n in ast.walk(ancestor.test)
+        ):
+            body = ancestor.body if isinstance(ancestor, ast.If) else [ancestor.body]
+            if any(child is b for b in body):
+                return True
+        child = ancestor
+    return False
 
 
 def bound_once(mod: Module) -> frozenset[str]:

@@ -14,4 +14,4 @@ def rae_loaders(dataset):
 
 
 def world():
-    return dist.get_world_size() if dist.is_initialized() else 1
+    return dist.get_world_size()
