@@ -437,6 +437,11 @@ ROUND_FORTY_THREE_AFTER = [
     "good_collectives_only_if_initialized.py",
     "bad_collectives_unguarded.py",
 ]
+#: The forty-fourth round's classes: a CPU trainer with no device count runs one process.
+ROUND_FORTY_FOUR_AFTER = [
+    "good_lightning_cpu_no_count.py",
+    "bad_lightning_cpu_four_devices.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -507,6 +512,7 @@ ROUND_THIRTEEN = [
         "forty_one_after",
         "forty_two_after",
         "forty_three_after",
+        "forty_four_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -558,6 +564,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_one_after": ROUND_FORTY_ONE_AFTER,
         "forty_two_after": ROUND_FORTY_TWO_AFTER,
         "forty_three_after": ROUND_FORTY_THREE_AFTER,
+        "forty_four_after": ROUND_FORTY_FOUR_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -305,7 +305,45 @@ def _one_device_everywhere(mod: Module) -> bool:
         _single(argument(c, "devices") or argument(c, "gpus"))
         or _single_strategy(other, c)
         or _one_by_default(other, argument(c, "devices") or argument(c, "gpus"))
+        or _cpu_by_default(c)
+        or _configs_of_one(other, c)
         for other, c in trainers
+    )
+
+
+_COUNTS = ("devices", "gpus", "num_processes", "tpu_cores", "num_nodes")
+
+
+def _cpu_by_default(trainer: ast.Call) -> bool:
+    """``Trainer(accelerator="cpu")`` naming no device count: Lightning runs one process.
+
+    SMILES-2-vec's ``pl.Trainer(accelerator="cpu", max_epochs=...)``: the CPU
+    accelerator's ``devices="auto"`` is one device; several need a count.
+    """
+    accelerator = argument(trainer, "accelerator")
+    return (
+        isinstance(accelerator, ast.Constant)
+        and accelerator.value == "cpu"
+        and not any(k.arg in _COUNTS or k.arg is None for k in trainer.keywords)
+        and not trainer.args
+    )
+
+
+def _configs_of_one(mod: Module, trainer: ast.Call) -> bool:
+    """``Trainer(**cfg.trainer)`` where every shipped config's trainer sets one device.
+
+    crop-field-segmentation-ukan's ``pl.Trainer(**cfg.trainer, ...)`` with
+    ``trainer: devices: [0]`` in its config (see ``cli_configs``); a count
+    given beside the spread decides instead.
+    """
+    project = mod.cache.get("project")
+    spreads = [k.value for k in trainer.keywords if k.arg is None]
+    return (
+        isinstance(project, Project)
+        and len(spreads) == 1
+        and _names_the_trainer(spreads[0])
+        and not any(k.arg in _COUNTS for k in trainer.keywords)
+        and one_device(project.trainer_devices)
     )
 
 

@@ -24,7 +24,7 @@ import ast
 from .branches import several_process_branch
 from .flow import dead_branch, is_distributed_sampler, switched_off
 from .names import Module, env_key, tail
-from .project import Project, imported_modules, importers
+from .project import Project, imported_modules, importers, unreached_by_callers
 
 __all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers"]
 
@@ -55,13 +55,23 @@ def unbuilt_samplers(mod: Module) -> frozenset[ast.Call]:
     line, ``local_rank`` stays -1: the distributed sampler is never built, so
     no loop over its loader repeats an order for want of ``set_epoch`` (FS101
     follows the loader into the trainer module it is handed to, and stops here).
+    So is a sampler in a branch that every call of its function skips with a
+    literal (LLM_Train's ``DistributedSampler`` for ``"shakespeare"``, a data
+    name that its only caller never passes).
     """
-    if not one_process_script(mod):
-        return frozenset()
+    project = mod.cache.get("project")
+    one = one_process_script(mod)
     return frozenset(
         call
         for call in mod.calls
-        if is_distributed_sampler(mod, call) and several_process_branch(mod, call)
+        if is_distributed_sampler(mod, call)
+        and (
+            (one and several_process_branch(mod, call))
+            or (
+                isinstance(project, Project)
+                and unreached_by_callers(project, mod.cache["module_name"], call)
+            )
+        )
     )
 
 
