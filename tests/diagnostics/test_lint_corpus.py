@@ -442,6 +442,14 @@ ROUND_FORTY_FOUR_AFTER = [
     "good_lightning_cpu_no_count.py",
     "bad_lightning_cpu_four_devices.py",
 ]
+#: The forty-fifth round's classes: a loop switched off just before it, and a loader's
+#: options read through a dict that spreads another.
+ROUND_FORTY_FIVE_AFTER = [
+    "good_loop_switched_off_before.py",
+    "bad_loop_switched_on_before.py",
+    "good_eval_drop_last_in_spread_dict.py",
+    "bad_eval_tail_kept_in_spread_dict.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -513,6 +521,7 @@ ROUND_THIRTEEN = [
         "forty_two_after",
         "forty_three_after",
         "forty_four_after",
+        "forty_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -565,6 +574,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_two_after": ROUND_FORTY_TWO_AFTER,
         "forty_three_after": ROUND_FORTY_THREE_AFTER,
         "forty_four_after": ROUND_FORTY_FOUR_AFTER,
+        "forty_five_after": ROUND_FORTY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

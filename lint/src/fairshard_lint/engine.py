@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
+from .flow import never_entered
 from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
 from .pins import read_pins
@@ -244,7 +245,11 @@ def lint_source(
         except RecursionError:
             return _file_error(path, "file is nested too deeply to check; nothing was checked")
         for node, message in results:
-            if unreached_in_script(module, node) or in_unused_class(module, node):
+            if (
+                unreached_in_script(module, node)
+                or in_unused_class(module, node)
+                or never_entered(module, node)
+            ):
                 continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)
             silenced = noqa.get(line, frozenset())

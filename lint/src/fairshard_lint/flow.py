@@ -21,7 +21,7 @@ their order does not matter.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from .names import (
@@ -59,6 +59,7 @@ __all__ = [
     "is_local_world",
     "module_constants",
     "needs_set_epoch",
+    "never_entered",
     "parameters",
     "poisson_replaced",
     "shuffle_from_config",
@@ -846,6 +847,53 @@ _EPOCH_MANAGERS = frozenset({"prepare", "prepare_data_loader", "setup_dataloader
 _POISSON_SETUP = frozenset({"make_private", "make_private_with_epsilon"})
 
 
+def never_entered(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a ``while`` loop whose test fails on entry: its body never runs.
+
+    distributed-vae's ``stop_prune = True`` then ``while not stop_prune:``
+    (pruning switched off by hand): the last statement before the loop, in its
+    block, that binds the loop's only name binds it to a constant that makes
+    the test false.
+    """
+    child: ast.AST | None = None
+    for ancestor in [node, *mod.ancestors(node)]:
+        if isinstance(ancestor, ast.While) and (child is None or child in ancestor.body):
+            test, negated = ancestor.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            holder = mod.parents.get(ancestor)
+            block = next(
+                (
+                    b
+                    for part in ("body", "orelse", "finalbody")
+                    if isinstance(b := getattr(holder, part, None), list) and ancestor in b
+                ),
+                None,
+            )
+            if isinstance(test, ast.Name) and block is not None:
+                for before in reversed(block[: block.index(ancestor)]):
+                    stores = [
+                        n
+                        for n in ast.walk(before)
+                        if isinstance(n, ast.Name)
+                        and n.id == test.id
+                        and isinstance(n.ctx, ast.Store | ast.Del)
+                    ]
+                    if not stores:
+                        continue  # a print between them binds nothing
+                    if (
+                        isinstance(before, ast.Assign)
+                        and len(before.targets) == 1
+                        and dotted(before.targets[0]) == test.id
+                        and isinstance(before.value, ast.Constant)
+                        and bool(before.value.value) == negated
+                    ):
+                        return True
+                    break
+        child = ancestor
+    return False
+
+
 def poisson_replaced(call: ast.Call) -> bool:
     """The call is opacus's ``make_private`` with Poisson sampling (a new loader).
 
@@ -1106,13 +1154,31 @@ def _summary(value: ast.AST) -> tuple[set[str], str]:
     return refs, " ".join(words).lower()
 
 
-def _dict_entry(value: ast.AST, key: str) -> ast.expr | None:
-    """``{"sampler": x}["sampler"]`` or ``dict(sampler=x)``'s ``sampler``: ``x``."""
+def _dict_entry(
+    value: ast.AST | None,
+    key: str,
+    lookup: Callable[[str], ast.expr | None] | None = None,
+    depth: int = 2,
+) -> ast.expr | None:
+    """``{"sampler": x}["sampler"]`` or ``dict(sampler=x)``'s ``sampler``: ``x``.
+
+    A dict literal that spreads another (``{"batch_size": b, **cuda_kw}``)
+    reads the spread one too, where ``lookup`` finds what its name holds
+    (distributed-vae's ``drop_last`` in ``cuda_kw``); the last entry wins, as
+    in Python.
+    """
     if isinstance(value, ast.Dict):
+        found: ast.expr | None = None
         for k, v in zip(value.keys, value.values, strict=True):
             if isinstance(k, ast.Constant) and k.value == key:
-                return v
-        return None
+                found = v
+            elif k is None and depth > 0:
+                name = dotted(v)
+                inner = lookup(name) if lookup is not None and name is not None else v
+                entry = _dict_entry(inner, key, lookup, depth - 1)
+                if entry is not None:
+                    found = entry
+        return found
     if isinstance(value, ast.Call) and tail(value) == "dict":
         return argument(value, key)
     return None
@@ -1127,10 +1193,22 @@ def spread_entry(mod: Module, call: ast.Call, key: str) -> ast.expr | None:
     before the call wins).
     """
     func = mod.function_of(call)
+
+    def lookup(name: str) -> ast.expr | None:
+        bound = [
+            node.value
+            for node in ast.walk(func or mod.tree)
+            if isinstance(node, ast.Assign)
+            and node.lineno <= call.lineno
+            and mod.function_of(node) is func
+            and any(dotted(t) == name for t in node.targets)
+        ]
+        return bound[-1] if bound else None
+
     for keyword in call.keywords:
         if keyword.arg is not None:
             continue
-        found = _dict_entry(keyword.value, key)
+        found = _dict_entry(keyword.value, key, lookup)
         name = dotted(keyword.value)
         if found is not None or name is None:
             if found is not None:
@@ -1144,7 +1222,7 @@ def spread_entry(mod: Module, call: ast.Call, key: str) -> ast.expr | None:
                 continue
             for target in node.targets:
                 if dotted(target) == name:
-                    writes.append((node.lineno, _dict_entry(node.value, key)))
+                    writes.append((node.lineno, _dict_entry(node.value, key, lookup)))
                 elif (
                     isinstance(target, ast.Subscript)
                     and dotted(target.value) == name

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .cli_configs import one_device
 from .dedup import scope_deduplicates
-from .flow import LOADERS, Function, bound_argument, defaults_of
+from .flow import LOADERS, Function, bound_argument, defaults_of, spread_entry
 from .launch_counts import launch_texts_name
 from .lightning_hooks import (
     LIGHTNING,
@@ -527,23 +527,12 @@ def drops_the_padded_tail(mod: Module, loader: ast.Call) -> bool:
     the batch size: about one run in ``batch_size``), and always with one
     sample per batch, so ``batch_size=1`` keeps the finding. ``drop_last`` is
     read as a keyword or from a dict literal the function spreads
-    (``**params`` with ``params = {"drop_last": True, ...}``).
+    (``**params`` with ``params = {"drop_last": True, ...}``, also one that
+    spreads another, ``{"batch_size": b, **cuda_kw}``: see ``spread_entry``).
     """
-    options: dict[str, ast.expr] = {k.arg: k.value for k in loader.keywords if k.arg}
-    scope = mod.function_of(loader) or mod.tree
-    for spread in (k.value for k in loader.keywords if k.arg is None):
-        if isinstance(spread, ast.Name):
-            for node in ast.walk(scope):
-                if (
-                    isinstance(node, ast.Assign)
-                    and isinstance(node.value, ast.Dict)
-                    and any(dotted(t) == spread.id for t in node.targets)
-                ):
-                    for key, value in zip(node.value.keys, node.value.values, strict=False):
-                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                            options.setdefault(key.value, value)
-    batch = options.get("batch_size", argument(loader, "batch_size", 1))
-    return is_constant(options.get("drop_last"), True) and not is_constant(batch, 1)
+    drop_last = argument(loader, "drop_last", 7) or spread_entry(mod, loader, "drop_last")
+    batch = argument(loader, "batch_size", 1) or spread_entry(mod, loader, "batch_size")
+    return is_constant(drop_last, True) and not is_constant(batch, 1)
 
 
 _SAMPLER_KEYS = frozenset({"sampler", "batch_sampler"})

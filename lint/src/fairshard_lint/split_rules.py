@@ -30,6 +30,7 @@ from .flow import (
     is_global_rank,
     is_local_world,
     parameters,
+    spread_entry,
 )
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
@@ -245,14 +246,18 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
 
 
 def _loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
-    """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name)."""
+    """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name).
+
+    Also through a spread dict (``DataLoader(ds, **config)`` with
+    ``config = {"sampler": test_sampler, **cuda_kw}``).
+    """
     scope = mod.function_of(sampler) or mod.tree
     names = set(target_names(mod, sampler))
     found = []
     for node in ast.walk(scope):
         if not isinstance(node, ast.Call) or tail(node) not in LOADERS:
             continue
-        given = argument(node, "sampler", 3)
+        given = argument(node, "sampler", 3) or spread_entry(mod, node, "sampler")
         if given is sampler or (given is not None and dotted(given) in names):
             found.append(node)
     return found
