@@ -450,6 +450,11 @@ ROUND_FORTY_FIVE_AFTER = [
     "good_eval_drop_last_in_spread_dict.py",
     "bad_eval_tail_kept_in_spread_dict.py",
 ]
+#: The forty-sixth round's classes: a loader's options filled by a method they are handed to.
+ROUND_FORTY_SIX_AFTER = [
+    "good_sampler_filled_by_method.py",
+    "bad_options_filled_without_sampler.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -522,6 +527,7 @@ ROUND_THIRTEEN = [
         "forty_three_after",
         "forty_four_after",
         "forty_five_after",
+        "forty_six_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -575,6 +581,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_three_after": ROUND_FORTY_THREE_AFTER,
         "forty_four_after": ROUND_FORTY_FOUR_AFTER,
         "forty_five_after": ROUND_FORTY_FIVE_AFTER,
+        "forty_six_after": ROUND_FORTY_SIX_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

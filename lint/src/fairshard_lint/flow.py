@@ -1230,10 +1230,47 @@ def spread_entry(mod: Module, call: ast.Call, key: str) -> ast.expr | None:
                     and target.slice.value == key
                 ):
                     writes.append((node.lineno, node.value))
+        writes += _filled_by_callees(mod, func, call, name, key)
         entries = [value for _, value in sorted(writes, key=lambda w: w[0]) if value is not None]
         if entries:
             return entries[-1]
     return None
+
+
+def _filled_by_callees(
+    mod: Module, func: ast.AST | None, call: ast.Call, name: str, key: str
+) -> list[tuple[int, ast.expr | None]]:
+    """``key`` written into the dict ``name`` by a function of the module it is handed to.
+
+    EmotionNeuralInterface's ``self.get_sampler(self.training_set,
+    train_params)``, whose ``params["sampler"] = DistributedSampler(...)``
+    fills the options ``DataLoader(..., **train_params)`` spreads next.
+    """
+    found: list[tuple[int, ast.expr | None]] = []
+    for other in ast.walk(func or mod.tree):
+        if not isinstance(other, ast.Call) or other.lineno > call.lineno or other is call:
+            continue
+        positions = [i for i, a in enumerate(other.args) if dotted(a) == name]
+        keywords = [k.arg for k in other.keywords if k.arg and dotted(k.value) == name]
+        if not positions and not keywords:
+            continue
+        for callee in mod.functions.get(tail(other), []):
+            params = parameters(callee)
+            method = params[:1] == ["self"] and isinstance(other.func, ast.Attribute)
+            chosen = [params[i + method] for i in positions if i + method < len(params)]
+            chosen += [k for k in keywords if k in params]
+            for node in ast.walk(callee):
+                if not isinstance(node, ast.Assign):
+                    continue
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and dotted(target.value) in chosen
+                        and isinstance(target.slice, ast.Constant)
+                        and target.slice.value == key
+                    ):
+                        found.append((other.lineno, node.value))
+    return found
 
 
 def _literal_shuffle(value: ast.AST) -> bool:

@@ -22,6 +22,7 @@ from .flow import (
     module_constants,
     shuffle_from_config,
     shuffles,
+    spread_entry,
 )
 from .lightning_hooks import lightning_shards
 from .names import (
@@ -266,9 +267,9 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # every rank scoring the whole evaluation set: repeated work, no wrong count
         if _one_batch_only(mod, call):
             continue  # next(iter(loader)): a batch to look at (a snapshot, a plot), no epoch
-        if _given(mod, call, argument(call, "sampler", 3)) or _given(
-            mod, call, argument(call, "batch_sampler", 4)
-        ):
+        if _given(
+            mod, call, argument(call, "sampler", 3) or spread_entry(mod, call, "sampler")
+        ) or _given(mod, call, argument(call, "batch_sampler", 4)):
             continue
         if (
             _branches_on_world(mod, call)

@@ -44,4 +44,43 @@ def framework_shards(mod: Module, call: ast.Call) -> bool:
         for arg in handed:
             if arg is call or dotted(arg) in names:
                 return True
+            if isinstance(arg, ast.Starred) and _holds(mod, arg.value, call, names):
+                return True
+    return False
+
+
+def _holds(mod: Module, container: ast.expr, call: ast.Call, names: set[str]) -> bool:
+    """The list unpacked into ``prepare(*container)`` holds the loader ``call`` builds.
+
+    HMT-pytorch's ``accelerator.prepare(model, optim, *all_dataloaders,
+    scheduler)``, with the loaders appended to the list (or listed in it, or
+    concatenated into it) in the same function.
+    """
+    held = {dotted(container)} - {None}
+    scope = mod.function_of(call) or mod.tree
+    for _ in range(3):
+        before = len(held)
+        for node in ast.walk(scope):
+            value: ast.AST | None = None
+            if isinstance(node, ast.Assign) and any(dotted(t) in held for t in node.targets):
+                value = node.value
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "extend", "insert")
+                and dotted(node.func.value) in held
+            ):
+                value = ast.Tuple(elts=list(node.args), ctx=ast.Load())
+            if value is None:
+                continue
+            for part in ast.walk(value):
+                if part is call:
+                    return True
+                name = dotted(part) if isinstance(part, ast.Name | ast.Attribute) else None
+                if name in names:
+                    return True
+                if name is not None:
+                    held.add(name)
+        if len(held) == before:
+            break
     return False
