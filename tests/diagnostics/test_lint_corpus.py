@@ -455,6 +455,11 @@ ROUND_FORTY_SIX_AFTER = [
     "good_sampler_filled_by_method.py",
     "bad_options_filled_without_sampler.py",
 ]
+#: The forty-seventh round's classes: Lightning pads no loader over an IterableDataset.
+ROUND_FORTY_SEVEN_AFTER = [
+    "good_lightning_iterable_validation.py",
+    "bad_lightning_map_style_validation.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -528,6 +533,7 @@ ROUND_THIRTEEN = [
         "forty_four_after",
         "forty_five_after",
         "forty_six_after",
+        "forty_seven_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -582,6 +588,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_four_after": ROUND_FORTY_FOUR_AFTER,
         "forty_five_after": ROUND_FORTY_FIVE_AFTER,
         "forty_six_after": ROUND_FORTY_SIX_AFTER,
+        "forty_seven_after": ROUND_FORTY_SEVEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name])

@@ -535,6 +535,37 @@ def drops_the_padded_tail(mod: Module, loader: ast.Call) -> bool:
     return is_constant(drop_last, True) and not is_constant(batch, 1)
 
 
+#: Dataset classes that are iterable-style: a loader over one takes no sampler.
+_ITERABLE_BASES = frozenset({"IterableDataset", "IterDataPipe", "WebDataset"})
+
+
+def _iterable_dataset(mod: Module, loader: ast.Call) -> bool:
+    """The loader reads a dataset of an iterable-style class: Lightning pads nothing there.
+
+    nyumets' ``DataLoader(self.val_ds)`` with ``self.val_ds =
+    TemporalIterableDataset(...)``, a subclass of monai's ``IterableDataset``:
+    Lightning's sampler replacement skips loaders over iterable datasets, so
+    no rank repeats a sample. The dataset must be built in the loader's class
+    or function (``self.x = Cls(...)``, ``x = Cls(...)``, or inline).
+    """
+    dataset = argument(loader, "dataset", 0)
+    if dataset is None:
+        return False
+    if isinstance(dataset, ast.Call):
+        built = [dataset]
+    else:
+        name = dotted(dataset)
+        func = mod.function_of(loader)
+        owner = mod.parents.get(func) if func is not None else None
+        scope: ast.AST = owner if isinstance(owner, ast.ClassDef) else (func or mod.tree)
+        built = calls_bound_to(scope, name)
+    if not built:
+        return False
+    return all(
+        lineage_of(mod, (dotted(b.func) or "").rpartition(".")[2]) & _ITERABLE_BASES for b in built
+    )
+
+
 _SAMPLER_KEYS = frozenset({"sampler", "batch_sampler"})
 
 
@@ -846,6 +877,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue  # BERT-TSC's `else` of `if early_loading:`, every caller passing True
         if drops_the_padded_tail(mod, loader):
             continue  # CGAT's drop_last=True: the repeats fall in each rank's dropped batch
+        if _iterable_dataset(mod, loader):
+            continue  # Lightning puts no sampler into a loader over an IterableDataset
         # a model handed to trainer.fit with the loader is the one that scores it (a
         # subclass's hooks may score a data module's loader: a base class's owner is not)
         only_own = any(entry[0] is loader for entry in handed)
