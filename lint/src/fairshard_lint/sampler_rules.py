@@ -22,6 +22,7 @@ from .flow import (
     needs_set_epoch,
     shuffles,
 )
+from .lightning_hooks import tree_modules
 from .loops import unsynced_loops
 from .names import (
     Module,
@@ -167,8 +168,7 @@ def _loads(mod: Module, name: str) -> list[ast.expr]:
 def _read_anywhere(mod: Module, name: str) -> bool:
     """``name``'s last part is read in any module of the tree (``trainer.val_iter`` too)."""
     last = name.rpartition(".")[2]
-    project = mod.cache.get("project")
-    modules = list(project.modules.values()) if isinstance(project, Project) else [mod]
+    modules = tree_modules(mod)
     return any(
         (isinstance(node, ast.Attribute) and node.attr == last and isinstance(node.ctx, ast.Load))
         or (isinstance(node, ast.Name) and node.id == last and isinstance(node.ctx, ast.Load))

@@ -40,6 +40,7 @@ from .lightning_eval import (
     inherited_padded_evaluations,
     lightning_padded_evaluations,
 )
+from .lightning_hooks import tree_modules
 from .machines import pinned_to_one_machine
 from .names import (
     Module,
@@ -755,11 +756,9 @@ def _takes_index_lists(mod: Module, call: ast.Call) -> bool:
     if len(built) != 1:
         return False
     name = tail(built[0])
-    project = mod.cache.get("project")
-    modules = list(project.modules.values()) if isinstance(project, Project) else [mod]
     methods = [
         func
-        for other in modules
+        for other in tree_modules(mod)
         for cls in other.classes.get(name, [])
         for func in cls.body
         if isinstance(func, ast.FunctionDef) and func.name == "__getitem__"
