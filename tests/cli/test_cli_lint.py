@@ -91,8 +91,8 @@ def test_only_pytorch_data_loading_files_are_linted(
     tf = _write(tmp_path / "tf_train.py", cvd + "import tensorflow as tf\n")
     plain_torch = _write(tmp_path / "infer.py", cvd + "import torch\nx = torch.ones(1)\n")
     loading = _write(tmp_path / "train.py", cvd + "from torch.utils.data import DataLoader\n")
-    assert main(["lint", str(tf), str(plain_torch)]) == 0
-    assert main(["lint", str(loading)]) == 1
+    assert main(["lint", "--select", "ALL", str(tf), str(plain_torch)]) == 0
+    assert main(["lint", "--select", "ALL", str(loading)]) == 1
     assert "FS106" in capsys.readouterr().out
 
 

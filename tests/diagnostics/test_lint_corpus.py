@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fairshard_lint import lint_paths
+from fairshard_lint import ALL, lint_paths
 
 CORPUS = Path(__file__).parent / "lint_corpus"
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>FS\d+(?:\s*,\s*FS\d+)*)")
@@ -43,7 +43,7 @@ def test_corpus_is_large_and_mixed() -> None:
 
 
 def test_precision_and_recall(capsys) -> None:
-    findings, files = lint_paths([CORPUS])
+    findings, files = lint_paths([CORPUS], select=[ALL])
     found = {(Path(f.path).name, f.line, f.code) for f in findings}
     expected = _expected()
     true_positive = found & expected
@@ -591,7 +591,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_seven_after": ROUND_FORTY_SEVEN_AFTER,
     }[group]
     for name in scripts:
-        findings, _ = lint_paths([CORPUS / name])
+        findings, _ = lint_paths([CORPUS / name], select=[ALL])
         found = {(Path(f.path).name, f.line, f.code) for f in findings}
         marked = {m for m in _expected() if m[0] == name}
         if found != marked:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fairshard_lint import lint_paths
+from fairshard_lint import ALL, lint_paths
 
 PROJECTS = Path(__file__).parent / "lint_projects"
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>FS\d+(?:\s*,\s*FS\d+)*)")
@@ -35,7 +35,7 @@ def _expected(root: Path) -> set[tuple[str, int, str]]:
 
 
 def _found(root: Path, paths: list[Path]) -> set[tuple[str, int, str]]:
-    findings, _ = lint_paths(paths)
+    findings, _ = lint_paths(paths, select=[ALL])
     return {(Path(f.path).relative_to(root).as_posix(), f.line, f.code) for f in findings}
 
 
@@ -98,7 +98,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
 
 def test_evaluation_reached_from_another_module_is_named() -> None:
     root = PROJECTS / "enum_factory"
-    findings, _ = lint_paths([root])
+    findings, _ = lint_paths([root], select=[ALL])
     (finding,) = findings
     assert "reached from" in finding.message and "eval.py:7" in finding.message
 
@@ -126,7 +126,7 @@ VENDORED_COPIES = {
 
 def test_vendored_trees_are_skipped_by_default() -> None:
     skipped: list[str] = []
-    findings, files = lint_paths([VENDORED], skipped=skipped)
+    findings, files = lint_paths([VENDORED], skipped=skipped, select=[ALL])
     assert findings == []
     # train.py, the project's own extension package (setup.py, no licence: its own)
     # and the setup.py of the sub-project that holds the mmdet copy
@@ -144,7 +144,7 @@ def test_vendored_trees_are_skipped_by_default() -> None:
 
 
 def test_vendored_trees_are_linted_on_request() -> None:
-    findings, files = lint_paths([VENDORED], include_vendored=True)
+    findings, files = lint_paths([VENDORED], include_vendored=True, select=[ALL])
     assert files == 13
     found = {Path(f.path).relative_to(VENDORED).as_posix() for f in findings}
     assert found == VENDORED_COPIES
@@ -153,7 +153,7 @@ def test_vendored_trees_are_linted_on_request() -> None:
 
 def test_a_vendored_file_named_explicitly_is_linted() -> None:
     path = VENDORED / "third_party" / "detlib" / "engine" / "evaluator.py"
-    findings, files = lint_paths([path])
+    findings, files = lint_paths([path], select=[ALL])
     assert files == 1 and [f.code for f in findings] == ["FS109"]
 
 
@@ -426,9 +426,9 @@ def test_a_whole_released_copy_at_the_top_is_vendored(
     assert vendored_folder(tmp_path, Path("copy")) == "copy"
     assert vendored_folder(tmp_path, Path("jukebox")) is None
     skipped: list[str] = []
-    findings, _ = lint_paths([tmp_path], skipped=skipped)
+    findings, _ = lint_paths([tmp_path], skipped=skipped, select=[ALL])
     assert findings == [] and "copy" in skipped[0]
-    findings, _ = lint_paths([tmp_path], include_vendored=True)
+    findings, _ = lint_paths([tmp_path], include_vendored=True, select=[ALL])
     assert [(Path(f.path).relative_to(tmp_path).as_posix(), f.code) for f in findings] == [
         ("copy/examples/main_amp.py", "FS109")
     ]
@@ -842,17 +842,20 @@ def test_a_trainer_subclass_loader_is_reported_only_where_transformers_allows_4_
 ) -> None:
     root = tmp_path / "tree"
     shutil.copytree(PROJECTS / "trainer_unprepared_loader", root)
-    assert {f.code for f in lint_paths([root])[0]} == {"FS101"}
+    assert {f.code for f in lint_paths([root], select=[ALL])[0]} == {"FS101"}
     (root / "requirements.txt").write_text("transformers<=4.30.2\n")
-    assert lint_paths([root])[0] == []
+    assert lint_paths([root], select=[ALL])[0] == []
     (root / "requirements.txt").write_text("transformers==4.31.0\n")
-    assert {f.code for f in lint_paths([root])[0]} == {"FS101"}
+    assert {f.code for f in lint_paths([root], select=[ALL])[0]} == {"FS101"}
 
 
 def test_lightning_padding_names_the_nearest_combining_site() -> None:
     """Each data module's finding names its own model's combining hook, the step hook first."""
     root = PROJECTS / "lightning_two_models"
-    sites = {Path(f.path).relative_to(root).as_posix(): f.message for f in lint_paths([root])[0]}
+    sites = {
+        Path(f.path).relative_to(root).as_posix(): f.message
+        for f in lint_paths([root], select=[ALL])[0]
+    }
     assert "/retrieval/model.py:7)" in sites["retrieval/datamodule.py"]
     assert "/generation/model.py:10)" in sites["generation/datamodule.py"]
 
@@ -861,9 +864,9 @@ def test_a_test_loader_counts_where_lightning_cli_has_a_test_subcommand(tmp_path
     """LightningCLI runs ``test`` from Lightning 1.5; a tree pinned to 1.3 only fits."""
     root = tmp_path / "tree"
     shutil.copytree(PROJECTS / "lightning_test_one_device", root)
-    assert {f.line for f in lint_paths([root])[0]} == {15}  # validation only
+    assert {f.line for f in lint_paths([root], select=[ALL])[0]} == {15}  # validation only
     (root / "requirements.txt").write_text("pytorch-lightning>=2.0\n")
-    assert {f.line for f in lint_paths([root])[0]} == {15, 18}  # and the test loader
+    assert {f.line for f in lint_paths([root], select=[ALL])[0]} == {15, 18}  # and the test loader
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,12 @@ line (``fairshard-lint`` and ``fairshard lint`` are the same program).
 
 from ._errors import LintConfigError
 from ._version import __version__
-from .engine import PARSE_ERROR, Finding, lint_paths, lint_source
-from .rules import RULES, Rule
+from .engine import ALL, PARSE_ERROR, Finding, lint_paths, lint_source
+from .rules import DEFAULT_CODES, RULES, Rule
 
 __all__ = [
+    "ALL",
+    "DEFAULT_CODES",
     "PARSE_ERROR",
     "RULES",
     "Finding",

@@ -18,6 +18,7 @@ from ._version import __version__
 from .engine import lint_paths
 from .files import DEFAULT_EXCLUDES
 from .report import FORMATS, format_findings, format_rules
+from .rules import DEFAULT_CODES, RULES
 
 __all__ = ["DESCRIPTION", "EPILOG", "add_arguments", "build_parser", "main", "run"]
 
@@ -33,7 +34,13 @@ examples:
   fairshard lint src/ --format sarif > fairshard.sarif
   fairshard lint scripts/ --format json --exclude 'legacy/*'
   fairshard lint train.py --ignore FS108
+  fairshard lint train.py --select ALL     # the opt-in rules too
   fairshard lint --list-rules
+
+rules: the opt-in ones ({", ".join(sorted(set(RULES) - DEFAULT_CODES))}, marked in
+--list-rules), whose findings on held-out third-party code were seldom right
+(docs/lint-measurement.md), run only with --select ALL or --extend-select CODES;
+the others run by default.
 
 (fairshard-lint is the same program.)
 
@@ -67,7 +74,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=_codes,
         default=None,
         metavar="CODES",
-        help="only these rule codes, comma-separated",
+        help="only these rule codes, comma-separated (default: the default rules; ALL: "
+        "every rule, the opt-in ones included)",
+    )
+    p.add_argument(
+        "--extend-select",
+        type=_codes,
+        default=None,
+        metavar="CODES",
+        help="also these rule codes, comma-separated (turns opt-in rules on: "
+        "--extend-select FS103)",
     )
     p.add_argument(
         "--ignore",
@@ -119,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             args.paths,
             select=args.select,
             ignore=args.ignore,
+            extend_select=args.extend_select,
             excludes=excludes,
             skipped=skipped,
             include_vendored=args.include_vendored,

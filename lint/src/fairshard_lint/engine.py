@@ -18,11 +18,19 @@ from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_s
 from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .reach import unreached_in_script
-from .rules import RULES
+from .rules import DEFAULT_CODES, RULES
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 from .unused_classes import in_unused_class
 
-__all__ = ["PARSE_ERROR", "Finding", "lint_paths", "lint_source", "uses_torch_data"]
+__all__ = [
+    "ALL",
+    "PARSE_ERROR",
+    "Finding",
+    "chosen_codes",
+    "lint_paths",
+    "lint_source",
+    "uses_torch_data",
+]
 
 #: Code of the finding reported for a file that does not parse.
 PARSE_ERROR = "FS100"
@@ -63,17 +71,42 @@ def _suppressed(lines: Sequence[str]) -> dict[int, frozenset[str] | None]:
     return out
 
 
+#: ``select`` word for every rule, the opt-in ones included (as in ruff: ``--select ALL``).
+ALL = "ALL"
+
+
 def _check_codes(codes: Iterable[str] | None, option: str) -> frozenset[str] | None:
     if codes is None:
         return None
     chosen = frozenset(c.strip().upper() for c in codes if c.strip())
-    unknown = sorted(chosen - set(RULES) - {PARSE_ERROR})
+    unknown = sorted(chosen - set(RULES) - {PARSE_ERROR, ALL})
     if unknown:
         raise LintConfigError(
             f"{option} got unknown rule codes {unknown}; known: {', '.join(sorted(RULES))} "
-            "(see fairshard lint --list-rules)"
+            f"or {ALL} (see fairshard lint --list-rules)"
         )
-    return chosen
+    return frozenset(RULES) if ALL in chosen else chosen
+
+
+def chosen_codes(
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] | None = None,
+    extend_select: Iterable[str] | None = None,
+) -> frozenset[str]:
+    """The rule codes a run checks: ``select``, plus ``extend_select``, minus ``ignore``.
+
+    ``select`` left out means the default rules.
+    ``ALL`` in ``select`` or ``extend_select`` stands for every rule, the
+    opt-in ones included (see ``rulebook``).
+
+    Raises:
+        LintConfigError: an unknown code in any of the three, naming the option.
+    """
+    picked = _check_codes(select, "select")
+    base = DEFAULT_CODES if picked is None else picked
+    extra = _check_codes(extend_select, "extend_select") or frozenset()
+    skipped = _check_codes(ignore, "ignore") or frozenset()
+    return (base | extra) - skipped
 
 
 #: Top-level packages whose import makes a file a PyTorch script.
@@ -160,17 +193,21 @@ def lint_source(
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    extend_select: Iterable[str] | None = None,
     torch_only: bool = False,
     parsed: Module | None = None,
 ) -> list[Finding]:
-    r"""Findings of every rule on ``source``, minus ``# noqa`` lines, sorted.
+    r"""Findings of the chosen rules on ``source``, minus ``# noqa`` lines, sorted.
 
     Args:
         source: Python source text, or its bytes (decoded as Python does:
             PEP 263 declaration or BOM, else UTF-8). Never executed.
         path: Shown in findings.
-        select: Only these codes (default: all).
+        select: Only these codes (default: the default rules; ``["ALL"]``:
+            every rule, the opt-in ones included).
         ignore: Skip these codes.
+        extend_select: Codes added to ``select`` (or to the default rules):
+            ``["FS103"]`` turns one opt-in rule on.
         torch_only: Return nothing for files that do not use PyTorch data
             loading (see :func:`uses_torch_data`); ``lint_paths`` sets it.
         parsed: ``source`` already parsed as a module of a project (see
@@ -185,8 +222,7 @@ def lint_source(
         >>> [f.code for f in lint_source(src)]
         ['FS107']
     """
-    chosen = _check_codes(select, "select")
-    skipped = _check_codes(ignore, "ignore") or frozenset()
+    chosen = chosen_codes(select, ignore, extend_select)
     if isinstance(source, bytes):
         try:
             source = decode(source)
@@ -238,7 +274,7 @@ def lint_source(
     noqa = _suppressed(source.splitlines())
     found: set[Finding] = set()
     for code, rule in RULES.items():
-        if (chosen is not None and code not in chosen) or code in skipped:
+        if code not in chosen:
             continue
         try:
             results = list(rule.check(module))
@@ -411,6 +447,7 @@ def lint_paths(
     *,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
+    extend_select: Iterable[str] | None = None,
     excludes: Sequence[str] = DEFAULT_EXCLUDES,
     skipped: list[str] | None = None,
     include_vendored: bool = False,
@@ -419,8 +456,10 @@ def lint_paths(
 
     Args:
         paths: Files and folders (folders are walked for ``*.py``).
-        select: Only these codes.
+        select: Only these codes (default: the default rules; ``["ALL"]``:
+            every rule).
         ignore: Skip these codes.
+        extend_select: Codes added to ``select`` (or to the default rules).
         excludes: Globs skipped while walking folders (see ``files``).
         skipped: When given, receives one line per file named explicitly but
             not linted (not Python), and one line naming the vendored trees
@@ -436,10 +475,7 @@ def lint_paths(
         LintConfigError: a path does not exist or is not a file or folder; an
             unknown rule code.
     """
-    select = None if select is None else list(select)
-    ignore = None if ignore is None else list(ignore)
-    _check_codes(select, "select")
-    _check_codes(ignore, "ignore")
+    chosen = sorted(chosen_codes(select, ignore, extend_select))  # raises before any file
     findings: list[Finding] = []
     count = 0
     vendored: dict[str, int] | None = None if include_vendored else {}
@@ -462,8 +498,7 @@ def lint_paths(
                 lint_source(
                     data,
                     str(file),
-                    select=select,
-                    ignore=ignore,
+                    select=chosen,
                     torch_only=True,
                     parsed=parsed.get(file),
                 )

@@ -66,6 +66,7 @@ def _given(mod: Module, call: ast.Call, node: ast.AST | None) -> bool:
     "DataLoader(shuffle=True) together with sampler= or batch_sampler=: PyTorch raises "
     "ValueError when the loader is built (the two options are mutually exclusive)",
     "drop shuffle=True; the sampler decides the order (use its own shuffle argument)",
+    default=False,
 )
 def _shuffle_with_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
@@ -249,6 +250,7 @@ def _other_arm_shards(mod: Module, branch: ast.If, child: ast.AST) -> bool:
     "builds DataLoader(shuffle=True) without a distributed sampler (also shuffle= read from "
     "a config, outside evaluation): every rank reads the whole dataset in its own order",
     "pass sampler=fairshard.DistributedSampler(dataset) (or PyTorch's) and drop shuffle=True",
+    default=False,
 )
 def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
@@ -976,6 +978,7 @@ def _fights_the_launcher(mod: Module, value: ast.AST | None) -> bool:
     "(SLURM_LOCALID, the MPI local rank, LOCAL_RANK) and '-1' (no GPU: a CPU run) are left alone",
     "set CUDA_VISIBLE_DEVICES in the launch command (CUDA_VISIBLE_DEVICES=0,1 torchrun ...) "
     "and call torch.cuda.set_device(local_rank) in the script",
+    default=False,
 )
 def _cuda_visible_devices(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     message = (

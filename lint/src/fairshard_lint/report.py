@@ -55,11 +55,14 @@ def format_json(findings: Sequence[Finding], files: int) -> str:
     )
 
 
+_OPT_IN = " (opt-in: --select ALL or --extend-select to run it)"
+
+
 def format_rules() -> str:
-    """Every rule: code and name, then what goes wrong and the fix, wrapped."""
+    """Every rule: code and name (marked when opt-in), then what goes wrong and the fix."""
     lines: list[str] = []
     for code, rule in sorted(RULES.items()):
-        lines.append(f"{code} {rule.name}")
+        lines.append(f"{code} {rule.name}" + ("" if rule.default else _OPT_IN))
         lines.extend(
             textwrap.wrap(
                 rule.problem, 88, initial_indent="    problem: ", subsequent_indent="      "
@@ -112,7 +115,8 @@ def format_sarif(findings: Sequence[Finding]) -> str:
             "shortDescription": {"text": rule.problem.split(":")[0]},
             "fullDescription": {"text": rule.problem},
             "help": {"text": f"Fix: {rule.fix}"},
-            "defaultConfiguration": {"level": "error"},
+            # an opt-in rule is off unless selected (SARIF's reportingConfiguration.enabled)
+            "defaultConfiguration": {"level": "error", "enabled": rule.default},
         }
         for code, rule in sorted(RULES.items())
     ]

@@ -19,7 +19,9 @@ from __future__ import annotations
 from . import loader_rules, order_rules, parallel_rules, sampler_rules, split_rules  # noqa: F401  (imported for their registrations)
 from .rulebook import RULEBOOK, Rule
 
-__all__ = ["RULES", "Rule"]
+__all__ = ["DEFAULT_CODES", "RULES", "Rule"]
 
 #: Every rule by code, in code order.
 RULES: dict[str, Rule] = dict(sorted(RULEBOOK.items()))
+#: The codes that run when no codes are selected (``Rule.default``; see ``rulebook``).
+DEFAULT_CODES: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.default)

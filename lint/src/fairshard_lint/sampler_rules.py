@@ -97,6 +97,7 @@ _GLOBAL_RNG_SAMPLERS = ("RandomSampler", "SubsetRandomSampler", "WeightedRandomS
     "splits it: ranks shuffle differently, so their shares overlap and miss samples",
     "give every rank the same sampler seed; seed augmentation per rank separately "
     "(e.g. a per-worker generator), never the sampler",
+    default=False,
 )
 def _rank_dependent_seed(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)

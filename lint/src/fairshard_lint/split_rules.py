@@ -686,6 +686,7 @@ def _one_node_everywhere(mod: Module) -> bool:
     "and nothing in it names several",
     "pass the global rank (dist.get_rank(), int(os.environ['RANK'])); use the local rank "
     "only to pick the device (torch.cuda.set_device(local_rank))",
+    default=False,
 )
 def _local_rank_as_rank(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
@@ -785,6 +786,7 @@ def _iterates_first_parameter(func: ast.FunctionDef) -> bool:
     "whole batch as one index and then groups batch_size of them, or fails in collate",
     "pass it as batch_sampler= (and drop batch_size, shuffle, sampler and drop_last); "
     "sampler= with batch_size=None, which turns automatic batching off, is left alone",
+    default=False,
 )
 def _batch_sampler_as_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     batch_names = flow_of(mod).batch_names
