@@ -460,6 +460,20 @@ ROUND_FORTY_SEVEN_AFTER = [
     "good_lightning_iterable_validation.py",
     "bad_lightning_map_style_validation.py",
 ]
+#: The forty-eighth round's classes: an evaluation sampler a helper of the same file returns,
+#: a progress bar on one rank only (``tqdm(loader) if rank == 0 else loader``), and a
+#: loader whose one batch is the whole tensor it splits between the ranks; data cut by the rank
+#: that accelerate splits again (``FS115``), and its opt-out.
+ROUND_FORTY_EIGHT_AFTER = [
+    "bad_eval_sampler_from_helper.py",
+    "good_eval_sampler_from_helper_not_combined.py",
+    "bad_eval_progress_bar_on_one_rank.py",
+    "good_eval_progress_bar_exact_sampler.py",
+    "good_batch_split_between_ranks.py",
+    "bad_batch_split_in_small_batches.py",
+    "good_prepare_without_second_split.py",
+    "bad_prepare_rank_cut_files.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -534,6 +548,7 @@ ROUND_THIRTEEN = [
         "forty_five_after",
         "forty_six_after",
         "forty_seven_after",
+        "forty_eight_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -589,6 +604,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_five_after": ROUND_FORTY_FIVE_AFTER,
         "forty_six_after": ROUND_FORTY_SIX_AFTER,
         "forty_seven_after": ROUND_FORTY_SEVEN_AFTER,
+        "forty_eight_after": ROUND_FORTY_EIGHT_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -155,6 +155,17 @@ def test_accelerator_prepare_of_a_fairshard_loader_is_refused(
     assert [r["global_epoch"] for r in ranks] == [1, 1]
 
 
+@pytest.mark.distributed
+@pytest.mark.timeout(300)
+def test_accelerate_splits_a_stream_that_holds_one_rank_share_again(
+    ranks: list[dict[str, Any]],
+) -> None:
+    # FS115's premise: each rank's stream holds its own half of the items; prepared, the
+    # two ranks read one half of the data between them, no item twice: (W-1)/W is lost.
+    read = [i for r in ranks for i in r["twice"]]
+    assert len(read) == len(set(read)) == N // 2
+
+
 def test_prepare_data_loader_refuses_what_it_cannot_keep() -> None:
     from accelerate import Accelerator
 

@@ -105,25 +105,41 @@ def wrapped_names(mod: Module, names: set[str], scope: ast.AST | None = None) ->
     """``names`` and the names bound to a wrapper around one (``pbar = tqdm(loader)``).
 
     A progress bar or ``enumerate`` assigned to a name is iterated under that
-    name (``for batch in pbar``): the loop reads the loader all the same.
+    name (``for batch in pbar``): the loop reads the loader all the same. So
+    is a choice between the two (``it = tqdm(loader) if rank == 0 else
+    loader``, a progress bar on one rank only): every arm carries the loader.
     """
     names = set(names)
-    wraps = [
-        (node.value, targets)
-        for node in (ast.walk(scope) if scope is not None else mod.nodes)
-        if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Call)
-        and tail(node.value) in WRAPPERS
-        and (targets := [n for t in node.targets if (n := dotted(t))])
-    ]
+    wraps: list[tuple[list[ast.expr], list[str]]] = []
+    for node in ast.walk(scope) if scope is not None else mod.nodes:
+        if not isinstance(node, ast.Assign):
+            continue
+        sources = _wrapped_sources(node.value)
+        targets = [n for t in node.targets if (n := dotted(t))]
+        if sources and targets:
+            wraps.append((sources, targets))
     for _ in range(3):
         before = len(names)
-        for call, targets in wraps:
-            if any(dotted(a) in names for a in call.args):
+        for sources, targets in wraps:
+            if any(dotted(a) in names for a in sources):
                 names.update(targets)
         if len(names) == before:
             break
     return names
+
+
+def _wrapped_sources(value: ast.expr) -> list[ast.expr]:
+    """What a wrapper call wraps (its arguments); for a conditional choice, each arm's."""
+    if isinstance(value, ast.Call):
+        return list(value.args) if tail(value) in WRAPPERS else []
+    if isinstance(value, ast.IfExp):
+        return [
+            source
+            for arm in (value.body, value.orelse)
+            for source in ([arm] if isinstance(arm, ast.Name | ast.Attribute) else [])
+            + _wrapped_sources(arm)
+        ]
+    return []
 
 
 def _rebinds(mod: Module, call: ast.Call, names: set[str]) -> bool:

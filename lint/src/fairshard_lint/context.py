@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from .branches import train_branch
-from .flow import LOADERS
+from .flow import LOADERS, spread_entry
 from .names import (
     Module,
     argument,
@@ -29,6 +29,7 @@ __all__ = [
     "in_eval_context",
     "is_sampler_class",
     "key_names",
+    "loaders_over",
     "loops_around",
     "stored_for_evaluation",
     "target_names",
@@ -305,3 +306,21 @@ def training_split_loop(mod: Module, call: ast.Call) -> ast.AST | None:
         if uses and any(isinstance(value, str) and is_train_name(value) for value in named):
             return loop
     return None
+
+
+def loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
+    """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name).
+
+    Also through a spread dict (``DataLoader(ds, **config)`` with
+    ``config = {"sampler": test_sampler, **cuda_kw}``).
+    """
+    scope = mod.function_of(sampler) or mod.tree
+    names = set(target_names(mod, sampler))
+    found = []
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.Call) or tail(node) not in LOADERS:
+            continue
+        given = argument(node, "sampler", 3) or spread_entry(mod, node, "sampler")
+        if given is sampler or (given is not None and dotted(given) in names):
+            found.append(node)
+    return found

@@ -64,6 +64,7 @@ __all__ = [
     "poisson_replaced",
     "shuffle_from_config",
     "shuffles",
+    "spread_entry",
     "switched_off",
     "trainer_subclasses",
 ]

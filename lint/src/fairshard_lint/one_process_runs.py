@@ -30,7 +30,7 @@ __all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers"]
 
 #: Rules whose pitfall does harm only when several processes run.
 MULTI_PROCESS_RULES = frozenset(
-    {"FS103", "FS104", "FS105", "FS106", "FS109", "FS110", "FS111", "FS113", "FS114"}
+    {"FS103", "FS104", "FS105", "FS106", "FS109", "FS110", "FS111", "FS113", "FS114", "FS115"}
 )
 #: (A ``multiprocessing.Pool`` maps a function over items, the feature conversion of
 #: the transformers examples: its daemonic workers form no ranks and start none.)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .context import in_eval_context, is_sampler_class, stored_for_evaluation
+from .context import in_eval_context, is_sampler_class, loaders_over, stored_for_evaluation
 from .flow import flow_of
 from .names import Module, argument, dotted, is_constant, tail
 from .rulebook import rule
@@ -96,6 +96,8 @@ def _unshuffled_training_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if in_eval_context(mod, call) or stored_for_evaluation(mod, call):
             continue
+        if _one_batch_of_everything(mod, call):
+            continue
         yield (
             call,
             (
@@ -105,3 +107,50 @@ def _unshuffled_training_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "keep shuffle=False)"
             ),
         )
+
+
+def _one_batch_of_everything(mod: Module, sampler: ast.Call) -> bool:
+    """Every loader over ``sampler`` takes its whole dataset as one batch.
+
+    NOTE (the class): ``DataLoader(t, batch_size=t.shape[0],
+    sampler=DistributedSampler(t, shuffle=False))`` built for each batch of
+    another loader splits that batch between the ranks: each rank gets its
+    strided part as one batch, the order inside it changes nothing, and the
+    outer loader decides what each step holds. No batch repeats across
+    epochs and none is single-class by the order.
+    """
+    data = argument(sampler, "dataset", 0)
+    name = dotted(data) if data is not None else None
+    loaders = loaders_over(mod, sampler)
+    return (
+        name is not None
+        and bool(loaders)
+        and all(_size_of(argument(loader, "batch_size", 1), name) for loader in loaders)
+    )
+
+
+def _size_of(value: ast.expr | None, name: str) -> bool:
+    """``value`` is the length of ``name``: ``len(x)``, ``x.shape[0]``, ``x.size(0)``."""
+    if isinstance(value, ast.Call):
+        if tail(value) == "len" and len(value.args) == 1:
+            return dotted(value.args[0]) == name
+        if (
+            isinstance(value.func, ast.Attribute)
+            and value.func.attr == "size"
+            and dotted(value.func.value) == name
+            and len(value.args) == 1
+        ):
+            return _zero(value.args[0])
+        return False
+    return (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.value, ast.Attribute)
+        and value.value.attr == "shape"
+        and dotted(value.value.value) == name
+        and _zero(value.slice)
+    )
+
+
+def _zero(node: ast.AST) -> bool:
+    """The literal integer 0."""
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value == 0

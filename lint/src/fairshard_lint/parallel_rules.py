@@ -1,8 +1,9 @@
 """Lint rules about training stacks above the sampler: model parallelism and accelerate.
 
-Rules FS113 and FS114: a sampler sharded by the global world in a job whose
-ranks are also tensor/pipeline-parallel peers, and a fairshard loader handed
-to ``accelerator.prepare``, which shards it a second time. Each rule reads
+Rules FS113 to FS115: a sampler sharded by the global world in a job whose
+ranks are also tensor/pipeline-parallel peers, a fairshard loader handed
+to ``accelerator.prepare``, which shards it a second time, and any other data
+that already holds one rank's share handed to accelerate or to a Trainer. Each rule reads
 the syntax tree (never runs the script) and yields ``(node, message)`` pairs.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .double_shards import sharded_twice
 from .flow import LOADERS, flow_of
 from .names import Module, argument, dotted, env_key, name_words, tail
 from .rulebook import rule
@@ -209,3 +211,29 @@ def _accelerate_reshards(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     ),
                 )
                 break
+
+
+@rule(
+    "FS115",
+    "sharded-twice",
+    "data that already holds one rank's share (cut by the rank, datasets' "
+    "split_dataset_by_node, webdataset's split_by_node, an IterableDataset whose __iter__ "
+    "keeps its rank's items) handed to accelerator.prepare in a loader, or to a transformers "
+    "or trl Trainer as train_dataset/eval_dataset: accelerate splits every loader it prepares "
+    "again (BatchSamplerShard, IterableDatasetShard, or the main process's batches "
+    "dispatched), so each process keeps 1/W of its share and (W-1)/W of the data is never "
+    "read, silently",
+    "split once: hand accelerate (or the Trainer) the whole dataset and let it split, or keep "
+    "your split and do not prepare that loader (accelerator.prepare(model, optimizer) only, "
+    "batches moved to the device yourself)",
+)
+def _sharded_twice(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    for call, what, why in sharded_twice(mod):
+        yield (
+            call,
+            (
+                f"{what}, but {why}: each process keeps 1/W of its share and (W-1)/W of the "
+                "data is never read; split once (let the framework split the whole dataset, "
+                "or do not prepare a loader you split yourself)"
+            ),
+        )

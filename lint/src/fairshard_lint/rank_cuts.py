@@ -4,7 +4,8 @@ Scripts that shard without a sampler cut the index list (or the dataset)
 with the rank before building a plain loader: ``idx.split(n // W)[rank]``,
 ``np.array_split(idx, W)[rank]``, ``idx[rank::W]``,
 ``idx[rank * k:(rank + 1) * k]``, ``range(rank, n, W)``,
-``dataset.shard(num_shards=W, index=rank)``. A ``DataLoader(shuffle=True)``
+``dataset.shard(num_shards=W, index=rank)``, a comprehension that keeps the
+items ``if i % world == rank``. A ``DataLoader(shuffle=True)``
 over the result reorders a disjoint share, which is sharding (FS103's
 pitfall, every rank reading everything, is not there).
 """
@@ -16,7 +17,7 @@ import ast
 from .flow import flow_of
 from .names import Module, dotted, mentions_rank, tail
 
-__all__ = ["cut_by_rank"]
+__all__ = ["bindings", "cut_by_rank"]
 
 #: Calls whose arguments choose a rank's part (``range(rank, n, world)``).
 _CUTTING_CALLS = frozenset(
@@ -28,7 +29,7 @@ _CUTTING_CALLS = frozenset(
 _FILLING = frozenset({"append", "extend"})
 
 
-def _bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
+def bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
     """Values assigned to each dotted name in ``scope`` (tuple targets take the whole value).
 
     A list filled by ``append`` or ``extend`` holds what they are given.
@@ -66,7 +67,7 @@ def cut_by_rank(mod: Module, data: ast.expr, depth: int = 2) -> bool:
     world_size, ...)``, which slices ``[rank * k:(rank + 1) * k]``), a few calls deep.
     """
     flow = flow_of(mod)
-    bindings = _bindings(mod.function_of(data) or mod.tree)
+    bound = bindings(mod.function_of(data) or mod.tree)
     seen: set[str] = set()
     stack: list[ast.expr] = [data]
     while stack:
@@ -76,6 +77,11 @@ def cut_by_rank(mod: Module, data: ast.expr, depth: int = 2) -> bool:
                 node.slice, flow.rank_names_at(node)
             ):
                 return True
+            if isinstance(node, ast.comprehension) and any(
+                isinstance(test, ast.Compare) and mentions_rank(test, flow.rank_names_at(test))
+                for test in node.ifs
+            ):
+                return True  # [f for i, f in enumerate(files) if i % world == rank]
             if (
                 isinstance(node, ast.Call)
                 and tail(node) in _CUTTING_CALLS
@@ -97,9 +103,9 @@ def cut_by_rank(mod: Module, data: ast.expr, depth: int = 2) -> bool:
             ):
                 return True
             name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
-            if name and name not in seen and name in bindings:
+            if name and name not in seen and name in bound:
                 seen.add(name)
-                stack.extend(bindings[name])
+                stack.extend(bound[name])
     return False
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import ast
 
-from .names import argument, tail
+from .names import Module, argument, tail
 
-__all__ = ["ONE_REPLICA", "one_replica", "replica_parameter"]
+__all__ = ["ONE_REPLICA", "one_replica", "replica_parameter", "xla_world"]
 
 #: The literal that says one replica, as a requirement's value is written.
 ONE_REPLICA = ("1",)
@@ -28,6 +28,21 @@ def one_replica(call: ast.Call) -> bool:
     """The sampler call gives ``num_replicas=1`` (or ``world_size=1``) literally."""
     value = _world_argument(call)
     return isinstance(value, ast.Constant) and type(value.value) is int and value.value == 1
+
+
+def xla_world(mod: Module, call: ast.Call) -> bool:
+    """The sampler's world size or rank comes from torch_xla: a TPU run's sampler.
+
+    ``DistributedSampler(ds, num_replicas=xm.xrt_world_size(), rank=xm.get_ordinal())``
+    (transformers' old ``get_tpu_sampler``, copied into many trees): only a TPU
+    launch builds it; a tree that ships GPU launch lines never does.
+    """
+    position = 2 if tail(call) == "DistributedSampler" else None
+    given = [_world_argument(call), argument(call, "rank", position)]
+    return any(
+        isinstance(value, ast.Call) and (mod.qualified(value.func) or "").startswith("torch_xla.")
+        for value in given
+    )
 
 
 def replica_parameter(call: ast.Call, params: list[str]) -> str | None:

@@ -18,6 +18,7 @@ from .context import (
     context_of,
     evaluation_split_loop,
     is_sampler_class,
+    loaders_over,
     rebound_later,
     target_names,
 )
@@ -30,10 +31,10 @@ from .flow import (
     is_global_rank,
     is_local_world,
     parameters,
-    spread_entry,
 )
 from .hand_splits import hand_splits, seeded_before
 from .known_samplers import known_padding, known_padding_loader
+from .launch_counts import launch_texts_name
 from .lightning_eval import (
     combined_by_lightning,
     drops_the_padded_tail,
@@ -62,7 +63,7 @@ from .project import (
     importers,
     unreached_by_callers,
 )
-from .replicas import one_replica
+from .replicas import one_replica, xla_world
 from .rulebook import rule
 from .set_sizes import known_split_size
 from .shares import combine_seen, combining, evaluation_combined_near
@@ -97,6 +98,21 @@ def _divides_every_launch(mod: Module, call: ast.Call) -> bool:
         return False
     counts = project.launch_counts
     return bool(counts) and all(size % count == 0 for count in counts or ())
+
+
+#: Launch words of a TPU run (transformers' ``xla_spawn.py``, ``--tpu_num_cores``, PJRT).
+_TPU_LAUNCH = ["xla_spawn.py", "--tpu_num_cores", "PJRT_DEVICE=TPU", "XRT_TPU_CONFIG"]
+
+
+def _tpu_launch_shipped(mod: Module) -> bool:
+    """A launch file or README of the tree runs on TPUs (read once per tree)."""
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or project.root is None:
+        return False
+    key = "launch texts name " + " ".join(_TPU_LAUNCH)
+    if key not in project.facts:
+        project.facts[key] = launch_texts_name(project.root, _TPU_LAUNCH)
+    return bool(project.facts[key])
 
 
 def _repeats(value: ast.AST, name: str) -> bool:
@@ -196,7 +212,7 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for call, reached in _padded_evaluation_calls(mod):
         if _deduplicated(mod, call) or not _combined_seen(mod, call):
             continue
-        loaders = _loaders_over(mod, call)
+        loaders = loaders_over(mod, call)
         if loaders and all(drops_the_padded_tail(mod, loader) for loader in loaders):
             continue  # the repeats fall in each rank's dropped last batch
         name = tail(call)
@@ -246,24 +262,6 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         )
 
 
-def _loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
-    """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name).
-
-    Also through a spread dict (``DataLoader(ds, **config)`` with
-    ``config = {"sampler": test_sampler, **cuda_kw}``).
-    """
-    scope = mod.function_of(sampler) or mod.tree
-    names = set(target_names(mod, sampler))
-    found = []
-    for node in ast.walk(scope):
-        if not isinstance(node, ast.Call) or tail(node) not in LOADERS:
-            continue
-        given = argument(node, "sampler", 3) or spread_entry(mod, node, "sampler")
-        if given is sampler or (given is not None and dotted(given) in names):
-            found.append(node)
-    return found
-
-
 def _deduplicated(mod: Module, call: ast.Call) -> bool:
     """The evaluation the padded sampler feeds keeps one result per sample id.
 
@@ -308,12 +306,17 @@ def _combined_seen(mod: Module, call: ast.Call) -> bool:
             hooks.append(project.modules[site[0]].function_of(site[1]))
         if combined_by_lightning(mod, hooks):
             return True
-        if site is not None and site[0] != mod.cache["module_name"]:
+        if site is not None:
+            # the evaluation's call of the builder, in this module too: a helper that
+            # returns the sampler (sampler=get_sampler(test_set)) is followed from there
             there = project.modules[site[0]]
             if combine_seen(there, site[1]):
                 return True
-            # built per split in a comprehension or a loop: the loaders leave in a container
-            return _per_split(there, site[1]) and evaluation_combined_near(there, importers(there))
+            if site[0] != mod.cache["module_name"]:
+                # built per split in a comprehension or a loop: the loaders leave in a container
+                return _per_split(there, site[1]) and evaluation_combined_near(
+                    there, importers(there)
+                )
     return False
 
 
@@ -353,6 +356,8 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         name = tail(call)
         if one_replica(call):
             continue  # one replica: its share is the whole dataset, nothing is padded
+        if xla_world(mod, call) and not _tpu_launch_shipped(mod):
+            continue  # a TPU run's sampler, in a tree that ships no TPU launch
         if known_padding_loader(mod, call):
             yield call, " (a distributed evaluation loader: it pads with its own sampler)"
             continue

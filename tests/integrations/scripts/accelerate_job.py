@@ -14,7 +14,9 @@ Each rank writes OUT_DIR/rank{r}.json with what it saw:
 * ``resume``: ``save_state`` after 3 batches, 2 more batches (lost work),
   ``load_state``, the rest of the epoch, and how many samples were read;
 * ``refused``/``check``: the fairshard loader passed to ``accelerator.prepare``;
-* ``global``: a sampler built for one process, prepared by accelerate.
+* ``global``: a sampler built for one process, prepared by accelerate;
+* ``twice``: an ``IterableDataset`` that keeps its rank's items (``i % W == rank``),
+  prepared by accelerate, which splits it again (``fairshard lint``'s ``FS115``).
 """
 
 import json
@@ -48,6 +50,16 @@ class Counting(Dataset):
     def __getitem__(self, i):
         self.reads += 1
         return torch.tensor(i), torch.full((3,), float(i))
+
+
+class RankItems(torch.utils.data.IterableDataset):
+    """``0 .. n-1`` less the other ranks' items: the stream already holds one rank's share."""
+
+    def __init__(self, n, rank, world):
+        self.n, self.rank, self.world = n, rank, world
+
+    def __iter__(self):
+        return (i for i in range(self.n) if i % self.world == self.rank)
 
 
 def collate_lists(rows):
@@ -192,6 +204,10 @@ def main():
     shared = accelerator.prepare(DataLoader(data, batch_size=4, sampler=one))
     payload["global"] = [[i for batch in shared for i in batch.tolist()] for _ in range(2)]
     payload["global_epoch"] = one.epoch
+
+    mine = RankItems(N, accelerator.process_index, accelerator.num_processes)
+    twice = accelerator.prepare(DataLoader(mine, batch_size=2))
+    payload["twice"] = [i for batch in twice for i in batch.tolist()]
     (out / f"rank{accelerator.process_index}.json").write_text(json.dumps(payload))
 
 
