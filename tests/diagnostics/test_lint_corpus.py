@@ -474,6 +474,14 @@ ROUND_FORTY_EIGHT_AFTER = [
     "good_prepare_without_second_split.py",
     "bad_prepare_rank_cut_files.py",
 ]
+#: The forty-ninth round's classes: a script that exits before it evaluates, and a Trainer
+#: built only when no GPU is visible (one CPU device).
+ROUND_FORTY_NINE_AFTER = [
+    "good_lightning_exits_before_fit.py",
+    "bad_lightning_exits_only_to_plot.py",
+    "good_lightning_cpu_when_no_gpu.py",
+    "bad_lightning_all_gpus_when_any.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -549,6 +557,7 @@ ROUND_THIRTEEN = [
         "forty_six_after",
         "forty_seven_after",
         "forty_eight_after",
+        "forty_nine_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -605,6 +614,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_six_after": ROUND_FORTY_SIX_AFTER,
         "forty_seven_after": ROUND_FORTY_SEVEN_AFTER,
         "forty_eight_after": ROUND_FORTY_EIGHT_AFTER,
+        "forty_nine_after": ROUND_FORTY_NINE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

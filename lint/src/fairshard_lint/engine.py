@@ -17,7 +17,7 @@ from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
 from .pins import read_pins
 from .project import Project, module_name, takes_part
-from .reach import unreached_in_script
+from .reach import after_exit, unreached_in_script
 from .rules import DEFAULT_CODES, RULES
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 from .unused_classes import in_unused_class
@@ -285,6 +285,7 @@ def lint_source(
                 unreached_in_script(module, node)
                 or in_unused_class(module, node)
                 or never_entered(module, node)
+                or after_exit(module, node)
             ):
                 continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)

@@ -41,6 +41,7 @@ from .lightning_hooks import (
 )
 from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
 from .project import Project, unreached_by_callers
+from .reach import after_exit
 from .shares import rank_zero_only
 
 __all__ = [
@@ -303,6 +304,8 @@ def _one_device_everywhere(mod: Module) -> bool:
         return False
     return all(
         _single(argument(c, "devices") or argument(c, "gpus"))
+        or _single(_module_constant(other, argument(c, "devices") or argument(c, "gpus")))
+        or _cpu_when_no_gpu(other, c)
         or _single_strategy(other, c)
         or _one_by_default(other, argument(c, "devices") or argument(c, "gpus"))
         or _cpu_by_default(c)
@@ -312,6 +315,79 @@ def _one_device_everywhere(mod: Module) -> bool:
 
 
 _COUNTS = ("devices", "gpus", "num_processes", "tpu_cores", "num_nodes")
+
+
+def _module_constant(mod: Module, value: ast.AST | None) -> ast.expr | None:
+    """What ``config.DEVICES`` holds: a module-level value bound once in a module of the tree.
+
+    tesisMamogra's ``L.Trainer(devices=config.DEVICES)`` with ``DEVICES = [0]`` in
+    its ``config.py``, a file of settings that names no PyTorch and so is not
+    among the parsed modules: it is read from the tree (beside the importer, or
+    at the walked folder's root). ``None`` where the value is not such a name.
+    """
+    project = mod.cache.get("project")
+    if not (
+        isinstance(value, ast.Attribute)
+        and isinstance(value.value, ast.Name)
+        and isinstance(project, Project)
+        and project.root is not None
+    ):
+        return None
+    target = project.imports(mod.cache["module_name"]).get(value.value.id)
+    if not target:
+        return None
+    name = project.find(target)
+    tree: ast.Module | None = project.modules[name].tree if name is not None else None
+    if tree is None:
+        here = Path(project.paths.get(mod.cache["module_name"], "")).parent
+        relative = Path(*target.split(".")).with_suffix(".py")
+        for candidate in (here / relative, project.root / relative):
+            key = f"settings module {candidate}"  # read once per tree and file
+            if key not in project.parsed_extras:
+                try:
+                    project.parsed_extras[key] = ast.parse(candidate.read_text(encoding="utf-8"))
+                except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                    project.parsed_extras[key] = None
+            tree = project.parsed_extras[key]
+            if tree is not None:
+                break
+    if tree is None:
+        return None
+    bound = [
+        stmt.value
+        for stmt in tree.body
+        if isinstance(stmt, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == value.attr for t in stmt.targets)
+    ]
+    return bound[0] if len(bound) == 1 else None
+
+
+def _cpu_when_no_gpu(mod: Module, trainer: ast.Call) -> bool:
+    """A ``Trainer`` naming no device count, built only when no GPU is visible: one process.
+
+    reddit_depression's ``pl.Trainer(logger=logger)`` in the ``else`` of
+    ``if torch.cuda.is_available():``: Lightning's automatic choice on a
+    machine without a GPU is one CPU device.
+    """
+    if any(k.arg in _COUNTS or k.arg is None for k in trainer.keywords) or trainer.args:
+        return False
+    child: ast.AST = trainer
+    for ancestor in mod.ancestors(trainer):
+        if isinstance(ancestor, ast.If) and _asks_for_a_gpu(ancestor.test):
+            return child in ancestor.orelse
+        if isinstance(ancestor, ast.If) and (
+            isinstance(ancestor.test, ast.UnaryOp)
+            and isinstance(ancestor.test.op, ast.Not)
+            and _asks_for_a_gpu(ancestor.test.operand)
+        ):
+            return child in ancestor.body
+        child = ancestor
+    return False
+
+
+def _asks_for_a_gpu(test: ast.expr) -> bool:
+    """``torch.cuda.is_available()``."""
+    return isinstance(test, ast.Call) and (dotted(test.func) or "").endswith("cuda.is_available")
 
 
 def _cpu_by_default(trainer: ast.Call) -> bool:
@@ -718,6 +794,8 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
     """Plain loaders handed to ``trainer.validate``/``trainer.test`` (or ``fit``'s validation)."""
     for call in mod.calls:
         method = trainer_method(call)
+        if method is not None and after_exit(mod, call):
+            continue  # the script exits before it evaluates
         if method in _HANDED:
             stage, keyword = _HANDED[method]
             handed = argument(call, keyword, 1)

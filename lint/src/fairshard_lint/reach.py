@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import ast
 
-from .names import Module, is_main_guard
+from .names import Module, dotted, is_main_guard
 from .project import importers
 
-__all__ = ["unreached_in_script"]
+__all__ = ["after_exit", "unreached_in_script"]
 
 
 def _names_in(node: ast.AST) -> set[str]:
@@ -80,3 +80,40 @@ def unreached_in_script(mod: Module, node: ast.AST) -> bool:
     if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return False
     return outer.name not in reached
+
+
+#: Calls that end the process: nothing after them in the same block runs.
+_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
+
+
+def _ends_the_process(stmt: ast.stmt) -> bool:
+    """``exit(0)``, ``sys.exit()``, ``quit()``, ``os._exit(1)`` or ``raise SystemExit``."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return dotted(stmt.value.func) in _EXITS
+    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
+        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+        return dotted(exc) == "SystemExit"
+    return False
+
+
+def after_exit(mod: Module, node: ast.AST) -> bool:
+    """``node`` follows a statement that ends the process, in a block that holds both.
+
+    reddit_depression's ``main.py`` plots its training loader, calls
+    ``exit(0)``, and only then builds the ``Trainer`` and calls ``fit`` and
+    ``test``: nothing after the exit runs, in that block or below it.
+    """
+    child = node
+    for ancestor in mod.ancestors(node):
+        for part in ("body", "orelse", "finalbody"):
+            block = getattr(ancestor, part, None)
+            if (
+                isinstance(block, list)
+                and child in block
+                and any(_ends_the_process(s) for s in block[: block.index(child)])
+            ):
+                return True
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            return False  # a definition's body runs when it is called, not where it stands
+        child = ancestor
+    return False
