@@ -17,7 +17,7 @@ import ast
 from .flow import flow_of
 from .names import Module, dotted, mentions_rank, tail
 
-__all__ = ["bindings", "cut_by_rank"]
+__all__ = ["FILLING", "bindings", "cut_by_rank"]
 
 #: Calls whose arguments choose a rank's part (``range(rank, n, world)``).
 _CUTTING_CALLS = frozenset(
@@ -26,7 +26,7 @@ _CUTTING_CALLS = frozenset(
 
 
 #: List methods that put a value in the list they are called on.
-_FILLING = frozenset({"append", "extend"})
+FILLING = frozenset({"append", "extend"})
 
 
 def bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
@@ -39,7 +39,7 @@ def bindings(scope: ast.AST) -> dict[str, list[ast.expr]]:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _FILLING
+            and node.func.attr in FILLING
             and (filled := dotted(node.func.value))
         ):
             # datasets.append(Sims(sims[start:end])): what the list holds

@@ -34,6 +34,7 @@ from .names import (
     tail,
 )
 from .positions import WHOLE, returned_at, returned_keywords
+from .rank_cuts import FILLING
 
 if TYPE_CHECKING:
     from .flow import Function
@@ -244,7 +245,8 @@ def _results_combined(mod: Module, call: ast.Call) -> bool:
 
     Directly (``dist.all_reduce(correct)``) or through names the block builds
     from it (``metrics = torch.tensor([loss, correct, total])`` then
-    ``dist.all_reduce(metrics)``).
+    ``dist.all_reduce(metrics)``; motionflow's ``all_losses.append(avg[k])``,
+    ``torch.stack(all_losses)`` then ``dist.reduce(all_losses, dst=0)``).
     """
     results = set(target_names(mod, call))
     if not results:
@@ -258,6 +260,14 @@ def _results_combined(mod: Module, call: ast.Call) -> bool:
                     results |= {
                         n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
                     }
+                elif (  # losses.append(result[k]): the list holds what it is given
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in FILLING
+                    and isinstance(node.func.value, ast.Name)
+                    and any(_reads_any(a, results) for a in node.args)
+                ):
+                    results.add(node.func.value.id)
         if len(results) == before:
             break
     for stmt in block:
