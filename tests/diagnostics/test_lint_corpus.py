@@ -482,6 +482,12 @@ ROUND_FORTY_NINE_AFTER = [
     "good_lightning_cpu_when_no_gpu.py",
     "bad_lightning_all_gpus_when_any.py",
 ]
+#: The fiftieth round's classes: a split drawn once in the parent of a spawning script, and
+#: one drawn above the ``__main__`` guard, which every spawned child draws again.
+ROUND_FIFTY_AFTER = [
+    "good_split_before_spawn.py",
+    "bad_split_above_main_guard.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -558,6 +564,7 @@ ROUND_THIRTEEN = [
         "forty_seven_after",
         "forty_eight_after",
         "forty_nine_after",
+        "fifty_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -615,6 +622,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_seven_after": ROUND_FORTY_SEVEN_AFTER,
         "forty_eight_after": ROUND_FORTY_EIGHT_AFTER,
         "forty_nine_after": ROUND_FORTY_NINE_AFTER,
+        "fifty_after": ROUND_FIFTY_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
-__all__ = ["one_device", "read_trainer_devices"]
+__all__ = ["one_device", "read_accelerate_processes", "read_trainer_devices"]
 
 _CONFIGS = ("*.yaml", "*.yml")
 _KEY = re.compile(r"^(?P<indent>[ ]+)(?P<key>devices|gpus)\s*:\s*(?P<value>[^#\n]*)")
@@ -86,3 +86,27 @@ def read_trainer_devices(folder: Path) -> list[str]:
 def one_device(values: list[str]) -> bool:
     """Every config sets one device (``1``, ``[0]``, ``"1"``); there is at least one."""
     return bool(values) and all(_ONE.match(value) for value in values)
+
+
+_ACCELERATE_KIND = re.compile(r"^distributed_type\s*:\s*['\"]?(?P<kind>\w+)", re.M)
+_ACCELERATE_COUNT = re.compile(r"^num_processes\s*:\s*(?P<count>\d+)", re.M)
+
+
+def read_accelerate_processes(folder: Path) -> list[int]:
+    """The process count of every accelerate config of the tree (``accelerate config``'s YAML).
+
+    A file with a top-level ``distributed_type:`` and ``num_processes:``
+    (``default_config.yaml``, ``deepspeed_zero2.yaml``); ``NO`` as the type
+    counts as one process.
+    """
+    found: list[int] = []
+    try:
+        for _, text in tree_files(folder, _CONFIGS):
+            kind = _ACCELERATE_KIND.search(text)
+            count = _ACCELERATE_COUNT.search(text)
+            if kind is None or count is None:
+                continue
+            found.append(1 if kind.group("kind").upper() == "NO" else int(count.group("count")))
+    except TooManyFiles:
+        pass  # the configs read so far
+    return found

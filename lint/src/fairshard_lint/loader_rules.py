@@ -42,7 +42,7 @@ from .names import (
     tail,
 )
 from .one_process_runs import one_process_script
-from .prepared import framework_shards
+from .prepared import accelerate_launched, framework_shards
 from .project import Project, asks_single_process, imported_modules, importers
 from .rank_cuts import cut_by_rank
 from .rulebook import rule
@@ -296,7 +296,7 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if by_hand and not shuffles(flow, call) and not from_config:
             hand.add(id(call))
     # the loaders first: the search of the tree for an importer is the costly part
-    accelerate = _accelerate_script(mod)
+    accelerate = accelerate_launched(mod)
     if not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
         return
     if not (flow.distributed or accelerate):
@@ -668,28 +668,6 @@ def _collected_in_its_loop(mod: Module, call: ast.Call, data: ast.AST) -> bool:
     return False
 
 
-def _accelerate_script(mod: Module) -> bool:
-    """An accelerate script that a shipped line launches on several processes.
-
-    re-grpo's ``train_accelerate.py`` builds ``Accelerator()``, prepares its model
-    and optimizer, and its README runs it with ``accelerate launch``: every process
-    runs the script, and a loader that never goes through ``accelerator.prepare``
-    keeps its own sampler, so each reads the whole dataset. Only a script a launch
-    line starts (not a count of one) counts: ``Accelerator()`` alone is as often a
-    one-GPU run using accelerate for mixed precision.
-    """
-    if not (
-        any(tail(c) == "Accelerator" for c in mod.calls)
-        and any(tail(c) == "prepare" for c in mod.calls)
-    ):
-        return False
-    project = mod.cache.get("project")
-    if not isinstance(project, Project) or not project.whole_tree:
-        return False
-    path = project.tree_path(mod)
-    return path is not None and path.as_posix() in project.several_process_scripts
-
-
 def _run_by_a_distributed_script(mod: Module) -> bool:
     """A module with no distributed code of its own that a distributed script imports.
 
@@ -823,7 +801,7 @@ def _runs_in_parent(
         and site
         and not distributed_script(mod)
         and not importers(mod)
-        and not _accelerate_script(mod)
+        and not accelerate_launched(mod)
     ):
         return True  # a helper called by a one-process entry script of the tree: no rank
     func = mod.function_of(node)

@@ -24,8 +24,9 @@ import ast
 from .context import target_names
 from .flow import poisson_replaced
 from .names import Module, argument, dotted, tail
+from .project import Project
 
-__all__ = ["framework_shards"]
+__all__ = ["accelerate_launched", "framework_shards"]
 
 #: Calls of training frameworks that re-shard the loaders handed to them.
 _SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loader"})
@@ -84,3 +85,37 @@ def _holds(mod: Module, container: ast.expr, call: ast.Call, names: set[str]) ->
         if len(held) == before:
             break
     return False
+
+
+def accelerate_launched(mod: Module) -> bool:
+    """An accelerate script that the tree runs on several processes.
+
+    re-grpo's ``train_accelerate.py`` builds ``Accelerator()``, prepares its model
+    and optimizer, and its README runs it with ``accelerate launch``: every process
+    runs the script, and a loader that never goes through ``accelerator.prepare``
+    keeps its own sampler, so each reads the whole dataset. A shipped line that
+    launches the script on several processes counts; so does, for a script no
+    shipped line runs, a tree whose accelerate configs all name several processes
+    (finetune-LLM's ``configs/default_config.yaml``, ``num_processes: 4``: the
+    way the tree is meant to be run). ``Accelerator()`` alone is as often a
+    one-GPU run using accelerate for mixed precision, and does not count.
+    """
+    if not (
+        any(tail(c) == "Accelerator" for c in mod.calls)
+        and any(tail(c) == "prepare" for c in mod.calls)
+    ):
+        return False
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree:
+        return False
+    path = project.tree_path(mod)
+    if path is None:
+        return False
+    if path.as_posix() in project.several_process_scripts:
+        return True
+    counts = project.accelerate_processes
+    return (
+        path.as_posix() not in project.run_scripts
+        and bool(counts)
+        and all(count > 1 for count in counts)
+    )

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from .cli_configs import read_trainer_devices
+from .cli_configs import read_accelerate_processes, read_trainer_devices
 from .context import context_of, evaluation_split_loop
 from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
 from .launch_counts import (
@@ -195,6 +195,11 @@ class Project:
     def run_scripts(self) -> frozenset[str]:
         """The tree's files some shipped line runs (see ``launch_counts``)."""
         return frozenset(self.runs or ())
+
+    @cached_property
+    def accelerate_processes(self) -> list[int]:
+        """The process count of every accelerate config of the tree (read once)."""
+        return read_accelerate_processes(self.root) if self.root else []
 
     @cached_property
     def trainer_devices(self) -> list[str]:

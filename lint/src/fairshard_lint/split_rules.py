@@ -13,6 +13,7 @@ import ast
 from collections.abc import Iterator
 
 from .accelerate_eval import unfilled_gathers
+from .branches import spawning_parent
 from .consumers import carrying_names
 from .context import (
     context_of,
@@ -51,11 +52,13 @@ from .names import (
     env_key,
     is_constant,
     is_eval_name,
+    is_main_guard,
     mentions_local_rank,
     mentions_rank,
     tail,
 )
 from .padding_classes import Padding, padding_classes
+from .prepared import accelerate_launched
 from .project import (
     Project,
     evaluation_caller,
@@ -472,13 +475,21 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "fairshard.split(n, sizes, seed=...)"
             ),
         )
-    if not flow_of(mod).distributed:
+    distributed = flow_of(mod).distributed
+    # an accelerate script run on several processes draws its splits in every process
+    # too; accelerate syncs a prepared sampler's generator, not a split's
+    accelerate = not distributed and accelerate_launched(mod)
+    if not distributed and not accelerate:
         return
     for call in mod.calls:
         name = tail(call)
+        if accelerate and name not in ("random_split", "train_test_split"):
+            continue
         generator = argument(call, "generator")
         if generator is not None and not is_constant(generator, None):
             continue
+        if name in ("random_split", "train_test_split") and _drawn_before_spawn(mod, call):
+            continue  # drawn once, in the parent, and handed to the ranks
         if name == "random_split" and not seeded_before(mod, call):
             yield (
                 call,
@@ -512,6 +523,22 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "fairshard.DistributedSampler(Subset(dataset, indices))"
                 ),
             )
+
+
+def _drawn_before_spawn(mod: Module, call: ast.Call) -> bool:
+    """The split is drawn once, in the parent of a script that spawns its ranks.
+
+    finetune-LLM's ``sft_distributed.py`` splits in its ``__main__`` block and
+    hands the parts to ``mp.spawn(main, args=(..., train, test))``: the
+    children start as ``__mp_main__`` and never draw again, so every rank has
+    the same split. Top-level code outside the ``__main__`` guard runs again in
+    every spawned child, and keeps the finding.
+    """
+    if not spawning_parent(mod, call):
+        return False
+    return mod.function_of(call) is not None or any(
+        isinstance(a, ast.If) and is_main_guard(a.test) for a in mod.ancestors(call)
+    )
 
 
 def _unseeded_library_split(mod: Module, call: ast.Call) -> bool:
