@@ -488,6 +488,15 @@ ROUND_FIFTY_AFTER = [
     "good_split_before_spawn.py",
     "bad_split_above_main_guard.py",
 ]
+#: The fifty-first round's classes: a function that stops at a local read before it is
+#: bound (UnboundLocalError), and accelerate's gathered losses kept in a list, cut to the
+#: set's length.
+ROUND_FIFTY_ONE_AFTER = [
+    "good_unbound_before_epochs.py",
+    "bad_model_built_before_epochs.py",
+    "good_accelerate_gather_list_cut.py",
+    "bad_accelerate_gather_list_uncut.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -565,6 +574,7 @@ ROUND_THIRTEEN = [
         "forty_eight_after",
         "forty_nine_after",
         "fifty_after",
+        "fifty_one_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -623,6 +633,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_eight_after": ROUND_FORTY_EIGHT_AFTER,
         "forty_nine_after": ROUND_FORTY_NINE_AFTER,
         "fifty_after": ROUND_FIFTY_AFTER,
+        "fifty_one_after": ROUND_FIFTY_ONE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from .consumers import block_of, carrying_names, consumer_sites, defs_of
 from .names import Module, dotted, name_words, tail
+from .rank_cuts import FILLING
 
 __all__ = ["deduplicates", "deduplicates_at", "scope_deduplicates"]
 
@@ -260,6 +261,15 @@ def _cut(gather: ast.Call, cuts: list[ast.Subscript], scope: ast.AST) -> bool:
         for t in node.targets
         for element in ast.walk(t)
         if isinstance(element, ast.Name | ast.Attribute)
+    } - {None}
+    # losses.append(accelerator.gather(loss)) then losses = torch.cat(losses)[: len(ds)]
+    names |= {
+        dotted(node.func.value)
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in FILLING
+        and any(n is gather for a in node.args for n in ast.walk(a))
     } - {None}
     return any(
         isinstance(node, ast.Name | ast.Attribute) and dotted(node) in names

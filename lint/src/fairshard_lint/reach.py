@@ -101,8 +101,13 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
 
     reddit_depression's ``main.py`` plots its training loader, calls
     ``exit(0)``, and only then builds the ``Trainer`` and calls ``fit`` and
-    ``test``: nothing after the exit runs, in that block or below it.
+    ``test``: nothing after the exit runs, in that block or below it. So
+    does a statement of a function's body that reads a local before any
+    assignment to it (an ``UnboundLocalError`` every call raises: see
+    :func:`_fails_unbound`).
     """
+    if _after_unbound_read(mod, node):
+        return True
     child = node
     for ancestor in mod.ancestors(node):
         for part in ("body", "orelse", "finalbody"):
@@ -117,3 +122,90 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
             return False  # a definition's body runs when it is called, not where it stands
         child = ancestor
     return False
+
+
+_NEW_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _own_nodes(node: ast.AST, open_root: bool = True) -> list[ast.AST]:
+    """``node`` and what it holds, a nested scope (function, lambda, comprehension) unopened.
+
+    ``open_root``: ``node`` itself is opened even when it is a scope (a function's
+    own body is walked; an expression that is a comprehension is not).
+    """
+    out: list[ast.AST] = []
+    stack = [node]
+    while stack:
+        sub = stack.pop()
+        out.append(sub)
+        if (sub is node and open_root) or not isinstance(sub, _NEW_SCOPES):
+            stack.extend(ast.iter_child_nodes(sub))
+    return out
+
+
+def _fails_unbound(func: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.stmt) -> bool:
+    """``stmt`` of ``func``'s body reads a local that no earlier statement has bound.
+
+    yomhub's ``multi_gpu_train.py`` calls ``torch.optim.SGD(model.parameters())``
+    two lines before ``model = DistributedDataParallel(model, ...)``: ``model`` is
+    local to ``train`` (assigned in it) and unbound there, so every rank stops
+    with ``UnboundLocalError``. Only plain statements evaluated whole count (an
+    assignment's value, an expression), never a branch or a loop.
+    """
+    if not isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return):
+        return False
+    declared = {
+        name
+        for sub in _own_nodes(func)
+        if isinstance(sub, ast.Global | ast.Nonlocal)
+        for name in sub.names
+    }
+    params = {a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]}
+    params |= {a.arg for a in (func.args.vararg, func.args.kwarg) if a is not None}
+    stores: dict[str, int] = {}
+    for sub in _own_nodes(func):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store | ast.Del):
+            stores[sub.id] = min(stores.get(sub.id, sub.lineno), sub.lineno)
+        elif sub is not func and isinstance(
+            sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        ):
+            stores[sub.name] = min(stores.get(sub.name, sub.lineno), sub.lineno)
+        elif isinstance(sub, ast.alias):
+            bound = (sub.asname or sub.name).partition(".")[0]
+            stores[bound] = 0  # an import in the function: never read as unbound (conservative)
+    value = stmt.value
+    if value is None:
+        return False
+    for sub in _own_nodes(value, open_root=False):
+        if (
+            isinstance(sub, ast.Name)
+            and isinstance(sub.ctx, ast.Load)
+            and sub.id in stores
+            and sub.id not in params
+            and sub.id not in declared
+            and stores[sub.id] > stmt.lineno
+        ):
+            return True
+    return False
+
+
+def _after_unbound_read(mod: Module, node: ast.AST) -> bool:
+    """``node`` lies in a function after a body statement that fails with ``UnboundLocalError``."""
+    func = mod.function_of(node)
+    if func is None:
+        return False
+    top = node
+    while top in mod.parents and mod.parents[top] is not func:
+        top = mod.parents[top]
+    if top not in func.body:
+        return False
+    return any(_fails_unbound(func, stmt) for stmt in func.body[: func.body.index(top)])
