@@ -126,17 +126,25 @@ def _top_level_imports(mod: Module) -> list[str]:
 
 
 def _missing(name: str, bases: list[Path]) -> bool:
-    """``a.b.c``: a package folder ``a`` of the tree exists where ``a.b.c`` does not."""
+    """``a.b.c``: a package folder ``a`` of the tree exists where ``a.b.c`` does not.
+
+    Every base is looked in first: the tinystories tree's
+    ``model/gpt/train_gpt_accelerate.py`` imports ``model.gpt.model.dataloader``
+    from the root, where ``model/`` holds no ``.py`` of its own (a namespace
+    package), while a ``model/`` package beside the script lacks it; the import
+    resolves at the root.
+    """
     head, *rest = name.split(".")
+    package_seen = False
     for base in bases:
         package = base / head
-        if not package.is_dir() or not any(package.glob("*.py")):
+        if not package.is_dir():
             continue
         target = package.joinpath(*rest)
         if target.with_suffix(".py").is_file() or (target.is_dir() and any(target.glob("*.py"))):
             return False
         # a compiled extension built in place is there too
-        return not (
-            target.with_suffix(".so").exists() or any(target.parent.glob(f"{target.name}.*.so"))
-        )
-    return False
+        if target.with_suffix(".so").exists() or any(target.parent.glob(f"{target.name}.*.so")):
+            return False
+        package_seen = package_seen or any(package.glob("*.py"))
+    return package_seen
