@@ -152,17 +152,12 @@ def _own_nodes(node: ast.AST, open_root: bool = True) -> list[ast.AST]:
     return out
 
 
-def _fails_unbound(func: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.stmt) -> bool:
-    """``stmt`` of ``func``'s body reads a local that no earlier statement has bound.
+def _locals_bound_late(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    """Locals of ``func`` (not parameters, ``global`` or ``nonlocal``) by their first binding line.
 
-    yomhub's ``multi_gpu_train.py`` calls ``torch.optim.SGD(model.parameters())``
-    two lines before ``model = DistributedDataParallel(model, ...)``: ``model`` is
-    local to ``train`` (assigned in it) and unbound there, so every rank stops
-    with ``UnboundLocalError``. Only plain statements evaluated whole count (an
-    assignment's value, an expression), never a branch or a loop.
+    Stores, deletions and nested definitions make a name local to the
+    function; an import in it counts as bound from the start (conservative).
     """
-    if not isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return):
-        return False
     declared = {
         name
         for sub in _own_nodes(func)
@@ -180,22 +175,30 @@ def _fails_unbound(func: ast.FunctionDef | ast.AsyncFunctionDef, stmt: ast.stmt)
         ):
             stores[sub.name] = min(stores.get(sub.name, sub.lineno), sub.lineno)
         elif isinstance(sub, ast.alias):
-            bound = (sub.asname or sub.name).partition(".")[0]
-            stores[bound] = 0  # an import in the function: never read as unbound (conservative)
-    value = stmt.value
-    if value is None:
+            stores[(sub.asname or sub.name).partition(".")[0]] = 0
+    return {name: line for name, line in stores.items() if name not in params | declared}
+
+
+def _fails_unbound(stmt: ast.stmt, late: dict[str, int]) -> bool:
+    """``stmt`` of a function's body reads a local that no earlier statement has bound.
+
+    yomhub's ``multi_gpu_train.py`` calls ``torch.optim.SGD(model.parameters())``
+    two lines before ``model = DistributedDataParallel(model, ...)``: ``model`` is
+    local to ``train`` (assigned in it) and unbound there, so every rank stops
+    with ``UnboundLocalError``. Only plain statements evaluated whole count (an
+    assignment's value, an expression), never a branch or a loop; ``late`` is
+    :func:`_locals_bound_late` of the function.
+    """
+    if not isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Expr | ast.Return):
         return False
-    for sub in _own_nodes(value, open_root=False):
-        if (
-            isinstance(sub, ast.Name)
-            and isinstance(sub.ctx, ast.Load)
-            and sub.id in stores
-            and sub.id not in params
-            and sub.id not in declared
-            and stores[sub.id] > stmt.lineno
-        ):
-            return True
-    return False
+    if stmt.value is None:
+        return False
+    return any(
+        isinstance(sub, ast.Name)
+        and isinstance(sub.ctx, ast.Load)
+        and late.get(sub.id, 0) > stmt.lineno
+        for sub in _own_nodes(stmt.value, open_root=False)
+    )
 
 
 def _after_unbound_read(mod: Module, node: ast.AST) -> bool:
@@ -208,4 +211,8 @@ def _after_unbound_read(mod: Module, node: ast.AST) -> bool:
         top = mod.parents[top]
     if top not in func.body:
         return False
-    return any(_fails_unbound(func, stmt) for stmt in func.body[: func.body.index(top)])
+    key = f"locals bound late {id(func)}"  # once per function, not per finding
+    late = mod.cache.get(key)
+    if not isinstance(late, dict):
+        late = mod.cache[key] = _locals_bound_late(func)
+    return any(_fails_unbound(stmt, late) for stmt in func.body[: func.body.index(top)])
