@@ -497,6 +497,14 @@ ROUND_FIFTY_ONE_AFTER = [
     "good_accelerate_gather_list_cut.py",
     "bad_accelerate_gather_list_uncut.py",
 ]
+#: The fifty-third round's class: accelerate's evaluation loop reads the prepared loader
+#: through a progress bar bound to a name (``tbar = tqdm(val_loader)``); one evaluation with
+#: a padded sampler and accelerate's gather is one finding.
+ROUND_FIFTY_THREE_AFTER = [
+    "bad_accelerate_gather_through_bar_name.py",
+    "good_accelerate_gather_for_metrics_through_bar_name.py",
+    "bad_padded_sampler_prepared_and_gathered.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -575,6 +583,7 @@ ROUND_THIRTEEN = [
         "forty_nine_after",
         "fifty_after",
         "fifty_one_after",
+        "fifty_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -634,6 +643,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "forty_nine_after": ROUND_FORTY_NINE_AFTER,
         "fifty_after": ROUND_FIFTY_AFTER,
         "fifty_one_after": ROUND_FIFTY_ONE_AFTER,
+        "fifty_three_after": ROUND_FIFTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

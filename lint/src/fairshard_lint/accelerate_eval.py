@@ -79,11 +79,32 @@ def _handed_prepared(
     return False
 
 
-def _read(loop: ast.For | ast.AsyncFor) -> str | None:
+def _read(mod: Module, loop: ast.For | ast.AsyncFor) -> str | None:
+    """The loader ``loop`` reads: through wrappers, and through a name bound to one.
+
+    RibonanzaNet2's ``tbar = tqdm(val_loader)`` then ``for idx, batch in
+    enumerate(tbar)``: the binding nearest before the loop, in its function,
+    is followed (the same ``tbar`` wraps the training loader earlier).
+    """
     node: ast.AST = loop.iter
     while isinstance(node, ast.Call) and tail(node) in _WRAPPERS and node.args:
         node = node.args[0]
-    return dotted(node)
+    name = dotted(node)
+    scope = mod.function_of(loop) or mod.tree
+    bound = [
+        a.value
+        for a in ast.walk(scope)
+        if isinstance(a, ast.Assign)
+        and a.lineno < loop.lineno
+        and mod.function_of(a) is mod.function_of(loop)
+        and any(dotted(t) == name for t in a.targets)
+    ]
+    if name and bound:
+        last = max(bound, key=lambda v: v.lineno)
+        if isinstance(last, ast.Call) and tail(last) in _WRAPPERS and last.args:
+            inner = dotted(last.args[0])
+            return inner if inner else name
+    return name
 
 
 def _after(mod: Module, loop: ast.stmt) -> list[ast.stmt]:
@@ -106,7 +127,9 @@ def _after(mod: Module, loop: ast.stmt) -> list[ast.stmt]:
     return found
 
 
-def _without_other_loops(region: ast.Module, loop: ast.stmt, prepared: set[str]) -> ast.Module:
+def _without_other_loops(
+    mod: Module, region: ast.Module, loop: ast.stmt, prepared: set[str]
+) -> ast.Module:
     """``region`` less the statements that hold another loop over a prepared loader.
 
     Data-Cartography's ``run_glue.py`` cuts its validation's gathers to the
@@ -120,7 +143,7 @@ def _without_other_loops(region: ast.Module, loop: ast.stmt, prepared: set[str])
         for stmt in region.body
         if stmt is loop
         or not any(
-            isinstance(n, ast.For | ast.AsyncFor) and n is not loop and _read(n) in prepared
+            isinstance(n, ast.For | ast.AsyncFor) and n is not loop and _read(mod, n) in prepared
             for n in ast.walk(stmt)
         )
         or any(n is loop for n in ast.walk(stmt))
@@ -198,7 +221,7 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     for loop in mod.nodes:
         if not isinstance(loop, ast.For | ast.AsyncFor):
             continue
-        loader = _read(loop)
+        loader = _read(mod, loop)
         func = mod.function_of(loop)
         if loader is None or is_train_name(loader):
             continue
@@ -209,7 +232,7 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         # the evaluation: the loop and what follows it, in its block and in the blocks
         # around it up to its function (where results are combined and scored)
         region = ast.Module(body=_after(mod, loop), type_ignores=[])
-        if scope_deduplicates(_without_other_loops(region, loop, prepared)):
+        if scope_deduplicates(_without_other_loops(mod, region, loop, prepared)):
             continue
         inside = {id(n) for n in ast.walk(loop)}
         found: list[tuple[ast.Call, str]] = []

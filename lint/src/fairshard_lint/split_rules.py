@@ -212,12 +212,14 @@ def _padded_classes(mod: Module) -> set[str]:
     "order) or fairshard.ExactMetrics (exact counts across ranks)",
 )
 def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    reported: set[int] = set()  # functions whose padded sampler is already named
     for call, reached in _padded_evaluation_calls(mod):
         if _deduplicated(mod, call) or not _combined_seen(mod, call):
             continue
         loaders = loaders_over(mod, call)
         if loaders and all(drops_the_padded_tail(mod, loader) for loader in loaders):
             continue  # the repeats fall in each rank's dropped last batch
+        reported.add(id(mod.function_of(call)))
         name = tail(call)
         yield (
             call,
@@ -228,6 +230,8 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             ),
         )
     for call, why in unfilled_gathers(mod):
+        if id(mod.function_of(call)) in reported:
+            continue  # the same evaluation: its padded sampler is the finding
         yield (
             call,
             (
