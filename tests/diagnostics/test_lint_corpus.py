@@ -505,6 +505,13 @@ ROUND_FIFTY_THREE_AFTER = [
     "good_accelerate_gather_for_metrics_through_bar_name.py",
     "bad_padded_sampler_prepared_and_gathered.py",
 ]
+#: The fifty-fourth round's classes: loaders kept in a dict or a list, read back each epoch.
+ROUND_FIFTY_FOUR_AFTER = [
+    "bad_loaders_dict_per_task_without_set_epoch.py",
+    "good_loaders_dict_per_task_set_epoch.py",
+    "bad_loaders_list_iterators_without_set_epoch.py",
+    "good_loaders_dict_validation_entry.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -584,6 +591,7 @@ ROUND_THIRTEEN = [
         "fifty_after",
         "fifty_one_after",
         "fifty_three_after",
+        "fifty_four_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -644,6 +652,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifty_after": ROUND_FIFTY_AFTER,
         "fifty_one_after": ROUND_FIFTY_ONE_AFTER,
         "fifty_three_after": ROUND_FIFTY_THREE_AFTER,
+        "fifty_four_after": ROUND_FIFTY_FOUR_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -13,6 +13,7 @@ from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .flow import never_entered
+from .hand_splits import hand_splits
 from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
 from .pins import read_pins
@@ -183,6 +184,25 @@ def may_use_torch_data(source: str) -> bool:
     )
 
 
+def _splits_by_hand(module: Module | None) -> bool:
+    """A module of a project that draws a split by hand on every rank (see ``hand_splits``).
+
+    A helper that a distributed script calls (``random_split_data_list``:
+    a file list shuffled by Python's ``random`` and cut in two) names no
+    data word; only the split rule reads it. A split in a function no file
+    of the tree calls (a dataset class's spare ``dataset_split`` method) runs
+    nowhere.
+    """
+    if module is None:
+        return False
+    project = module.cache.get("project")
+    for _, draw in hand_splits(module):
+        func = module.function_of(draw)
+        if func is None or (isinstance(project, Project) and project.calls_named(func.name)):
+            return True
+    return False
+
+
 def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> list[Finding]:
     return [Finding(path, line, col, PARSE_ERROR, message)]
 
@@ -241,8 +261,11 @@ def lint_source(
             "imported_element_producers",
         )
     )
-    if torch_only and not carried and not may_use_torch_data(source):
-        return []  # cheap text test first: most files of a big repository stop here
+    gated = torch_only and not carried
+    if gated and not may_use_torch_data(source):
+        if not _splits_by_hand(parsed):
+            return []  # cheap text test first: most files of a big repository stop here
+        chosen, gated = chosen & {SPLIT_RULE}, False
     module = parsed if parsed is not None else None
     if module is None:
         try:
@@ -262,8 +285,10 @@ def lint_source(
             )
         except (RecursionError, MemoryError):
             return _file_error(path, "file is nested too deeply to parse; nothing was checked")
-    if torch_only and not carried and not uses_torch_data(module):
-        return []
+    if gated and not uses_torch_data(module):
+        if not _splits_by_hand(module):
+            return []
+        chosen = chosen & {SPLIT_RULE}
     if "project" not in module.cache:  # a file on its own: a project of one module
         alone = Project()
         alone.add(Path(path).stem, module, path)
@@ -333,7 +358,11 @@ def _builders(module: Module) -> set[str]:
     return out
 
 
+#: The rule that reads a helper module which splits by hand and names no data word.
+SPLIT_RULE = "FS110"
 _DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
+_CLASSES = re.compile(r"^\s*class (\w+)\b", re.M)
+_ITERATES = re.compile(r"^\s*def __(?:next|iter)__\(", re.M)
 
 
 def _called_beside_samplers(modules: Iterable[Module]) -> set[str]:
@@ -430,9 +459,11 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 or (file.name == "__init__.py" and not called.isdisjoint(_reexports(source)))
                 or not called.isdisjoint(_DEFINES.findall(source))
                 or _subclasses_one_of(source, samplers)
+                or (_ITERATES.search(source) and not called.isdisjoint(_CLASSES.findall(source)))
             ):  # a call of a builder, a package re-exporting one, a function an
                 # evaluation beside a distributed sampler calls (a merge that de-duplicates),
-                # or a subclass of a sampler class of the tree (its padding, rule FS109)
+                # a subclass of a sampler class of the tree (its padding, rule FS109), or an
+                # iterator class a script with a sampler builds (over its loaders, FS101)
                 enter(file, source)
     for module in parsed.values():  # before the flows: a sampler no shipped run builds
         module.cache["unbuilt_samplers"] = unbuilt_samplers(module)

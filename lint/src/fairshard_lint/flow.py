@@ -178,6 +178,81 @@ def _bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     return out
 
 
+def _container_fills(mod: Module) -> list[tuple[str, ast.expr]]:
+    """``(container, element)`` for each loader put into a dict or a list by name.
+
+    ``loaders[name] = DataLoader(...)`` in a loop over the tasks and
+    ``loaders.append(loader)``: a multi-task script keeps its training loaders
+    in a container and reads them back in its epoch loop (``loaders.items()``,
+    a round-robin over them). An entry under a key named for evaluation
+    (``loaders["val"] = ...``) is no training loader.
+    """
+    out: list[tuple[str, ast.expr]] = []
+    for node in mod.nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if not isinstance(target, ast.Subscript) or _eval_key(target.slice):
+                    continue
+                if isinstance(target.slice, ast.Constant) and target.slice.value in (
+                    "sampler",
+                    "batch_sampler",
+                ):
+                    continue  # a loader's keyword dict (see _bindings)
+                if (name := dotted(target.value)) is not None:
+                    out.append((name, node.value))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("append", "add")
+            and len(node.args) == 1
+            and (name := dotted(node.func.value)) is not None
+        ):
+            out.append((name, node.args[0]))
+    return out
+
+
+#: Values that make the name they are bound to a container of what they hold.
+_CONTAINER_VALUES = (ast.List, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _eval_key(key: ast.AST) -> bool:
+    """A container key named for evaluation (``"val"``, ``"test"``)."""
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and is_eval_name(key.value)
+
+
+def _container_reads(mod: Module) -> list[tuple[list[str], ast.expr]]:
+    """``(targets, container)`` of loops over a container's elements.
+
+    ``for loader in loaders``, ``for name, loader in loaders.items()``,
+    ``for loader in loaders.values()``, ``for i, loader in enumerate(loaders)``
+    (and comprehensions so written) bind ``loader`` to an element.
+    """
+    out: list[tuple[list[str], ast.expr]] = []
+    for node in mod.nodes:
+        if not isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            continue
+        source, target = node.iter, node.target
+        pair = False
+        if isinstance(source, ast.Call) and tail(source) == "enumerate" and source.args:
+            source, pair = source.args[0], True
+        if (
+            isinstance(source, ast.Call)
+            and isinstance(source.func, ast.Attribute)
+            and source.func.attr in ("items", "values")
+            and not source.args
+        ):
+            pair = pair or source.func.attr == "items"
+            source = source.func.value
+        if pair:
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                continue
+            target = target.elts[1]
+        names = _targets(target)
+        if names and isinstance(source, ast.Name | ast.Attribute):
+            out.append((names, source))
+    return out
+
+
 def _entries(name: str, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
     """``name`` bound to ``value``, a dict of constant keys bound entry by entry.
 
@@ -378,6 +453,11 @@ class Flow:
             (``self.data = DataLoader(ds, sampler=self.train_sampler)`` in
             ``class DepthDataLoader``), so ``DepthDataLoader(cfg, "train").data``
             carries; classes of other modules of the tree come from the project.
+        containers: Names of dicts and lists that hold such a loader among their
+            elements (``loaders[task] = DataLoader(...)``, ``loaders.append(...)``,
+            ``[train_loader, ...]``): an element read back (``loaders[task]``,
+            ``for loader in loaders.values()``) carries, and so does a loop over
+            the container itself (it reads each loader in turn).
     """
 
     mod: Module
@@ -397,6 +477,7 @@ class Flow:
     attribute_producers: dict[str, set[str]] = field(default_factory=dict)
     element_producers: dict[str, set[int]] = field(default_factory=dict)
     param_carriers: dict[int, set[str]] = field(default_factory=dict)
+    containers: set[str] = field(default_factory=set)
 
     # --------------------------------------------------------- rank values
     def _scope(self, node: ast.AST) -> int | None:
@@ -457,11 +538,36 @@ class Flow:
             return self.carries(node.body) or self.carries(node.orelse)
         if isinstance(node, ast.BoolOp):
             return any(self.carries(v) for v in node.values)
-        if isinstance(node, ast.Tuple):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
             return any(self.carries(e) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return any(
+                self.carries(v)
+                for k, v in zip(node.keys, node.values, strict=True)
+                if k is None or not _eval_key(k)
+            )
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return self.carries(node.elt)
+        if isinstance(node, ast.DictComp):
+            return self.carries(node.value)
+        if isinstance(node, ast.Subscript):
+            return (
+                dotted(node.value) in self.containers
+                and not _eval_key(node.slice)
+                and self.carries(node.value)
+            )
         if not isinstance(node, ast.Call):
             return False
+        if node in self.mod.cache.get("unsharded_calls", ()):
+            return False  # this call's arguments skip every sampler its builder makes
         name = tail(node)
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("items", "values")
+            and not node.args
+            and dotted(node.func.value) in self.containers
+        ):
+            return self.carries(node.func.value)
         if needs_set_epoch(self.mod, node):
             return True
         if name in LOADERS:
@@ -480,6 +586,11 @@ class Flow:
             return self.carries(argument(node, *LOADER_CONTEXTS[name]))
         if lite_sharded(self, node):
             return True
+        if name in self.mod.cache.get("iterator_classes", ()):
+            # an iterator class of the tree handed the loaders: iterating it reads them
+            return any(self.carries(a) for a in node.args) or any(
+                self.carries(k.value) for k in node.keywords
+            )
         if isinstance(node.func, ast.IfExp):  # (OtherIterator if dali else DataIterator)(...)
             return any(
                 (dotted(f) or "").rpartition(".")[2] in self.producers
@@ -489,7 +600,8 @@ class Flow:
 
     def _carried_count(self) -> int:
         return (
-            sum(len(v) for v in self.element_producers.values())
+            len(self.containers)
+            + sum(len(v) for v in self.element_producers.values())
             + sum(len(v) for v in self.param_carriers.values())
             + sum(len(v) for v in self.local_carriers.values())
         )
@@ -613,14 +725,27 @@ class Flow:
                 scope = self._scope(value)
                 for name in names:
                     self.managed_scopes.setdefault(None if "." in name else scope, set()).add(name)
+        fills = _container_fills(self.mod)
+        reads = _container_reads(self.mod)
         grown = self._carried_count()
         for _ in range(8):
             before = (len(self.carriers), len(self.producers), self._rank_count())
+            for name, element in fills:
+                if not is_eval_name(name) and self.carries(element):
+                    self.add_carrier(name, element)
+                    self.containers.add(name)
+            for names, source in reads:
+                if dotted(source) in self.containers and self.carries(source):
+                    for name in names:
+                        if not is_eval_name(name):
+                            self.add_carrier(name, source)
             for i, (names, value) in enumerate(bindings):
                 if self.carries(value):
                     for name in names:
                         if not is_eval_name(name):
                             self.add_carrier(name, value)
+                    if isinstance(value, _CONTAINER_VALUES):
+                        self.containers.update(n for n in names if not is_eval_name(n))
                     if (owner := owners[i]) is not None:
                         self.attribute_producers.setdefault(owner, set()).update(
                             n[5:] for n in names if n.startswith("self.") and n.count(".") == 1

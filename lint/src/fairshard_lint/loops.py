@@ -27,7 +27,7 @@ from .flow import (
 )
 from .names import Module, argument, dotted, is_eval_name, name_words, tail
 
-__all__ = ["setter_functions", "unsynced_loops"]
+__all__ = ["over_a_container", "setter_functions", "unsynced_loops"]
 
 Loop = ast.For | ast.AsyncFor | ast.While
 _TRAIN_WORDS = frozenset({"train", "training", "epoch", "fit"})
@@ -178,6 +178,7 @@ def _sites(flow: Flow, iterating: set[str]) -> list[tuple[ast.AST, str]]:
         if (
             isinstance(node, ast.For | ast.AsyncFor)
             and flow.carries(node.iter)
+            and not over_a_container(flow, node)
             and not flow.managed(node.iter)
             and not _own_parameter(flow, node.iter)
             and not _evaluation_pass(flow, node.iter)
@@ -217,6 +218,8 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
     found: list[tuple[Loop, str]] = []
     for site, what in _sites(flow, iterating):
         loop = flow.mod.loop_of(site)
+        while loop is not None and over_a_container(flow, loop):
+            loop = flow.mod.loop_of(loop)  # a pass over the tasks' loaders is no epoch
         if loop is None or loop in seen or _yields(loop) or _one_pass(flow.mod, loop):
             continue
         if _stops_at_once(site):
@@ -233,6 +236,28 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             seen.add(loop)
             found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def over_a_container(flow: Flow, loop: ast.AST) -> bool:
+    """``loop`` goes over a container of loaders (``for name, loader in loaders.items()``).
+
+    Each pass reads another loader, not another epoch of one: the loop that
+    repeats an order is the one around it. A loop over the container is no
+    read of a loader either; the reads are of its elements, in its body.
+    """
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return False
+    source = loop.iter
+    if isinstance(source, ast.Call) and tail(source) == "enumerate" and source.args:
+        source = source.args[0]
+    if (
+        isinstance(source, ast.Call)
+        and isinstance(source.func, ast.Attribute)
+        and source.func.attr in ("items", "values", "keys")
+        and not source.args
+    ):
+        source = source.func.value
+    return dotted(source) in flow.containers
 
 
 def _stops_at_once(site: ast.AST) -> bool:

@@ -45,7 +45,14 @@ from pathlib import Path, PurePosixPath
 
 from .cli_configs import read_accelerate_processes, read_trainer_devices
 from .context import context_of, evaluation_split_loop
-from .flow import bound_argument, carried_parameters, defaults_of, flow_of, parameters
+from .flow import (
+    bound_argument,
+    carried_parameters,
+    defaults_of,
+    flow_of,
+    is_distributed_sampler,
+    parameters,
+)
 from .launch_counts import (
     Runs,
     one_process_files,
@@ -120,6 +127,14 @@ def takes_part(source: str) -> bool:
     (Files that pass the linter's own text test take part too; see ``engine``.)
     """
     return any(word in source for word in _PROJECT_WORDS) or bool(_STORES_LOADER.search(source))
+
+
+def _iterates_itself(cls: ast.ClassDef) -> bool:
+    """The class iterates what it holds (``__next__`` or ``__iter__``) and sets no epoch."""
+    methods = {n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    if not methods & {"__next__", "__iter__"}:
+        return False
+    return not any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in ast.walk(cls))
 
 
 @dataclass
@@ -224,6 +239,8 @@ class Project:
         a ``set_epoch`` (or an imported setter); a module whose imports give
         nothing keeps its first analysis for the rules.
         """
+        self._mark_iterator_classes()
+        self._mark_unsharded_calls()
         flowing: set[str] = set()
         for round_ in range(2):
             for name, module in self.modules.items():
@@ -274,6 +291,73 @@ class Project:
             module.cache.pop("flow", None)
             module.cache.pop("loops", None)
             module.cache["carried_parameters"] = params
+
+    def _mark_iterator_classes(self) -> None:
+        """Tell each module which of the calls it makes build an iterator class of the tree.
+
+        ``RoundRobinIterator(loaders)`` from ``utils/round_iterator.py``, whose
+        ``__next__`` draws from each loader in turn: iterating the instance
+        reads the loaders it was handed (see ``Flow.carries``). A class that
+        names ``set_epoch`` advances them itself and is left out.
+        """
+        iterators: set[tuple[str, str]] = set()
+        for name, module in self.modules.items():
+            for cls, defs in module.classes.items():
+                if any(_iterates_itself(d) for d in defs):
+                    iterators.add((name, cls))
+        if not iterators:
+            return
+        tails = {cls for _, cls in iterators}
+        for name, module in self.modules.items():
+            found = {
+                tail(call)
+                for call in module.calls
+                if tail(call) in tails and self.resolve(name, call) in iterators
+            }
+            if found:
+                module.cache["iterator_classes"] = frozenset(found)
+
+    def _mark_unsharded_calls(self) -> None:
+        """Tell each module which of its calls skip every distributed sampler of the builder.
+
+        ``get_data_loaders(name, batch_size)`` of a one-process script, whose
+        builder shards only ``if is_distributed:`` (a parameter defaulting to
+        ``False``): this call builds plain loaders, though the distributed
+        script's ``get_data_loaders(..., is_distributed=True)`` builds sharded
+        ones. What such a call returns carries no sampler (see ``Flow.carries``).
+        """
+        builders: dict[tuple[str, str], list[ast.Call]] = {}
+        for name, module in self.modules.items():
+            if "DistributedSampler" not in module.identifiers:
+                continue
+            for call in module.calls:
+                func = module.function_of(call)
+                if func is not None and is_distributed_sampler(module, call):
+                    builders.setdefault((name, func.name), []).append(call)
+        if not builders:
+            return
+        tails = {function for _, function in builders}
+        for name, module in self.modules.items():
+            skipped: set[ast.Call] = set()
+            for call in module.calls:
+                if tail(call) not in tails:
+                    continue
+                where = self.resolve(name, call)
+                if where is None or where not in builders:
+                    continue
+                if all(self._skips(where, sampler, call) for sampler in builders[where]):
+                    skipped.add(call)
+            if skipped:
+                module.cache["unsharded_calls"] = frozenset(skipped)
+
+    def _skips(self, where: tuple[str, str], sampler: ast.Call, site: ast.Call) -> bool:
+        """``site`` passes literals (or leaves defaults) under which ``sampler`` is never built."""
+        mod = self.modules[where[0]]
+        func = mod.function_of(sampler)
+        if func is None:
+            return False
+        needs = _requirements(mod, sampler, func)
+        return any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
 
     def _imported_elements(self, name: str) -> dict[str, set[int]]:
         """Calls of module ``name`` to a function elsewhere that returns loaders in a tuple."""

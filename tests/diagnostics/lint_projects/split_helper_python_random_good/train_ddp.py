@@ -1,0 +1,23 @@
+# torchrun runs this on every rank; Python's random is seeded alike on every rank
+# before the split helper draws, so every rank keeps the same training files.
+import os
+import random
+
+import torch
+import torch.distributed as dist
+from data.common import random_split_files
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def main(files, make_dataset, seed, epochs, step):
+    dist.init_process_group("nccl")
+    torch.manual_seed(seed)
+    random.seed(seed)
+    train_files, val_files = random_split_files(files, 0.3)
+    train_set = make_dataset(train_files)
+    sampler = DistributedSampler(train_set)
+    loader = DataLoader(train_set, batch_size=8, sampler=sampler)
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)
+        for batch in loader:
+            step(batch, int(os.environ["LOCAL_RANK"]))
