@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from .tree_texts import TooManyFiles, tree_files, tree_texts
+from .tree_texts import MAX_FILES, TooManyFiles, tree_files, tree_texts
 
 __all__ = [
     "launch_texts_name",
@@ -412,7 +412,7 @@ def read_runs(folder: Path) -> Runs | None:
     )
     runs: Runs = {}
     try:
-        for path, text in tree_files(root, _LAUNCHERS):
+        for path, text in [*tree_files(root, _LAUNCHERS), *_python_command_lines(root, python)]:
             assigned: dict[str, str] = {}
             pinned: str | None = None
             for line in logical_lines(text):
@@ -442,6 +442,42 @@ def read_runs(folder: Path) -> Runs | None:
     except TooManyFiles:
         return None
     return runs
+
+
+#: A command line written as a string in Python code (``os.system(cmd)``,
+#: ``subprocess.run(cmd, shell=True)``): ``"python ./run_finetune.py --do_predict ..."``.
+_COMMAND_STRING = re.compile(
+    r"""(?P<q>["'])(?P<line>(?:python(?:\d+(?:\.\d+)?)?|torchrun|accelerate[ \t]+launch"""
+    r"""|deepspeed)[ \t][^"'\n]*)(?P=q)"""
+)
+
+
+def _python_command_lines(root: Path, python: list[str]) -> list[tuple[Path, str]]:
+    """Command lines that the tree's Python files write as strings, one text per file.
+
+    DeepPL's ``predict_lyso_vs_lytic.py`` runs ``os.system("python ./run_finetune.py
+    ... --do_predict ...")``: a shipped line as much as a shell script's. Read only
+    in a tree of at most ``MAX_FILES`` Python files (a bigger one: none, so no file
+    looks run by one process for want of the lines left unread).
+    """
+    if len(python) > MAX_FILES:
+        return []
+    out: list[tuple[Path, str]] = []
+    for name in python:
+        path = root / name
+        try:
+            if not path.is_file() or path.stat().st_size > _MAX_PYTHON_BYTES:
+                continue  # a named pipe called *.py is never opened
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        lines = [m.group("line") for m in _COMMAND_STRING.finditer(text)]
+        if lines:
+            out.append((path, "\n".join(lines)))
+    return out
+
+
+_MAX_PYTHON_BYTES = 200_000
 
 
 def launch_texts_name(folder: Path, flags: list[str]) -> bool:
