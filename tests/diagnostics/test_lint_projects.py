@@ -74,7 +74,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # lightning_config_spread: the folder's config decides the trainer's devices;
     # lightning_settings_module: the settings module decides the trainer's devices;
     # eval_sums_reduced_by_caller: the caller's reduce, in the script itself, decides;
-    # namespace_package_import: the folders decide whether the import resolves)
+    # namespace_package_import: the folders decide whether the import resolves;
+    # selected_eval_spawned: the README's world sizes decide whether 500 rows split evenly)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -99,6 +100,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "lightning_settings_module",
         "eval_sums_reduced_by_caller",
         "namespace_package_import",
+        "selected_eval_spawned",
     }
 
 
@@ -910,8 +912,57 @@ def test_launch_counts_are_read_from_the_trees_launch_lines(tmp_path: Path) -> N
         "torchrun --nproc_per_node=4 train.py\naccelerate launch --num_processes 8 train.py\n"
     )
     assert read_launch_counts(tmp_path) == [4, 8]
+    (tmp_path / "spawn.sh").write_text("python train.py --world_size 2\n")
+    assert read_launch_counts(tmp_path) == [4, 8, 2]  # a spawning script's own world size
     (tmp_path / "README.md").write_text("torchrun --nproc-per-node $NGPUS train.py\n")
     assert read_launch_counts(tmp_path) is None  # a count given by a variable: unknown
+
+
+@pytest.mark.parametrize(
+    ("dataset", "size"),
+    [
+        ("test_set.select(range(500))", 500),
+        ("test_set.select(range(100, 600))", 500),
+        ("Subset(test_set, range(64))", 64),
+        ("Subset(test_set, list(range(64)))", 64),
+        ("test_set.select(range(min(500, len(test_set))))", None),
+        ("test_set.select(indices)", None),
+        ("Subset(test_set, range(n))", None),
+    ],
+)
+def test_a_part_of_literal_size_is_a_known_size(dataset: str, size: int | None) -> None:
+    import ast
+
+    from fairshard_lint.names import Module
+    from fairshard_lint.set_sizes import known_split_size
+
+    mod = Module.parse(f"sampler = DistributedSampler({dataset})\n", "x.py")
+    (call,) = [
+        c for c in mod.calls if isinstance(c.func, ast.Name) and c.func.id == "DistributedSampler"
+    ]
+    assert known_split_size(mod, call) == size
+
+
+def test_trainer_values_are_read_from_configs_and_launch_lines(tmp_path: Path) -> None:
+    from fairshard_lint.cli_configs import read_trainer_values
+
+    assert read_trainer_values(tmp_path, "limit_val_batches") == []
+    (tmp_path / "trainer.yaml").write_text("use_distributed_sampler: False\nlimit_val_batches: 0\n")
+    (tmp_path / "cli.yaml").write_text("trainer:\n  devices: 4\n  limit_val_batches: 0.0  # off\n")
+    (tmp_path / "run.sh").write_text("python main.py fit --trainer.limit_val_batches 10\n")
+    assert sorted(read_trainer_values(tmp_path, "limit_val_batches")) == ["0", "0.0", "10"]
+    assert read_trainer_values(tmp_path, "use_distributed_sampler") == ["False"]
+
+
+def test_trainer_settings_are_read_per_trainer_config(tmp_path: Path) -> None:
+    from fairshard_lint.cli_configs import read_trainer_settings
+
+    (tmp_path / "pretrain.yaml").write_text("trainer:\n  devices: 8\n  limit_val_batches: 0\n")
+    (tmp_path / "finetune.yaml").write_text("trainer:\n  devices: 8\n  callbacks: []\n")
+    (tmp_path / "main.yaml").write_text("model: {}\ntrainer: trainer.yaml\n")
+    (tmp_path / "trainer.yaml").write_text("strategy: ddp\nlimit_val_batches: 0.0\n")
+    # the finetuning config leaves Lightning's default: it validates
+    assert sorted(read_trainer_settings(tmp_path, "limit_val_batches")) == ["", "0", "0.0"]
 
 
 def test_node_counts_read_the_launcher_by_path_and_an_abbreviated_flag(tmp_path: Path) -> None:

@@ -16,15 +16,30 @@ from pathlib import Path
 
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
-__all__ = ["one_device", "read_accelerate_processes", "read_trainer_devices"]
+__all__ = [
+    "one_device",
+    "read_accelerate_processes",
+    "read_trainer_devices",
+    "read_trainer_settings",
+    "read_trainer_values",
+]
 
 _CONFIGS = ("*.yaml", "*.yml")
-_KEY = re.compile(r"^(?P<indent>[ ]+)(?P<key>devices|gpus)\s*:\s*(?P<value>[^#\n]*)")
 _ONE = re.compile(r"""^(?:1|['"]1['"]|\[\s*\d+\s*\]|['"]\d+,?['"])$""")
 
 
 def _trainer_devices(text: str) -> str | None:
     """The ``devices``/``gpus`` value of the top-level ``trainer:`` block; ``""`` if unset."""
+    return _trainer_block_option(text, ("devices", "gpus"))
+
+
+def _trainer_block_option(text: str, keys: tuple[str, ...]) -> str | None:
+    """The value of the first of ``keys`` one level inside the top-level ``trainer:`` block.
+
+    ``""`` if the block sets none of them, ``None`` if the text has no such block.
+    Deeper keys (a logger's or a callback's arguments) are not the trainer's.
+    """
+    pattern = re.compile(rf"^[ ]+(?:{'|'.join(map(re.escape, keys))})\s*:\s*(?P<value>[^#\n]*)")
     lines = text.splitlines()
     for start, line in enumerate(lines):
         if line.rstrip() != "trainer:":
@@ -38,12 +53,19 @@ def _trainer_devices(text: str) -> str | None:
             own = inner[: len(inner) - len(inner.lstrip(" "))]
             indent = own if indent is None else indent
             if own != indent:
-                continue  # deeper: a logger's or a callback's arguments
-            match = _KEY.match(inner)
+                continue
+            match = pattern.match(inner)
             if match:
                 return match.group("value").strip()
         return ""
     return None
+
+
+def _launch_override(key: str) -> re.Pattern[str]:
+    """``--trainer.key V`` or ``trainer.key=V`` on a launch line (LightningCLI, Hydra)."""
+    return re.compile(
+        rf"(?<![\w-])(?:--)?trainer\.{re.escape(key)}(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>[^\s\\]+)"
+    )
 
 
 _TOP_KEY = re.compile(r"^(?P<key>devices|gpus)\s*:\s*(?P<value>[^#\n]*)", re.M)
@@ -109,4 +131,68 @@ def read_accelerate_processes(folder: Path) -> list[int]:
             found.append(1 if kind.group("kind").upper() == "NO" else int(count.group("count")))
     except TooManyFiles:
         pass  # the configs read so far
+    return found
+
+
+def read_trainer_values(folder: Path, key: str) -> list[str]:
+    """Every value the tree's YAML configs and launch lines give the trainer option ``key``.
+
+    ``limit_val_batches: 0`` in a LightningCLI trainer config (LiSu's
+    ``configs/lisu_trainer.yaml``, whose top level is the trainer's options),
+    at any indentation under a ``trainer:`` block, and ``--trainer.key V`` or
+    ``trainer.key=V`` on a launch line. The option's name is specific enough to
+    Lightning's Trainer that a YAML key of that name is read as it.
+    """
+    name = re.escape(key)
+    in_config = re.compile(rf"^[ \t]*{name}[ \t]*:[ \t]*(?P<value>[^#\n]*)", re.M)
+    on_line = _launch_override(key)
+    found: list[str] = []
+    try:
+        for text in tree_texts(folder, _CONFIGS):
+            found += [m.group("value").strip().strip("\"'") for m in in_config.finditer(text)]
+        for text in tree_texts(folder, _LAUNCH_TEXTS):
+            found += [m.group("value").strip("\"'") for m in on_line.finditer(text)]
+    except TooManyFiles:
+        return found  # the configs read so far
+    return found
+
+
+_TRAINER_FILE = re.compile(
+    r"^trainer\s*:\s*['\"]?(?P<file>[\w./-]+\.ya?ml)['\"]?\s*(?:#.*)?$", re.M
+)
+
+
+def read_trainer_settings(folder: Path, key: str) -> list[str]:
+    """What each trainer config of the tree sets the option ``key`` to (``""``: left unset).
+
+    A config's ``trainer:`` block, or the file a ``trainer: lisu_trainer.yaml``
+    line names (LightningCLI reads that file's top level as the trainer's
+    options); then every ``--trainer.key V`` or ``trainer.key=V`` a launch line
+    passes. A config that leaves the option unset keeps Lightning's default:
+    ClimaX's ``pretrain_climax.yaml`` sets ``limit_val_batches: 0``, its
+    ``climate_projection.yaml`` does not, and validates.
+    """
+    found: list[str] = []
+    top = re.compile(rf"^{re.escape(key)}\s*:\s*(?P<value>[^#\n]*)", re.M)
+    try:
+        for path, text in tree_files(folder, _CONFIGS):
+            named = _TRAINER_FILE.search(text)
+            if named is not None:
+                target = path.parent / named.group("file")
+                try:
+                    inner = target.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    found.append("")
+                    continue
+                match = top.search(inner)
+                found.append(match.group("value").strip().strip("\"'") if match else "")
+                continue
+            value = _trainer_block_option(text, (key,))
+            if value is not None:
+                found.append(value.strip("\"'"))
+        on_line = _launch_override(key)
+        for text in tree_texts(folder, _LAUNCH_TEXTS):
+            found += [m.group("value").strip("\"'") for m in on_line.finditer(text)]
+    except TooManyFiles:
+        found.append("")  # configs left unread may leave it unset
     return found

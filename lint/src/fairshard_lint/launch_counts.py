@@ -35,8 +35,11 @@ __all__ = [
 ]
 
 _LAUNCHERS = ("*.sh", "*.bash", "*.md", "*.slurm")
+#: A process count on a launch line; ``--world_size 4`` is the count a script that
+#: spawns its own ranks (``mp.spawn(..., nprocs=args.world_size)``) is given.
 _COUNT = re.compile(
-    r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
+    r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus|world[_-]size)"
+    r"(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
 )
 
 

@@ -38,6 +38,7 @@ from .lightning_hooks import (
     replacement_off,
     trainer_method,
     tree_modules,
+    validation_off,
 )
 from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
 from .project import Project, unreached_by_callers
@@ -941,6 +942,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     found += _attached_loaders(mod)
     if not _tests_run(mod):
         found = [entry for entry in found if entry[1] != "test"]
+    if validation_off(mod):
+        found = [entry for entry in found if entry[1] != "validation"]
     handed = list(_handed_loaders(mod))
     found += handed
     seen: set[int] = set()
@@ -1004,8 +1007,10 @@ def inherited_padded_evaluations(mod: Module) -> Iterator[tuple[ast.ClassDef, st
 
 def combined_by_lightning(mod: Module, hooks: list[Function | None]) -> bool:
     """A loader a Lightning hook returns, whose scores a hook of the tree combines (ranks)."""
-    if not any(h is not None and h.name in _EVAL_HOOKS for h in hooks):
-        return False
+    names = {h.name for h in hooks if h is not None and h.name in _EVAL_HOOKS}
+    if not names or (names == {"val_dataloader"} and validation_off(mod)):
+        return False  # LiSu's limit_val_batches: 0: no validation runs
+    stages = set(_EVAL_HOOKS.values()) - ({"validation"} if validation_off(mod) else set())
     return bool(lightning_modules(mod)) and any(
-        _combined(mod, stage) is not None for stage in set(_EVAL_HOOKS.values())
+        _combined(mod, stage) is not None for stage in stages
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 
+from .cli_configs import read_trainer_settings, read_trainer_values
 from .names import Module, argument, bound_calls, dotted, is_constant, tail
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "replacement_off",
     "tree_modules",
     "trainer_method",
+    "validation_off",
 ]
 
 _HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
@@ -57,13 +59,76 @@ def tree_modules(mod: Module) -> list[Module]:
 
 
 def replacement_off(mod: Module) -> bool:
-    """Some call of the tree sets ``use_distributed_sampler`` (or the old name) to non-True."""
+    """Some call or config of the tree sets ``use_distributed_sampler`` (or the old name) off.
+
+    A call's keyword set to anything but a literal ``True``; a YAML config or
+    a launch line that sets it false (LiSu's ``use_distributed_sampler: False``
+    in the trainer config its LightningCLI reads).
+    """
     for other in tree_modules(mod):
         for call in other.calls:
             for keyword in call.keywords:
                 if keyword.arg in _SWITCHES and not is_constant(keyword.value, True):
                     return True
-    return False
+    return any(value.lower() in _FALSE for key in _SWITCHES for value in _config_values(mod, key))
+
+
+_FALSE = frozenset({"false", "no", "off", "0"})
+
+
+def validation_off(mod: Module) -> bool:
+    """The tree's trainer never validates: ``limit_val_batches`` is 0 in every trainer config.
+
+    Every trainer config of the tree sets it to 0 (LiSu's ``limit_val_batches:
+    0`` in the trainer file its config names), and no launch line sets it
+    otherwise, in a tree that builds its trainer only from configs
+    (``LightningCLI``, no ``Trainer(`` call of its own); or every ``Trainer(``
+    call passes ``limit_val_batches=0``.
+    """
+    calls = [c for other in tree_modules(mod) for c in other.calls]
+    trainers = [c for c in calls if tail(c) == "Trainer"]
+    values = _config_settings(mod, "limit_val_batches")
+    if trainers:
+        return all(_zero(argument(t, "limit_val_batches")) for t in trainers) and all(
+            _zero_text(v) for v in values
+        )
+    cli = any(tail(c) == "LightningCLI" for c in calls)
+    return cli and bool(values) and all(_zero_text(v) for v in values)
+
+
+def _zero(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value == 0
+
+
+def _zero_text(value: str) -> bool:
+    try:
+        return float(value) == 0
+    except ValueError:
+        return False
+
+
+def _config_settings(mod: Module, key: str) -> list[str]:
+    """What each trainer config of the tree sets ``key`` to (read once; see ``cli_configs``)."""
+    project = mod.cache.get("project")
+    root = getattr(project, "root", None)
+    if project is None or root is None:
+        return []
+    cache: dict[str, list[str]] = project.config_values
+    if "settings " + key not in cache:
+        cache["settings " + key] = read_trainer_settings(root, key)
+    return cache["settings " + key]
+
+
+def _config_values(mod: Module, key: str) -> list[str]:
+    """What the tree's configs and launch lines set the trainer option ``key`` to (read once)."""
+    project = mod.cache.get("project")
+    root = getattr(project, "root", None)
+    if project is None or root is None:
+        return []
+    cache: dict[str, list[str]] = project.config_values
+    if key not in cache:
+        cache[key] = read_trainer_values(root, key)
+    return cache[key]
 
 
 def lightning_modules(mod: Module) -> list[Module]:

@@ -163,6 +163,7 @@ class Project:
     root: Path | None = None
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
+    config_values: dict[str, list[str]] = field(default_factory=dict)
     #: Files of the tree read only for a value (a settings module's ``DEVICES``), by key.
     parsed_extras: dict[str, ast.Module | None] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)

@@ -1,5 +1,7 @@
 """The size of a well-known evaluation split a sampler is built on (FS109).
 
+Also a part of literal size: ``test_set.select(range(500))``, ``Subset(ds, range(500))``.
+
 CIFAR-10's and CIFAR-100's test splits hold 10,000 images, MNIST's and its
 variants' 10,000, SVHN's 26,032 and STL-10's 8,000: fixed numbers, whether
 torchvision's class or a project's wrapper of the same name builds them.
@@ -51,7 +53,44 @@ def known_split_size(mod: Module, sampler: ast.Call) -> int | None:
     return sizes.pop() if len(sizes) == 1 else None
 
 
+def _range_size(node: ast.AST | None) -> int | None:
+    """``range(500)``, ``range(100, 600)``, ``list(range(500))``: how many indices, or ``None``."""
+    if isinstance(node, ast.Call) and tail(node) == "list" and len(node.args) == 1:
+        node = node.args[0]
+    if not (isinstance(node, ast.Call) and tail(node) == "range" and 1 <= len(node.args) <= 2):
+        return None
+    bounds = [
+        a.value
+        for a in node.args
+        if isinstance(a, ast.Constant)
+        and isinstance(a.value, int)
+        and not isinstance(a.value, bool)
+    ]
+    if len(bounds) != len(node.args):
+        return None
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+    return max(stop - start, 0)
+
+
+def _selected_size(call: ast.Call) -> int | None:
+    """A part of literal size: ``test_set.select(range(500))``, ``Subset(ds, range(500))``.
+
+    The part holds that many samples whenever the whole holds at least as many
+    (a smaller whole makes ``select`` raise; ``Subset`` would fail on its first
+    index past the end).
+    """
+    name = tail(call)
+    if name == "select" and isinstance(call.func, ast.Attribute) and len(call.args) == 1:
+        return _range_size(call.args[0])
+    if name == "Subset":
+        return _range_size(argument(call, "indices", 1))
+    return None
+
+
 def _size_of(call: ast.Call) -> int | None:
+    selected = _selected_size(call)
+    if selected is not None:
+        return selected
     size = _TEST_SIZES.get(tail(call).lower())
     if size is None:
         return None
