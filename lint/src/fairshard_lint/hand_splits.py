@@ -29,9 +29,10 @@ from collections.abc import Iterator
 
 from .flow import distributed_script, flow_of
 from .names import Module, argument, dotted, is_constant, mentions_rank, source_position, tail
+from .options import UNKNOWN, shipped_default
 from .project import Project, importers
 
-__all__ = ["generator_family", "hand_splits", "seeded_before"]
+__all__ = ["generator_family", "hand_splits", "seeded_before", "unset_option"]
 
 #: Draws of a permutation (or an in-place shuffle) from the process's global generator.
 _PERMUTATIONS = frozenset(
@@ -87,7 +88,50 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
         return False
     if family is not None and generator_family(mod, call) not in (None, family):
         return False
+    if _unset_option_guard(mod, call):
+        return False
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
+
+
+def _unset_option_guard(mod: Module, call: ast.Call) -> bool:
+    """``call`` runs only under ``if args.seed is not None:`` (or ``if args.seed:``), never taken.
+
+    The transformers ``*_no_trainer`` examples seed that way, with ``--seed``
+    defaulting to ``None``; where every shipped run leaves the flag out
+    (gptanomaly's ``run_mlmlog.sh``), the seed never runs and the split after
+    it is drawn from each rank's own state.
+    """
+    func = mod.function_of(call)
+    child: ast.AST = call
+    for ancestor in mod.ancestors(call):
+        if ancestor is func:
+            return False
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            option = _tested_option(ancestor.test)
+            if option is not None and unset_option(mod, option):
+                return True  # None, 0, False, "": the branch is never taken
+        child = ancestor
+    return False
+
+
+def unset_option(mod: Module, option: str) -> bool:
+    """Every shipped run leaves ``mod``'s option ``option`` at a false default (``None``)."""
+    default = shipped_default(mod, option)
+    return default is not UNKNOWN and isinstance(default, ast.Constant) and not default.value
+
+
+def _tested_option(test: ast.expr) -> str | None:
+    """``args.seed`` in ``if args.seed is not None:`` or ``if args.seed:``: ``"seed"``."""
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and is_constant(test.comparators[0], None)
+    ):
+        test = test.left
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):
+        return test.attr
+    return None
 
 
 def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None = None) -> bool:

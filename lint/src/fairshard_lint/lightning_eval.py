@@ -28,7 +28,6 @@ from pathlib import Path
 from .cli_configs import one_device
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, spread_entry
-from .launch_counts import launch_texts_name
 from .lightning_hooks import (
     LIGHTNING,
     lightning_modules,
@@ -41,6 +40,7 @@ from .lightning_hooks import (
     validation_off,
 )
 from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
+from .options import UNKNOWN, shipped_default
 from .project import Project, unreached_by_callers
 from .reach import after_exit
 from .shares import rank_zero_only
@@ -432,34 +432,10 @@ def _one_by_default(mod: Module, count: ast.AST | None) -> bool:
     script that no shipped line runs (BERT-TSC's ``train_apply.py`` with ``--num-gpus``)
     says nothing of how it is run, and keeps the finding.
     """
-    project = mod.cache.get("project")
-    if not (isinstance(count, ast.Attribute) and isinstance(project, Project)):
+    if not isinstance(count, ast.Attribute):
         return False
-    path = project.tree_path(mod)
-    if project.root is None or not project.whole_tree or path is None:
-        return False
-    if path.as_posix() not in project.run_scripts:
-        return False
-    for call in mod.calls:
-        if tail(call) != "add_argument":
-            continue
-        flags = [
-            a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
-        ]
-        dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
-        dest = argument(call, "dest")
-        if count.attr not in dests and not is_constant(dest, count.attr):
-            continue
-        default = argument(call, "default")
-        one = _single(default) or is_constant(default, "1")
-        if not one:
-            return False
-        options = [f for f in flags if f.startswith("-")]
-        key = "launch texts name " + " ".join(options)  # read once per tree and option
-        if key not in project.facts:
-            project.facts[key] = launch_texts_name(project.root, options)
-        return not project.facts[key]
-    return False
+    default = shipped_default(mod, count.attr)
+    return default is not UNKNOWN and (_single(default) or is_constant(default, "1"))
 
 
 def _single_strategy(mod: Module, trainer: ast.Call) -> bool:

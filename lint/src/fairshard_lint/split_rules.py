@@ -33,7 +33,7 @@ from .flow import (
     is_local_world,
     parameters,
 )
-from .hand_splits import hand_splits, seeded_before
+from .hand_splits import hand_splits, seeded_before, unset_option
 from .known_samplers import known_padding, known_padding_loader
 from .launch_counts import launch_texts_name
 from .lightning_eval import (
@@ -556,8 +556,11 @@ def _unseeded_library_split(mod: Module, call: ast.Call) -> bool:
         return False
     for key in ("seed", "random_state", "generator"):
         given = argument(call, key)
-        if given is not None and not is_constant(given, None):
-            return False
+        if given is None or is_constant(given, None):
+            continue
+        if isinstance(given, ast.Attribute) and unset_option(mod, given.attr):
+            continue  # random_state=args.seed, --seed given on no shipped line: None
+        return False
     return not seeded_before(mod, call)
 
 
