@@ -41,6 +41,7 @@ from .rulebook import rule
 from .seed_draws import seed_drawn_per_process
 from .seeded_datasets import per_rank_seed, shuffled_by_its_constructor
 from .unset_epochs import (
+    batch_samplers_out_of_reach,
     hidden_from_the_framework,
     unprepared_trainer_loaders,
     unset_in_the_project,
@@ -80,6 +81,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     yield from _materialized_loaders(mod)
     yield from unset_in_the_project(mod)
     yield from hidden_from_the_framework(mod)
+    yield from batch_samplers_out_of_reach(mod)
     yield from unprepared_trainer_loaders(mod)
 
 

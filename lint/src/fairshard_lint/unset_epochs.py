@@ -27,15 +27,16 @@ import re
 from collections.abc import Iterator
 
 from .context import context_of, training_split_loop
-from .flow import LOADERS, needs_set_epoch
+from .flow import LOADERS, needs_set_epoch, spread_entry
 from .lightning_hooks import LIGHTNING, lineage_of, tree_modules
 from .loops import unsynced_loops
-from .names import Module, argument, dotted, tail
+from .names import Module, argument, dotted, is_constant, tail
 from .project import Project, evaluation_caller, importers, training_site
 
 __all__ = [
     "EPOCH_SETTING_FRAMEWORKS",
     "epoch_frameworks_in",
+    "batch_samplers_out_of_reach",
     "hidden_from_the_framework",
     "loops_over_epochs",
     "unprepared_trainer_loaders",
@@ -298,6 +299,49 @@ def hidden_from_the_framework(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                         "expose it (self.sampler = sampler) or call sampler.set_epoch(epoch)"
                     ),
                 )
+
+
+def batch_samplers_out_of_reach(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """A distributed sampler handed to a loader as its ``batch_sampler``, under Lightning.
+
+    Lightning sets each epoch on the loader's ``sampler`` and on its
+    ``batch_sampler.sampler``, never on the ``batch_sampler`` itself: LiSu's
+    ``batch_sampler=DistributedProxySampler(BatchSampler(...))`` (ignite's proxy,
+    which seeds each epoch's draw from its own epoch) keeps epoch 0, and every
+    epoch gives the same batches. Only in a folder linted as a whole that uses
+    Lightning and names ``set_epoch`` nowhere.
+    """
+    project = mod.cache.get("project")
+    if project is None or not project.whole_tree:
+        return
+    if not project.frameworks & _SAMPLER_ATTRIBUTE_FRAMEWORKS or _names_set_epoch(project):
+        return
+    for call in mod.calls:
+        if tail(call) not in LOADERS:
+            continue
+        given = argument(call, "batch_sampler", 2) or spread_entry(mod, call, "batch_sampler")
+        if isinstance(given, ast.Call) and _epoch_bound_wrapper(given):
+            yield (
+                given,
+                (
+                    f"{tail(given)}(...) is this loader's batch_sampler: Lightning sets the "
+                    "epoch of the loader's sampler and of batch_sampler.sampler, not of the "
+                    "batch sampler itself, and nothing in this project calls set_epoch, so "
+                    "every epoch repeats each rank's batches; call "
+                    "loader.batch_sampler.set_epoch(epoch) at each epoch (a callback's "
+                    "on_train_epoch_start), or use a fairshard batch sampler with "
+                    "auto_epoch=True"
+                ),
+            )
+
+
+#: Distributed samplers that wrap another sampler and draw each epoch from their epoch.
+_DISTRIBUTED_WRAPPERS = frozenset({"DistributedProxySampler", "DistributedSamplerWrapper"})
+
+
+def _epoch_bound_wrapper(call: ast.Call) -> bool:
+    """A shuffling ``DistributedProxySampler`` (ignite) or ``DistributedSamplerWrapper``."""
+    return tail(call) in _DISTRIBUTED_WRAPPERS and not is_constant(argument(call, "shuffle"), False)
 
 
 def _hiding_loader(mod: Module, cls: ast.ClassDef) -> ast.Call | None:
