@@ -109,26 +109,25 @@ def _zero_text(value: str) -> bool:
 
 def _config_settings(mod: Module, key: str) -> list[str]:
     """What each trainer config of the tree sets ``key`` to (read once; see ``cli_configs``)."""
-    project = mod.cache.get("project")
-    root = getattr(project, "root", None)
-    if project is None or root is None:
-        return []
-    cache: dict[str, list[str]] = project.config_values
-    if "settings " + key not in cache:
-        cache["settings " + key] = read_trainer_settings(root, key)
-    return cache["settings " + key]
+    return _read_once(mod, key, per_config=True)
 
 
 def _config_values(mod: Module, key: str) -> list[str]:
     """What the tree's configs and launch lines set the trainer option ``key`` to (read once)."""
+    return _read_once(mod, key, per_config=False)
+
+
+def _read_once(mod: Module, key: str, per_config: bool) -> list[str]:
     project = mod.cache.get("project")
     root = getattr(project, "root", None)
     if project is None or root is None:
         return []
     cache: dict[str, list[str]] = project.config_values
-    if key not in cache:
-        cache[key] = read_trainer_values(root, key)
-    return cache[key]
+    fact = f"{'settings' if per_config else 'values'} {key}"
+    if fact not in cache:
+        reader = read_trainer_settings if per_config else read_trainer_values
+        cache[fact] = reader(root, key)
+    return cache[fact]
 
 
 def lightning_modules(mod: Module) -> list[Module]:
