@@ -512,6 +512,12 @@ ROUND_FIFTY_FOUR_AFTER = [
     "bad_loaders_list_iterators_without_set_epoch.py",
     "good_loaders_dict_validation_entry.py",
 ]
+#: The fifty-sixth round's classes: a loader built anew from the loop's own variable.
+ROUND_FIFTY_SIX_AFTER = [
+    "good_loader_rebuilt_per_slice.py",
+    "bad_loader_rebuilt_alike_per_epoch.py",
+    "bad_progress_bar_per_epoch_over_one_loader.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -592,6 +598,7 @@ ROUND_THIRTEEN = [
         "fifty_one_after",
         "fifty_three_after",
         "fifty_four_after",
+        "fifty_six_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -653,6 +660,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifty_one_after": ROUND_FIFTY_ONE_AFTER,
         "fifty_three_after": ROUND_FIFTY_THREE_AFTER,
         "fifty_four_after": ROUND_FIFTY_FOUR_AFTER,
+        "fifty_six_after": ROUND_FIFTY_SIX_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -225,8 +225,10 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         if _stops_at_once(site):
             continue  # `for _ in loader: break`: a pass begun only to advance the sampler
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
-        if _sets_this_epoch(flow, loop, site, body_calls, setters) or _reseeded(
-            flow, loop, body_calls
+        if (
+            _sets_this_epoch(flow, loop, site, body_calls, setters)
+            or _reseeded(flow, loop, body_calls)
+            or _rebuilt_from_the_counter(loop, site)
         ):
             continue
         seen.add(loop)
@@ -438,6 +440,51 @@ def _reseeded(flow: Flow, loop: Loop, body_calls: list[ast.Call]) -> bool:
             isinstance(n, ast.Name) and n.id in counters for n in ast.walk(seed)
         ):
             return True
+    return False
+
+
+def _rebuilt_from_the_counter(loop: Loop, site: ast.AST) -> bool:
+    """The loader the site reads is built anew in the loop from the loop's own variable.
+
+    Modulated-Spherical-Fourier-Neural-Operator's ``save_forecast``: ``for j in
+    range(n): dataloader = self.save_forecast_dataloader(start[j], end[j])``,
+    then ``for i, data in enumerate(dataloader)``: each pass reads another
+    slice of the data through a new sampler, so no order is repeated (and a
+    builder handed the epoch builds that epoch's order). A progress bar made
+    each pass around the same loader (``tqdm(loader, desc=f"Epoch {epoch}")``)
+    is no new loader: the wrappers are looked through.
+    """
+    if not isinstance(loop, ast.For | ast.AsyncFor):
+        return False
+    read = site.iter if isinstance(site, ast.For | ast.AsyncFor) else site
+    if isinstance(read, ast.Call) and tail(read) == "iter" and read.args:
+        read = read.args[0]
+    name = dotted(_unwrapped(read))
+    counters = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return name is not None and _built_from(loop, name, counters, depth=3)
+
+
+def _built_from(loop: Loop, name: str, counters: set[str], depth: int) -> bool:
+    """``name`` is bound in ``loop``'s body to a call that reads ``counters`` (through wrappers)."""
+    for statement in loop.body:
+        for node in ast.walk(statement):
+            if not (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and any(dotted(t) == name for t in node.targets)
+            ):
+                continue
+            value = _unwrapped(node.value)
+            if isinstance(value, ast.Call):
+                if any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(value)):
+                    return True
+            elif (
+                depth
+                and (inner := dotted(value)) is not None
+                and inner != name
+                and _built_from(loop, inner, counters, depth - 1)
+            ):
+                return True
     return False
 
 
