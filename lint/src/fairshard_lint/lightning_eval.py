@@ -47,6 +47,7 @@ from .shares import rank_zero_only
 
 __all__ = [
     "drops_the_padded_tail",
+    "constructed_padded_evaluations",
     "inherited_padded_evaluations",
     "lightning_padded_evaluations",
     "combined_by_lightning",
@@ -979,6 +980,40 @@ def inherited_padded_evaluations(mod: Module) -> Iterator[tuple[ast.ClassDef, st
                         (f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"),
                     )
                     break
+
+
+#: A library data module's dataset parameters (by keyword and position) -> the stage
+#: whose loader its hook builds from it (torch_geometric's ``LightningDataset``).
+_LIBRARY_DATASETS = (("val_dataset", 1, "validation"), ("test_dataset", 2, "test"))
+
+
+def constructed_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str, str]]:
+    """Library data modules built directly with an evaluation set that Lightning pads.
+
+    AutoMesh's ``LightningDataset(train_dataset=train, val_dataset=val, ...)``
+    handed to a four-device ``Trainer``: torch_geometric's ``val_dataloader``
+    builds a loader with no sampler, which Lightning pads. Yields the call, the
+    hook and where the metrics are combined.
+    """
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _one_device_everywhere(mod):
+        return
+    for call in mod.calls:
+        if tail(call) not in _PLAIN_LIBRARY_MODULES:
+            continue
+        for keyword, position, stage in _LIBRARY_DATASETS:
+            given = argument(call, keyword, position)
+            if given is None or is_constant(given, None):
+                continue
+            if (stage == "test" and not _tests_run(mod)) or (
+                stage == "validation" and validation_off(mod)
+            ):
+                continue
+            where = _combined(mod, stage)
+            if where is not None:
+                other, node = where
+                hook = "val_dataloader" if stage == "validation" else "test_dataloader"
+                yield call, hook, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"
+                break
 
 
 def combined_by_lightning(mod: Module, hooks: list[Function | None]) -> bool:

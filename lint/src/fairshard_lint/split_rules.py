@@ -38,6 +38,7 @@ from .known_samplers import known_padding, known_padding_loader
 from .launch_counts import launch_texts_name
 from .lightning_eval import (
     combined_by_lightning,
+    constructed_padded_evaluations,
     drops_the_padded_tail,
     inherited_padded_evaluations,
     lightning_padded_evaluations,
@@ -248,6 +249,17 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "Lightning puts in a DistributedSampler that pads every rank by repeating "
                 f"samples, and the metrics are combined over the ranks ({combined}), so some "
                 "samples count twice; override it with "
+                "sampler=fairshard.DistributedEvalSampler(dataset) (Lightning keeps it)"
+            ),
+        )
+    for call, hook, combined in constructed_padded_evaluations(mod):
+        yield (
+            call,
+            (
+                f"{tail(call)}(...)'s {hook} builds a loader with no sampler: under DDP "
+                "Lightning puts in a DistributedSampler that pads every rank by repeating "
+                f"samples, and the metrics are combined over the ranks ({combined}), so some "
+                "samples count twice; subclass it with a hook that passes "
                 "sampler=fairshard.DistributedEvalSampler(dataset) (Lightning keeps it)"
             ),
         )
