@@ -27,12 +27,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .broken_imports import imports_a_missing_module
 from .flow import distributed_script, flow_of
 from .names import Module, argument, dotted, is_constant, mentions_rank, source_position, tail
 from .options import UNKNOWN, shipped_default
 from .project import Project, importers
 
-__all__ = ["generator_family", "hand_splits", "seeded_before", "unset_option"]
+__all__ = [
+    "generator_family",
+    "hand_splits",
+    "run_by_unseeded_ranks",
+    "seeded_before",
+    "unset_option",
+]
 
 #: Draws of a permutation (or an in-place shuffle) from the process's global generator.
 _PERMUTATIONS = frozenset(
@@ -349,3 +356,19 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
         ]
         if runners and not any(_seeded_anywhere(r, family) for r in runners):
             yield subset, draw
+
+
+def run_by_unseeded_ranks(mod: Module, family: str | None = None) -> bool:
+    """``mod`` is a helper that distributed scripts of the tree import, none seeding alike.
+
+    traj_token's ``data_loader.py`` splits with ``random_split`` in a builder
+    its distributed finetuning scripts call: every rank runs the split, and no
+    seed (``family``'s generator, or any where ``None``) is set in those
+    scripts or before the split in the helper.
+    """
+    if distributed_script(mod):
+        return False
+    runners = [
+        m for m in importers(mod) if distributed_script(m) and not imports_a_missing_module(m)
+    ]  # a script that stops at an import of its own tree runs nothing (ScoreVAE's train_ddp)
+    return bool(runners) and not any(_seeded_anywhere(r, family) for r in runners)

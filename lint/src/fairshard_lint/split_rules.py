@@ -33,7 +33,7 @@ from .flow import (
     is_local_world,
     parameters,
 )
-from .hand_splits import hand_splits, seeded_before, unset_option
+from .hand_splits import hand_splits, run_by_unseeded_ranks, seeded_before, unset_option
 from .known_samplers import known_padding, known_padding_loader
 from .launch_counts import launch_texts_name
 from .lightning_eval import (
@@ -495,12 +495,20 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     # an accelerate script run on several processes draws its splits in every process
     # too; accelerate syncs a prepared sampler's generator, not a split's
     accelerate = not distributed and accelerate_launched(mod)
-    if not distributed and not accelerate:
+    # a helper module whose split the distributed scripts that import it run on every rank
+    helper = (
+        not distributed
+        and not accelerate
+        and any(run_by_unseeded_ranks(mod, family) for family in _SPLIT_FAMILIES.values())
+    )
+    if not distributed and not accelerate and not helper:
         return
     for call in mod.calls:
         name = tail(call)
-        if accelerate and name not in ("random_split", "train_test_split"):
+        if (accelerate or helper) and name not in _SPLIT_FAMILIES:
             continue
+        if helper and not run_by_unseeded_ranks(mod, _SPLIT_FAMILIES[name]):
+            continue  # the scripts seed the generator this split draws from
         generator = argument(call, "generator")
         if generator is not None and not is_constant(generator, None):
             continue
@@ -510,7 +518,7 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             yield (
                 call,
                 (
-                    "random_split without generator= in a distributed script: every rank "
+                    "random_split without generator= in code every rank runs: every rank "
                     "draws a different split; pass generator=torch.Generator().manual_seed(seed) "
                     "or use fairshard.split(n, sizes, seed=...)"
                 ),
@@ -520,7 +528,7 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 call,
                 (
                     "train_test_split without seed= (datasets) or random_state= (scikit-learn) "
-                    "in a distributed script: each rank draws its split from its own global "
+                    "in code every rank runs: each rank draws its split from its own global "
                     "NumPy state, so train and validation overlap across ranks; pass "
                     "seed=... (random_state=...) alike on every rank"
                 ),
@@ -539,6 +547,10 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "fairshard.DistributedSampler(Subset(dataset, indices))"
                 ),
             )
+
+
+#: Library splits -> the global generator each draws from (datasets and scikit-learn: NumPy's).
+_SPLIT_FAMILIES = {"random_split": "torch", "train_test_split": "numpy"}
 
 
 def _drawn_before_spawn(mod: Module, call: ast.Call) -> bool:
