@@ -224,6 +224,8 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             continue
         if _stops_at_once(site):
             continue  # `for _ in loader: break`: a pass begun only to advance the sampler
+        if _sets_by_its_name(flow, site):
+            continue  # MCLOS's model.train(...): the tree's Trainer.train sets the epoch
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
         if (
             _sets_this_epoch(flow, loop, site, body_calls, setters)
@@ -260,6 +262,23 @@ def over_a_container(flow: Flow, loop: ast.AST) -> bool:
     ):
         source = source.func.value
     return dotted(source) in flow.containers
+
+
+def _sets_by_its_name(flow: Flow, site: ast.AST) -> bool:
+    """A call taken to iterate the loader by its name, whose namesake in the tree sets the epoch.
+
+    ``model.train(train_loader, ...)`` where ``model`` is an object the file
+    cannot type: it is read as iterating the loader because of its name, and a
+    function or method of that name elsewhere in the tree (MCLOS's
+    ``Trainer.train``, which calls ``train_loader.sampler.set_epoch`` before its
+    pass) sets the epoch. The same reading by name gives both.
+    """
+    if not isinstance(site, ast.Call) or tail(site) in flow.mod.functions:
+        return False
+    project = flow.mod.cache.get("project")
+    setters: dict[str, set[str]] = getattr(project, "setters", {})
+    name = tail(site)
+    return any(name in names for names in setters.values())
 
 
 def _stops_at_once(site: ast.AST) -> bool:
