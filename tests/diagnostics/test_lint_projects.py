@@ -76,7 +76,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # eval_sums_reduced_by_caller: the caller's reduce, in the script itself, decides;
     # namespace_package_import: the folders decide whether the import resolves;
     # selected_eval_spawned: the README's world sizes decide whether 500 rows split evenly;
-    # trainer_method_by_name: the tree's Trainer.train decides whether the call sets the epoch)
+    # trainer_method_by_name: the tree's Trainer.train decides whether the call sets the epoch;
+    # hydra_group_interpolated_devices: the config group decides the trainer's devices)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -103,6 +104,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "namespace_package_import",
         "selected_eval_spawned",
         "trainer_method_by_name",
+        "hydra_group_interpolated_devices",
     }
 
 
@@ -954,6 +956,21 @@ def test_trainer_values_are_read_from_configs_and_launch_lines(tmp_path: Path) -
     (tmp_path / "run.sh").write_text("python main.py fit --trainer.limit_val_batches 10\n")
     assert sorted(read_trainer_values(tmp_path, "limit_val_batches")) == ["0", "0.0", "10"]
     assert read_trainer_values(tmp_path, "use_distributed_sampler") == ["False"]
+
+
+def test_trainer_devices_follow_an_interpolated_config_group(tmp_path: Path) -> None:
+    from fairshard_lint.cli_configs import read_trainer_devices
+
+    (tmp_path / "computer").mkdir()
+    (tmp_path / "config.yaml").write_text("trainer:\n  devices: ${computer.devices}\n")
+    (tmp_path / "computer" / "gpu.yaml").write_text("devices: 1\nnum_workers: 8\n")
+    assert read_trainer_devices(tmp_path) == ["1"]
+    (tmp_path / "computer" / "cluster.yaml").write_text("num_workers: 8\n")  # unset: default
+    assert sorted(read_trainer_devices(tmp_path)) == ["", "1"]
+    (tmp_path / "run.sh").write_text("python train.py computer.devices=4\n")
+    assert sorted(read_trainer_devices(tmp_path)) == ["", "1", "4"]
+    (tmp_path / "other.yaml").write_text("trainer:\n  devices: ${hardware.gpus}\n")
+    assert "${hardware.gpus}" in read_trainer_devices(tmp_path)  # no such group: unknown
 
 
 def test_trainer_settings_are_read_per_trainer_config(tmp_path: Path) -> None:

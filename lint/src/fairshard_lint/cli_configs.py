@@ -91,18 +91,50 @@ def read_trainer_devices(folder: Path) -> list[str]:
     """
     found: list[str] = []
     try:
-        for path, text in tree_files(folder, _CONFIGS):
+        configs = list(tree_files(folder, _CONFIGS))
+        launches = list(tree_texts(folder, _LAUNCH_TEXTS))
+        for path, text in configs:
             if path.parent.name == "trainer":
                 found.append(_group_devices(text))
                 continue
             value = _trainer_devices(text)
             if value is not None:
-                found.append(value)
-        for text in tree_texts(folder, _LAUNCH_TEXTS):
+                found += _interpolated(value, configs, launches)
+        for text in launches:
             found += [m.group("value").strip("\"'") for m in _OVERRIDE.finditer(text)]
     except TooManyFiles:
         pass  # the configs read so far
     return found
+
+
+#: An OmegaConf interpolation of another config group's key: ``${computer.devices}``.
+_INTERPOLATION = re.compile(r"^\$\{(?P<group>\w+)\.(?P<key>\w+)\}$")
+
+
+def _interpolated(value: str, configs: list[tuple[Path, str]], launches: list[str]) -> list[str]:
+    """``value``, or what each file of the Hydra group it interpolates sets its key to.
+
+    SitsSCD's ``trainer: devices: ${computer.devices}``, with every file of the
+    ``computer`` group (``configs/computer/gpu.yaml``) setting ``devices: 1``;
+    a launch line's ``computer.devices=4`` override counts too. A group with no
+    file of the tree keeps the value as written (unknown).
+    """
+    match = _INTERPOLATION.match(value)
+    if match is None:
+        return [value]
+    group, key = match.group("group"), match.group("key")
+    top = re.compile(rf"^{re.escape(key)}\s*:\s*(?P<value>[^#\n]*)", re.M)
+    values = []
+    for path, text in configs:
+        if path.parent.name == group:
+            setting = top.search(text)
+            values.append(setting.group("value").strip() if setting else "")
+    if not values:
+        return [value]
+    override = re.compile(rf"(?<![\w.-]){re.escape(group)}\.{re.escape(key)}=(?P<value>[^\s\\]+)")
+    for text in launches:
+        values += [m.group("value").strip("\"'") for m in override.finditer(text)]
+    return values
 
 
 def one_device(values: list[str]) -> bool:

@@ -273,14 +273,21 @@ def _cli_one_device(mod: Module) -> bool:
     if "Trainer" in calls or not one_device(project.trainer_devices):
         return False
     return "LightningCLI" in calls or any(
-        tail(c) == "instantiate" and any(_names_the_trainer(a) for a in c.args[:1])
+        tail(c) == "instantiate" and any(_names_the_trainer(a, by_name=True) for a in c.args[:1])
         for other in tree_modules(mod)
         for c in other.calls
     )
 
 
-def _names_the_trainer(node: ast.AST) -> bool:
-    """``cfg.trainer`` or ``config["trainer"]``: the trainer part of a Hydra config."""
+def _names_the_trainer(node: ast.AST, by_name: bool = False) -> bool:
+    """``cfg.trainer`` or ``config["trainer"]``: the trainer part of a Hydra config.
+
+    With ``by_name``, a plain name that says so counts too: what Hydra's
+    ``instantiate`` builds from is a config (SitsSCD's ``trainer = cfg.trainer``
+    handed to ``instantiate(trainer, strategy=...)``).
+    """
+    if isinstance(node, ast.Name):
+        return by_name and "trainer" in node.id.lower()
     if isinstance(node, ast.Attribute):
         return node.attr == "trainer"
     return (
