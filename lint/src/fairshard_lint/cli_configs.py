@@ -61,6 +61,11 @@ def _trainer_block_option(text: str, keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def _top_level(key: str) -> re.Pattern[str]:
+    """``key: value`` at a YAML file's top level (a config group file, a trainer file)."""
+    return re.compile(rf"^{re.escape(key)}\s*:\s*(?P<value>[^#\n]*)", re.M)
+
+
 def _launch_override(key: str) -> re.Pattern[str]:
     """``--trainer.key V`` or ``trainer.key=V`` on a launch line (LightningCLI, Hydra)."""
     return re.compile(
@@ -123,7 +128,7 @@ def _interpolated(value: str, configs: list[tuple[Path, str]], launches: list[st
     if match is None:
         return [value]
     group, key = match.group("group"), match.group("key")
-    top = re.compile(rf"^{re.escape(key)}\s*:\s*(?P<value>[^#\n]*)", re.M)
+    top = _top_level(key)
     values = []
     for path, text in configs:
         if path.parent.name == group:
@@ -205,7 +210,7 @@ def read_trainer_settings(folder: Path, key: str) -> list[str]:
     ``climate_projection.yaml`` does not, and validates.
     """
     found: list[str] = []
-    top = re.compile(rf"^{re.escape(key)}\s*:\s*(?P<value>[^#\n]*)", re.M)
+    top = _top_level(key)
     try:
         for path, text in tree_files(folder, _CONFIGS):
             named = _TRAINER_FILE.search(text)

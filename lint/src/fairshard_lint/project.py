@@ -163,6 +163,8 @@ class Project:
     root: Path | None = None
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
+    #: Values the tree's configs and launch lines give a trainer option, read once (see
+    #: ``lightning_hooks``).
     config_values: dict[str, list[str]] = field(default_factory=dict)
     #: Files of the tree read only for a value (a settings module's ``DEVICES``), by key.
     parsed_extras: dict[str, ast.Module | None] = field(default_factory=dict)
@@ -346,19 +348,11 @@ class Project:
                 where = self.resolve(name, call)
                 if where is None or where not in builders:
                     continue
-                if all(self._skips(where, sampler, call) for sampler in builders[where]):
+                owner = self.modules[where[0]]
+                if all(_skipped_at(owner, sampler, call) for sampler in builders[where]):
                     skipped.add(call)
             if skipped:
                 module.cache["unsharded_calls"] = frozenset(skipped)
-
-    def _skips(self, where: tuple[str, str], sampler: ast.Call, site: ast.Call) -> bool:
-        """``site`` passes literals (or leaves defaults) under which ``sampler`` is never built."""
-        mod = self.modules[where[0]]
-        func = mod.function_of(sampler)
-        if func is None:
-            return False
-        needs = _requirements(mod, sampler, func)
-        return any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
 
     def _imported_elements(self, name: str) -> dict[str, set[int]]:
         """Calls of module ``name`` to a function elsewhere that returns loaders in a tuple."""
@@ -1132,14 +1126,21 @@ def unreached_by_callers(project: Project, name: str, call: ast.Call) -> bool:
     func = mod.function_of(call)
     if func is None:
         return False
-    needs = _requirements(mod, call, func)
     sites = project.call_sites(name, func.name)
-    if not needs or not sites:
+    return bool(sites) and all(_skipped_at(mod, call, site) for _, site in sites)
+
+
+def _skipped_at(mod: Module, node: ast.AST, site: ast.Call) -> bool:
+    """``site``, a call of ``node``'s function, passes literals (or leaves defaults) that skip it.
+
+    ``get_data_loaders(name, bs)`` with ``is_distributed=False`` by default never
+    builds the sampler under ``if is_distributed:``.
+    """
+    func = mod.function_of(node)
+    if func is None:
         return False
-    return all(
-        any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
-        for _, site in sites
-    )
+    needs = _requirements(mod, node, func)
+    return any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
 
 
 def imported_modules(mod: Module) -> list[Module]:
