@@ -85,15 +85,21 @@ def validation_off(mod: Module) -> bool:
     (``LightningCLI``, no ``Trainer(`` call of its own); or every ``Trainer(``
     call passes ``limit_val_batches=0``.
     """
-    calls = [c for other in tree_modules(mod) for c in other.calls]
-    trainers = [c for c in calls if tail(c) == "Trainer"]
-    values = _config_settings(mod, "limit_val_batches")
-    if trainers:
-        return all(_zero(argument(t, "limit_val_batches")) for t in trainers) and all(
-            _zero_text(v) for v in values
-        )
-    cli = any(tail(c) == "LightningCLI" for c in calls)
-    return cli and bool(values) and all(_zero_text(v) for v in values)
+    project = mod.cache.get("project")
+    facts: dict[str, bool] = project.facts if project is not None else {}
+    if "validation off" not in facts:  # a fact of the tree: read once
+        calls = [c for other in tree_modules(mod) for c in other.calls]
+        trainers = [c for c in calls if tail(c) == "Trainer"]
+        values = _config_settings(mod, "limit_val_batches")
+        if trainers:
+            off = all(_zero(argument(t, "limit_val_batches")) for t in trainers) and all(
+                _zero_text(v) for v in values
+            )
+        else:
+            cli = any(tail(c) == "LightningCLI" for c in calls)
+            off = cli and bool(values) and all(_zero_text(v) for v in values)
+        facts["validation off"] = off
+    return facts["validation off"]
 
 
 def _zero(node: ast.AST | None) -> bool:
