@@ -77,7 +77,9 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # namespace_package_import: the folders decide whether the import resolves;
     # selected_eval_spawned: the README's world sizes decide whether 500 rows split evenly;
     # trainer_method_by_name: the tree's Trainer.train decides whether the call sets the epoch;
-    # hydra_group_interpolated_devices: the config group decides the trainer's devices)
+    # hydra_group_interpolated_devices: the config group decides the trainer's devices;
+    # nested_config_devices, nested_config_devices_set_by_option: the configs' training
+    # blocks, and the code that writes them, decide the trainer's devices)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -105,6 +107,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "selected_eval_spawned",
         "trainer_method_by_name",
         "hydra_group_interpolated_devices",
+        "nested_config_devices",
+        "nested_config_devices_set_by_option",
     }
 
 
@@ -973,6 +977,42 @@ def test_trainer_devices_follow_an_interpolated_config_group(tmp_path: Path) -> 
     assert "${hardware.gpus}" in read_trainer_devices(tmp_path)  # no such group: unknown
 
 
+def test_a_nested_config_entry_is_read_per_block_and_from_launch_lines(tmp_path: Path) -> None:
+    from fairshard_lint.cli_configs import read_config_entry
+
+    keys = ("training", "devices")
+    (tmp_path / "default.yaml").write_text("training:\n  lr: 0.1\n  devices: 1  # one GPU\n")
+    assert read_config_entry(tmp_path, keys) == ["1"]
+    (tmp_path / "small.yaml").write_text("training:\n  optim:\n    devices: 8\n  lr: 1\n")
+    assert sorted(read_config_entry(tmp_path, keys)) == ["", "1"]  # unset in its block
+    (tmp_path / "other.yaml").write_text("model:\n  devices: 4\ndevices: 2\n")
+    assert sorted(read_config_entry(tmp_path, keys)) == ["", "1"]  # not the training block
+    (tmp_path / "README.md").write_text("python train.py --config default.yaml --devices 4\n")
+    assert sorted(read_config_entry(tmp_path, keys)) == ["", "1", "4"]
+    (tmp_path / "run.sh").write_text("python train.py training.devices=2 num_devices=3\n")
+    assert sorted(read_config_entry(tmp_path, keys)) == ["", "1", "2", "4"]
+
+
+def test_a_config_entry_is_the_key_path_under_the_root_name() -> None:
+    import ast
+
+    from fairshard_lint.names import config_entry
+
+    def read(text: str) -> tuple[tuple[str, ...], object] | None:
+        entry = config_entry(ast.parse(text, mode="eval").body)
+        if entry is None:
+            return None
+        keys, default = entry
+        return keys, ast.literal_eval(default) if default is not None else None
+
+    assert read('config["training"].get("devices", 1)') == (("training", "devices"), 1)
+    assert read("cfg.trainer.gpus") == (("trainer", "gpus"), None)
+    assert read('self.config["training"]["devices"]') == (("training", "devices"), None)
+    assert read("args.devices") == (("devices",), None)
+    assert read("config[key].devices") is None
+    assert read("get_devices()") is None
+
+
 def test_trainer_settings_are_read_per_trainer_config(tmp_path: Path) -> None:
     from fairshard_lint.cli_configs import read_trainer_settings
 
@@ -1202,3 +1242,4 @@ def test_a_hydra_trainer_override_in_a_launch_line_counts(
     (tmp_path / "t" / "README.md").write_text(f"```bash\n{line}\n```\n")
     codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
     assert codes == ({"FS109"} if found else set())
+

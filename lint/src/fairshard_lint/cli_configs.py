@@ -19,6 +19,7 @@ from .tree_texts import TooManyFiles, tree_files, tree_texts
 __all__ = [
     "one_device",
     "read_accelerate_processes",
+    "read_config_entry",
     "read_trainer_devices",
     "read_trainer_settings",
     "read_trainer_values",
@@ -140,6 +141,73 @@ def _interpolated(value: str, configs: list[tuple[Path, str]], launches: list[st
     for text in launches:
         values += [m.group("value").strip("\"'") for m in override.finditer(text)]
     return values
+
+
+_YAML_KEY = re.compile(r"^(?P<indent>[ ]*)(?P<key>[\w.-]+)\s*:\s*(?P<value>[^#\n]*)")
+
+
+def _nested_values(text: str, keys: tuple[str, ...]) -> list[str]:
+    """What a YAML text sets the nested key ``keys`` to; ``""`` for a parent block without it.
+
+    Read by indentation, as ``_trainer_block_option`` reads the trainer block:
+    ``training:`` at the top level and ``devices: 1`` one level inside is
+    ``["1"]`` for ``("training", "devices")``; a ``training:`` block that
+    sets no ``devices`` gives ``[""]`` (the code's default decides); a text
+    without the block gives nothing.
+    """
+    found: list[str] = []
+    stack: list[tuple[int, str]] = []
+    parent_blocks = 0
+    set_in_block = False
+    for line in text.splitlines():
+        match = _YAML_KEY.match(line)
+        if match is None:
+            continue  # blank, comment, list item, continuation
+        indent = len(match.group("indent"))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = (*(key for _, key in stack), match.group("key"))
+        if path == keys[:-1]:
+            if parent_blocks and not set_in_block:
+                found.append("")
+            parent_blocks += 1
+            set_in_block = False
+        if path == keys:
+            found.append(match.group("value").strip().strip("\"'"))
+            set_in_block = True
+        stack.append((indent, match.group("key")))
+    if parent_blocks and not set_in_block:
+        found.append("")
+    return found
+
+
+def read_config_entry(folder: Path, keys: tuple[str, ...]) -> list[str]:
+    """Every value the tree's YAML configs and launch lines give the nested key ``keys``.
+
+    protfrag's ``devices=config["training"].get("devices", 1)`` with
+    ``training: devices: 1`` in its one config: ``["1"]``. A config whose
+    ``training:`` block leaves the key unset gives ``""``; a launch line that
+    names the key (``training.devices=4``, ``--devices 4``) adds its value,
+    the leaf's name alone being enough (an option the script may copy in).
+    """
+    leaf = _launch_leaf(keys[-1])
+    found: list[str] = []
+    try:
+        for text in tree_texts(folder, _CONFIGS):
+            found += _nested_values(text, keys)
+        for text in tree_texts(folder, _LAUNCH_TEXTS):
+            found += [m.group("value").strip("\"'") for m in leaf.finditer(text)]
+    except TooManyFiles:
+        return [*found, "?"]  # configs not read may set anything
+    return found
+
+
+def _launch_leaf(key: str) -> re.Pattern[str]:
+    """``--key V``, ``--key=V``, ``a.b.key=V`` or ``key=V`` on a launch line."""
+    name = re.escape(key)
+    return re.compile(
+        rf"(?:--{name}(?:[ \t]*=[ \t]*|[ \t]+)|(?<![\w-]){name}[ \t]*=[ \t]*)(?P<value>[^\s\\]+)"
+    )
 
 
 def one_device(values: list[str]) -> bool:

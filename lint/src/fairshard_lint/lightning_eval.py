@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator, Set
 from pathlib import Path
 
-from .cli_configs import one_device
+from .cli_configs import one_device, read_config_entry
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, spread_entry
 from .lightning_hooks import (
@@ -39,7 +39,7 @@ from .lightning_hooks import (
     tree_modules,
     validation_off,
 )
-from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
+from .names import Module, argument, calls_bound_to, config_entry, dotted, is_constant, tail
 from .options import UNKNOWN, shipped_default
 from .project import Project, unreached_by_callers
 from .reach import after_exit
@@ -319,6 +319,7 @@ def _one_device_everywhere(mod: Module) -> bool:
         or _one_by_default(other, argument(c, "devices") or argument(c, "gpus"))
         or _cpu_by_default(c)
         or _configs_of_one(other, c)
+        or _config_entries_of_one(other, c)
         for other, c in trainers
     )
 
@@ -430,6 +431,56 @@ def _configs_of_one(mod: Module, trainer: ast.Call) -> bool:
         and not any(k.arg in _COUNTS for k in trainer.keywords)
         and one_device(project.trainer_devices)
     )
+
+
+def _config_entries_of_one(mod: Module, trainer: ast.Call) -> bool:
+    """Every device count the trainer is given is a config entry that every config sets to one.
+
+    protfrag's ``devices=config["training"].get("devices", 1)``, its one config's
+    ``training:`` block setting ``devices: 1`` and no launch line setting it
+    otherwise. A block that leaves the key unset counts as the ``.get`` default
+    (none: unknown); a single key (``cfg.devices``, an option's attribute) is
+    left to the option and CLI readers. Both counts are read where both are
+    given (tooth_seg's ``devices=cfg.train.devices`` with ``[0]`` beside
+    ``gpus=cfg.train.multiGPU``, which Lightning 1.x lets win), and an entry
+    the tree's code writes (GATrAutoregressor's ``cfg["trainer"]["devices"] =
+    args.devices``) is not the configs' alone.
+    """
+    counts = [k.value for k in trainer.keywords if k.arg in {"devices", "gpus"}]
+    return bool(counts) and all(_config_entry_of_one(mod, count) for count in counts)
+
+
+def _config_entry_of_one(mod: Module, count: ast.AST) -> bool:
+    """``count`` reads a nested config entry that every shipped config sets to one device."""
+    entry = config_entry(count)
+    project = mod.cache.get("project")
+    if entry is None or len(entry[0]) < 2 or not isinstance(project, Project) or not project.root:
+        return False
+    keys, default = entry
+    if _written_in_the_tree(project, keys):
+        return False
+    values = read_config_entry(project.root, keys)
+    if default is not None and isinstance(default, ast.Constant):
+        values = [str(default.value) if v == "" else v for v in values]
+    return one_device(values)
+
+
+def _written_in_the_tree(project: Project, keys: tuple[str, ...]) -> bool:
+    """Some module of the tree assigns the config entry ``keys`` (``cfg["a"]["b"] = ...``)."""
+    for other in project.modules.values():
+        if keys[-1] not in other.identifiers and not any(
+            isinstance(n, ast.Constant) and n.value == keys[-1] for n in other.nodes
+        ):
+            continue
+        for node in other.nodes:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            for target in targets:
+                entry = config_entry(target)
+                if entry is not None and entry[0][-len(keys) :] == keys:
+                    return True
+    return False
 
 
 def _one_by_default(mod: Module, count: ast.AST | None) -> bool:

@@ -18,6 +18,7 @@ __all__ = [
     "argument",
     "calls",
     "dotted",
+    "config_entry",
     "env_key",
     "is_config_lookup",
     "is_constant",
@@ -184,6 +185,43 @@ def _get_key(node: ast.AST) -> str | None:
     ):
         return node.args[0].value
     return None
+
+
+def config_entry(node: ast.AST | None) -> tuple[tuple[str, ...], ast.expr | None] | None:
+    """The key path a configuration lookup reads, and the default its ``.get`` gives.
+
+    ``config["training"].get("devices", 1)`` is ``(("training", "devices"), 1)``,
+    ``cfg.trainer.gpus`` is ``(("trainer", "gpus"), None)``: the keys under the
+    root name (and under ``self.<holder>`` for ``self.config[...]``). ``None``
+    for anything else (a call, a non-constant key).
+    """
+    if node is None:
+        return None
+    default: ast.expr | None = None
+    keys: list[str] = []
+    got = _get_key(node)
+    if got is not None:
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        default = node.args[1] if len(node.args) > 1 else None
+        keys.append(got)
+        node = node.func.value
+    while True:
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            keys.append(key.value)
+            node = node.value
+        elif isinstance(node, ast.Attribute):
+            keys.append(node.attr)
+            node = node.value
+        else:
+            break
+    if not isinstance(node, ast.Name) or not keys:
+        return None
+    if node.id == "self":
+        keys.pop()  # self.config["training"]: the holder is no key
+    return tuple(reversed(keys)), default
 
 
 def _key_words(node: ast.AST) -> list[str]:
