@@ -1243,3 +1243,20 @@ def test_a_hydra_trainer_override_in_a_launch_line_counts(
     codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
     assert codes == ({"FS109"} if found else set())
 
+
+def test_a_loader_built_with_a_batch_sampler_hides_its_sampler_from_a_guarded_set_epoch() -> None:
+    # the premise of batch_sampler_guarded_epoch: loader.sampler is not the wrapped sampler
+    from torch.utils.data import BatchSampler, DataLoader, DistributedSampler, SequentialSampler
+
+    data = list(range(16))
+    inner = DistributedSampler(data, num_replicas=2, rank=0, shuffle=True, seed=3)
+    loader = DataLoader(data, batch_sampler=BatchSampler(inner, 4, drop_last=False))
+    assert isinstance(loader.sampler, SequentialSampler)
+    orders = []
+    for epoch in range(2):
+        if isinstance(loader.sampler, DistributedSampler):  # the guard: always false
+            loader.sampler.set_epoch(epoch)
+        orders.append([int(i) for batch in loader for i in batch])
+    assert orders[0] == orders[1]  # every epoch repeats the order
+    loader.batch_sampler.sampler.set_epoch(1)
+    assert [int(i) for batch in loader for i in batch] != orders[0]

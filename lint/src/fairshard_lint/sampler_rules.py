@@ -42,6 +42,7 @@ from .seed_draws import seed_drawn_per_process
 from .seeded_datasets import per_rank_seed, shuffled_by_its_constructor
 from .unset_epochs import (
     batch_samplers_out_of_reach,
+    epochs_set_past_the_batch_sampler,
     hidden_from_the_framework,
     unprepared_trainer_loaders,
     unset_in_the_project,
@@ -82,6 +83,7 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     yield from unset_in_the_project(mod)
     yield from hidden_from_the_framework(mod)
     yield from batch_samplers_out_of_reach(mod)
+    yield from epochs_set_past_the_batch_sampler(mod)
     yield from unprepared_trainer_loaders(mod)
 
 

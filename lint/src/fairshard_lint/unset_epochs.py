@@ -30,12 +30,13 @@ from .context import context_of, training_split_loop
 from .flow import LOADERS, needs_set_epoch, spread_entry
 from .lightning_hooks import LIGHTNING, lineage_of, tree_modules
 from .loops import unsynced_loops
-from .names import Module, argument, dotted, is_constant, tail
+from .names import Module, argument, calls_bound_to, dotted, is_constant, tail
 from .project import Project, evaluation_caller, importers, training_site
 
 __all__ = [
     "EPOCH_SETTING_FRAMEWORKS",
     "epoch_frameworks_in",
+    "epochs_set_past_the_batch_sampler",
     "batch_samplers_out_of_reach",
     "hidden_from_the_framework",
     "loops_over_epochs",
@@ -331,6 +332,121 @@ def batch_samplers_out_of_reach(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "loader.batch_sampler.set_epoch(epoch) at each epoch (a callback's "
                     "on_train_epoch_start), or use a fairshard batch sampler with "
                     "auto_epoch=True"
+                ),
+            )
+
+
+def _set_epoch_calls(project: Project) -> Iterator[tuple[str, Module, ast.Call]]:
+    """Every ``X.set_epoch(...)`` call of the tree, with its module's path."""
+    for name, other in project.modules.items():
+        if "set_epoch" not in other.identifiers:
+            continue
+        for call in other.calls:
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "set_epoch":
+                yield project.paths.get(name, name), other, call
+
+
+def _only_guarded_loader_samplers(project: Project) -> bool:
+    """Some call sets an epoch, and each goes through a guarded ``loader.sampler``."""
+    key = "set_epoch only on guarded loader samplers"
+    if key not in project.facts:
+        calls = list(_set_epoch_calls(project))
+        project.facts[key] = bool(calls) and all(
+            _guarded_loader_sampler_call(other, call) for _, other, call in calls
+        )
+    return project.facts[key]
+
+
+def _guarded_loader_sampler_call(mod: Module, call: ast.Call) -> bool:
+    """``loader.sampler.set_epoch(e)`` under a test of that attribute, or in a ``try``.
+
+    The receiver is a loader's own ``sampler`` attribute (not ``self.sampler``,
+    which may be the distributed sampler itself, nor ``batch_sampler.sampler``),
+    and the call only runs where an ``if`` that names ``sampler``
+    (``isinstance(loader.sampler, DistributedSampler)``, ``hasattr(...)``) lets
+    it, or inside a ``try``: on a loader built with ``batch_sampler=`` it
+    then does nothing, where unguarded it would stop the run at once.
+    """
+    assert isinstance(call.func, ast.Attribute)
+    receiver = call.func.value
+    if not (isinstance(receiver, ast.Attribute) and receiver.attr == "sampler"):
+        return False
+    holder = dotted(receiver.value)
+    if holder is None or holder == "self" or holder.endswith("batch_sampler"):
+        return False
+    node: ast.AST | None = mod.parents.get(call)
+    while node is not None and not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(node, ast.Try):
+            return True
+        if isinstance(node, ast.If) and "sampler" in ast.unparse(node.test):
+            return True
+        node = mod.parents.get(node)
+    return False
+
+
+def _wrapped_samplers(mod: Module, loader: ast.Call) -> Iterator[ast.Call]:
+    """Shuffling distributed samplers handed to ``loader`` only inside its ``batch_sampler``.
+
+    ``DataLoader(ds, batch_sampler=MultiplyBatchSampler(train_sampler, 64))``
+    with ``train_sampler = DistributedSampler(ds, shuffle=True)`` in the same
+    function (or built in place), the sampler handed to no loader as ``sampler=``.
+    """
+    given = argument(loader, "batch_sampler")
+    scope = mod.function_of(loader) or mod.tree
+    if given is None:
+        return
+    wrappers = [given] if isinstance(given, ast.Call) else calls_bound_to(scope, dotted(given))
+    for wrapper in wrappers:
+        if needs_set_epoch(mod, wrapper):
+            continue  # the batch sampler is the distributed one (Lightning's rule reads it)
+        for value in [*wrapper.args, *(k.value for k in wrapper.keywords)]:
+            name = dotted(value)
+            built = [value] if isinstance(value, ast.Call) else calls_bound_to(scope, name)
+            for sampler in built:
+                if not needs_set_epoch(mod, sampler) or context_of(mod, sampler) == "eval":
+                    continue
+                if name is not None and any(
+                    (given := argument(c, "sampler")) is not None and dotted(given) == name
+                    for c in mod.calls
+                    if tail(c) in LOADERS
+                ):
+                    continue  # also a loader's own sampler: its set_epoch may reach it
+                yield sampler
+
+
+def epochs_set_past_the_batch_sampler(mod: Module) -> Iterator[tuple[ast.AST, str]]:
+    """A distributed sampler inside a loader's ``batch_sampler``, set through ``loader.sampler``.
+
+    NOTE (the class): a ``DataLoader`` built with ``batch_sampler=`` has a
+    default ``SequentialSampler`` as its ``sampler`` attribute. bartali wraps
+    its shuffling ``DistributedSampler`` in a batch sampler of its own and sets
+    the epoch with ``if isinstance(dataloader.sampler, DistributedSampler):
+    dataloader.sampler.set_epoch(epoch)``: the test is always false, and every
+    epoch repeats each rank's order. Reported when every ``set_epoch`` call of
+    the tree goes through a loader's ``sampler`` attribute under such a guard
+    (one through ``batch_sampler.sampler`` or the sampler's own name may reach
+    it), in a folder linted as a whole that no epoch-setting framework runs.
+    """
+    project = mod.cache.get("project")
+    if project is None or not project.whole_tree or project.frameworks:
+        return
+    if not _names_set_epoch(project) or not _only_guarded_loader_samplers(project):
+        return
+    path, _, first = next(_set_epoch_calls(project))
+    where = f"{path}:{first.lineno}"
+    for loader in mod.calls:
+        if tail(loader) not in LOADERS:
+            continue
+        for sampler in _wrapped_samplers(mod, loader):
+            yield (
+                sampler,
+                (
+                    f"{ast.unparse(sampler.func)}(...) reaches its loader only inside a "
+                    "batch_sampler, so the loader's .sampler is a SequentialSampler and this "
+                    f"project's guarded loader.sampler.set_epoch ({where}) never reaches it: "
+                    "every epoch repeats each rank's order; call "
+                    "loader.batch_sampler.sampler.set_epoch(epoch) (or keep the sampler and "
+                    "call its set_epoch) at every epoch"
                 ),
             )
 
