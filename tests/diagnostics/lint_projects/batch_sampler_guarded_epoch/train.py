@@ -1,8 +1,7 @@
 """The epoch is set through the loader's sampler attribute, under a guard."""
 
-from torch.utils.data import DistributedSampler
-
 from data import build_loaders
+from torch.utils.data import DistributedSampler
 
 
 def train_epoch(model, optimizer, loader, epoch):
