@@ -518,6 +518,11 @@ ROUND_FIFTY_SIX_AFTER = [
     "bad_loader_rebuilt_alike_per_epoch.py",
     "bad_progress_bar_per_epoch_over_one_loader.py",
 ]
+#: The fifty-ninth round's class: a console line (``tqdm.write``) is no per-rank result file.
+ROUND_FIFTY_NINE_AFTER = [
+    "good_padded_eval_progress_line_written.py",
+    "bad_padded_eval_reduced_then_written.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -599,6 +604,7 @@ ROUND_THIRTEEN = [
         "fifty_three_after",
         "fifty_four_after",
         "fifty_six_after",
+        "fifty_nine_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -661,6 +667,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifty_three_after": ROUND_FIFTY_THREE_AFTER,
         "fifty_four_after": ROUND_FIFTY_FOUR_AFTER,
         "fifty_six_after": ROUND_FIFTY_SIX_AFTER,
+        "fifty_nine_after": ROUND_FIFTY_NINE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

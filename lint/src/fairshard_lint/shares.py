@@ -192,6 +192,8 @@ def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
 _WEIGHT_WORDS = frozenset({"model", "net", "checkpoint", "ckpt", "weights", "optimizer"})
 #: Receivers of ``.save`` that are pictures of the outputs, not results.
 _PICTURE_WORDS = frozenset({"image", "img", "fromarray", "figure", "fig", "grid", "plot"})
+#: Receivers of ``.write`` that print to the console (UniAug's ``tqdm.write(tqdm_log)``).
+_CONSOLE_WORDS = frozenset({"tqdm", "stdout", "stderr", "pbar", "console"})
 _PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".mp4")
 
 
@@ -218,6 +220,8 @@ def _result_write(call: ast.Call) -> bool:
         receiver = set(name_words(ast.unparse(call.func.value)))
         if receiver & _PICTURE_WORDS:
             return False
+        if receiver & _CONSOLE_WORDS:
+            return False  # tqdm.write(line), sys.stdout.write(...): a console line, no file
     if any(
         isinstance(node, ast.Constant)
         and isinstance(node.value, str)
