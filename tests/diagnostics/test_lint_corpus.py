@@ -518,10 +518,15 @@ ROUND_FIFTY_SIX_AFTER = [
     "bad_loader_rebuilt_alike_per_epoch.py",
     "bad_progress_bar_per_epoch_over_one_loader.py",
 ]
-#: The fifty-ninth round's class: a console line (``tqdm.write``) is no per-rank result file.
+#: The fifty-ninth round's classes: a console line (``tqdm.write``) is no per-rank result
+#: file; a transformers Trainer's own evaluation loader is one accelerate prepared.
 ROUND_FIFTY_NINE_AFTER = [
     "good_padded_eval_progress_line_written.py",
     "bad_padded_eval_reduced_then_written.py",
+    "bad_trainer_evaluate_override_all_reduced.py",
+    "good_trainer_evaluate_override_gathered_per_batch.py",
+    "good_trainer_evaluate_override_uneven_batches.py",
+    "good_trainer_evaluate_over_its_own_getter.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from .dedup import scope_deduplicates
 from .flow import bound_argument, parameters
+from .lightning_hooks import lineage_of, tree_modules
 from .names import (
     Module,
     argument,
@@ -41,11 +42,84 @@ _WRAPPERS = frozenset({"tqdm", "enumerate", "iter", "zip"})
 
 
 def _even_batches_off(mod: Module) -> bool:
+    """``even_batches=False`` given to accelerate, or in a Trainer's ``accelerator_config``."""
     return any(
         is_constant(argument(call, "even_batches"), False)
         or (tail(call) == "even_batches" and call.args and is_constant(call.args[0], False))
         for call in mod.calls
+    ) or any(
+        isinstance(node, ast.Dict)
+        and any(
+            isinstance(key, ast.Constant)
+            and key.value == "even_batches"
+            and is_constant(value, False)
+            for key, value in zip(node.keys, node.values, strict=True)
+        )
+        for node in mod.nodes
     )
+
+
+#: A transformers (or trl) ``Trainer``'s own evaluation loaders, which it prepares with
+#: accelerate (``even_batches=True`` unless its ``accelerator_config`` says otherwise).
+_TRAINER_LOADERS = frozenset({"get_eval_dataloader", "get_test_dataloader"})
+_TRAINER_PACKAGES = frozenset({"transformers", "trl"})
+
+
+def _trainer_prepared(mod: Module) -> set[str]:
+    """Names bound to ``self.get_eval_dataloader(...)`` in a method of a Trainer subclass.
+
+    TabularEHR's ``JointPretrainingTrainer(Trainer)`` overrides ``evaluate``:
+    ``dataloader = self.get_eval_dataloader(...)``, sums over it, then
+    ``dist.all_reduce(totals)``; the loader is one accelerate prepared, so the
+    fill of the last batch is summed with the rest. The class must descend
+    from a ``*Trainer`` the tree does not define, in a file importing
+    transformers or trl.
+    """
+    if not mod.imports_any(_TRAINER_PACKAGES):
+        return set()
+    own = {name for other in tree_modules(mod) for name in other.classes}
+    names: set[str] = set()
+    for node in mod.nodes:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        func = node.value.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr in _TRAINER_LOADERS
+            and dotted(func.value) == "self"
+        ):
+            continue
+        method = mod.function_of(node)
+        cls = mod.parents.get(method) if method is not None else None
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        lineage = lineage_of(mod, cls.name)
+        if not any(name.endswith("Trainer") and name not in own for name in lineage):
+            continue
+        if _own_getter(mod, lineage, func.attr):
+            continue  # the tree builds that loader itself (its own sampler is judged)
+        names.update(d for t in node.targets if (d := dotted(t)))
+    return names
+
+
+def _own_getter(mod: Module, lineage: set[str], getter: str) -> bool:
+    """A class of the lineage defines ``getter`` without handing its loader to ``prepare``.
+
+    olmo-code-sft's ``get_eval_dataloader`` returns a ``DataLoader`` over its own
+    padded ``DistributedSampler``: the loader is the tree's, not accelerate's.
+    One that calls ``super().get_eval_dataloader(...)`` or ``prepare`` keeps it.
+    """
+    for other in tree_modules(mod):
+        for name in lineage:
+            for cls in other.classes.get(name, []):
+                for item in cls.body:
+                    if not (isinstance(item, ast.FunctionDef) and item.name == getter):
+                        continue
+                    kept = {getter, "prepare", "prepare_data_loader"}
+                    calls = [n for n in ast.walk(item) if isinstance(n, ast.Call)]
+                    if not any(tail(c) in kept for c in calls):
+                        return True
+    return False
 
 
 def _prepared(mod: Module) -> set[str]:
@@ -212,9 +286,10 @@ def _synced_metric(mod: Module, func: ast.AST | None, call: ast.Call, loop: ast.
 
 def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Combining calls of an evaluation over a prepared loader that keep accelerate's fill."""
-    if not mod.imports_any(_ACCELERATE) or _even_batches_off(mod):
+    trainers = _trainer_prepared(mod)
+    if not (mod.imports_any(_ACCELERATE) or trainers) or _even_batches_off(mod):
         return
-    prepared = _prepared(mod)
+    prepared = _prepared(mod) | trainers
     if not prepared:
         return
     seen: set[int] = set()

@@ -149,11 +149,15 @@ _DATA_KEYWORDS = frozenset({"training_data"})
 #: Lightning's loader hooks: a model that returns a loader another module builds
 #: (``def val_dataloader(self): return get_val_dataloader()``) names no data word itself.
 _LOADER_HOOKS = frozenset({"val_dataloader", "test_dataloader"})
+#: A transformers Trainer's own evaluation loaders, which an ``evaluate`` override reads
+#: (a subclass's file may name no other data word).
+_LOADER_GETTERS = frozenset({"get_eval_dataloader", "get_test_dataloader"})
 _DATA_WORDS = (
     *_DATA_NAMES,
     "Sampler",
     *(f"{k}=" for k in _DATA_KEYWORDS),
     *(f"def {hook}(" for hook in sorted(_LOADER_HOOKS)),
+    *sorted(_LOADER_GETTERS),
 )
 
 
@@ -168,7 +172,7 @@ def uses_torch_data(module: Module) -> bool:
         return False
     return (
         any(
-            name in _DATA_NAMES or name.endswith("Sampler")
+            name in _DATA_NAMES or name.endswith("Sampler") or name in _LOADER_GETTERS
             for name in module.identifiers
             | {target.rpartition(".")[2] for target in module.aliases.values()}
         )
