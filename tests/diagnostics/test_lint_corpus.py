@@ -519,7 +519,8 @@ ROUND_FIFTY_SIX_AFTER = [
     "bad_progress_bar_per_epoch_over_one_loader.py",
 ]
 #: The fifty-ninth round's classes: a console line (``tqdm.write``) is no per-rank result
-#: file; a transformers Trainer's own evaluation loader is one accelerate prepared.
+#: file; a transformers Trainer's own evaluation loader is one accelerate prepared; a local
+#: rendezvous URL whose port is joined apart pins the world to this machine.
 ROUND_FIFTY_NINE_AFTER = [
     "good_padded_eval_progress_line_written.py",
     "bad_padded_eval_reduced_then_written.py",
@@ -527,6 +528,8 @@ ROUND_FIFTY_NINE_AFTER = [
     "good_trainer_evaluate_override_gathered_per_batch.py",
     "good_trainer_evaluate_override_uneven_batches.py",
     "good_trainer_evaluate_over_its_own_getter.py",
+    "good_spawn_local_url_port_joined.py",
+    "bad_local_url_only_a_default.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -40,10 +40,16 @@ _FALLBACKS = frozenset({"add_argument", "get", "setdefault", "getenv"})
 
 
 def _built_local_url(mod: Module, node: ast.AST) -> bool:
-    """A ``"tcp://localhost:"`` string that the script builds its rendezvous from."""
+    """A ``"tcp://localhost:"`` string that the script builds its rendezvous from.
+
+    The port may be joined apart: Auto-Trajectory-Prediction-Devkit's
+    ``dist_url = "tcp://127.0.0.1"``, then ``"{}:{}".format(dist_url, port)``.
+    """
     if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
         return False
-    if not any(f"://{host}:" in node.value for host in _LOCAL_HOSTS):
+    if not any(
+        f"://{host}:" in node.value or node.value.endswith(f"://{host}") for host in _LOCAL_HOSTS
+    ):
         return False
     call = next((a for a in mod.ancestors(node) if isinstance(a, ast.Call)), None)
     return call is None or tail(call) not in _FALLBACKS
