@@ -531,6 +531,11 @@ ROUND_FIFTY_NINE_AFTER = [
     "good_spawn_local_url_port_joined.py",
     "bad_local_url_only_a_default.py",
 ]
+#: The sixtieth round's class: Horovod's set-up and queries make a script distributed.
+ROUND_SIXTY_AFTER = [
+    "bad_horovod_unseeded_split.py",
+    "good_horovod_seeded_split.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -613,6 +618,7 @@ ROUND_THIRTEEN = [
         "fifty_four_after",
         "fifty_six_after",
         "fifty_nine_after",
+        "sixty_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -676,6 +682,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifty_four_after": ROUND_FIFTY_FOUR_AFTER,
         "fifty_six_after": ROUND_FIFTY_SIX_AFTER,
         "fifty_nine_after": ROUND_FIFTY_NINE_AFTER,
+        "sixty_after": ROUND_SIXTY_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

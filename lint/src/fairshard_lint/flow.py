@@ -97,6 +97,11 @@ _DISTRIBUTED_CALLS = frozenset(
     }
 )
 _DISTRIBUTED_ENV = frozenset({"WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE"})
+#: Horovod's process set up and queries (``hvd.init()``, ``hvd.rank()``), read by the
+#: package they resolve to: ``init`` or ``rank`` alone name nothing distributed.
+_HOROVOD_CALLS = frozenset(
+    {"init", "rank", "size", "local_rank", "allreduce", "allgather", "DistributedOptimizer"}
+)
 #: Trainer base classes (by package) that set up DDP themselves and add a
 #: distributed sampler only to the loaders they build from a dataset: a
 #: DataLoader the script builds and hands to ``fit`` is read whole by every
@@ -851,8 +856,10 @@ def distributed_script(mod: Module) -> bool:
     A process group or DDP (``init_process_group``, ``DistributedDataParallel``,
     rank and world-size queries, collectives, but not those that run only once
     ``dist.is_initialized()``), a launcher's variables read (``RANK``,
-    ``LOCAL_RANK``, ``WORLD_SIZE``: ``torchrun``), or a trainer base class
-    that sets up DDP itself (:data:`TRAINER_BASES`).
+    ``LOCAL_RANK``, ``WORLD_SIZE``: ``torchrun``), a trainer base class
+    that sets up DDP itself (:data:`TRAINER_BASES`), or Horovod's set-up and
+    queries (``hvd.init()``, ``hvd.rank()``: ``horovodrun -np 2`` starts the
+    processes).
     """
     cached = mod.cache.get("distributed_script")
     if isinstance(cached, bool):
@@ -871,6 +878,12 @@ def distributed_script(mod: Module) -> bool:
             if isinstance(node, ast.Subscript | ast.Call)
         )
         or bool(trainer_subclasses(mod))
+        or any(
+            tail(c) in _HOROVOD_CALLS
+            and (mod.qualified(c.func) or "").startswith("horovod.")
+            and not dead_branch(mod, c, off)
+            for c in mod.calls
+        )
     )
     mod.cache["distributed_script"] = found
     return found
