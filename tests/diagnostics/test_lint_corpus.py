@@ -536,6 +536,11 @@ ROUND_SIXTY_AFTER = [
     "bad_horovod_unseeded_split.py",
     "good_horovod_seeded_split.py",
 ]
+#: The sixty-first round's class: set_epoch handed a value no pass of the loop changes.
+ROUND_SIXTY_ONE_AFTER = [
+    "bad_set_epoch_given_the_epoch_count.py",
+    "good_set_epoch_counter_advanced_in_loop.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -619,6 +624,7 @@ ROUND_THIRTEEN = [
         "fifty_six_after",
         "fifty_nine_after",
         "sixty_after",
+        "sixty_one_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -683,6 +689,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifty_six_after": ROUND_FIFTY_SIX_AFTER,
         "fifty_nine_after": ROUND_FIFTY_NINE_AFTER,
         "sixty_after": ROUND_SIXTY_AFTER,
+        "sixty_one_after": ROUND_SIXTY_ONE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

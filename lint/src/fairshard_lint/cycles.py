@@ -24,7 +24,7 @@ import ast
 from .flow import Flow, Function, bound_argument, defaults_of, parameters
 from .names import dotted, is_constant, name_words, tail
 
-__all__ = ["cycling_loops"]
+__all__ = ["cycling_loops", "imported_cycles"]
 
 Loop = ast.For | ast.AsyncFor | ast.While
 
@@ -143,4 +143,58 @@ def cycling_loops(flow: Flow, setters: set[str]) -> list[tuple[Loop, str]]:
                     if what is not None:
                         found.append((loop, what))
                         break
+    return found
+
+
+def _restarted_parameter(func: Function) -> str | None:
+    """The parameter an endless loop of ``func`` iterates anew and yields from, unsynced.
+
+    ``def cycle(dl): while True: for data in dl: yield data`` gives ``dl``; a
+    loop that calls ``set_epoch`` (or a generator that takes a sampler to set)
+    gives nothing.
+    """
+    params = set(parameters(func))
+    for loop in ast.walk(func):
+        if not isinstance(loop, ast.While) or _sets_epoch(loop, {"set_epoch"}):
+            continue
+        for iterable in _restarted(loop):
+            name = dotted(iterable)
+            if name in params and not _of_sampler(iterable):
+                return name
+    return None
+
+
+def imported_cycles(flow: Flow) -> list[tuple[ast.Call, str]]:
+    """Calls of a generator of another module of the tree that restarts a distributed loader.
+
+    s-forcing's trainers: ``self.dataloader = cycle(dataloader)``, with
+    ``cycle`` in ``utils/dataset.py`` (``while True: for data in dl: yield
+    data``), then ``next(self.dataloader)`` in an endless training loop: each
+    pass over the shuffling ``DistributedSampler`` starts over at epoch 0.
+    The file's own generators are :func:`cycling_loops`'; a file that names
+    ``set_epoch`` anywhere may advance the sampler between passes and is left
+    alone.
+    """
+    project = flow.mod.cache.get("project")
+    if project is None or "set_epoch" in flow.mod.identifiers:
+        return []
+    name = flow.mod.cache.get("module_name")
+    found: list[tuple[ast.Call, str]] = []
+    for call in flow.mod.calls:
+        if not isinstance(call.func, ast.Name) or not call.args:
+            continue
+        if call.func.id in flow.mod.functions:
+            continue  # the file's own generator: cycling_loops reads its loop
+        where = project.resolve(name, call)
+        if where is None or where[0] == name:
+            continue
+        owner = project.modules[where[0]]
+        for func in owner.functions.get(where[1], []):
+            param = _restarted_parameter(func)
+            given = bound_argument(call, func, param) if param is not None else None
+            if given is None or not flow.carries(given) or flow.managed(given):
+                continue
+            path = project.paths.get(where[0], where[0])
+            found.append((call, f"{dotted(given) or ast.unparse(given)} ({where[1]}() in {path})"))
+            break
     return found

@@ -27,7 +27,7 @@ from .flow import (
 )
 from .names import Module, argument, dotted, is_eval_name, name_words, tail
 
-__all__ = ["over_a_container", "setter_functions", "unsynced_loops"]
+__all__ = ["fixed_setting", "over_a_container", "setter_functions", "unsynced_loops"]
 
 Loop = ast.For | ast.AsyncFor | ast.While
 _TRAIN_WORDS = frozenset({"train", "training", "epoch", "fit"})
@@ -111,7 +111,26 @@ def _other_objects_method(mod: Module, call: ast.Call) -> bool:
     if not isinstance(func, ast.Attribute) or dotted(func.value) in ("self", "cls"):
         return False
     defs = mod.functions.get(func.attr, [])
-    return bool(defs) and not any(isinstance(mod.parents.get(d), ast.ClassDef) for d in defs)
+    return bool(defs) and all(
+        not isinstance(mod.parents.get(d), ast.ClassDef) or _lacks_required(call, d) for d in defs
+    )
+
+
+def _lacks_required(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``call`` leaves a required parameter of ``method`` (after ``self``) unfilled.
+
+    What-changes-you's ``model.train()`` in the epoch loop of its trainer's
+    ``def train(self, args)``: the call passes nothing, so it is not that
+    method (it would raise ``TypeError``) but ``nn.Module.train``.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return False
+    positional = [*method.args.posonlyargs, *method.args.args][1:]  # after self
+    required = positional[: len(positional) - len(method.args.defaults)]
+    given = {k.arg for k in call.keywords}
+    return any(p.arg not in given for p in required[len(call.args) :])
 
 
 def _own_parameter(flow: Flow, node: ast.AST) -> bool:
@@ -309,7 +328,13 @@ def _sets_this_epoch(
     Where the read loader's sampler, or what a helper sets, cannot be told,
     any setter counts.
     """
-    called = [c for c in body_calls if tail(c) in setters]
+    called = [
+        c
+        for c in body_calls
+        if tail(c) in setters
+        and not fixed_epoch(loop, c)
+        and (tail(c) == "set_epoch" or not _other_objects_method(flow.mod, c))
+    ]
     if not called:
         return False
     own = _site_sampler(flow.mod, site)
@@ -320,6 +345,50 @@ def _sets_this_epoch(
         if receivers is None or own in receivers:
             return True
     return False
+
+
+def fixed_setting(loop: Loop) -> ast.Call | None:
+    """The loop's first ``set_epoch`` call whose value no pass changes (see :func:`fixed_epoch`)."""
+    calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call) and fixed_epoch(loop, c)]
+    return min(calls, key=lambda c: (c.lineno, c.col_offset)) if calls else None
+
+
+def fixed_epoch(loop: Loop, call: ast.Call) -> bool:
+    """``set_epoch(args.epoch)`` in the loop: a value no pass of the loop changes.
+
+    What-changes-you's ``for epoch in range(args.epoch):
+    train_sampler.set_epoch(args.epoch)`` gives every pass the same epoch,
+    so every pass repeats one order. The argument is a constant, or dotted
+    names that are neither the loop's own variables nor assigned anywhere in
+    the loop; a call in it (``get_epoch()``), or an attribute of ``self``
+    (another method may advance it), may change and counts as setting.
+    """
+    if tail(call) != "set_epoch" or len(call.args) != 1 or call.keywords:
+        return False
+    value = call.args[0]
+    if isinstance(value, ast.Constant):
+        return True
+    if any(isinstance(n, ast.Call | ast.Subscript) for n in ast.walk(value)):
+        return False
+    read = {
+        d for n in ast.walk(value) if isinstance(n, ast.Name | ast.Attribute) if (d := dotted(n))
+    }
+    if not read or any(name == "self" or name.startswith("self.") for name in read):
+        return False
+    changed: set[str] = set()
+    if isinstance(loop, ast.For | ast.AsyncFor):
+        changed |= {d for n in ast.walk(loop.target) if (d := dotted(n))}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            changed |= {d for t in targets for n in ast.walk(t) if (d := dotted(n))}
+        elif isinstance(node, ast.NamedExpr | ast.withitem):
+            target = node.target if isinstance(node, ast.NamedExpr) else node.optional_vars
+            if target is not None:
+                changed |= {d for n in ast.walk(target) if (d := dotted(n))}
+    return not any(
+        name in changed or any(name.startswith(f"{c}.") for c in changed) for name in read
+    )
 
 
 def _site_sampler(mod: Module, site: ast.AST) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from .accelerate_epochs import lost_batch_sampler_epochs
 from .branches import single_process_branch
+from .cycles import imported_cycles
 from .data_samplers import is_data_sampler_class
 from .flow import (
     LOADERS,
@@ -23,7 +24,7 @@ from .flow import (
     shuffles,
 )
 from .lightning_hooks import tree_modules
-from .loops import unsynced_loops
+from .loops import fixed_setting, unsynced_loops
 from .names import (
     Module,
     argument,
@@ -71,11 +72,22 @@ def _set_epoch_missing(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             and project.called_only_on_other_classes(mod.cache["module_name"], method)
         ):
             continue  # the tree calls this method's name on other classes only
+        fixed = fixed_setting(loop)
+        unset = f"with the same {ast.unparse(fixed)}" if fixed else "without set_epoch"
         yield (
             loop,
             (
-                f"loop iterates {what} (a distributed sampler) every pass without set_epoch: "
+                f"loop iterates {what} (a distributed sampler) every pass {unset}: "
                 "each epoch repeats the same order; call sampler.set_epoch(epoch) first"
+            ),
+        )
+    for call, what in imported_cycles(flow_of(mod)):
+        yield (
+            call,
+            (
+                f"{ast.unparse(call.func)}(...) restarts {what} (a distributed sampler) on every "
+                "pass of its endless loop without set_epoch: each pass repeats the same order; "
+                "call sampler.set_epoch(epoch) each time the loader starts over"
             ),
         )
     yield from lost_batch_sampler_epochs(mod)
