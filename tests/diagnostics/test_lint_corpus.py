@@ -536,10 +536,13 @@ ROUND_SIXTY_AFTER = [
     "bad_horovod_unseeded_split.py",
     "good_horovod_seeded_split.py",
 ]
-#: The sixty-first round's class: set_epoch handed a value no pass of the loop changes.
+#: The sixty-first round's classes: set_epoch handed a value no pass of the loop changes;
+#: ``torch.gather`` along a dimension is no collective.
 ROUND_SIXTY_ONE_AFTER = [
     "bad_set_epoch_given_the_epoch_count.py",
     "good_set_epoch_counter_advanced_in_loop.py",
+    "good_padded_eval_gather_along_a_dimension.py",
+    "bad_padded_eval_all_gathered_after_indexing.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -85,10 +85,35 @@ def combining(call: ast.Call) -> bool:
         name = (dotted(call.func.value) or "").rpartition(".")[2]
     if name == _METRIC_COMPUTE:
         return isinstance(call.func, ast.Attribute)
+    if name == "gather" and _indexing_gather(call):
+        return False
     words = set(name_words(name))
     if words & _MODEL_WORDS:
         return False  # nn.SyncBatchNorm.convert_sync_batchnorm(model): a model converted
     return bool(words & _COMBINE_WORDS) or bool(words & _MERGE_WORDS and words & _ACROSS_WORDS)
+
+
+def _indexing_gather(call: ast.Call) -> bool:
+    """``torch.gather(x, 2, index)``, ``x.gather(-1, t)``: picking along a dimension, no collective.
+
+    GroupFree3dBaseline's ``parse_predictions`` picks each box's heading
+    residual with ``torch.gather(residuals, 2, classes)``; torch.distributed's
+    ``gather(tensor, gather_list, dst)`` and accelerate's ``gather(x)`` hand a
+    tensor first, never a dimension, and take no ``dim=`` or ``index=``.
+    """
+    if any(k.arg in {"dim", "index"} for k in call.keywords):
+        return True
+    if dotted(call.func) == "torch.gather":
+        return True
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub):
+        first = first.operand
+    return (
+        isinstance(call.func, ast.Attribute)
+        and isinstance(first, ast.Constant)
+        and isinstance(first.value, int)
+        and len(call.args) >= 2
+    )
 
 
 def _combines_what_it_reads(reader: Reader) -> bool:

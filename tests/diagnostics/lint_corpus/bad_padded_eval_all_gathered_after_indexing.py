@@ -1,0 +1,25 @@
+# The padded test shares are all-gathered after torch.gather picks each box's residual:
+# the repeats are combined with the rest.
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def parse_predictions(outputs, classes):
+    residuals = torch.gather(outputs["residuals"], 2, classes.unsqueeze(-1))
+    scores = outputs["scores"].gather(-1, classes.unsqueeze(-1))
+    return residuals.squeeze(-1), scores.squeeze(-1)
+
+
+def evaluate(model, test_set, batch_size):
+    dist.init_process_group("nccl")
+    sampler = DistributedSampler(test_set, shuffle=False)  # expect: FS109
+    loader = DataLoader(test_set, sampler=sampler, batch_size=batch_size)
+    found = []
+    for points, classes in loader:
+        residuals, scores = parse_predictions(model(points), classes)
+        found.append(scores)
+    local = torch.cat(found)
+    gathered = [torch.zeros_like(local) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, local)
+    return torch.cat(gathered).mean()
