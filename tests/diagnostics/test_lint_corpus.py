@@ -544,6 +544,12 @@ ROUND_SIXTY_ONE_AFTER = [
     "good_padded_eval_gather_along_a_dimension.py",
     "bad_padded_eval_all_gathered_after_indexing.py",
 ]
+#: The sixty-third round's class: an evaluation that breaks off after a set number of
+#: batches never reads accelerate's filled last batch.
+ROUND_SIXTY_THREE_AFTER = [
+    "good_accelerate_eval_capped_at_a_step.py",
+    "bad_accelerate_eval_stops_on_a_value.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -628,6 +634,7 @@ ROUND_THIRTEEN = [
         "fifty_nine_after",
         "sixty_after",
         "sixty_one_after",
+        "sixty_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -693,6 +700,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "fifty_nine_after": ROUND_FIFTY_NINE_AFTER,
         "sixty_after": ROUND_SIXTY_AFTER,
         "sixty_one_after": ROUND_SIXTY_ONE_AFTER,
+        "sixty_three_after": ROUND_SIXTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])
