@@ -457,9 +457,11 @@ def _config_entry_of_one(mod: Module, count: ast.AST) -> bool:
     if entry is None or len(entry[0]) < 2 or not isinstance(project, Project) or not project.root:
         return False
     keys, default = entry
-    if _written_in_the_tree(project, keys):
-        return False
-    values = read_config_entry(project.root, keys)
+    fact = "entry " + ".".join(keys)  # read once per tree: the configs, and the code's writes
+    if fact not in project.config_values:
+        written = _written_in_the_tree(project, keys)
+        project.config_values[fact] = ["?"] if written else read_config_entry(project.root, keys)
+    values = list(project.config_values[fact])
     if default is not None and isinstance(default, ast.Constant):
         values = [str(default.value) if v == "" else v for v in values]
     return one_device(values)
