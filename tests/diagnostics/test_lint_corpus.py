@@ -550,6 +550,12 @@ ROUND_SIXTY_THREE_AFTER = [
     "good_accelerate_eval_capped_at_a_step.py",
     "bad_accelerate_eval_stops_on_a_value.py",
 ]
+#: The sixty-fourth round's class: a metric whose compute() the hooks call but that nothing
+#: feeds holds no sample.
+ROUND_SIXTY_FOUR_AFTER = [
+    "good_lightning_best_metric_never_fed.py",
+    "bad_lightning_best_metric_fed_the_epoch.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -635,6 +641,7 @@ ROUND_THIRTEEN = [
         "sixty_after",
         "sixty_one_after",
         "sixty_three_after",
+        "sixty_four_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -701,6 +708,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_after": ROUND_SIXTY_AFTER,
         "sixty_one_after": ROUND_SIXTY_ONE_AFTER,
         "sixty_three_after": ROUND_SIXTY_THREE_AFTER,
+        "sixty_four_after": ROUND_SIXTY_FOUR_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -146,12 +146,46 @@ def _logs_metric(call: ast.Call, metrics: set[str]) -> bool:
     return value is not None and dotted(value) in metrics
 
 
+#: Methods of a metric that feed it no sample.
+_UNFEEDING = frozenset({"compute", "reset", "to", "cpu", "cuda", "clone"})
+
+
+def _unfed_metrics(cls: ast.ClassDef) -> set[str]:
+    """``self.X`` attributes whose ``compute()`` the class calls but that nothing feeds.
+
+    cross-modal-speech-segment-retrieval's ``self.val_mrr_best.compute()``, a
+    ``MaxMetric`` whose only ``update`` is commented out: its states hold no
+    validation sample, so computing (and syncing) it combines none. Fed means
+    called (``self.X(preds, target)``), updated (``.update``, ``.forward``) or
+    handed to another call (a helper may feed it).
+    """
+    computed: set[str] = set()
+    fed: set[str] = set()
+    for node in ast.walk(cls):
+        if not isinstance(node, ast.Call):
+            continue
+        name = dotted(node.func) or ""
+        receiver, _, method = name.rpartition(".")
+        if receiver.startswith("self.") and method == "compute" and not node.args:
+            computed.add(receiver)
+        elif name.startswith("self."):
+            fed.add(name)  # self.val_mrr(preds, target): the metric called on data
+            if method not in _UNFEEDING:
+                fed.add(receiver)  # self.val_mrr.update(...), or any other method of it
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            held = dotted(arg)
+            if held is not None and held.startswith("self."):
+                fed.add(held)
+    return computed - fed
+
+
 def _combines(
     func: ast.FunctionDef | ast.AsyncFunctionDef,
     torchmetrics: bool,
     metrics: set[str],
     reducing: Set[str] = frozenset(),
     collections: Set[str] = frozenset(),
+    unfed: Set[str] = frozenset(),
 ) -> ast.AST | None:
     """The first call of ``func`` that combines its values over the ranks, if any.
 
@@ -179,6 +213,8 @@ def _combines(
             return node
         if tail(node) == "compute" and not node.args:
             receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+            if receiver is not None and dotted(receiver) in unfed:
+                continue  # a metric nothing feeds: its states hold no sample
             if torchmetrics or (receiver is not None and dotted(receiver) in metrics):
                 return node  # a torchmetrics metric syncs its states over the ranks
     return None
@@ -560,14 +596,16 @@ def _combined(
         metrics: set[str] = set()
         reducing: set[str] = set()
         collections: set[str] = set()
+        unfed: set[str] = set()
         if isinstance(cls, ast.ClassDef):
             metrics = _metric_attributes(other, cls)
             reducing = _metric_attributes(other, cls, _REDUCING_ON_CALL)
             collections = _updated_collections(cls)
+            unfed = _unfed_metrics(cls)
         torchmetrics = other.imports_any(frozenset({"torchmetrics"}))
         for body in [func, *_self_calls(cls, func)]:
             # validation_step returning self.test_step(batch, split="val") scores there
-            found = _combines(body, torchmetrics, metrics, reducing, collections)
+            found = _combines(body, torchmetrics, metrics, reducing, collections, unfed)
             if found is not None and not scope_deduplicates(body):
                 return other, found
     return None
