@@ -406,7 +406,7 @@ def _wrapped_samplers(mod: Module, loader: ast.Call) -> Iterator[ast.Call]:
                 if not needs_set_epoch(mod, sampler) or context_of(mod, sampler) == "eval":
                     continue
                 if name is not None and any(
-                    (given := argument(c, "sampler")) is not None and dotted(given) == name
+                    (own := argument(c, "sampler")) is not None and dotted(own) == name
                     for c in mod.calls
                     if tail(c) in LOADERS
                 ):
