@@ -556,6 +556,14 @@ ROUND_SIXTY_FOUR_AFTER = [
     "good_lightning_best_metric_never_fed.py",
     "bad_lightning_best_metric_fed_the_epoch.py",
 ]
+#: Splits drawn in every process of a Lightning trainer that takes several devices (pre-65th).
+ROUND_SIXTY_FIVE_BEFORE = [
+    "bad_lightning_bare_trainer_split_in_script.py",
+    "good_lightning_one_device_split_in_script.py",
+    "good_lightning_data_parallel_split_in_script.py",
+    "bad_lightning_ddp_strategy_split_in_script.py",
+    "good_lightning_gpus_bound_to_one_split.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -642,6 +650,7 @@ ROUND_THIRTEEN = [
         "sixty_one_after",
         "sixty_three_after",
         "sixty_four_after",
+        "sixty_five_before",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -709,6 +718,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_one_after": ROUND_SIXTY_ONE_AFTER,
         "sixty_three_after": ROUND_SIXTY_THREE_AFTER,
         "sixty_four_after": ROUND_SIXTY_FOUR_AFTER,
+        "sixty_five_before": ROUND_SIXTY_FIVE_BEFORE,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])
@@ -745,3 +755,38 @@ def test_a_padded_repeat_is_the_last_index_of_its_ranks_share(
             continue  # a share that fills whole batches keeps its last index
         read = [i for share in shares for i in share[: len(share) // batch * batch]]
         assert len(read) == len(set(read)), (batch, read)  # drop_last=True: no repeat read
+
+
+def test_a_trainer_naming_no_devices_reruns_the_script_on_every_device() -> None:
+    """What FS110's Lightning route rests on, read off the installed Lightning.
+
+    A ``Trainer`` that names no devices takes ``devices="auto"`` (every
+    visible GPU: ``CUDAAccelerator.auto_device_count``), and a trainer on
+    several devices runs DDP through the launcher that starts the script
+    again in each process, so a split the script draws is drawn once per
+    rank. (Several CPU devices stand in for GPUs here.)
+    """
+    import inspect
+
+    lightning = pytest.importorskip("lightning")
+    from lightning.pytorch.accelerators import CUDAAccelerator
+    from lightning.pytorch.strategies import DDPStrategy
+    from lightning.pytorch.strategies.launchers.subprocess_script import (
+        _SubprocessScriptLauncher,
+    )
+
+    defaults = inspect.signature(lightning.Trainer.__init__).parameters
+    assert defaults["devices"].default == "auto"
+    assert defaults["accelerator"].default == "auto"
+    import torch
+
+    assert CUDAAccelerator.auto_device_count() == torch.cuda.device_count()
+    trainer = lightning.Trainer(
+        accelerator="cpu",
+        devices=2,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+    )
+    assert isinstance(trainer.strategy, DDPStrategy)
+    assert isinstance(trainer.strategy.launcher, _SubprocessScriptLauncher)

@@ -29,12 +29,16 @@ from collections.abc import Iterator
 
 from .broken_imports import imports_a_missing_module
 from .flow import distributed_script, flow_of
+from .lightning_eval import lightning_ranks
+from .lightning_launch import lightning_runs_on_every_rank
 from .names import Module, argument, dotted, is_constant, mentions_rank, source_position, tail
 from .options import UNKNOWN, shipped_default
 from .project import Project, importers
 
 __all__ = [
+    "drawn_once_per_node",
     "generator_family",
+    "ranks_run",
     "hand_splits",
     "run_by_unseeded_ranks",
     "seeded_before",
@@ -335,9 +339,8 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
     two complementary slices of it.
     """
     project: Project | None = mod.cache.get("project")
-    here = distributed_script(mod)
     for draw in mod.calls:
-        if _permutation(mod, draw) is None:
+        if _permutation(mod, draw) is None or drawn_once_per_node(mod, draw):
             continue
         func = mod.function_of(draw) or mod.tree
         if _per_item(mod, func):
@@ -348,27 +351,61 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
         family = generator_family(mod, draw)
         if subset is None or seeded_before(mod, draw, family=family):
             continue
-        if here:
+        if ranks_run(mod, mod, draw):
             yield subset, draw
             continue
         runners = _hook_owners(mod, project, func) or [
-            m for m in importers(mod) if distributed_script(m)
+            m for m in importers(mod) if ranks_run(m, mod, draw)
         ]
         if runners and not any(_seeded_anywhere(r, family) for r in runners):
             yield subset, draw
 
 
-def run_by_unseeded_ranks(mod: Module, family: str | None = None) -> bool:
+def ranks_run(runner: Module, owner: Module, node: ast.AST) -> bool:
+    """Every process of ``runner``'s distributed run executes ``node`` of ``owner``.
+
+    ``runner`` is a distributed script (see ``flow.distributed_script``), or
+    a script whose Lightning ``Trainer`` may take several devices where
+    Lightning runs ``node`` in each process (see ``lightning_launch``).
+    """
+    return distributed_script(runner) or lightning_runs_on_every_rank(runner, owner, node)
+
+
+def drawn_once_per_node(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a class's ``prepare_data``: Lightning runs it in one process per node.
+
+    A split drawn there (and written to disk for ``setup`` to read) is the
+    same for every rank of a machine; ``setup`` runs in every process.
+    """
+    func = mod.function_of(node)
+    return (
+        isinstance(func, ast.FunctionDef)
+        and func.name == "prepare_data"
+        and isinstance(mod.parents.get(func), ast.ClassDef)
+    )
+
+
+def run_by_unseeded_ranks(
+    mod: Module, family: str | None = None, node: ast.AST | None = None
+) -> bool:
     """``mod`` is a helper that distributed scripts of the tree import, none seeding alike.
 
     traj_token's ``data_loader.py`` splits with ``random_split`` in a builder
     its distributed finetuning scripts call: every rank runs the split, and no
     seed (``family``'s generator, or any where ``None``) is set in those
-    scripts or before the split in the helper.
+    scripts or before the split in the helper. With ``node``, the importers
+    must run that line in every process (a Lightning trainer that spawns
+    runs a data module's ``setup`` in each, not the helpers its script
+    calls); without it, any line of ``mod``.
     """
-    if distributed_script(mod):
+    if distributed_script(mod) or lightning_ranks(mod):
         return False
+    # a script that stops at an import of its own tree runs nothing (ScoreVAE's train_ddp)
     runners = [
-        m for m in importers(mod) if distributed_script(m) and not imports_a_missing_module(m)
-    ]  # a script that stops at an import of its own tree runs nothing (ScoreVAE's train_ddp)
+        m
+        for m in importers(mod)
+        if (distributed_script(m) or lightning_ranks(m))
+        and (node is None or ranks_run(m, mod, node))
+        and not imports_a_missing_module(m)
+    ]
     return bool(runners) and not any(_seeded_anywhere(r, family) for r in runners)

@@ -31,6 +31,7 @@ from .flow import LOADERS, Function, bound_argument, defaults_of, spread_entry
 from .lightning_hooks import (
     LIGHTNING,
     lightning_modules,
+    lightning_pin,
     lineage_of,
     never_run,
     paired_models,
@@ -50,6 +51,7 @@ __all__ = [
     "constructed_padded_evaluations",
     "inherited_padded_evaluations",
     "lightning_padded_evaluations",
+    "lightning_ranks",
     "combined_by_lightning",
 ]
 
@@ -274,7 +276,6 @@ def _tests_run(mod: Module) -> bool:
     alone: it combines nothing with ranks that have left (and rank 0's share
     of a padded sampler holds no repeat).
     """
-    project = mod.cache.get("project")
     modules = tree_modules(mod)
     for other in modules:
         for call in other.calls:
@@ -287,8 +288,7 @@ def _tests_run(mod: Module) -> bool:
             if not _one_device(other, call):
                 return True
     if any(tail(c) == "LightningCLI" for other in modules for c in other.calls):
-        pins = project.pins if project is not None else {}
-        pinned = pins.get("pytorch-lightning") or pins.get("lightning")
+        pinned = lightning_pin(mod)
         return pinned is None or pinned >= _CLI_SUBCOMMANDS
     return False
 
@@ -347,17 +347,127 @@ def _one_device_everywhere(mod: Module) -> bool:
     trainers = [(o, c) for o in tree_modules(mod) for c in o.calls if tail(c) == "Trainer"]
     if not trainers or any(tail(c) == "LightningCLI" for o in tree_modules(mod) for c in o.calls):
         return False
-    return all(
-        _single(argument(c, "devices") or argument(c, "gpus"))
-        or _single(_module_constant(other, argument(c, "devices") or argument(c, "gpus")))
-        or _cpu_when_no_gpu(other, c)
-        or _single_strategy(other, c)
-        or _one_by_default(other, argument(c, "devices") or argument(c, "gpus"))
-        or _cpu_by_default(c)
-        or _configs_of_one(other, c)
-        or _config_entries_of_one(other, c)
-        for other, c in trainers
+    return all(_one_device_trainer(other, c) for other, c in trainers)
+
+
+def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
+    """The ``Trainer(...)`` call ``trainer`` of ``mod`` runs one device on every shipped run."""
+    count = argument(trainer, "devices") or argument(trainer, "gpus")
+    return (
+        _single(count)
+        or _single(_module_constant(mod, count))
+        or _cpu_when_no_gpu(mod, trainer)
+        or _single_strategy(mod, trainer)
+        or _one_by_default(mod, count)
+        or _bound_to_one(mod, trainer, count)
+        or _cpu_by_default(trainer)
+        or _configs_of_one(mod, trainer)
+        or _config_entries_of_one(mod, trainer)
     )
+
+
+def _values_bound(scope: ast.AST, name: str) -> list[ast.expr]:
+    """What ``name`` is bound to in ``scope``: each branch of a conditional, each unpacked part.
+
+    ``num_workers, num_gpus = (4, 1) if cuda else (0, 0)`` binds ``num_gpus``
+    to ``1`` and ``0``. A binding this cannot read (a call, a loop target)
+    gives the binding's whole value, which no caller takes for a constant.
+    """
+    found: list[ast.expr] = []
+
+    def parts(target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            if target.id == name:
+                found.append(value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            if isinstance(value, ast.IfExp):
+                parts(target, value.body)
+                parts(target, value.orelse)
+            elif isinstance(value, ast.Tuple | ast.List) and len(value.elts) == len(target.elts):
+                for element, part in zip(target.elts, value.elts, strict=True):
+                    parts(element, part)
+            elif any(isinstance(e, ast.Name) and e.id == name for e in ast.walk(target)):
+                found.append(value)
+
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(node.value, ast.IfExp) and isinstance(target, ast.Name):
+                    parts(target, node.value.body)
+                    parts(target, node.value.orelse)
+                else:
+                    parts(target, node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            parts(node.target, node.value)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.NamedExpr) and any(
+            isinstance(e, ast.Name) and e.id == name for e in ast.walk(node.target)
+        ):
+            found.append(node.target)  # rebound in a way not read here
+    return found
+
+
+def _bound_to_one(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool:
+    """``gpus=num_gpus`` where the trainer's function binds ``num_gpus`` only to 0 or 1.
+
+    read_by_spelling_impl's ``num_workers, num_gpus = (4, 1) if
+    torch.cuda.is_available() else (0, 0)``: one GPU or the CPU, one
+    process either way.
+    """
+    if not isinstance(count, ast.Name):
+        return False
+    scope = mod.function_of(trainer) or mod.tree
+    values = _values_bound(scope, count.id)
+    return bool(values) and all(
+        _single(v) or is_constant(v, 0) or is_constant(v, 1) for v in values
+    )
+
+
+#: The first Lightning release whose bare ``Trainer()`` takes every visible device.
+_AUTO_DEVICES = (2, 0)
+
+
+def _cpu_before_auto(mod: Module, trainer: ast.Call) -> bool:
+    """A bare ``Trainer()`` of a tree pinned below Lightning 2.0: one CPU process.
+
+    Before 2.0 a trainer naming no accelerator and no device count ran on
+    the CPU (``gpus=None``); since 2.0 it takes every visible device.
+    """
+    pinned = lightning_pin(mod)
+    return (
+        pinned is not None
+        and pinned < _AUTO_DEVICES
+        and not trainer.args
+        and not any(
+            k.arg in (*_COUNTS, "accelerator", "strategy") or k.arg is None
+            for k in trainer.keywords
+        )
+    )
+
+
+def lightning_ranks(mod: Module) -> bool:
+    """``mod`` builds a Lightning ``Trainer`` that may start several processes.
+
+    Motion-prediction's ``pl.Trainer(devices="auto", accelerator="auto")``
+    and cv-instance-segmentation's bare ``Trainer()``: on a host with several
+    GPUs, Lightning 2.x runs DDP on all of them and its launcher runs the
+    script again in each process, so whatever the script (or a data module's
+    ``setup``) draws, every rank draws for itself. A trainer built for one
+    device (see :func:`_one_device_trainer`) or a bare one of a tree pinned
+    below 2.0 (one CPU process) starts none; so does a module that names
+    only another framework's ``Trainer``.
+    """
+    cached = mod.cache.get("lightning_ranks")
+    if isinstance(cached, bool):
+        return cached
+    found = any(
+        tail(c) == "Trainer"
+        and (mod.qualified(c.func) or "").split(".")[0] in LIGHTNING
+        and not _one_device_trainer(mod, c)
+        and not _cpu_before_auto(mod, c)
+        for c in mod.calls
+    )
+    mod.cache["lightning_ranks"] = found
+    return found
 
 
 _COUNTS = ("devices", "gpus", "num_processes", "tpu_cores", "num_nodes")
@@ -536,11 +646,18 @@ def _one_by_default(mod: Module, count: ast.AST | None) -> bool:
 
 
 def _single_strategy(mod: Module, trainer: ast.Call) -> bool:
-    """``strategy=SingleDeviceStrategy(...)`` (or a name bound to one): one process, no sampler.
+    """``strategy=SingleDeviceStrategy(...)`` (or a name bound to one), or ``"dp"``: one process.
 
     Geoformer-NMR's ``strategy = SingleDeviceStrategy(device=device)`` handed to
-    its ``Trainer``.
+    its ``Trainer``; DataParallel (``strategy="dp"``, ``accelerator="dp"`` or
+    ``distributed_backend="dp"`` before 1.5) splits each batch over the
+    devices of one process, with no sampler.
     """
+    if any(
+        is_constant(argument(trainer, key), "dp")
+        for key in ("strategy", "accelerator", "distributed_backend")
+    ):
+        return True
     strategy = argument(trainer, "strategy")
     if isinstance(strategy, ast.Constant):
         return strategy.value == "single_device"

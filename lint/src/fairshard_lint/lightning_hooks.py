@@ -25,6 +25,7 @@ from .names import Module, argument, bound_calls, dotted, is_constant, tail
 __all__ = [
     "LIGHTNING",
     "lightning_modules",
+    "lightning_pin",
     "lightning_shards",
     "lineage_of",
     "never_run",
@@ -50,6 +51,12 @@ def trainer_method(call: ast.Call) -> str | None:
     if not isinstance(call.func, ast.Attribute):
         return None
     return call.func.attr if "trainer" in (dotted(call.func.value) or "").lower() else None
+
+
+def lightning_pin(mod: Module) -> tuple[int, ...] | None:
+    """The highest Lightning release the tree's requirements allow (``None``: read as current)."""
+    pins: dict[str, tuple[int, ...]] = getattr(mod.cache.get("project"), "pins", None) or {}
+    return pins.get("pytorch-lightning") or pins.get("lightning")
 
 
 def tree_modules(mod: Module) -> list[Module]:

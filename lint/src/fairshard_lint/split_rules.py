@@ -33,7 +33,14 @@ from .flow import (
     is_local_world,
     parameters,
 )
-from .hand_splits import hand_splits, run_by_unseeded_ranks, seeded_before, unset_option
+from .hand_splits import (
+    drawn_once_per_node,
+    hand_splits,
+    ranks_run,
+    run_by_unseeded_ranks,
+    seeded_before,
+    unset_option,
+)
 from .known_samplers import known_padding, known_padding_loader
 from .launch_counts import launch_texts_name
 from .lightning_eval import (
@@ -42,6 +49,7 @@ from .lightning_eval import (
     drops_the_padded_tail,
     inherited_padded_evaluations,
     lightning_padded_evaluations,
+    lightning_ranks,
 )
 from .lightning_hooks import tree_modules
 from .machines import pinned_to_one_machine
@@ -470,7 +478,9 @@ def evaluation_script(mod: Module) -> bool:
     "unseeded-split",
     "random_split, SubsetRandomSampler, train_test_split (datasets, scikit-learn) or a split "
     "by hand (randperm sliced into a Subset) without a seeded generator in code every rank "
-    "runs: each rank draws its own split "
+    "runs (also a data module's setup, or the script itself where Lightning's launcher "
+    "reruns it, under a Lightning Trainer that takes several devices, as a Trainer naming "
+    "no devices does since 2.0): each rank draws its own split "
     "(train and validation overlap across ranks) or its own order of the whole subset "
     "(no sharding at all)",
     "split once with a fixed seed (fairshard.split(n, sizes, seed=...) or "
@@ -495,20 +505,28 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     # an accelerate script run on several processes draws its splits in every process
     # too; accelerate syncs a prepared sampler's generator, not a split's
     accelerate = not distributed and accelerate_launched(mod)
+    # so does a script whose Lightning trainer takes several devices, where Lightning
+    # runs the split in each process (its launcher reruns the script, or a hook)
+    lightning = not distributed and not accelerate and lightning_ranks(mod)
     # a helper module whose split the distributed scripts that import it run on every rank
     helper = (
         not distributed
         and not accelerate
+        and not lightning
         and any(run_by_unseeded_ranks(mod, family) for family in _SPLIT_FAMILIES.values())
     )
-    if not distributed and not accelerate and not helper:
+    if not distributed and not accelerate and not lightning and not helper:
         return
     for call in mod.calls:
         name = tail(call)
-        if (accelerate or helper) and name not in _SPLIT_FAMILIES:
+        if (accelerate or lightning or helper) and name not in _SPLIT_FAMILIES:
             continue
-        if helper and not run_by_unseeded_ranks(mod, _SPLIT_FAMILIES[name]):
-            continue  # the scripts seed the generator this split draws from
+        if drawn_once_per_node(mod, call):
+            continue
+        if lightning and not ranks_run(mod, mod, call):
+            continue  # drawn once, before Lightning spawns its processes
+        if helper and not run_by_unseeded_ranks(mod, _SPLIT_FAMILIES[name], call):
+            continue  # the scripts seed the generator this split draws from, or spawn
         generator = argument(call, "generator")
         if generator is not None and not is_constant(generator, None):
             continue
