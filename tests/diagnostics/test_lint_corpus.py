@@ -563,6 +563,8 @@ ROUND_SIXTY_FIVE_BEFORE = [
     "good_lightning_data_parallel_split_in_script.py",
     "bad_lightning_ddp_strategy_split_in_script.py",
     "good_lightning_gpus_bound_to_one_split.py",
+    "good_lightning_split_in_branch_not_taken.py",
+    "bad_lightning_split_in_branch_taken.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

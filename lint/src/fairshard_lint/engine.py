@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
-from .flow import never_entered
+from .flow import branch_not_taken, never_entered
 from .hand_splits import hand_splits
 from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
@@ -314,6 +314,7 @@ def lint_source(
                 unreached_in_script(module, node)
                 or in_unused_class(module, node)
                 or never_entered(module, node)
+                or branch_not_taken(module, node)
                 or after_exit(module, node)
             ):
                 continue  # a function of a script that its own entry never runs, a dead class

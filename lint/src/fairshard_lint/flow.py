@@ -48,6 +48,7 @@ __all__ = [
     "Flow",
     "bound_argument",
     "bound_once",
+    "branch_not_taken",
     "dead_branch",
     "defaults_of",
     "distributed_script",
@@ -984,6 +985,69 @@ def dead_branch(mod: Module, node: ast.AST, off: frozenset[str]) -> bool:
 _EPOCH_MANAGERS = frozenset({"prepare", "prepare_data_loader", "setup_dataloaders"})
 #: opacus's calls that replace the loader they are handed (with Poisson sampling).
 _POISSON_SETUP = frozenset({"make_private", "make_private_with_epsilon"})
+
+
+def _known_value(test: ast.expr, constants: dict[str, ast.Constant]) -> object:
+    """What ``test`` evaluates to given the module's constants; :data:`_UNKNOWN` if unread."""
+    if isinstance(test, ast.Constant):
+        return test.value
+    if isinstance(test, ast.Name):
+        return constants[test.id].value if test.id in constants else _UNKNOWN
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        value = _known_value(test.operand, constants)
+        return _UNKNOWN if value is _UNKNOWN else not value
+    if isinstance(test, ast.Tuple | ast.List | ast.Set):
+        values = [_known_value(e, constants) for e in test.elts]
+        return _UNKNOWN if any(v is _UNKNOWN for v in values) else tuple(values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left = _known_value(test.left, constants)
+        right = _known_value(test.comparators[0], constants)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return _UNKNOWN
+        op = test.ops[0]
+        if isinstance(op, ast.Eq | ast.NotEq):
+            return (left == right) == isinstance(op, ast.Eq)
+        if isinstance(op, ast.In | ast.NotIn) and isinstance(right, tuple):
+            return (left in right) == isinstance(op, ast.In)
+    return _UNKNOWN
+
+
+#: A test :func:`_known_value` cannot evaluate.
+_UNKNOWN = object()
+
+
+def branch_not_taken(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a branch that the module's own constants rule out.
+
+    TipNet's ``data_type = "mixed"`` then ``if data_type == "simulated":``:
+    a module-level name bound once, to a constant, compared with another
+    constant; the body runs only when the test holds and the ``else`` (or
+    ``elif``) only when it fails. Tests of names bound more than once, of
+    options, of calls are not read.
+    """
+    if not any(isinstance(a, ast.If) for a in mod.ancestors(node)):
+        return False
+    constants = mod.cache.get("branch_constants")
+    if not isinstance(constants, dict):
+        constants = {
+            **module_constants(mod, str),
+            **module_constants(mod, int),
+            **module_constants(mod, bool),
+        }
+        mod.cache["branch_constants"] = constants
+    if not constants:
+        return False
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.If):
+            value = _known_value(ancestor.test, constants)
+            if value is not _UNKNOWN:
+                if child in ancestor.body and not value:
+                    return True
+                if child in ancestor.orelse and value:
+                    return True
+        child = ancestor
+    return False
 
 
 def never_entered(mod: Module, node: ast.AST) -> bool:
