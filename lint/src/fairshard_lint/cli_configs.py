@@ -99,11 +99,15 @@ def read_trainer_devices(folder: Path) -> list[str]:
     try:
         configs = list(tree_files(folder, _CONFIGS))
         launches = list(tree_texts(folder, _LAUNCH_TEXTS))
+        chosen = _chosen_trainer_files(configs, launches)
         for path, text in configs:
             if path.parent.name == "trainer":
-                found.append(_group_devices(text))
+                if chosen is None or path.stem in chosen:
+                    found.append(_group_devices(text) or _inherited_devices(text, configs))
                 continue
             value = _trainer_devices(text)
+            if value == "" and chosen is not None and _DEFAULTS_CHOICE.search(text):
+                continue  # the trainer group file this config chooses sets the devices
             if value is not None:
                 found += _interpolated(value, configs, launches)
         for text in launches:
@@ -111,6 +115,50 @@ def read_trainer_devices(folder: Path) -> list[str]:
     except TooManyFiles:
         pass  # the configs read so far
     return found
+
+
+#: A defaults-list entry choosing a ``trainer`` group file: ``- trainer: gpu``,
+#: ``- override /trainer: ddp``.
+_DEFAULTS_CHOICE = re.compile(r"^\s*-\s*(?:override\s+)?/?trainer\s*:\s*(?P<file>[\w./-]+)", re.M)
+#: A launch line's choice of a ``trainer`` group file: ``trainer=ddp`` (not ``trainer.x=``).
+_LAUNCH_CHOICE = re.compile(r"(?<![\w.-])\+*trainer=(?P<file>[\w./-]+)")
+
+
+def _chosen_trainer_files(configs: list[tuple[Path, str]], launches: list[str]) -> set[str] | None:
+    """The ``trainer`` group files some shipped run chooses; ``None`` where no config chooses.
+
+    confident-learning's three primary configs list ``- trainer: gpu`` (one
+    device) and no launch line passes ``trainer=ddp``: its ``trainer/ddp.yaml``
+    (four devices) is a choice no shipped run makes. A tree whose configs
+    name no ``trainer`` choice in a defaults list is read as before (every
+    file of the group is a run's choice).
+    """
+    named = {
+        m.group("file").rsplit("/", 1)[-1].removesuffix(".yaml")
+        for _, text in configs
+        for m in _DEFAULTS_CHOICE.finditer(text)
+    }
+    if not named:
+        return None
+    for text in launches:
+        named |= {m.group("file").removesuffix(".yaml") for m in _LAUNCH_CHOICE.finditer(text)}
+    return named
+
+
+#: A group file's own defaults list naming a sibling it extends: ``defaults: - default``.
+_SIBLING_DEFAULT = re.compile(r"^defaults\s*:\s*\n(?:\s*-\s*(?P<file>[\w.-]+)\s*\n?)", re.M)
+
+
+def _inherited_devices(text: str, configs: list[tuple[Path, str]]) -> str:
+    """The devices a group file that sets none takes from the sibling its defaults list names."""
+    match = _SIBLING_DEFAULT.search(text)
+    if match is None:
+        return ""
+    sibling = match.group("file").removesuffix(".yaml")
+    for path, other in configs:
+        if path.parent.name == "trainer" and path.stem == sibling:
+            return _group_devices(other)
+    return ""
 
 
 #: An OmegaConf interpolation of another config group's key: ``${computer.devices}``.

@@ -1,0 +1,2 @@
+#!/bin/bash
+python train.py trainer.max_epochs=20
