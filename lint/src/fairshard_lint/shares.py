@@ -44,10 +44,12 @@ __all__ = ["combine_seen", "combining", "evaluation_combined_near"]
 
 #: Words of calls that combine values across ranks: torch.distributed's
 #: collectives, and wrappers (``reduce_tensor``, ``synchronize_between_processes``,
-#: ``accelerator.gather_for_metrics``, a torchmetrics ``compute``).
+#: ``accelerator.gather_for_metrics``, a torchmetrics ``compute``). A broadcast or a
+#: scatter hands one rank's value to the others and combines nothing: the machine
+#: translator's ``dist.broadcast(start_epoch_tensor, src=0)`` beside a loader handed to
+#: a trainer whose evaluation keeps each rank's loss apart.
 _COMBINE_WORDS = frozenset(
-    {"reduce", "allreduce", "gather", "allgather", "sync", "synchronize"}
-    | {"broadcast", "scatter", "alltoall"}
+    {"reduce", "allreduce", "gather", "allgather", "sync", "synchronize", "alltoall"}
 )
 #: Words of calls that convert a model's layers (``convert_sync_batchnorm``), not values.
 _MODEL_WORDS = frozenset({"batchnorm", "bn", "norm"})
