@@ -566,6 +566,11 @@ ROUND_SIXTY_FIVE_BEFORE = [
     "good_lightning_split_in_branch_not_taken.py",
     "bad_lightning_split_in_branch_taken.py",
 ]
+#: The sixty-fifth round's classes: a loader handed to a Lightning trainer's fit is sharded.
+ROUND_SIXTY_FIVE_AFTER = [
+    "good_lightning_fit_loader_under_torchrun.py",
+    "bad_lightning_fit_loader_replacement_off.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -653,6 +658,7 @@ ROUND_THIRTEEN = [
         "sixty_three_after",
         "sixty_four_after",
         "sixty_five_before",
+        "sixty_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -721,6 +727,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_three_after": ROUND_SIXTY_THREE_AFTER,
         "sixty_four_after": ROUND_SIXTY_FOUR_AFTER,
         "sixty_five_before": ROUND_SIXTY_FIVE_BEFORE,
+        "sixty_five_after": ROUND_SIXTY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

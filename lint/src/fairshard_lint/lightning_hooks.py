@@ -20,10 +20,12 @@ from __future__ import annotations
 import ast
 
 from .cli_configs import read_trainer_settings, read_trainer_values
+from .context import target_names
 from .names import Module, argument, bound_calls, dotted, is_constant, tail
 
 __all__ = [
     "LIGHTNING",
+    "handed_to_lightning",
     "lightning_modules",
     "lightning_pin",
     "lightning_shards",
@@ -347,6 +349,27 @@ def lightning_shards(mod: Module, call: ast.Call) -> bool:
     if not replacement_off(mod):
         return True
     return never_run(mod, owner)
+
+
+def handed_to_lightning(mod: Module, call: ast.Call) -> bool:
+    """The loader ``call`` builds goes to a Lightning trainer's ``fit`` (or ``validate``...).
+
+    GeoEdit's ``trainer.fit(model, train_loader)`` under ``accelerate launch``
+    (torchrun's variables, which Lightning reads): the Trainer puts a
+    ``DistributedSampler`` into the loader and sets its epoch, as it does for
+    a hook's loader, unless the tree turns the replacement off.
+    """
+    if not mod.imports_any(LIGHTNING) or replacement_off(mod):
+        return False
+    names = set(target_names(mod, call))
+    scope = mod.function_of(call)
+    for other in mod.calls:
+        if trainer_method(other) not in _RUNS | {"predict"} or mod.function_of(other) is not scope:
+            continue
+        handed = [*other.args, *(k.value for k in other.keywords)]
+        if any(arg is call or dotted(arg) in names for arg in handed):
+            return True
+    return False
 
 
 def never_run(mod: Module, owner: ast.ClassDef) -> bool:

@@ -24,7 +24,7 @@ from .flow import (
     shuffles,
     spread_entry,
 )
-from .lightning_hooks import lightning_shards
+from .lightning_hooks import handed_to_lightning, lightning_shards
 from .names import (
     Module,
     argument,
@@ -290,8 +290,8 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # a buffer this rank filled (its rollouts): its own data, not a share
         if framework_shards(mod, call):
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
-        if lightning_shards(mod, call):
-            continue  # a Lightning hook's loader: the Trainer puts in a distributed sampler
+        if lightning_shards(mod, call) or handed_to_lightning(mod, call):
+            continue  # a Lightning hook's loader (or one handed to fit): the Trainer shards it
         found.append((call, from_config))
         if by_hand and not shuffles(flow, call) and not from_config:
             hand.add(id(call))
