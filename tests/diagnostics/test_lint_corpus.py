@@ -571,6 +571,11 @@ ROUND_SIXTY_FIVE_AFTER = [
     "good_lightning_fit_loader_under_torchrun.py",
     "bad_lightning_fit_loader_replacement_off.py",
 ]
+#: The sixty-sixth round's classes: a checkpoint writer handed the weights by keyword.
+ROUND_SIXTY_SIX_AFTER = [
+    "good_padded_eval_beside_checkpoint_writer.py",
+    "bad_padded_eval_results_saved_per_rank.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -659,6 +664,7 @@ ROUND_THIRTEEN = [
         "sixty_four_after",
         "sixty_five_before",
         "sixty_five_after",
+        "sixty_six_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -728,6 +734,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_four_after": ROUND_SIXTY_FOUR_AFTER,
         "sixty_five_before": ROUND_SIXTY_FIVE_BEFORE,
         "sixty_five_after": ROUND_SIXTY_FIVE_AFTER,
+        "sixty_six_after": ROUND_SIXTY_SIX_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -268,7 +268,26 @@ def _result_write(call: ast.Call) -> bool:
         return False  # torch.save({"model": model.state_dict(), "epoch": epoch}, path)
     if isinstance(saved, ast.Name | ast.Attribute):
         return not set(name_words(dotted(saved) or "")) & _WEIGHT_WORDS  # torch.save(model, path)
-    return True
+    return not _saves_weights_by_keyword(call)
+
+
+#: Keyword words of a checkpoint writer's arguments (``module=``, ``optimizer=``).
+_CHECKPOINT_KEYWORDS = _WEIGHT_WORDS | {"module", "state", "dict", "scheduler", "schedule"}
+
+
+def _saves_weights_by_keyword(call: ast.Call) -> bool:
+    """``saver.save(module=module.model, optimizer=optimizer, epoch=epoch)``: a checkpoint.
+
+    Retro-CHELSY's own checkpoint writer, called with the model and its
+    optimizer by keyword in every rank: weights, not a per-rank result for a
+    merge. A keyword naming the weights (or handed a name that does) says so.
+    """
+    return any(
+        set(name_words(k.arg)) & _CHECKPOINT_KEYWORDS
+        and set(name_words(dotted(k.value) or "")) & _CHECKPOINT_KEYWORDS
+        for k in call.keywords
+        if k.arg is not None
+    )
 
 
 def _results_combined(mod: Module, call: ast.Call) -> bool:
