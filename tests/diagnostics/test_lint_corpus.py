@@ -571,10 +571,13 @@ ROUND_SIXTY_FIVE_AFTER = [
     "good_lightning_fit_loader_under_torchrun.py",
     "bad_lightning_fit_loader_replacement_off.py",
 ]
-#: The sixty-sixth round's classes: a checkpoint writer handed the weights by keyword.
+#: The sixty-sixth round's classes: a checkpoint writer handed the weights by keyword; a
+#: loader handed to a method of an object of the file's own class.
 ROUND_SIXTY_SIX_AFTER = [
     "good_padded_eval_beside_checkpoint_writer.py",
     "bad_padded_eval_results_saved_per_rank.py",
+    "bad_trainer_method_iterates_handed_loader.py",
+    "good_trainer_method_sets_handed_loader_epoch.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

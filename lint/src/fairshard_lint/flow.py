@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from .names import (
     Module,
     argument,
+    calls_bound_to,
     dotted,
     env_key,
     is_config_lookup,
@@ -674,11 +675,42 @@ class Flow:
         """
         for call in self.mod.calls:
             funcs = self.mod.functions.get(tail(call), [])
-            if not funcs or not isinstance(call.func, ast.Name):
+            if not funcs:
                 continue
+            if not isinstance(call.func, ast.Name):
+                funcs = self._instance_methods(call, funcs)
             for func in funcs:
                 for param in carried_parameters(self, call, func):
                     self.param_carriers.setdefault(id(func), set()).add(param)
+
+    def _instance_methods(self, call: ast.Call, funcs: list[Function]) -> list[Function]:
+        """The methods ``call`` runs on an object of one of the file's classes.
+
+        ASTRA's ``trainer = Trainer(model, ...)`` then ``trainer.search(train_data,
+        epochs, ...)``: the method of ``Trainer`` named ``search`` (``self`` left out
+        of its parameters). ``self.search(...)`` runs the method of the caller's own
+        class. A receiver bound to anything but a class of the file runs no method
+        here.
+        """
+        if not isinstance(call.func, ast.Attribute):
+            return []
+        receiver = dotted(call.func.value)
+        if receiver is None:
+            return []
+        if receiver == "self":
+            here = self.mod.function_of(call)
+            owner = self.mod.parents.get(here) if here is not None else None
+            classes = {owner.name} if isinstance(owner, ast.ClassDef) else set()
+        else:
+            scope = self.mod.function_of(call) or self.mod.tree
+            classes = {tail(built) for built in calls_bound_to(scope, receiver)}
+        return [
+            func
+            for func in funcs
+            if isinstance(owner := self.mod.parents.get(func), ast.ClassDef)
+            and owner.name in classes
+            and not any(dotted(d) == "staticmethod" for d in func.decorator_list)
+        ]
 
     def _reads_rank(self, names: list[str], value: ast.expr, refs: set[str]) -> bool:
         """``value``, bound to ``names``, reads a name or dict entry that holds a rank.
