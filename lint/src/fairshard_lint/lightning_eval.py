@@ -42,7 +42,7 @@ from .lightning_hooks import (
 )
 from .names import Module, argument, calls_bound_to, config_entry, dotted, is_constant, tail
 from .options import UNKNOWN, shipped_default
-from .project import Project, unreached_by_callers
+from .project import Project, importers, unreached_by_callers
 from .reach import after_exit
 from .shares import rank_zero_only
 
@@ -248,15 +248,17 @@ def _scoring_hooks(mod: Module, stage: str) -> Iterator[tuple[Module, ast.Functi
 def _one_device(mod: Module, call: ast.Call) -> bool:
     """The trainer ``call`` runs on was built in the same function for one device.
 
-    ``trainer = Trainer(gpus=1)`` (or ``devices=1``, ``devices=[0]``): one
-    process, whatever the strategy; Lightning puts in no sampler.
+    ``trainer = Trainer(gpus=1)`` (or ``devices=1``, ``devices=[0]``, or any
+    count :func:`_one_device_trainer` reads as one: ``devices=args.gpus`` whose
+    option every shipped run leaves at 1): one process, whatever the strategy;
+    Lightning puts in no sampler.
     """
     receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
     scope = mod.function_of(call) or mod.tree
     built = [c for c in calls_bound_to(scope, receiver) if tail(c) == "Trainer"]
     if not built:
         return False
-    return all(_single(argument(t, "devices") or argument(t, "gpus")) for t in built)
+    return all(_one_device_trainer(mod, t) for t in built)
 
 
 #: The first Lightning release whose ``LightningCLI`` runs subcommands (``test`` among them).
@@ -360,6 +362,7 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _single_strategy(mod, trainer)
         or _one_by_default(mod, count)
         or _bound_to_one(mod, trainer, count)
+        or _dict_entries_of_one(mod, count)
         or _cpu_by_default(trainer)
         or _configs_of_one(mod, trainer)
         or _config_entries_of_one(mod, trainer)
@@ -420,6 +423,74 @@ def _bound_to_one(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool
     return bool(values) and all(
         _single(v) or is_constant(v, 0) or is_constant(v, 1) for v in values
     )
+
+
+def _dict_entries_of_one(mod: Module, count: ast.AST | None) -> bool:
+    """``devices=cfg["devices"]`` where every dict of the file that sets the key sets one.
+
+    Multimodal-Emotion-Recognition's ``train_prebuilt.py``: ``DEFAULTS =
+    {"devices": 1, ...}``, ``--devices`` defaulting to ``DEFAULTS["devices"]``
+    and given on no shipped line, and ``cfg = {"devices": args.devices, ...}``;
+    its ``train_ablation_kaggle.py`` sets ``"devices": 1`` in each of its
+    dicts. A value the file writes into the key elsewhere
+    (``cfg["devices"] = n``) must be one device too.
+    """
+    if not (
+        isinstance(count, ast.Subscript)
+        and isinstance(count.slice, ast.Constant)
+        and isinstance(count.slice.value, str)
+    ):
+        return False
+    key = count.slice.value
+    values = [
+        value
+        for node in mod.nodes
+        if isinstance(node, ast.Dict)
+        for k, value in zip(node.keys, node.values, strict=True)
+        if isinstance(k, ast.Constant) and k.value == key
+    ]
+    values += [
+        node.value
+        for node in mod.nodes
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Subscript)
+        and isinstance(target.slice, ast.Constant)
+        and target.slice.value == key
+    ]
+    return bool(values) and all(_one_value(mod, v, key) for v in values)
+
+
+def _one_value(mod: Module, value: ast.expr, key: str, depth: int = 2) -> bool:
+    """``1``, ``[0]``, an option every shipped run leaves at one, or ``DEFAULTS[key]`` of one."""
+    if _single(value):
+        return True
+    if depth == 0:
+        return False
+    if isinstance(value, ast.Attribute):
+        default = shipped_default(mod, value.attr)
+        return default is not UNKNOWN and _one_value(mod, default, key, depth - 1)
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.value, ast.Name)
+        and isinstance(value.slice, ast.Constant)
+        and value.slice.value == key
+    ):
+        bound = [
+            stmt.value
+            for stmt in mod.tree.body
+            if isinstance(stmt, ast.Assign | ast.AnnAssign)
+            and isinstance(stmt.value, ast.Dict)
+            and any(
+                isinstance(t, ast.Name) and t.id == value.value.id
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            )
+        ]
+        return len(bound) == 1 and any(
+            isinstance(k, ast.Constant) and k.value == key and _single(v)
+            for k, v in zip(bound[0].keys, bound[0].values, strict=True)
+        )
+    return False
 
 
 #: The first Lightning release whose bare ``Trainer()`` takes every visible device.
@@ -996,8 +1067,8 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
             stage, handed = "validation", argument(call, "val_dataloaders", 2)
         else:
             continue
-        if handed is None:
-            continue
+        if handed is None or _one_device(mod, call):
+            continue  # MTL-peptide's trainer.fit on devices=args.gpus, --gpus 1 on every run
         scope = mod.function_of(call) or mod.tree
         for loader in _loaders_of(mod, scope, handed, call.lineno):
             if _plain(mod, loader):
@@ -1140,10 +1211,13 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     found += handed
     seen: set[int] = set()
     project = mod.cache.get("project")
+    own_trainers_single = _own_trainers_single(mod)
     for loader, stage, owner in found:
         if id(loader) in seen:
             continue  # a helper that builds both the validation and the test loader
         seen.add(id(loader))
+        if owner is not None and own_trainers_single:
+            continue  # a script's own class, run only by the script's one-device trainers
         if isinstance(project, Project) and unreached_by_callers(
             project, mod.cache["module_name"], loader
         ):
@@ -1160,6 +1234,24 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         if where is not None:
             other, node = where
             yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"
+
+
+def _own_trainers_single(mod: Module) -> bool:
+    """``mod`` is a script no module of the tree imports, and each trainer it builds is one device.
+
+    Multimodal-Emotion-Recognition's ``train_prebuilt.py`` defines its data
+    module and runs it on ``pl.Trainer(devices=cfg["devices"])``, one device on
+    every shipped run, while another script of the tree trains on two: a class
+    of a script that nothing imports is run by that script's trainers alone.
+    """
+    if importers(mod):
+        return False
+    trainers = [
+        c
+        for c in mod.calls
+        if tail(c) == "Trainer" and (mod.qualified(c.func) or "").split(".")[0] in LIGHTNING
+    ]
+    return bool(trainers) and all(_one_device_trainer(mod, c) for c in trainers)
 
 
 #: Data modules of other packages whose loader hooks build loaders with no sampler
