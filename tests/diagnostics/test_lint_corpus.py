@@ -579,6 +579,12 @@ ROUND_SIXTY_SIX_AFTER = [
     "bad_trainer_method_iterates_handed_loader.py",
     "good_trainer_method_sets_handed_loader_epoch.py",
 ]
+#: The sixty-seventh round's classes: accelerate fills nothing in a loader that drops its
+#: last batch; a helper named for its metric reads the evaluation loader its callers hand it.
+ROUND_SIXTY_SEVEN_AFTER = [
+    "good_accelerate_eval_loader_drops_last.py",
+    "bad_accelerate_helper_gathers_after_the_loop.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -668,6 +674,7 @@ ROUND_THIRTEEN = [
         "sixty_five_before",
         "sixty_five_after",
         "sixty_six_after",
+        "sixty_seven_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -738,6 +745,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_five_before": ROUND_SIXTY_FIVE_BEFORE,
         "sixty_five_after": ROUND_SIXTY_FIVE_AFTER,
         "sixty_six_after": ROUND_SIXTY_SIX_AFTER,
+        "sixty_seven_after": ROUND_SIXTY_SEVEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

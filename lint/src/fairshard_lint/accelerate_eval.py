@@ -20,7 +20,7 @@ import ast
 from collections.abc import Iterator
 
 from .dedup import scope_deduplicates
-from .flow import bound_argument, parameters
+from .flow import LOADERS, bound_argument, parameters
 from .lightning_hooks import lineage_of, tree_modules
 from .names import (
     Module,
@@ -152,6 +152,38 @@ def _handed_prepared(
         if given is not None and dotted(given) in prepared:
             return True
     return False
+
+
+def _handed_names(
+    mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef | None, param: str
+) -> set[str]:
+    """The names the file's calls of ``func`` hand to its parameter ``param``.
+
+    AASIST_SCALING's ``calculate_eer(eval_dataloader, model, accelerator)``:
+    the helper's ``dataloader`` is the evaluation loader by its callers' name.
+    """
+    if func is None or param not in parameters(func):
+        return set()
+    names: set[str] = set()
+    for call in mod.calls:
+        if tail(call) == func.name:
+            given = bound_argument(call, func, param)
+            if given is not None and (name := dotted(given)):
+                names.add(name)
+    return names
+
+
+def _drops_last(mod: Module, names: set[str]) -> bool:
+    """Every ``DataLoader`` the file binds to one of ``names`` has ``drop_last=True``.
+
+    accelerate's sharding copies the loader's ``drop_last`` and fills the last
+    batch with samples from the start only when it is false (TinyMU's
+    validation loader, ``drop_last=True``, prepared: no sample repeats).
+    """
+    built = [
+        call for name in names for call in calls_bound_to(mod.tree, name) if tail(call) in LOADERS
+    ]
+    return bool(built) and all(is_constant(argument(c, "drop_last"), True) for c in built)
 
 
 def _read(mod: Module, loop: ast.For | ast.AsyncFor) -> str | None:
@@ -343,8 +375,15 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue
         if loader not in prepared and not _handed_prepared(mod, func, loader, prepared):
             continue
-        if not (is_eval_name(loader) or (func is not None and is_eval_name(func.name))):
+        handed = _handed_names(mod, func, loader)
+        if not (
+            is_eval_name(loader)
+            or (func is not None and is_eval_name(func.name))
+            or (handed and all(is_eval_name(h) for h in handed))
+        ):
             continue
+        if _drops_last(mod, handed or {loader}):
+            continue  # accelerate drops the short last batch too: nothing is filled
         if _capped(mod, loop):
             continue  # stops after a set number of batches, before the filled last one
         # the evaluation: the loop and what follows it, in its block and in the blocks
