@@ -585,6 +585,14 @@ ROUND_SIXTY_SEVEN_AFTER = [
     "good_accelerate_eval_loader_drops_last.py",
     "bad_accelerate_helper_gathers_after_the_loop.py",
 ]
+#: The sixty-eighth round's classes: the trainer binding that holds where the test is
+#: called, and a config's trainer instantiated with its devices given beside it.
+ROUND_SIXTY_EIGHT_AFTER = [
+    "good_lightning_test_on_rebuilt_one_device_trainer.py",
+    "bad_lightning_test_before_the_one_device_trainer.py",
+    "good_lightning_test_on_instantiated_one_device_trainer.py",
+    "bad_lightning_test_on_instantiated_trainer.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -675,6 +683,7 @@ ROUND_THIRTEEN = [
         "sixty_five_after",
         "sixty_six_after",
         "sixty_seven_after",
+        "sixty_eight_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -746,6 +755,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_five_after": ROUND_SIXTY_FIVE_AFTER,
         "sixty_six_after": ROUND_SIXTY_SIX_AFTER,
         "sixty_seven_after": ROUND_SIXTY_SEVEN_AFTER,
+        "sixty_eight_after": ROUND_SIXTY_EIGHT_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

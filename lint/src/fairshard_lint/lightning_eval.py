@@ -255,10 +255,50 @@ def _one_device(mod: Module, call: ast.Call) -> bool:
     """
     receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
     scope = mod.function_of(call) or mod.tree
-    built = [c for c in calls_bound_to(scope, receiver) if tail(c) == "Trainer"]
+    built = _bindings_reaching(
+        mod, call, [c for c in calls_bound_to(scope, receiver) if _builds_a_trainer(c)]
+    )
     if not built:
         return False
     return all(_one_device_trainer(mod, t) for t in built)
+
+
+def _builds_a_trainer(call: ast.Call) -> bool:
+    """``Trainer(...)``, or Hydra's ``instantiate(cfg.trainer, devices=1, ...)``.
+
+    NoisyLabelDefectDetection's evaluation trainer is its config's trainer
+    instantiated with ``devices=1`` given beside it: the keyword decides.
+    """
+    if tail(call) == "Trainer":
+        return True
+    return (
+        tail(call) == "instantiate"
+        and bool(call.args)
+        and _names_the_trainer(call.args[0], by_name=True)
+    )
+
+
+def _bindings_reaching(mod: Module, call: ast.Call, built: list[ast.Call]) -> list[ast.Call]:
+    """The bindings of ``built`` that may hold at ``call``.
+
+    snn_dvs fits on ``trainer = pl.Trainer(devices="auto")``, then builds
+    ``trainer = pl.Trainer(devices=1)`` and tests on it: the last binding
+    before the call in a block around it holds there (with any binding
+    between it and the call, in a branch that may run); a binding after the
+    call does not reach it, nor an earlier one that a later one in a block
+    around the call replaces.
+    """
+    around = {id(a) for a in mod.ancestors(call)}
+    before = sorted(
+        (b for b in built if (b.lineno, b.col_offset) < (call.lineno, call.col_offset)),
+        key=lambda b: (b.lineno, b.col_offset),
+    )
+    last = None
+    for index, binding in enumerate(before):
+        statement = mod.parents.get(binding)
+        if statement is not None and id(mod.parents.get(statement)) in around:
+            last = index  # bound in a block that holds the call: it replaces what came before
+    return before if last is None else before[last:]
 
 
 #: The first Lightning release whose ``LightningCLI`` runs subcommands (``test`` among them).

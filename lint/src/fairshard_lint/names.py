@@ -545,14 +545,20 @@ def distributed_test(test: ast.expr) -> bool:
 
 
 def calls_bound_to(scope: ast.AST, name: str | None) -> list[ast.Call]:
-    """The calls ``scope`` assigns to ``name`` (``trainer = Trainer(...)``, ``model = Lit(x)``)."""
+    """The calls ``scope`` assigns to ``name`` (``trainer = Trainer(...)``, ``model = Lit(x)``).
+
+    An annotated binding counts alike (``eval_trainer: Trainer = instantiate(...)``).
+    """
     return [
         node.value
         for node in ast.walk(scope)
-        if isinstance(node, ast.Assign)
+        if isinstance(node, ast.Assign | ast.AnnAssign)
         and isinstance(node.value, ast.Call)
         and name is not None
-        and any(dotted(t) == name for t in node.targets)
+        and any(
+            dotted(t) == name
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
     ]
 
 
