@@ -106,8 +106,10 @@ def read_trainer_devices(folder: Path) -> list[str]:
                     found.append(_group_devices(text) or _inherited_devices(text, configs))
                 continue
             value = _trainer_devices(text)
-            if value == "" and chosen is not None and _DEFAULTS_CHOICE.search(text):
-                continue  # the trainer group file this config chooses sets the devices
+            if value == "" and chosen is not None:
+                # Hydra merges a trainer: block into the group file a run chooses (an
+                # experiment config's block too): one that sets no devices keeps its
+                continue
             if value is not None:
                 found += _interpolated(value, configs, launches)
         for text in launches:
