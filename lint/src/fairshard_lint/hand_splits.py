@@ -38,8 +38,8 @@ from .project import Project, importers
 __all__ = [
     "drawn_once_per_node",
     "generator_family",
-    "ranks_run",
     "hand_splits",
+    "ranks_run",
     "run_by_unseeded_ranks",
     "seeded_before",
     "unset_option",
@@ -371,6 +371,11 @@ def ranks_run(runner: Module, owner: Module, node: ast.AST) -> bool:
     return distributed_script(runner) or lightning_runs_on_every_rank(runner, owner, node)
 
 
+def _runs_ranks(mod: Module) -> bool:
+    """Some line of ``mod`` runs in several processes (a distributed or Lightning script)."""
+    return distributed_script(mod) or lightning_ranks(mod)
+
+
 def drawn_once_per_node(mod: Module, node: ast.AST) -> bool:
     """``node`` sits in a class's ``prepare_data``: Lightning runs it in one process per node.
 
@@ -398,14 +403,13 @@ def run_by_unseeded_ranks(
     runs a data module's ``setup`` in each, not the helpers its script
     calls); without it, any line of ``mod``.
     """
-    if distributed_script(mod) or lightning_ranks(mod):
+    if _runs_ranks(mod):
         return False
     # a script that stops at an import of its own tree runs nothing (ScoreVAE's train_ddp)
     runners = [
         m
         for m in importers(mod)
-        if (distributed_script(m) or lightning_ranks(m))
-        and (node is None or ranks_run(m, mod, node))
+        if (ranks_run(m, mod, node) if node is not None else _runs_ranks(m))
         and not imports_a_missing_module(m)
     ]
     return bool(runners) and not any(_seeded_anywhere(r, family) for r in runners)
