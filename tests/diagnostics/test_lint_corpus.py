@@ -593,6 +593,12 @@ ROUND_SIXTY_EIGHT_AFTER = [
     "good_lightning_test_on_instantiated_one_device_trainer.py",
     "bad_lightning_test_on_instantiated_trainer.py",
 ]
+#: The sixty-ninth round's classes: an evaluation over a padded DistributedSampler that
+#: breaks off after a set number of batches never reads the repeats.
+ROUND_SIXTY_NINE_AFTER = [
+    "good_padded_eval_capped_at_a_batch_count.py",
+    "bad_padded_eval_cap_left_unset.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -684,6 +690,7 @@ ROUND_THIRTEEN = [
         "sixty_six_after",
         "sixty_seven_after",
         "sixty_eight_after",
+        "sixty_nine_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -756,6 +763,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_six_after": ROUND_SIXTY_SIX_AFTER,
         "sixty_seven_after": ROUND_SIXTY_SEVEN_AFTER,
         "sixty_eight_after": ROUND_SIXTY_EIGHT_AFTER,
+        "sixty_nine_after": ROUND_SIXTY_NINE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])
@@ -792,6 +800,30 @@ def test_a_padded_repeat_is_the_last_index_of_its_ranks_share(
             continue  # a share that fills whole batches keeps its last index
         read = [i for share in shares for i in share[: len(share) // batch * batch]]
         assert len(read) == len(set(read)), (batch, read)  # drop_last=True: no repeat read
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize(("size", "world"), [(10, 4), (13, 8), (1001, 3), (7, 2)])
+def test_a_capped_read_of_a_padded_share_holds_no_repeat(
+    size: int, world: int, shuffle: bool
+) -> None:
+    """What FS109's capped-evaluation exemption rests on, read off PyTorch's own sampler.
+
+    The repeats are the last index of some ranks' shares, so an evaluation
+    that breaks off before the last batch of every share (a cap on the batch
+    index, below the share's length) reads each sample at most once.
+    """
+    from torch.utils.data import DistributedSampler
+
+    shares = [
+        list(DistributedSampler(range(size), num_replicas=world, rank=r, shuffle=shuffle))
+        for r in range(world)
+    ]
+    for batch in (1, 2, 3):
+        batches = (len(shares[0]) - 1) // batch  # whole batches before each share's last index
+        read = [i for share in shares for i in share[: batches * batch]]
+        assert len(read) == len(set(read)), (batch, read)
+    assert sum(len(s) for s in shares) > size or size % world == 0  # the padding is there
 
 
 def test_a_trainer_naming_no_devices_reruns_the_script_on_every_device() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .capped_loops import capped
 from .dedup import scope_deduplicates
 from .flow import LOADERS, bound_argument, parameters
 from .lightning_hooks import lineage_of, tree_modules
@@ -32,7 +33,6 @@ from .names import (
     is_train_name,
     tail,
 )
-from .options import shipped_default
 
 __all__ = ["unfilled_gathers"]
 
@@ -317,46 +317,6 @@ def _synced_metric(mod: Module, func: ast.AST | None, call: ast.Call, loop: ast.
     return updated
 
 
-def _capped(mod: Module, loop: ast.For | ast.AsyncFor) -> bool:
-    """The evaluation breaks off after a set number of batches (``if step == args.eval_iter:``).
-
-    accelerate fills only the last batch of a rank's share, so a loop over
-    ``enumerate(loader)`` that ``break``s once its index reaches a bound
-    reads the fill only where the set is shorter than the bound: LoCoCo's
-    ``--eval_iter 20`` over thousands of validation blocks. A bound that is
-    an option every shipped run leaves at ``None`` (the test guarded by
-    ``args.eval_iter is not None``) caps nothing.
-    """
-    if not (
-        isinstance(loop.iter, ast.Call)
-        and tail(loop.iter) == "enumerate"
-        and isinstance(loop.target, ast.Tuple)
-        and loop.target.elts
-        and isinstance(loop.target.elts[0], ast.Name)
-    ):
-        return False
-    index = loop.target.elts[0].id
-    for node in ast.walk(loop):
-        if not (isinstance(node, ast.If) and any(isinstance(b, ast.Break) for b in node.body)):
-            continue
-        for compare in ast.walk(node.test):
-            if not (
-                isinstance(compare, ast.Compare)
-                and isinstance(compare.left, ast.Name)
-                and compare.left.id == index
-                and len(compare.ops) == 1
-                and isinstance(compare.ops[0], ast.Eq | ast.GtE | ast.Gt)
-            ):
-                continue
-            bound = compare.comparators[0]
-            if isinstance(bound, ast.Attribute) and is_constant(
-                shipped_default(mod, bound.attr), None
-            ):
-                continue  # an option no shipped run sets: no cap
-            return True
-    return False
-
-
 def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Combining calls of an evaluation over a prepared loader that keep accelerate's fill."""
     trainers = _trainer_prepared(mod)
@@ -384,7 +344,7 @@ def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue
         if _drops_last(mod, handed or {loader}):
             continue  # accelerate drops the short last batch too: nothing is filled
-        if _capped(mod, loop):
+        if capped(mod, loop):
             continue  # stops after a set number of batches, before the filled last one
         # the evaluation: the loop and what follows it, in its block and in the blocks
         # around it up to its function (where results are combined and scored)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from .accelerate_eval import unfilled_gathers
 from .branches import spawning_parent
+from .capped_loops import every_read_capped
 from .consumers import carrying_names
 from .context import (
     context_of,
@@ -228,6 +229,8 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         loaders = loaders_over(mod, call)
         if loaders and all(drops_the_padded_tail(mod, loader) for loader in loaders):
             continue  # the repeats fall in each rank's dropped last batch
+        if every_read_capped(mod, call):
+            continue  # every reading stops after a set number of batches, before the repeats
         reported.add(id(mod.function_of(call)))
         name = tail(call)
         yield (
