@@ -717,7 +717,14 @@ def _config_entry_of_one(mod: Module, count: ast.AST) -> bool:
     fact = "entry " + ".".join(keys)  # read once per tree: the configs, and the code's writes
     if fact not in project.config_values:
         written = _written_in_the_tree(project, keys)
-        project.config_values[fact] = ["?"] if written else read_config_entry(project.root, keys)
+        if written:
+            project.config_values[fact] = ["?"]
+        elif len(keys) == 2 and keys[0] == "trainer" and keys[1] in ("devices", "gpus"):
+            # cfg.trainer.devices: the trainer config's own count, a Hydra trainer group
+            # file's (SeismoNN's configs/trainer/default.yaml) or a trainer: block's
+            project.config_values[fact] = list(project.trainer_devices)
+        else:
+            project.config_values[fact] = read_config_entry(project.root, keys)
     values = list(project.config_values[fact])
     if default is not None and isinstance(default, ast.Constant):
         values = [str(default.value) if v == "" else v for v in values]

@@ -187,16 +187,29 @@ def _get_key(node: ast.AST) -> str | None:
     return None
 
 
+#: Built-in conversions a configuration value is read through (``int(cfg.trainer.devices)``).
+_CONVERSIONS = frozenset({"int", "bool", "str", "float"})
+
+
 def config_entry(node: ast.AST | None) -> tuple[tuple[str, ...], ast.expr | None] | None:
     """The key path a configuration lookup reads, and the default its ``.get`` gives.
 
     ``config["training"].get("devices", 1)`` is ``(("training", "devices"), 1)``,
     ``cfg.trainer.gpus`` is ``(("trainer", "gpus"), None)``: the keys under the
-    root name (and under ``self.<holder>`` for ``self.config[...]``). ``None``
-    for anything else (a call, a non-constant key).
+    root name (and under ``self.<holder>`` for ``self.config[...]``), through
+    a built-in conversion (SeismoNN's ``devices=int(config.trainer.devices)``).
+    ``None`` for anything else (a call, a non-constant key).
     """
     if node is None:
         return None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _CONVERSIONS
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        node = node.args[0]  # int(config.trainer.devices) reads the same entry
     default: ast.expr | None = None
     keys: list[str] = []
     got = _get_key(node)
