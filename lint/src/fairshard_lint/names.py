@@ -14,6 +14,7 @@ from .newer_syntax import NEEDS_FALLBACK, without_type_parameters
 
 __all__ = [
     "fails_to_bind",
+    "misses_an_argument",
     "Module",
     "argument",
     "calls",
@@ -609,12 +610,43 @@ def is_main_guard(test: ast.expr) -> bool:
     )
 
 
-def fails_to_bind(call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def misses_an_argument(
+    call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef, bound_self: bool = False
+) -> bool:
+    """``call`` binds nothing to a parameter of ``func`` that has no default: ``TypeError``.
+
+    ConFit's ``Mutation_Set(data=..., fname=..., tokenizer=...)`` for ``def
+    __init__(self, wt_path, data, fname, tokenizer, sep_len=1024)``: no
+    ``wt_path``. ``bound_self``: the first parameter is the instance (a
+    constructor's or a method's). Calls that unpack (``*a``, ``**kw``) may
+    bind: ``False``.
+    """
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return False
+    args = func.args
+    positional = [*args.posonlyargs, *args.args][1 if bound_self else 0 :]
+    required = positional[: len(positional) - len(args.defaults)] if args.defaults else positional
+    given = {k.arg for k in call.keywords}
+    if any(a.arg not in given for a in required[len(call.args) :]):
+        return True
+    return any(
+        default is None and a.arg not in given
+        for a, default in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    )
+
+
+def fails_to_bind(
+    call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef, bound_self: bool = False
+) -> bool:
     """``call`` cannot bind to ``func``'s parameters: Python raises ``TypeError``.
 
-    A keyword ``func`` does not take (and no ``**kwargs``), or more positional
-    arguments than it has (and no ``*args``). Calls that unpack (``*a``,
-    ``**kw``) may bind: ``False``.
+    A keyword ``func`` does not take (and no ``**kwargs``), a keyword for a
+    parameter a positional argument already fills, or more positional
+    arguments than it has (and no ``*args``; ``bound_self``: the first
+    parameter is the instance). Calls that unpack (``*a``, ``**kw``) may
+    bind: ``False``.
     """
     if any(isinstance(a, ast.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords
@@ -624,4 +656,8 @@ def fails_to_bind(call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef) 
     names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     if args.kwarg is None and any(k.arg not in names for k in call.keywords):
         return True
-    return args.vararg is None and len(call.args) > len(args.posonlyargs) + len(args.args)
+    positional = [*args.posonlyargs, *args.args][1 if bound_self else 0 :]
+    filled = {a.arg for a in positional[: len(call.args)]}
+    if any(k.arg in filled for k in call.keywords):
+        return True  # given by position and by keyword: "multiple values"
+    return args.vararg is None and len(call.args) > len(positional)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from .names import Module, dotted, is_main_guard
+from .names import Module, dotted, fails_to_bind, is_main_guard, misses_an_argument
 from .project import importers
 
 __all__ = ["after_exit", "unreached_in_script"]
@@ -54,17 +54,82 @@ def _reached(mod: Module) -> set[str] | None:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 defined.setdefault(stmt.name, []).append(stmt)
         reached: set[str] = set()
-        frontier = set().union(*(_names_in(stmt) for stmt in top)) if top else set()
+        live = _until_a_failing_call(mod, top)
+        frontier = set().union(*(_names_in(stmt) for stmt in live)) if live else set()
         while frontier:
             name = frontier.pop()
             if name in reached or name not in defined:
                 continue
             reached.add(name)
             for definition in defined[name]:
-                frontier |= _names_in(definition) - reached
+                frontier |= _live_names_in(mod, definition) - reached
         result = reached
     mod.cache["script_reached"] = result
     return result
+
+
+def _until_a_failing_call(mod: Module, block: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of ``block`` up to and with the first that fails to call (see below)."""
+    for index, stmt in enumerate(block):
+        if _fails_to_call(mod, stmt):
+            return block[: index + 1]
+    return block
+
+
+def _live_names_in(mod: Module, definition: ast.AST) -> set[str]:
+    """Names a definition reads, its function body cut after a statement that fails to call."""
+    if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
+        return _names_in(definition)
+    body = _until_a_failing_call(mod, definition.body)
+    if len(body) == len(definition.body):
+        return _names_in(definition)
+    out = set().union(*(_names_in(d) for d in definition.decorator_list))
+    out |= _names_in(definition.args)
+    return out.union(*(_names_in(stmt) for stmt in body))
+
+
+def _fails_to_call(mod: Module, stmt: ast.stmt) -> bool:
+    """``stmt`` calls a function or class of the tree with arguments it cannot bind.
+
+    ConFit's ``train.py`` builds ``Mutation_Set(data=..., fname=...,
+    tokenizer=...)``, whose ``__init__`` requires ``wt_path`` too;
+    rs_foundation_model's ``Trainer(net=model)`` leaves out its required
+    ``config``: Python raises ``TypeError`` there on every run, and nothing
+    after it runs. Read only where it is sure: a plain statement whose value
+    is the call, a module-level function or class of the linted tree named
+    by the call, no decorator on either (``@hydra.main`` changes what a call
+    binds to), a class that defines ``__init__`` itself, with no ``__new__``
+    and no metaclass.
+    """
+    if not isinstance(stmt, ast.Assign | ast.AnnAssign | ast.Expr) or not isinstance(
+        stmt.value, ast.Call
+    ):
+        return False
+    call = stmt.value
+    project = mod.cache.get("project")
+    if project is None:
+        return False
+    where = project.resolve(mod.cache["module_name"], call)
+    if where is None:
+        return False
+    owner = project.modules[where[0]]
+    funcs = [f for f in owner.functions.get(where[1], []) if owner.parents.get(f) is owner.tree]
+    classes = [c for c in owner.classes.get(where[1], []) if owner.parents.get(c) is owner.tree]
+    if len(funcs) + len(classes) != 1:
+        return False
+    bound_self = bool(classes)
+    if classes:
+        cls = classes[0]
+        own = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+        init = own.get("__init__")
+        if cls.decorator_list or cls.keywords or init is None or "__new__" in own:
+            return False
+        func = init
+    else:
+        func = funcs[0]
+    if func.decorator_list:
+        return False
+    return fails_to_bind(call, func, bound_self) or misses_an_argument(call, func, bound_self)
 
 
 def unreached_in_script(mod: Module, node: ast.AST) -> bool:
@@ -104,7 +169,8 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
     ``test``: nothing after the exit runs, in that block or below it. So
     does a statement of a function's body that reads a local before any
     assignment to it (an ``UnboundLocalError`` every call raises: see
-    :func:`_fails_unbound`).
+    :func:`_fails_unbound`), and a call of the tree's own function or class
+    that cannot bind its arguments (a ``TypeError``: see :func:`_fails_to_call`).
     """
     if _after_unbound_read(mod, node):
         return True
@@ -115,7 +181,10 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
             if (
                 isinstance(block, list)
                 and child in block
-                and any(_ends_the_process(s) for s in block[: block.index(child)])
+                and any(
+                    _ends_the_process(s) or _fails_to_call(mod, s)
+                    for s in block[: block.index(child)]
+                )
             ):
                 return True
         if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
