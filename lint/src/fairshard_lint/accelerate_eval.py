@@ -33,6 +33,7 @@ from .names import (
     is_train_name,
     tail,
 )
+from .reach import after_exit
 
 __all__ = ["unfilled_gathers"]
 
@@ -174,16 +175,74 @@ def _handed_names(
 
 
 def _drops_last(mod: Module, names: set[str]) -> bool:
-    """Every ``DataLoader`` the file binds to one of ``names`` has ``drop_last=True``.
+    """Every ``DataLoader`` bound to one of ``names`` has ``drop_last=True``.
 
     accelerate's sharding copies the loader's ``drop_last`` and fills the last
     batch with samples from the start only when it is false (TinyMU's
-    validation loader, ``drop_last=True``, prepared: no sample repeats).
+    validation loader, ``drop_last=True``, prepared: no sample repeats). The
+    loaders the file binds, and those the tree's calls hand in where a name
+    is bound to a parameter (see :func:`_handed_in`).
     """
     built = [
         call for name in names for call in calls_bound_to(mod.tree, name) if tail(call) in LOADERS
     ]
+    handed = _handed_in(mod, names)
+    if handed is None:
+        return False
+    built += handed
     return bool(built) and all(is_constant(argument(c, "drop_last"), True) for c in built)
+
+
+def _pairs(target: ast.expr, value: ast.expr) -> list[tuple[str, str]]:
+    """``(bound name, plain name)`` pairs of an assignment: ``a = b``, ``a, c = b, d``."""
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+        if len(target.elts) != len(value.elts):
+            return []
+        return [p for t, v in zip(target.elts, value.elts, strict=True) for p in _pairs(t, v)]
+    name = dotted(target)
+    return [(name, value.id)] if name and isinstance(value, ast.Name) else []
+
+
+def _handed_in(mod: Module, names: set[str]) -> list[ast.Call] | None:
+    """The loaders the tree's calls hand to a parameter that one of ``names`` is bound to.
+
+    rs_foundation_model's ``train_model(self, epoch, train_loader,
+    vali_loader=None, ...)`` keeps ``self.vali_loader = vali_loader`` (or in a
+    tuple assignment), and its one shipped caller, in another module, builds
+    ``vali_loader = DataLoader(..., drop_last=True)``. Every call of the
+    function by name in the tree that may run (not after a call that fails:
+    see ``reach.after_exit``) is read; ``None`` where one hands in something
+    other than a loader its function builds (unknown).
+    """
+    params: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] = []
+    for node in mod.nodes:
+        if not isinstance(node, ast.Assign):
+            continue
+        func = mod.function_of(node)
+        if func is None:
+            continue
+        for target in node.targets:
+            for name, value in _pairs(target, node.value):
+                if name in names and value in parameters(func):
+                    params.append((func, value))
+    found: list[ast.Call] = []
+    for func, param in params:
+        for other in tree_modules(mod):
+            for call in other.calls:
+                if tail(call) != func.name or after_exit(other, call):
+                    continue
+                given = bound_argument(call, func, param)
+                if given is None or is_constant(given, None):
+                    continue  # no loader: the parameter's default
+                if isinstance(given, ast.Call) and tail(given) in LOADERS:
+                    found.append(given)
+                    continue
+                scope = other.function_of(call) or other.tree
+                loaders = [c for c in calls_bound_to(scope, dotted(given)) if tail(c) in LOADERS]
+                if not loaders:
+                    return None
+                found += loaders
+    return found
 
 
 def _read(mod: Module, loop: ast.For | ast.AsyncFor) -> str | None:
