@@ -370,14 +370,39 @@ _CLASSES = re.compile(r"^\s*class (\w+)\b", re.M)
 _ITERATES = re.compile(r"^\s*def __(?:next|iter)__\(", re.M)
 
 
-def _called_beside_samplers(modules: Iterable[Module]) -> set[str]:
-    """Names called by modules that build a ``DistributedSampler`` (rule FS109 reads them)."""
-    return {
+def _called_beside_samplers(modules: Iterable[Module], builders: set[str]) -> set[str]:
+    """Names called by modules that build a ``DistributedSampler`` (rule FS109 reads them).
+
+    And the names of calls handed a loader that a builder of the tree returned:
+    Discrete-Markov-Bridge's ``main_ddp.py`` gets its padded evaluation loader
+    from ``get_dataloaders`` and hands it to ``diffBridge.evaluate``, defined
+    in a module that names no loader.
+    """
+    called = {
         tail(call)
         for module in modules
         if "DistributedSampler" in module.identifiers
         for call in module.calls
-    } - {""}
+    }
+    for module in modules:
+        if builders.isdisjoint(module.identifiers):
+            continue
+        built = {
+            name
+            for node in module.nodes
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and tail(node.value) in builders
+            for target in node.targets
+            for element in ast.walk(target)
+            if (name := dotted(element) if isinstance(element, ast.Name) else None)
+        }
+        called |= {
+            tail(call)
+            for call in module.calls
+            if any(dotted(a) in built for a in [*call.args, *(k.value for k in call.keywords)])
+        }
+    return called - {""}
 
 
 def _sampler_classes(modules: Iterable[Module]) -> set[str]:
@@ -453,7 +478,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
         else:
             later.append((file, source))
     builders = {name for module in parsed.values() for name in _builders(module)}
-    called = _called_beside_samplers(parsed.values())
+    called = _called_beside_samplers(parsed.values(), builders)
     samplers = _sampler_classes(parsed.values())
     if (builders or called or samplers) and later:
         needles = [f"{name}(" for name in sorted(builders)]

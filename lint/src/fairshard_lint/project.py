@@ -624,12 +624,25 @@ class Project:
         return cached
 
     def _method(self, owner: tuple[str, str], method: str) -> tuple[str, str] | None:
-        """``(module, method)`` where class ``owner`` defines ``method`` itself."""
+        """``(module, method)`` where class ``owner`` defines ``method`` itself.
+
+        A function imported into the class body is a method too
+        (Discrete-Markov-Bridge's ``class DiscreteBridge:`` holds ``from
+        .evaluate import evaluate``, a ``def evaluate(self, eval_dataLoader,
+        ...)`` of another module): it is followed to where it is defined.
+        """
         module = self.modules[owner[0]]
         for cls in module.classes.get(owner[1], []):
             for item in cls.body:
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == method:
                     return owner[0], method
+            for item in cls.body:
+                if isinstance(item, ast.ImportFrom) and any(
+                    (alias.asname or alias.name) == method for alias in item.names
+                ):
+                    target = self.imports(owner[0]).get(method)
+                    where, _, name = (target or "").rpartition(".")
+                    return self._defined(where, name) if where else None
         return None
 
     def _defined(self, owner: str, function: str, depth: int = 3) -> tuple[str, str] | None:
