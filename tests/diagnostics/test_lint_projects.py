@@ -1142,6 +1142,25 @@ def test_a_comment_ending_in_a_backslash_continues_nothing(tmp_path: Path) -> No
         ("#SBATCH --ntasks=4\nsrun python train.py", False),
         ("#SBATCH --ntasks-per-node=4\nsrun python train.py", False),
         ("srun python train.py", False),  # the task count is not in the text
+        ("#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\nsrun python train.py", True),
+        ("#SBATCH --ntasks-per-node=1\nsrun python train.py", True),  # one node by default
+        ("#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\nsrun python train.py", False),
+        ("#SBATCH -N 2\n#SBATCH --ntasks-per-node=1\nsrun python train.py", False),
+        ("#SBATCH --ntasks-per-node=1\nsrun --nodes=2 python train.py", False),
+        # srun starts a launcher, one per task, and the launcher starts the processes
+        (
+            "#SBATCH --nodes=1\n#SBATCH --ntasks=1\nsrun torchrun --nproc_per_node=4 train.py",
+            False,
+        ),
+        (
+            "#SBATCH --nodes=1\n#SBATCH --ntasks=1\n"
+            "srun torchrun_jsc --nnodes=1 --nproc_per_node=${GPUS} train.py",
+            False,
+        ),
+        (
+            "#SBATCH --nodes=1\n#SBATCH --ntasks=1\nsrun torchrun --nproc_per_node=1 train.py",
+            True,  # the launcher's own count: one
+        ),
     ],
 )
 def test_srun_in_a_batch_script_of_one_task_is_one_process(

@@ -88,7 +88,7 @@ def read_launch_counts(folder: Path) -> list[int] | None:
 
 #: A launch line: a launcher that starts the processes of a distributed run.
 _LAUNCH = re.compile(
-    r"(?:\btorchrun\b|torch[./]distributed[./](?:launch|run)\b|\baccelerate\s+launch\b"
+    r"(?:\btorchrun(?:_\w+)?\b|torch[./]distributed[./](?:launch|run)\b|\baccelerate\s+launch\b"
     r"|\bdeepspeed\b(?!\.)|\bsrun\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b)"
 )
 #: Launchers whose hosts come from a host list the text does not show.
@@ -255,6 +255,8 @@ _SBATCH_TASKS = re.compile(
     r"^#SBATCH[ \t]+(?:--ntasks(?:-per-node)?[ \t]*=?[ \t]*|-n[ \t]*)(?P<value>\S+)", re.M
 )
 _SRUN = re.compile(r"\bsrun\b")
+_SBATCH_NODES = re.compile(r"^#SBATCH[ \t]+(?:--nodes[ \t]*=?[ \t]*|-N[ \t]*)(?P<value>\S+)", re.M)
+_SRUN_NODES = re.compile(r"(?:--nodes|-N)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)")
 _SRUN_TASKS = re.compile(r"(?:--ntasks(?:-per-node)?|-n)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)")
 
 
@@ -265,15 +267,29 @@ def _one_slurm_task(line: str, text: str) -> bool:
     ``srun python train.py trainer.gpus=3``: ``srun`` starts the job's one
     task, and Lightning, which reads its world from ``SLURM_NTASKS``, runs one
     process. Every task count the script or the line names must be 1, and
-    there must be one.
+    there must be one; a count per node holds for one node only
+    (RiverMamba's ``--nodes=4`` and ``--ntasks-per-node=1`` start four), and
+    a launcher that ``srun`` starts (``srun torchrun --nproc_per_node=...``)
+    starts the processes itself.
     """
     srun = _SRUN.search(line)
     if srun is None:
         return False
     head = line[srun.end() :]
     script = _RUNS.search(head)
-    own = [m.group("value") for m in _SRUN_TASKS.finditer(head[: script.start() if script else 0])]
-    counts = own or [m.group("value") for m in _SBATCH_TASKS.finditer(text)]
+    if script is not None and _LAUNCH.match(head, script.start()):
+        return False  # srun starts a launcher (torchrun): it starts the processes, per task
+    options = head[: script.start() if script else 0]
+    own = list(_SRUN_TASKS.finditer(options))
+    found = own or list(_SBATCH_TASKS.finditer(text))
+    if any("--ntasks-per-node" in m.group(0) for m in found):
+        # one task on each node: as many as the job's nodes (RiverMamba's --nodes=4)
+        nodes = [m.group("value") for m in _SRUN_NODES.finditer(options)] or [
+            m.group("value") for m in _SBATCH_NODES.finditer(text)
+        ]
+        if any(n.strip("\"'") != "1" for n in nodes):
+            return False
+    counts = [m.group("value") for m in found]
     return bool(counts) and all(c.strip("\"'") == "1" for c in counts)
 
 
