@@ -599,6 +599,12 @@ ROUND_SIXTY_NINE_AFTER = [
     "good_padded_eval_capped_at_a_batch_count.py",
     "bad_padded_eval_cap_left_unset.py",
 ]
+#: The seventieth round's classes: records kept first by a key they carry, merged after the
+#: test loop; a sampler's name bound again to another sampler later in the script.
+ROUND_SEVENTY_AFTER = [
+    "good_padded_eval_records_deduplicated_by_name.py",
+    "bad_padded_eval_sampler_name_reused_by_a_deduplicated_pass.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -691,6 +697,7 @@ ROUND_THIRTEEN = [
         "sixty_seven_after",
         "sixty_eight_after",
         "sixty_nine_after",
+        "seventy_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -764,6 +771,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_seven_after": ROUND_SIXTY_SEVEN_AFTER,
         "sixty_eight_after": ROUND_SIXTY_EIGHT_AFTER,
         "sixty_nine_after": ROUND_SIXTY_NINE_AFTER,
+        "seventy_after": ROUND_SEVENTY_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

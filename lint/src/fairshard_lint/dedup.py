@@ -17,7 +17,9 @@ repeated, so the padding does no harm there. The forms read here:
 - results kept in a dict keyed by a value of the batch (a file name), gathered
   with ``all_gather_object`` and merged with ``update``;
 - the number of repeats worked out to be taken off (``len(dataset) %
-  world_size`` in the function that scores).
+  world_size`` in the function that scores);
+- records kept first by a key they carry (``d.setdefault(r["name"], r)`` in
+  a loop over the records).
 
 Where each form counts is said by :func:`deduplicates`.
 """
@@ -28,6 +30,7 @@ import ast
 from collections.abc import Callable
 
 from .consumers import block_of, carrying_names, consumer_sites, defs_of
+from .context import rebound_later
 from .names import Module, dotted, name_words, tail
 from .rank_cuts import FILLING
 
@@ -355,10 +358,35 @@ def _counts_the_padding(scope: ast.AST) -> bool:
     )
 
 
+def _first_per_key(scope: ast.AST) -> bool:
+    """A loop over records keeps the first of each key they carry: ``d.setdefault(r["name"], r)``.
+
+    Viscnet's ``dedupe_records_by_name``: the records gathered from every rank,
+    each with its video's file name, go into a dict by that name, a repeat
+    leaving the first in place.
+    """
+    for loop in ast.walk(scope):
+        if not (isinstance(loop, ast.For | ast.AsyncFor) and isinstance(loop.target, ast.Name)):
+            continue
+        record = loop.target.id
+        for call in (n for n in ast.walk(loop) if isinstance(n, ast.Call)):
+            if (
+                tail(call) == "setdefault"
+                and len(call.args) == 2
+                and isinstance(call.args[1], ast.Name)
+                and call.args[1].id == record
+                and isinstance(call.args[0], ast.Subscript | ast.Attribute)
+                and dotted(call.args[0].value) == record
+            ):
+                return True
+    return False
+
+
 def scope_deduplicates(scope: ast.AST) -> bool:
     """One of the forms of this module's docstring, in ``scope`` itself."""
     return (
         _counts_the_padding(scope)
+        or _first_per_key(scope)
         or _unique_by_id(scope)
         or _keyed_by_id(scope)
         or _skips_seen(scope)
@@ -414,6 +442,58 @@ def deduplicates_at(mod: Module, site: ast.Call) -> bool:
     )
 
 
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _after_the_loop(mod: Module, site: ast.AST) -> list[ast.stmt]:
+    """The loop that reads at ``site``, and what follows it before the next loop or its scope ends.
+
+    What a pass does with its results comes right after its loop (Viscnet's
+    ``records_all = dedupe_records_by_name(gather_records_via_files(records_local,
+    ...))`` after its test loop, at module level): the statements after the
+    loop in its block, then after the block's own statement in the block
+    around it, up to the function (or module), stopping at the next loop (a
+    later pass's merge is that pass's) and at a loop around this one (the
+    epoch loop: what follows it is not this pass's).
+    """
+    loop: ast.AST | None = site if isinstance(site, _LOOPS) else None
+    if loop is None:
+        loop = next((a for a in mod.ancestors(site) if isinstance(a, _LOOPS)), None)
+    if loop is None:
+        return []
+    out: list[ast.stmt] = [loop]  # type: ignore[list-item]
+    child: ast.AST = loop
+    for ancestor in mod.ancestors(loop):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            break
+        for part in ("body", "orelse", "finalbody"):
+            block = getattr(ancestor, part, None)
+            if not (isinstance(block, list) and child in block):
+                continue
+            for stmt in block[block.index(child) + 1 :]:
+                if any(isinstance(n, _LOOPS) for n in ast.walk(stmt)):
+                    return out
+                out.append(stmt)
+        if isinstance(ancestor, _LOOPS):
+            break
+        child = ancestor
+    return out
+
+
+def _after_a_rebinding(mod: Module, sampler: ast.Call, site: ast.AST) -> bool:
+    """``site`` follows a statement that binds the sampler's name to another sampler.
+
+    Viscnet's script builds ``test_sampler`` (and ``test_dl`` on it) for its
+    validation, then binds ``test_sampler`` again for its final test: the
+    test loop, and the merge after it, read the second sampler, not the first.
+    """
+    scope = mod.function_of(sampler)
+    if mod.function_of(site) is not scope:
+        return False
+    here = (getattr(site, "lineno", 0), getattr(site, "col_offset", 0))
+    return any((call.lineno, call.col_offset) < here for call in rebound_later(mod, sampler))
+
+
 def _top_statement(mod: Module, node: ast.AST) -> ast.AST:
     """The statement of the module's body that holds ``node`` (a script's epoch loop)."""
     chain = [node, *mod.ancestors(node)]
@@ -425,8 +505,9 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
 
     A known evaluator or ``unique`` by id anywhere in the file counts for the
     whole file. The other forms count where the sampler's loader goes: in
-    the function that iterates it, in a function it is handed to (up to two
-    calls below), or in a call beside that hand-over in the same block
+    the function that iterates it (or a function it calls, up to two calls
+    below), in a function it is handed to (up to two calls below), or in a
+    call beside that hand-over in the same block
     (``final_test(data_loader_test, ...)`` then ``merge(output_dir, num_tasks)``).
     A loader that goes nowhere the file shows is judged by the whole file.
 
@@ -443,7 +524,11 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
     """
     if whole_file and _file_deduplicates(mod):
         return True
-    sites = consumer_sites(mod, carrying_names(mod, sampler))
+    sites = [
+        site
+        for site in consumer_sites(mod, carrying_names(mod, sampler))
+        if not _after_a_rebinding(mod, sampler, site)
+    ]
     if not sites:
         return whole_file and any(
             scope_deduplicates(f) for f in _functions(mod) if not _builds_data(f)
@@ -455,6 +540,12 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
             return True  # the function that iterates the loader keeps results by id
         if iterates and func is None and scope_deduplicates(_top_statement(mod, site)):
             return True  # a script's loop at module level: the statement that holds it
+        if iterates and any(
+            isinstance(c, ast.Call) and _calls_deduplicating(mod, c)
+            for stmt in _after_the_loop(mod, site)
+            for c in ast.walk(stmt)
+        ):
+            return True  # a helper called on the loop's results keeps one per key (Viscnet's)
         beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]
         if any(isinstance(c, ast.Call) and _calls_deduplicating(mod, c) for c in beside):
             return True
