@@ -22,6 +22,7 @@ from .flow import (
     bound_only_to,
     defaults_of,
     flow_of,
+    is_distributed_sampler,
     needs_set_epoch,
     parameters,
 )
@@ -70,7 +71,7 @@ def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | Non
     passed += [k.value for k in call.keywords if k.arg and carries(k.value)]
     if not passed:
         return None
-    for func in flow.mod.functions.get(name, []):
+    for func in flow.mod.functions.get(name, []) or _tree_functions(flow.mod, call):
         params = parameters(func)
         used = _iterated_parameters(func)
         for position, arg in enumerate(call.args):
@@ -82,6 +83,30 @@ def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | Non
     if name not in flow.mod.functions and _TRAIN_WORDS & set(name_words(name)):
         return f"{dotted(passed[0]) or ast.unparse(passed[0])} (through {name}())"
     return None
+
+
+def _tree_functions(mod: Module, call: ast.Call) -> list[Function]:
+    """The module-level function of another module of the tree that ``call`` (by name) calls.
+
+    U-EGformer's ``fsdp_train.py`` imports ``dsttrain`` from ``trainer.py``,
+    whose ``for iteration, imgs in enumerate(train_loader)`` reads the loader
+    it is handed: the call iterates it, whatever its name says. A generator
+    function (dl4cv-project's ``infiniteloop``) iterates nothing when called:
+    its loop runs as its items are taken, read where it stands.
+    """
+    project = mod.cache.get("project")
+    if project is None or not isinstance(call.func, ast.Name):
+        return []
+    where = project.resolve(mod.cache["module_name"], call)
+    if where is None or where[0] == mod.cache["module_name"]:
+        return []
+    owner = project.modules[where[0]]
+    return [
+        f
+        for f in owner.functions.get(where[1], [])
+        if owner.parents.get(f) is owner.tree
+        and not any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(f))
+    ]
 
 
 def _member_call(call: ast.Call) -> bool:
@@ -245,6 +270,8 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             continue  # `for _ in loader: break`: a pass begun only to advance the sampler
         if _sets_by_its_name(flow, site):
             continue  # MCLOS's model.train(...): the tree's Trainer.train sets the epoch
+        if _in_the_undistributed_arm(flow.mod, loop):
+            continue  # U-EGformer's single-GPU branch: the sampler there is None
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
         if (
             _sets_this_epoch(flow, loop, site, body_calls, setters)
@@ -259,6 +286,57 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
             seen.add(loop)
             found.append((loop, what))
     return sorted(found, key=lambda pair: (pair[0].lineno, pair[0].col_offset))
+
+
+def _in_the_undistributed_arm(mod: Module, loop: ast.AST) -> bool:
+    """``loop`` runs only where a test that every distributed sampler is built under failed.
+
+    U-EGformer builds ``sampler_tr = DistributedSampler(...)`` under ``if
+    is_distributed:`` (``None`` otherwise) and trains its single-GPU run in
+    the ``else:`` of ``elif is_distributed:``: the loader there carries no
+    distributed sampler. Every distributed sampler of the loop's function
+    (or module) must sit in the body of an ``if`` with the same test (at any
+    depth), and the loop in the ``else`` of one (or in the body of ``if not``
+    that test).
+    """
+    scope = mod.function_of(loop) or mod.tree
+    common: set[str] | None = None
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+        if is_distributed_sampler(mod, call):
+            tests = _guards(mod, call)
+            common = tests if common is None else common & tests
+    if not common:
+        return False
+    child: ast.AST = loop
+    for ancestor in mod.ancestors(loop):
+        if ancestor is scope:
+            break
+        if isinstance(ancestor, ast.If):
+            if child in ancestor.orelse and ast.dump(ancestor.test) in common:
+                return True
+            negated = ancestor.test
+            if (
+                child in ancestor.body
+                and isinstance(negated, ast.UnaryOp)
+                and isinstance(negated.op, ast.Not)
+                and ast.dump(negated.operand) in common
+            ):
+                return True
+        child = ancestor
+    return False
+
+
+def _guards(mod: Module, node: ast.AST) -> set[str]:
+    """The tests of the ``if`` statements whose body holds ``node``, within its function."""
+    found: set[str] = set()
+    child = node
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            break
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            found.add(ast.dump(ancestor.test))
+        child = ancestor
+    return found
 
 
 def over_a_container(flow: Flow, loop: ast.AST) -> bool:
