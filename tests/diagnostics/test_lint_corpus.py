@@ -605,6 +605,11 @@ ROUND_SEVENTY_AFTER = [
     "good_padded_eval_records_deduplicated_by_name.py",
     "bad_padded_eval_sampler_name_reused_by_a_deduplicated_pass.py",
 ]
+#: The seventy-first round's classes: a Lightning count option set to one before the trainer.
+ROUND_SEVENTY_ONE_AFTER = [
+    "good_lightning_gpus_option_set_to_one.py",
+    "bad_lightning_gpus_option_set_to_one_in_a_branch.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -698,6 +703,7 @@ ROUND_THIRTEEN = [
         "sixty_eight_after",
         "sixty_nine_after",
         "seventy_after",
+        "seventy_one_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -772,6 +778,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_eight_after": ROUND_SIXTY_EIGHT_AFTER,
         "sixty_nine_after": ROUND_SIXTY_NINE_AFTER,
         "seventy_after": ROUND_SEVENTY_AFTER,
+        "seventy_one_after": ROUND_SEVENTY_ONE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

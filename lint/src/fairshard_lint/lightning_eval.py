@@ -402,6 +402,7 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _single_strategy(mod, trainer)
         or _one_by_default(mod, count)
         or _bound_to_one(mod, trainer, count)
+        or _set_to_one_before(mod, trainer, count)
         or _dict_entries_of_one(mod, count)
         or _cpu_by_default(trainer)
         or _configs_of_one(mod, trainer)
@@ -463,6 +464,37 @@ def _bound_to_one(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool
     return bool(values) and all(
         _single(v) or is_constant(v, 0) or is_constant(v, 1) for v in values
     )
+
+
+def _set_to_one_before(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool:
+    """``gpus=args.gpus`` after ``args.gpus = 1`` in a block around the trainer: one device.
+
+    ChicksAndDNNs_ViewInvariance's ``train_simclr.py`` parses ``--gpus`` and
+    then sets ``args.gpus = 1`` before building ``Trainer(gpus=args.gpus)``:
+    whatever a launch line passes, one device. The last assignment of the
+    attribute before the trainer, in a block that holds the trainer, decides
+    (one in a branch may not run); a later one, or a ``+=``, leaves it unread.
+    """
+    name = dotted(count) if isinstance(count, ast.Attribute) else None
+    if name is None:
+        return False
+    scope = mod.function_of(trainer) or mod.tree
+    around = {id(a) for a in mod.ancestors(trainer)}
+    before: list[ast.Assign] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.AugAssign) and dotted(node.target) == name:
+            return False
+        if (
+            isinstance(node, ast.Assign)
+            and any(dotted(t) == name for t in node.targets)
+            and node.lineno < trainer.lineno
+        ):
+            before.append(node)
+    if not before:
+        return False
+    last = max(before, key=lambda node: (node.lineno, node.col_offset))
+    # in a branch or a loop the trainer is not in, it may not have run: unknown
+    return id(mod.parents.get(last)) in around and _single(last.value)
 
 
 def _dict_entries_of_one(mod: Module, count: ast.AST | None) -> bool:

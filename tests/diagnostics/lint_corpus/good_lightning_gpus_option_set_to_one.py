@@ -1,0 +1,37 @@
+# The script parses --gpus but sets args.gpus = 1 before it builds the trainer: one device
+# whatever the launch line passes, so Lightning puts in no sampler and nothing is padded.
+import argparse
+
+import lightning as L
+import torch
+from torch.utils.data import DataLoader
+
+
+class Classifier(L.LightningModule):
+    def __init__(self, model, train_set, val_set):
+        super().__init__()
+        self.model, self.train_set, self.val_set = model, train_set, val_set
+
+    def train_dataloader(self):
+        return DataLoader(self.train_set, batch_size=32, shuffle=True)
+
+    def val_dataloader(self):
+        return DataLoader(self.val_set, batch_size=64)
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.model(x), y)
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        accuracy = (self.model(x).argmax(-1) == y).float().mean()
+        self.log("val_accuracy", accuracy, sync_dist=True)
+
+
+def main(model, train_set, val_set):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gpus", type=int, default=4)
+    args = parser.parse_args()
+    args.gpus = 1
+    trainer = L.Trainer(gpus=args.gpus, sync_batchnorm=args.gpus > 1)
+    trainer.fit(Classifier(model, train_set, val_set))
