@@ -656,6 +656,8 @@ class Flow:
     def _unpack(self, unpacked: list[tuple[list[ast.expr], ast.Call]]) -> None:
         """``train_dl, test_dl = make_loaders(...)``: the targets at the carrying positions."""
         for targets, call in unpacked:
+            if call in self.mod.cache.get("unsharded_calls", ()):
+                continue  # this call's arguments skip every sampler its builder makes
             positions = self.element_producers.get(tail(call))
             if _deepspeed_loader(self.mod, call):
                 positions = {*(positions or ()), 2}
