@@ -610,6 +610,12 @@ ROUND_SEVENTY_ONE_AFTER = [
     "good_lightning_gpus_option_set_to_one.py",
     "bad_lightning_gpus_option_set_to_one_in_a_branch.py",
 ]
+#: The seventy-second round's classes: an epoch function that reads the training key of
+#: the loaders dict it is handed.
+ROUND_SEVENTY_TWO_AFTER = [
+    "bad_epoch_function_reads_the_train_key_of_handed_loaders.py",
+    "good_epoch_function_reads_the_train_key_sets_epoch.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -704,6 +710,7 @@ ROUND_THIRTEEN = [
         "sixty_nine_after",
         "seventy_after",
         "seventy_one_after",
+        "seventy_two_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -779,6 +786,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "sixty_nine_after": ROUND_SIXTY_NINE_AFTER,
         "seventy_after": ROUND_SEVENTY_AFTER,
         "seventy_one_after": ROUND_SEVENTY_ONE_AFTER,
+        "seventy_two_after": ROUND_SEVENTY_TWO_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

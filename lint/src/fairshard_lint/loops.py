@@ -35,18 +35,38 @@ _TRAIN_WORDS = frozenset({"train", "training", "epoch", "fit"})
 
 
 def _iterated_parameters(func: Function) -> set[str]:
+    """Parameters ``func`` loops over: directly, through wrappers, or by a training key.
+
+    rightnn's ``def Train(cnn, loaders)`` runs ``for i, (images, labels) in
+    enumerate(loaders['train'])``: the dict handed in is read at its training
+    loader (a key named for evaluation is not).
+    """
     params = set(parameters(func))
-    return {
-        dotted(node.iter) or ""
-        for node in ast.walk(func)
-        if isinstance(node, ast.For | ast.AsyncFor) and dotted(node.iter) in params
-    } | {
-        dotted(arg) or ""
-        for call in ast.walk(func)
-        if isinstance(call, ast.Call) and tail(call) in WRAPPERS
-        for arg in call.args
-        if dotted(arg) in params
-    }
+    return (
+        {
+            dotted(node.iter) or ""
+            for node in ast.walk(func)
+            if isinstance(node, ast.For | ast.AsyncFor) and dotted(node.iter) in params
+        }
+        | {
+            dotted(arg) or ""
+            for call in ast.walk(func)
+            if isinstance(call, ast.Call) and tail(call) in WRAPPERS
+            for arg in call.args
+            if dotted(arg) in params
+        }
+        | {
+            name
+            for node in ast.walk(func)
+            if isinstance(node, ast.For | ast.AsyncFor)
+            for read in [_unwrapped(node.iter)]
+            if isinstance(read, ast.Subscript)
+            and (name := dotted(read.value) or "") in params
+            and isinstance(read.slice, ast.Constant)
+            and isinstance(read.slice.value, str)
+            and not is_eval_name(read.slice.value)
+        }
+    )
 
 
 def _call_iterates(flow: Flow, call: ast.Call, iterating: set[str]) -> str | None:

@@ -1,0 +1,23 @@
+# The loaders travel in a dict: the epoch function reads loaders["train"], whose shuffling
+# DistributedSampler is never given the epoch, so every epoch repeats each rank's order.
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def train(model, optimizer, loaders):
+    for i, (images, labels) in enumerate(loaders["train"]):
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(images), labels).backward()
+        optimizer.step()
+
+
+def main(model, optimizer, train_data, test_data, epochs):
+    dist.init_process_group("nccl")
+    train_sampler = DistributedSampler(train_data)
+    loaders = {
+        "train": DataLoader(train_data, batch_size=64, sampler=train_sampler),
+        "test": DataLoader(test_data, batch_size=64),
+    }
+    for epoch in range(epochs):  # expect: FS101
+        train(model, optimizer, loaders)
