@@ -616,6 +616,11 @@ ROUND_SEVENTY_TWO_AFTER = [
     "bad_epoch_function_reads_the_train_key_of_handed_loaders.py",
     "good_epoch_function_reads_the_train_key_sets_epoch.py",
 ]
+#: The seventy-third round's classes: a split drawn by hand on rank 0 alone and broadcast.
+ROUND_SEVENTY_THREE_AFTER = [
+    "good_split_by_hand_on_rank_zero_broadcast.py",
+    "bad_split_by_hand_on_every_rank.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -711,6 +716,7 @@ ROUND_THIRTEEN = [
         "seventy_after",
         "seventy_one_after",
         "seventy_two_after",
+        "seventy_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -787,6 +793,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_after": ROUND_SEVENTY_AFTER,
         "seventy_one_after": ROUND_SEVENTY_ONE_AFTER,
         "seventy_two_after": ROUND_SEVENTY_TWO_AFTER,
+        "seventy_three_after": ROUND_SEVENTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -79,7 +79,7 @@ from .project import (
 from .replicas import one_replica, xla_world
 from .rulebook import rule
 from .set_sizes import known_split_size
-from .shares import combine_seen, combining, evaluation_combined_near
+from .shares import combine_seen, combining, evaluation_combined_near, rank_zero_only
 from .split_flags import flagged_split_loop
 
 __all__: list[str] = []
@@ -492,6 +492,8 @@ def evaluation_script(mod: Module) -> bool:
 )
 def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     for subset, draw in hand_splits(mod):
+        if rank_zero_only(mod, draw):
+            continue  # drawn on rank 0 alone (and handed on: MAG-VLAQ broadcasts it)
         yield (
             draw,
             (
@@ -524,7 +526,7 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         name = tail(call)
         if (accelerate or lightning or helper) and name not in _SPLIT_FAMILIES:
             continue
-        if drawn_once_per_node(mod, call):
+        if drawn_once_per_node(mod, call) or rank_zero_only(mod, call):
             continue
         if lightning and not ranks_run(mod, mod, call):
             continue  # drawn once, before Lightning spawns its processes
