@@ -83,7 +83,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # lightning_own_script_devices_set: the README decides the script's own trainer's devices;
     # hydra_trainer_devices_read: the trainer group file decides int(config.trainer.devices);
     # call_misses_an_argument: the dataset class's signature decides whether the script runs;
-    # accelerate_handed_in_drop_last: the caller's loader decides whether accelerate fills)
+    # accelerate_handed_in_drop_last: the caller's loader decides whether accelerate fills;
+    # option_dispatch_default: the options module decides which mode every run takes)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -117,6 +118,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "hydra_trainer_devices_read",
         "call_misses_an_argument",
         "accelerate_handed_in_drop_last",
+        "option_dispatch_default",
     }
 
 
@@ -1287,3 +1289,35 @@ def test_a_loader_built_with_a_batch_sampler_hides_its_sampler_from_a_guarded_se
     assert orders[0] == orders[1]  # every epoch repeats the order
     loader.batch_sampler.sampler.set_epoch(1)
     assert [int(i) for batch in loader for i in batch] != orders[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        (None, "", False),  # nothing shipped sets --mining: the default, partial_sep
+        ("README.md", "```bash\ntorchrun --nproc_per_node=4 train.py --mining random\n```\n", True),
+        ("run.sh", "torchrun --nproc_per_node=4 train.py --mining=partial_sep\n", True),
+        ("configs/mine.yaml", "mining: random\nrefresh: 64\n", True),
+        ("configs/other.yaml", "refresh: 64\n", False),
+    ],
+)
+def test_a_mode_set_by_a_shipped_line_or_config_reaches_its_method(
+    tmp_path: Path, name: str | None, text: str, found: bool
+) -> None:
+    # option_dispatch_default_good: the random mode's unseeded draw is unreached only
+    # while nothing shipped can set --mining (a flag named anywhere leaves it unknown)
+    shutil.copytree(PROJECTS / "option_dispatch_default_good", tmp_path / "t")
+    if name is not None:
+        (tmp_path / "t" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "t" / name).write_text(text)
+    codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
+    assert codes == ({"FS110"} if found else set())
+
+
+def test_a_method_named_outside_the_dispatch_is_not_read_as_unreached(tmp_path: Path) -> None:
+    shutil.copytree(PROJECTS / "option_dispatch_default_good", tmp_path / "t")
+    (tmp_path / "t" / "refresh.py").write_text(
+        "def refresh(dataset, args):\n    return dataset.compute_triplets_random(args)\n"
+    )
+    codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
+    assert codes == {"FS110"}

@@ -16,6 +16,7 @@ from .flow import branch_not_taken, never_entered
 from .hand_splits import hand_splits
 from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
+from .option_dispatch import dispatched_away
 from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .reach import after_exit, unreached_in_script
@@ -316,6 +317,7 @@ def lint_source(
                 or never_entered(module, node)
                 or branch_not_taken(module, node)
                 or after_exit(module, node)
+                or dispatched_away(module, node)
             ):
                 continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)
