@@ -1321,3 +1321,23 @@ def test_a_method_named_outside_the_dispatch_is_not_read_as_unreached(tmp_path: 
     )
     codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
     assert codes == {"FS110"}
+
+
+def test_a_group_a_caller_starts_first_reaches_the_builder(tmp_path: Path) -> None:
+    # group_made_after_the_loaders_good: no group exists where the builder runs; a caller
+    # of main that starts one first makes the loaders shard again
+    shutil.copytree(PROJECTS / "group_made_after_the_loaders_good", tmp_path / "t")
+    script = tmp_path / "t" / "train.py"
+    text = script.read_text().replace(
+        "    train_loader, _ = create_dataloaders(train_set, 8)\n"
+        '    dist.init_process_group("nccl")\n',
+        "    train_loader, _ = create_dataloaders(train_set, 8)\n",
+    )
+    text = text.replace(
+        'if __name__ == "__main__":\n    main(None, None, None, 10)\n',
+        'def run():\n    dist.init_process_group("nccl")\n    main(None, None, None, 10)\n\n\n'
+        'if __name__ == "__main__":\n    run()\n',
+    )
+    script.write_text(text)
+    codes = {code for _, _, code in _found(tmp_path / "t", [tmp_path / "t"])}
+    assert codes == {"FS101"}

@@ -69,10 +69,96 @@ def unbuilt_samplers(mod: Module) -> frozenset[ast.Call]:
             (one and several_process_branch(mod, call))
             or (
                 isinstance(project, Project)
-                and unreached_by_callers(project, mod.cache["module_name"], call)
+                and (
+                    unreached_by_callers(project, mod.cache["module_name"], call)
+                    or _built_before_any_group(project, mod, call)
+                )
             )
         )
     )
+
+
+#: Packages whose launchers or trainers set up the process group before user code runs.
+_GROUP_MAKERS = frozenset({"lightning", "pytorch_lightning", "accelerate", "deepspeed", "ignite"})
+
+
+def _built_before_any_group(project: Project, mod: Module, call: ast.Call) -> bool:
+    """The sampler is built only once a process group exists, and no caller makes one first.
+
+    GBM's ``create_dataloaders`` builds its ``DistributedSampler`` under ``if
+    dist.is_available() and dist.is_initialized():``; ``train_gbm2.py`` calls
+    it and never starts a process group, and ``train_gbm.py`` starts one only
+    after the call: on every shipped path the test fails and the loaders
+    carry no distributed sampler. Every call site of the builder, and of the
+    functions around them up to three callers up, must sit in a module that
+    imports no package that makes the group for it, with no
+    ``init_process_group`` before it in its function (nor in a function of
+    the tree it calls earlier there).
+    """
+    func = mod.function_of(call)
+    if func is None or not _under_an_initialized_test(mod, call):
+        return False
+    sites = project.call_sites(mod.cache["module_name"], func.name)
+    return bool(sites) and all(_no_group_before(project, owner, site, 3) for owner, site in sites)
+
+
+def _no_group_before(project: Project, owner: str, site: ast.Call, depth: int) -> bool:
+    """No process group can exist where ``site`` runs (see :func:`_built_before_any_group`)."""
+    caller = project.modules[owner]
+    if caller.imports_any(_GROUP_MAKERS):
+        return False
+    scope = caller.function_of(site)
+    for earlier in caller.calls:
+        if (earlier.lineno, earlier.col_offset) >= (site.lineno, site.col_offset):
+            break
+        if caller.function_of(earlier) is not scope:
+            continue
+        if tail(earlier) == "init_process_group" or _makes_a_group(project, owner, earlier):
+            return False
+    if scope is None:
+        return True  # a script's top level: nothing runs before it
+    outer = project.call_sites(owner, scope.name)
+    if not outer:
+        return True  # an entry point (or handed to a launcher): its own body was read
+    if depth == 0:
+        return False
+    return all(_no_group_before(project, o, s, depth - 1) for o, s in outer)
+
+
+def _makes_a_group(project: Project, owner: str, call: ast.Call) -> bool:
+    """``call`` runs a function of the tree that calls ``init_process_group``."""
+    where = project.resolve(owner, call)
+    if where is None:
+        return False
+    module = project.modules[where[0]]
+    return any(
+        tail(inner) == "init_process_group"
+        and (f := module.function_of(inner)) is not None
+        and f.name == where[1]
+        for inner in module.calls
+    )
+
+
+def _under_an_initialized_test(mod: Module, call: ast.Call) -> bool:
+    """``call`` sits in the body of an ``if`` whose test requires ``dist.is_initialized()``."""
+    child: ast.AST = call
+    for ancestor in mod.ancestors(call):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return False
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            test = ancestor.test
+            parts = (
+                test.values
+                if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+                else [test]
+            )
+            if any(
+                isinstance(p, ast.Call) and tail(p) == "is_initialized" and not p.args
+                for p in parts
+            ):
+                return True
+        child = ancestor
+    return False
 
 
 def _one_process(mod: Module) -> bool:

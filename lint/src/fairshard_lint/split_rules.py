@@ -386,6 +386,8 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         name = tail(call)
         if one_replica(call):
             continue  # one replica: its share is the whole dataset, nothing is padded
+        if call in mod.cache.get("unbuilt_samplers", ()):
+            continue  # no shipped run builds it (see one_process_runs.unbuilt_samplers)
         if xla_world(mod, call) and not _tpu_launch_shipped(mod):
             continue  # a TPU run's sampler, in a tree that ships no TPU launch
         if known_padding_loader(mod, call):
