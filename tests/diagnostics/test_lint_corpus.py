@@ -621,6 +621,12 @@ ROUND_SEVENTY_THREE_AFTER = [
     "good_split_by_hand_on_rank_zero_broadcast.py",
     "bad_split_by_hand_on_every_rank.py",
 ]
+#: After the seventy-fourth round's run (U-EGformer's validation, left from the
+#: seventy-first): a sampler spread into its loader from a conditional options dict.
+ROUND_SEVENTY_FOUR_AFTER = [
+    "bad_padded_eval_sampler_in_conditional_kwargs.py",
+    "good_padded_eval_sampler_in_conditional_kwargs_own_share.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -717,6 +723,7 @@ ROUND_THIRTEEN = [
         "seventy_one_after",
         "seventy_two_after",
         "seventy_three_after",
+        "seventy_four_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -794,6 +801,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_one_after": ROUND_SEVENTY_ONE_AFTER,
         "seventy_two_after": ROUND_SEVENTY_TWO_AFTER,
         "seventy_three_after": ROUND_SEVENTY_THREE_AFTER,
+        "seventy_four_after": ROUND_SEVENTY_FOUR_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

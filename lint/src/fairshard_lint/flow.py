@@ -1418,6 +1418,12 @@ def _dict_entry(
         return found
     if isinstance(value, ast.Call) and tail(value) == "dict":
         return argument(value, key)
+    if isinstance(value, ast.IfExp):
+        # {"sampler": sampler_vl, ...} if valdataset else None (U-EGformer): the dict arm
+        # is what a spread reads (spreading None would raise)
+        return _dict_entry(value.body, key, lookup, depth) or _dict_entry(
+            value.orelse, key, lookup, depth
+        )
     return None
 
 

@@ -1,0 +1,28 @@
+# The validation loader's options are a dict built only when there is a validation set,
+# spread into the DataLoader: its padded DistributedSampler is summed over the ranks.
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader, DistributedSampler
+
+
+def validate(model, val_loader):
+    totals = torch.zeros(2)
+    with torch.no_grad():
+        for x, y in val_loader:
+            totals += torch.stack([(model(x) - y).abs().sum(), torch.tensor(float(len(y)))])
+    dist.all_reduce(totals)
+    return (totals[0] / totals[1]).item()
+
+
+def main(model, train_set, val_set, epochs):
+    dist.init_process_group("nccl")
+    train_sampler = DistributedSampler(train_set)
+    val_sampler = DistributedSampler(val_set) if val_set else None  # expect: FS109
+    val_kwargs = {"batch_size": 1, "sampler": val_sampler} if val_set else None
+    train_loader = DataLoader(train_set, batch_size=8, sampler=train_sampler)
+    val_loader = DataLoader(val_set, **val_kwargs) if val_set else None
+    for epoch in range(epochs):
+        train_sampler.set_epoch(epoch)
+        for x, y in train_loader:
+            model(x)
+        print(validate(model, val_loader))
