@@ -26,7 +26,15 @@ from .flow import (
     needs_set_epoch,
     parameters,
 )
-from .names import Module, argument, dotted, is_eval_name, name_words, tail
+from .names import (
+    Module,
+    argument,
+    dotted,
+    is_eval_name,
+    misses_an_argument,
+    name_words,
+    tail,
+)
 
 __all__ = ["fixed_setting", "over_a_container", "setter_functions", "unsynced_loops"]
 
@@ -168,14 +176,7 @@ def _lacks_required(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionD
     ``def train(self, args)``: the call passes nothing, so it is not that
     method (it would raise ``TypeError``) but ``nn.Module.train``.
     """
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return False
-    positional = [*method.args.posonlyargs, *method.args.args][1:]  # after self
-    required = positional[: len(positional) - len(method.args.defaults)]
-    given = {k.arg for k in call.keywords}
-    return any(p.arg not in given for p in required[len(call.args) :])
+    return misses_an_argument(call, method, bound_self=True)
 
 
 def _own_parameter(flow: Flow, node: ast.AST) -> bool:
