@@ -622,10 +622,14 @@ ROUND_SEVENTY_THREE_AFTER = [
     "bad_split_by_hand_on_every_rank.py",
 ]
 #: After the seventy-fourth round's run (U-EGformer's validation, left from the
-#: seventy-first): a sampler spread into its loader from a conditional options dict.
+#: seventy-first): a sampler spread into its loader from a conditional options dict; an
+#: evaluation list padded by hand with its own head, cut by rank and combined.
 ROUND_SEVENTY_FOUR_AFTER = [
     "bad_padded_eval_sampler_in_conditional_kwargs.py",
     "good_padded_eval_sampler_in_conditional_kwargs_own_share.py",
+    # flow_wm's validation (the seventy-second round's development set): padded by hand
+    "bad_eval_padded_by_hand_then_reduced.py",
+    "good_eval_split_by_hand_without_padding.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -13,6 +13,7 @@ from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .flow import branch_not_taken, never_entered
+from .hand_padding import hand_padded_evaluations
 from .hand_splits import hand_splits
 from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
@@ -189,6 +190,11 @@ def may_use_torch_data(source: str) -> bool:
     )
 
 
+def _may_pad_by_hand(source: str) -> bool:
+    """Cheap text test for :func:`hand_padding.hand_padded_evaluations`: a stride, a remainder."""
+    return "::" in source and "%" in source and ("world" in source or "replicas" in source)
+
+
 def _splits_by_hand(module: Module | None) -> bool:
     """A module of a project that draws a split by hand on every rank (see ``hand_splits``).
 
@@ -268,9 +274,10 @@ def lint_source(
     )
     gated = torch_only and not carried
     if gated and not may_use_torch_data(source):
-        if not _splits_by_hand(parsed):
+        if _splits_by_hand(parsed):
+            chosen, gated = chosen & {SPLIT_RULE}, False
+        elif not _may_pad_by_hand(source):
             return []  # cheap text test first: most files of a big repository stop here
-        chosen, gated = chosen & {SPLIT_RULE}, False
     module = parsed if parsed is not None else None
     if module is None:
         try:
@@ -291,9 +298,12 @@ def lint_source(
         except (RecursionError, MemoryError):
             return _file_error(path, "file is nested too deeply to parse; nothing was checked")
     if gated and not uses_torch_data(module):
-        if not _splits_by_hand(module):
+        kept = {SPLIT_RULE} if _splits_by_hand(module) else set()
+        if any(True for _ in hand_padded_evaluations(module)):
+            kept.add(PADDED_EVALUATION_RULE)  # an evaluation split and padded by hand
+        if not kept:
             return []
-        chosen = chosen & {SPLIT_RULE}
+        chosen = chosen & kept
     if "project" not in module.cache:  # a file on its own: a project of one module
         alone = Project()
         alone.add(Path(path).stem, module, path)
@@ -367,6 +377,8 @@ def _builders(module: Module) -> set[str]:
 
 #: The rule that reads a helper module which splits by hand and names no data word.
 SPLIT_RULE = "FS110"
+#: The padded-evaluation rule, which a module that pads an evaluation by hand runs alone.
+PADDED_EVALUATION_RULE = "FS109"
 _DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
 _CLASSES = re.compile(r"^\s*class (\w+)\b", re.M)
 _ITERATES = re.compile(r"^\s*def __(?:next|iter)__\(", re.M)

@@ -34,6 +34,7 @@ from .flow import (
     is_local_world,
     parameters,
 )
+from .hand_padding import hand_padded_evaluations
 from .hand_splits import (
     drawn_once_per_node,
     hand_splits,
@@ -250,6 +251,16 @@ def _padded_evaluation(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 f"an evaluation over a loader accelerate prepared (even_batches=True): {why}, "
                 "so they count twice; call accelerator.gather_for_metrics on each batch inside "
                 "the loop"
+            ),
+        )
+    for statement, padded in hand_padded_evaluations(mod):
+        yield (
+            statement,
+            (
+                f"{padded} is padded with its own first items to a multiple of the world size "
+                "and cut by rank, and the ranks' results are combined: the repeated items "
+                "count twice; cut without padding (ranks may differ by one item) and combine "
+                "exact counts, or use fairshard.DistributedEvalSampler"
             ),
         )
     for cls, hook, combined in inherited_padded_evaluations(mod):
