@@ -211,7 +211,8 @@ def _padded_classes(mod: Module) -> set[str]:
     "padded-evaluation",
     "evaluation through DistributedSampler (drop_last=False; also the one Lightning puts "
     "into a val_dataloader or test_dataloader that names no sampler, and accelerate's fill "
-    "of a prepared evaluation loader gathered without gather_for_metrics): it pads every rank to "
+    "of a prepared evaluation loader gathered without gather_for_metrics, and the same padding "
+    "written by hand: a list extended with its own head and cut by rank): it pads every rank to "
     "the same length by repeating samples from the head, so metrics averaged or counted over what "
     "the ranks yield count up to W-1 samples twice (drop_last=True skips some instead); reported "
     "where the evaluation that reads the loader is seen to combine the ranks (a collective, a "
