@@ -34,7 +34,7 @@ from .context import rebound_later
 from .names import Module, dotted, name_words, tail
 from .rank_cuts import FILLING
 
-__all__ = ["deduplicates", "deduplicates_at", "scope_deduplicates"]
+__all__ = ["deduplicates", "deduplicates_at", "scope_deduplicates", "world_size_of"]
 
 _ID_WORDS = frozenset({"id", "ids", "idx", "idxs", "index", "indices", "uid", "key", "keys"})
 
@@ -318,7 +318,7 @@ def _bound_to(scope: ast.AST, name: str, test: Callable[[ast.AST], bool]) -> boo
     return False
 
 
-def _world_size(scope: ast.AST, node: ast.AST, depth: int = 2) -> bool:
+def world_size_of(scope: ast.AST, node: ast.AST, depth: int = 2) -> bool:
     """``world_size``, ``args.num_replicas``, ``dist.get_world_size()``, or a name bound to one."""
     if isinstance(node, ast.Call):
         return tail(node) == "get_world_size"
@@ -327,7 +327,9 @@ def _world_size(scope: ast.AST, node: ast.AST, depth: int = 2) -> bool:
         return False
     if set(name_words(name.rpartition(".")[2])) & _WORLD_WORDS:
         return True
-    return depth > 0 and _bound_to(scope, name, lambda value: _world_size(scope, value, depth - 1))
+    return depth > 0 and _bound_to(
+        scope, name, lambda value: world_size_of(scope, value, depth - 1)
+    )
 
 
 def _length(scope: ast.AST, node: ast.AST) -> bool:
@@ -353,7 +355,7 @@ def _counts_the_padding(scope: ast.AST) -> bool:
         isinstance(node, ast.BinOp)
         and isinstance(node.op, ast.Mod)
         and _length(scope, node.left)
-        and _world_size(scope, node.right)
+        and world_size_of(scope, node.right)
         for node in ast.walk(scope)
     )
 

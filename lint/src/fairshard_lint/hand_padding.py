@@ -16,12 +16,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from .names import Module, dotted, mentions_rank, name_words, tail
+from .dedup import world_size_of
+from .names import Module, dotted, mentions_rank, tail
 from .shares import combining
 
 __all__ = ["hand_padded_evaluations"]
 
-_WORLD_WORDS = frozenset({"world", "replicas", "nprocs", "processes", "ranks"})
 _TRAINING = frozenset({"backward", "step", "zero_grad"})
 
 
@@ -97,20 +97,16 @@ def _by_the_world(bound: ast.expr, func: ast.AST) -> bool:
         ]
     return bool(values) and all(
         any(
-            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and _names_world(n.right)
+            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and _names_world(n.right, func)
             for n in ast.walk(value)
         )
         for value in values
     )
 
 
-def _names_world(node: ast.expr) -> bool:
-    """``world``, ``world_size``, ``num_replicas``, ``dist.get_world_size()``..."""
-    for sub in ast.walk(node):
-        text = dotted(sub.func) if isinstance(sub, ast.Call) else dotted(sub)
-        if text and set(name_words(text.rpartition(".")[2])) & _WORLD_WORDS:
-            return True
-    return False
+def _names_world(node: ast.expr, func: ast.AST) -> bool:
+    """Some part of ``node`` is the world size (``max(1, world)``; see ``dedup.world_size_of``)."""
+    return any(world_size_of(func, sub) for sub in ast.walk(node))
 
 
 def _cut_by_rank(func: ast.AST, name: str, after: int) -> ast.Subscript | None:
@@ -124,7 +120,7 @@ def _cut_by_rank(func: ast.AST, name: str, after: int) -> ast.Subscript | None:
             and node.slice.lower is not None
             and node.slice.step is not None
             and mentions_rank(node.slice.lower)
-            and _names_world(node.slice.step)
+            and _names_world(node.slice.step, func)
         ):
             return node
     return None

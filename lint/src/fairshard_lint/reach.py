@@ -105,7 +105,14 @@ def _fails_to_call(mod: Module, stmt: ast.stmt) -> bool:
         stmt.value, ast.Call
     ):
         return False
-    call = stmt.value
+    key = f"fails to call {id(stmt)}"  # read once per statement: every finding asks again
+    if key not in mod.cache:
+        mod.cache[key] = _cannot_bind(mod, stmt.value)
+    return bool(mod.cache[key])
+
+
+def _cannot_bind(mod: Module, call: ast.Call) -> bool:
+    """``call`` resolves to one undecorated function or class of the tree it cannot bind to."""
     project = mod.cache.get("project")
     if project is None:
         return False
