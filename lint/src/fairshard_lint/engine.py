@@ -382,6 +382,32 @@ PADDED_EVALUATION_RULE = "FS109"
 _DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
 _CLASSES = re.compile(r"^\s*class (\w+)\b", re.M)
 _ITERATES = re.compile(r"^\s*def __(?:next|iter)__\(", re.M)
+#: A Lightning trainer's run over loaders (``trainer.fit(model, *data_module)``).
+_TRAINER_RUNS = re.compile(r"trainer\w*\.(?:fit|validate|test)\(", re.I)
+
+
+def _combines_for_lightning(source: str, called: set[str]) -> bool:
+    """A module with no data word that defines a class, built by a Lightning module, that combines.
+
+    MSSVT's ``SegmentationMetrics``, whose ``synchronize_between_gpus``
+    all-reduces a confusion matrix over the ranks (rule FS109 reads it).
+    """
+    return ("all_reduce" in source or "all_gather" in source) and not called.isdisjoint(
+        _CLASSES.findall(source)
+    )
+
+
+def _lightning_part(source: str, called: set[str]) -> bool:
+    """A Lightning module with no data word that defines a function or class the tree calls.
+
+    MSSVT's ``SegmentationTrainer.fit(self, model, data_module)`` builds the
+    trainer and runs ``trainer.fit(model, *data_module)`` for the script that
+    builds the loaders; a ``LightningModule`` whose hooks combine the metrics
+    may name no data word either (rule FS109 follows the loaders through them).
+    """
+    return ("lightning" in source or "Lightning" in source) and not called.isdisjoint(
+        _DEFINES.findall(source) + _CLASSES.findall(source)
+    )
 
 
 def _called_beside_samplers(modules: Iterable[Module], builders: set[str]) -> set[str]:
@@ -494,7 +520,8 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     builders = {name for module in parsed.values() for name in _builders(module)}
     called = _called_beside_samplers(parsed.values(), builders)
     samplers = _sampler_classes(parsed.values())
-    if (builders or called or samplers) and later:
+    tree_calls = {tail(call) for module in parsed.values() for call in module.calls}
+    if (builders or called or samplers or tree_calls) and later:
         needles = [f"{name}(" for name in sorted(builders)]
         for file, source in later:
             if (
@@ -504,6 +531,8 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 or not called.isdisjoint(_DEFINES.findall(source))
                 or _subclasses_one_of(source, samplers)
                 or (_ITERATES.search(source) and not called.isdisjoint(_CLASSES.findall(source)))
+                or _lightning_part(source, tree_calls)
+                or _combines_for_lightning(source, tree_calls)
             ):  # a call of a builder, a package re-exporting one, a function an
                 # evaluation beside a distributed sampler calls (a merge that de-duplicates),
                 # a subclass of a sampler class of the tree (its padding, rule FS109), or an

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .cli_configs import one_device, read_config_entry
 from .dedup import scope_deduplicates
-from .flow import LOADERS, Function, bound_argument, defaults_of, spread_entry
+from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, spread_entry
 from .lightning_hooks import (
     LIGHTNING,
     lightning_modules,
@@ -42,7 +42,7 @@ from .lightning_hooks import (
 )
 from .names import Module, argument, calls_bound_to, config_entry, dotted, is_constant, tail
 from .options import UNKNOWN, shipped_default
-from .project import Project, importers, unreached_by_callers
+from .project import Project, importers, passed_argument, unreached_by_callers
 from .reach import after_exit
 from .shares import rank_zero_only
 
@@ -98,6 +98,42 @@ _METRIC_BASES = frozenset({"Metric", "MetricCollection"})
 #: Lightning 0.8-0.9's metric classes (``pytorch_lightning.metrics.metric``): calling
 #: one all-reduces its output over the ranks (``TensorMetric``'s SUM by default).
 _REDUCING_ON_CALL = frozenset({"TensorMetric", "NumpyMetric", "TensorCollectionMetric"})
+
+
+#: ``torch.distributed`` calls that combine a tensor over the ranks.
+_DIST_COMBINES = frozenset({"all_reduce", "all_gather", "all_gather_object", "reduce", "gather"})
+
+
+def _combining_members(mod: Module, cls: ast.ClassDef) -> set[str]:
+    """``self.X.m``: ``self.X`` holds an object of a tree class whose ``m`` combines over ranks.
+
+    MSSVT's ``self.test_metrics = SegmentationMetrics(...)`` and
+    ``self.test_metrics.synchronize_between_gpus()``, a method of the tree
+    that runs ``dist.all_reduce(self.confusion_matrix)``: the per-rank counts
+    are summed, repeats and all.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(cls):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        attrs = [a for a in (dotted(t) or "" for t in node.targets) if a.startswith("self.")]
+        where = project.named(mod.cache["module_name"], node.value.func) if attrs else None
+        if where is None:
+            continue
+        home = project.modules[where[0]]
+        for built in home.classes.get(where[1], []):
+            for method in built.body:
+                if isinstance(method, ast.FunctionDef) and any(
+                    isinstance(c, ast.Call)
+                    and tail(c) in _DIST_COMBINES
+                    and (home.qualified(c.func) or "").startswith("torch.distributed.")
+                    for c in ast.walk(method)
+                ):
+                    found |= {f"{attr}.{method.name}" for attr in attrs}
+    return found
 
 
 def _updated_collections(cls: ast.ClassDef) -> set[str]:
@@ -191,7 +227,8 @@ def _combines(
 ) -> ast.AST | None:
     """The first call of ``func`` that combines its values over the ranks, if any.
 
-    ``reducing``: attributes holding a metric that all-reduces when called;
+    ``reducing``: attributes holding a metric that all-reduces when called, and
+    methods of attributes that combine over the ranks (``_combining_members``);
     ``collections``: attributes holding metric objects (``_updated_collections``),
     each of which Lightning computes, synced, when a loop logs it.
     """
@@ -867,6 +904,7 @@ def _combined(
         if isinstance(cls, ast.ClassDef):
             metrics = _metric_attributes(other, cls)
             reducing = _metric_attributes(other, cls, _REDUCING_ON_CALL)
+            reducing |= _combining_members(other, cls)
             collections = _updated_collections(cls)
             unfed = _unfed_metrics(cls)
         torchmetrics = other.imports_any(frozenset({"torchmetrics"}))
@@ -1154,6 +1192,90 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
                 yield loader, stage, _model_class(mod, call, scope)
 
 
+def _forwarded_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef | None]]:
+    """Plain loaders handed to a function of the tree that hands them on to a Lightning trainer.
+
+    MSSVT's ``SegmentationTrainer(config).fit(model, [train_loader, val_loader])``,
+    whose ``fit(self, model, data_module)`` builds the trainer and runs
+    ``trainer.fit(model, *data_module)``: the list's second element is
+    ``fit``'s validation loader. A parameter handed on whole
+    (``trainer.fit(model, train, val)`` with ``val`` a parameter) reads the
+    same way; the trainer is the wrapper's, so its device count is read there.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project):
+        return
+    for site in mod.calls:
+        where = project.resolve(mod.cache["module_name"], site)
+        if where is None or where[1] in project.modules[where[0]].classes:
+            continue
+        other = project.modules[where[0]]
+        for func in other.functions.get(where[1], []):
+            for inner in other.calls:
+                if other.function_of(inner) is not func:
+                    continue
+                method = trainer_method(inner)
+                if method in _HANDED:
+                    stage, keyword = _HANDED[method]
+                    position = 1
+                elif method == "fit":
+                    stage, keyword, position = "validation", "val_dataloaders", 2
+                else:
+                    continue
+                if after_exit(other, inner) or _one_device(other, inner):
+                    continue
+                value = _forwarded_value(mod, func, site, inner, keyword, position)
+                if value is None:
+                    continue
+                scope = mod.function_of(site) or mod.tree
+                for loader in _loaders_of(mod, scope, value, site.lineno):
+                    if _plain(mod, loader):
+                        yield loader, stage, None
+
+
+def _forwarded_value(
+    mod: Module, func: Function, site: ast.Call, inner: ast.Call, keyword: str, position: int
+) -> ast.expr | None:
+    """What ``site`` hands ``func`` that reaches ``inner``'s loader ``keyword`` (or ``position``).
+
+    Through a parameter named there whole, or an element of a sequence spread
+    there (``*data_module``): a list or tuple written at the site, or a name
+    bound to one just before it.
+    """
+    params = set(parameters(func))
+    for given in inner.keywords:
+        if given.arg == keyword and isinstance(given.value, ast.Name):
+            return passed_argument(func, site, given.value.id) if given.value.id in params else None
+    for index, arg in enumerate(inner.args):
+        if isinstance(arg, ast.Starred):
+            if not (isinstance(arg.value, ast.Name) and arg.value.id in params):
+                return None
+            handed = passed_argument(func, site, arg.value.id)
+            if isinstance(handed, ast.Name):
+                scope = mod.function_of(site) or mod.tree
+                bound = [
+                    n.value
+                    for n in ast.walk(scope)
+                    if isinstance(n, ast.Assign)
+                    and n.lineno < site.lineno
+                    and [dotted(t) for t in n.targets] == [handed.id]
+                ]
+                handed = bound[-1] if len(bound) == 1 else None
+            if not isinstance(handed, ast.List | ast.Tuple):
+                return None
+            offset = position - index
+            if offset >= len(handed.elts) or any(
+                isinstance(e, ast.Starred) for e in handed.elts[: offset + 1]
+            ):
+                return None
+            return handed.elts[offset]
+        if index == position:
+            if isinstance(arg, ast.Name) and arg.id in params:
+                return passed_argument(func, site, arg.id)
+            return None
+    return None
+
+
 def _loaders_of(mod: Module, scope: ast.AST, value: ast.expr, before: int) -> list[ast.Call]:
     """The calls ``value`` stands for at line ``before``: itself, or what its name holds.
 
@@ -1272,21 +1394,26 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     Those ``val_dataloader``/``test_dataloader`` return, and those a script hands
     to ``trainer.validate``/``trainer.test`` (or to ``fit`` as ``val_dataloaders``).
     """
-    if not mod.imports_any(LIGHTNING) or replacement_off(mod) or _one_device_everywhere(mod):
+    forwarded = list(_forwarded_loaders(mod))
+    if not (mod.imports_any(LIGHTNING) or forwarded):
+        return  # a script that hands its loaders to a wrapper may name no Lightning package
+    if replacement_off(mod) or _one_device_everywhere(mod):
         return
     found: list[tuple[ast.Call, str, ast.ClassDef | None]] = []
-    for hook, stage in _EVAL_HOOKS.items():
-        for func in mod.functions.get(hook, []):
-            owner = mod.parents.get(func)
-            if not isinstance(owner, ast.ClassDef) or never_run(mod, owner):
-                continue
-            found += [(c, stage, owner) for c in _hook_loaders(mod, owner, func)]
-    found += _attached_loaders(mod)
-    if not _tests_run(mod):
-        found = [entry for entry in found if entry[1] != "test"]
-    if validation_off(mod):
-        found = [entry for entry in found if entry[1] != "validation"]
-    handed = list(_handed_loaders(mod))
+    handed = forwarded
+    if mod.imports_any(LIGHTNING):
+        for hook, stage in _EVAL_HOOKS.items():
+            for func in mod.functions.get(hook, []):
+                owner = mod.parents.get(func)
+                if not isinstance(owner, ast.ClassDef) or never_run(mod, owner):
+                    continue
+                found += [(c, stage, owner) for c in _hook_loaders(mod, owner, func)]
+        found += _attached_loaders(mod)
+        if not _tests_run(mod):
+            found = [entry for entry in found if entry[1] != "test"]
+        if validation_off(mod):
+            found = [entry for entry in found if entry[1] != "validation"]
+        handed = list(_handed_loaders(mod)) + forwarded
     found += handed
     seen: set[int] = set()
     project = mod.cache.get("project")

@@ -63,7 +63,7 @@ from .launch_counts import (
     several_process_files,
 )
 from .loops import setter_functions
-from .names import Module, dotted, name_words, tail
+from .names import Module, dotted, is_constant, name_words, tail
 from .objects import carried_attributes, imported_attributes
 from .padding_classes import Padding
 from .positions import position_verdict
@@ -544,12 +544,13 @@ class Project:
 
         ``Model().get_data_loader(...)``, and ``model = Model(cfg)`` then
         ``model.get_data_loader(...)`` in the same function (its only binding
-        there), where ``Model`` is a class of the tree. A name bound to what a
-        builder of the tree returns counts too, whole or as one element of a
-        returned tuple (``trn_loader, val_loader, trainer = build_trainer(...)``
-        with ``return trn_loader, val_loader, EvalTrainer(...)``, or a name
-        bound to that call in the builder): the builder's every return must
-        give an instance of the same class.
+        there, ``None`` bindings aside), where ``Model`` is a class of the
+        tree. A name bound to what a builder of the tree returns counts too,
+        whole or as one element of a returned tuple (``trn_loader,
+        val_loader, trainer = build_trainer(...)`` with ``return trn_loader,
+        val_loader, EvalTrainer(...)``, or a name bound to that call in the
+        builder): the builder's every return must give an instance of the
+        same class.
         """
         module = self.modules[name]
         call = value if isinstance(value, ast.Call) else None
@@ -557,7 +558,9 @@ class Project:
         if isinstance(value, ast.Name):
             func = module.function_of(value)
             bound = self._plain_bindings(func if func is not None else module.tree)
-            values = bound.get(value.id, [])
+            values = [  # a method called on the name runs on the instance, not on None
+                v for v in bound.get(value.id, []) if not is_constant(v[0], None)
+            ]
             if len(values) == 1 and isinstance(values[0][0], ast.Call):
                 call, position = values[0][0], values[0][1]
         # a constructor named by a plain or dotted name; bindings that lead back to a
@@ -1105,7 +1108,7 @@ def _search(
     return None
 
 
-def _given(func: Function, site: ast.Call, param: str) -> ast.expr | None:
+def passed_argument(func: Function, site: ast.Call, param: str) -> ast.expr | None:
     """What ``site`` passes for ``param`` of ``func``.
 
     Its default where the site passes nothing and spreads no ``**kwargs``
@@ -1153,7 +1156,9 @@ def _skipped_at(mod: Module, node: ast.AST, site: ast.Call) -> bool:
     if func is None:
         return False
     needs = _requirements(mod, node, func)
-    return any(_contradicts(need, _given(func, site, param)) for param, need in needs.items())
+    return any(
+        _contradicts(need, passed_argument(func, site, param)) for param, need in needs.items()
+    )
 
 
 def imported_modules(mod: Module) -> list[Module]:
