@@ -631,6 +631,12 @@ ROUND_SEVENTY_FOUR_AFTER = [
     "bad_eval_padded_by_hand_then_reduced.py",
     "good_eval_split_by_hand_without_padding.py",
 ]
+#: After the seventy-fifth round's run: a data module's hooks that build their loaders
+#: through a helper spreading the hook's keywords (TurboHopp).
+ROUND_SEVENTY_FIVE_AFTER = [
+    "bad_lightning_val_hook_through_kwargs_helper.py",
+    "good_lightning_val_hook_through_kwargs_helper_sampler.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -728,6 +734,7 @@ ROUND_THIRTEEN = [
         "seventy_two_after",
         "seventy_three_after",
         "seventy_four_after",
+        "seventy_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -806,6 +813,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_two_after": ROUND_SEVENTY_TWO_AFTER,
         "seventy_three_after": ROUND_SEVENTY_THREE_AFTER,
         "seventy_four_after": ROUND_SEVENTY_FOUR_AFTER,
+        "seventy_five_after": ROUND_SEVENTY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

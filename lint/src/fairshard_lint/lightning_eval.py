@@ -968,7 +968,10 @@ def _plain(mod: Module, call: ast.Call, unset: Set[str] = frozenset()) -> bool:
         and not named(argument(call, "sampler", 3))
         and not named(argument(call, "batch_sampler", 4))
         and not any(
-            k.arg is None and _may_hold_a_sampler(mod, call, k.value) for k in call.keywords
+            k.arg is None
+            and not (isinstance(k.value, ast.Name) and k.value.id in unset)
+            and _may_hold_a_sampler(mod, call, k.value)
+            for k in call.keywords
         )
     )
 
@@ -1085,6 +1088,9 @@ def _unset_by(site: ast.Call, caller: Function, helper: Function) -> set[str]:
 
     ``self.dataloader("val", **kwargs)`` forwards the hook's own ``**kwargs``,
     which Lightning never fills; any other ``**mapping`` may pass anything.
+    The helper's own ``**kwargs`` count too where ``site`` passes no sampler
+    keyword and spreads nothing: TurboHopp's ``self.dataloader(val_dataset,
+    batch_size=..., shuffle=True)`` into ``return DataLoader(dataset, **kwargs)``.
     """
     hook_kwargs = caller.args.kwarg.arg if caller.args.kwarg is not None else None
     for keyword in site.keywords:
@@ -1094,11 +1100,17 @@ def _unset_by(site: ast.Call, caller: Function, helper: Function) -> set[str]:
             return set()
     if any(isinstance(a, ast.Starred) for a in site.args):
         return set()
-    return {
+    unset = {
         name
         for name, default in defaults_of(helper).items()
         if is_constant(default, None) and bound_argument(site, helper, name) is None
     }
+    spread = helper.args.kwarg.arg if helper.args.kwarg is not None else None
+    if spread is not None and not any(
+        k.arg in _SAMPLER_KEYS or k.arg is None for k in site.keywords
+    ):
+        unset.add(spread)  # the helper's **kwargs hold only what the site passes
+    return unset
 
 
 def _hook_loaders(
