@@ -632,10 +632,20 @@ ROUND_SEVENTY_FOUR_AFTER = [
     "good_eval_split_by_hand_without_padding.py",
 ]
 #: After the seventy-fifth round's run: a data module's hooks that build their loaders
-#: through a helper spreading the hook's keywords (TurboHopp).
+#: through a helper spreading the hook's keywords (TurboHopp); a dataset that orders itself
+#: from a global generator nothing seeds, under a distributed sampler (DiT_Sequential); a
+#: gathered table cut to one row per sample code (uniDINO).
 ROUND_SEVENTY_FIVE_AFTER = [
     "bad_lightning_val_hook_through_kwargs_helper.py",
     "good_lightning_val_hook_through_kwargs_helper_sampler.py",
+    "bad_dataset_orders_itself_unseeded.py",
+    "good_dataset_orders_itself_seeded_alike.py",
+    "good_dataset_orders_itself_after_its_own_seed.py",
+    "good_dataset_orders_itself_only_for_a_fraction.py",
+    "bad_dataset_orders_itself_for_a_fraction_asked.py",
+    # uniDINO's embedding pass: a gathered table kept one row per sample code
+    "bad_padded_eval_rows_scored_whole.py",
+    "good_padded_eval_rows_dropped_by_code.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -19,7 +19,9 @@ repeated, so the padding does no harm there. The forms read here:
 - the number of repeats worked out to be taken off (``len(dataset) %
   world_size`` in the function that scores);
 - records kept first by a key they carry (``d.setdefault(r["name"], r)`` in
-  a loop over the records).
+  a loop over the records);
+- a table cut to one row per key (``df.drop_duplicates(...)``,
+  ``df.groupby("code").sample(n=1)``).
 
 Where each form counts is said by :func:`deduplicates`.
 """
@@ -73,6 +75,33 @@ def _unique_by_id(scope: ast.AST) -> bool:
             continue
         parts = [*call.args, call.func.value] if isinstance(call.func, ast.Attribute) else call.args
         if any(_says_id(part) for part in parts):
+            return True
+    return False
+
+
+#: pandas calls that keep one row of each group (``df.groupby("code").sample(n=1)``).
+_ONE_PER_GROUP = frozenset({"first", "last", "head", "tail", "sample", "nth"})
+
+
+def _one_row_per_key(scope: ast.AST) -> bool:
+    """A table of results cut to one row per key: the repeats are dropped by name.
+
+    ``df.drop_duplicates(...)``, or a group per key of which one row is kept
+    (uniDINO's ``code_df.groupby(by=["codes"]).sample(n=1)`` over codes
+    numbered ``0..len(X)-1`` for this purpose; ``.first()``, ``.head(1)``).
+    """
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+        if tail(call) == "drop_duplicates":
+            return True
+        if tail(call) not in _ONE_PER_GROUP or not isinstance(call.func, ast.Attribute):
+            continue
+        grouped = call.func.value
+        if not (isinstance(grouped, ast.Call) and tail(grouped) == "groupby"):
+            continue
+        if tail(call) in ("first", "last") or any(
+            isinstance(a, ast.Constant) and a.value == 1
+            for a in [*call.args, *(k.value for k in call.keywords if k.arg == "n")]
+        ):
             return True
     return False
 
@@ -390,6 +419,7 @@ def scope_deduplicates(scope: ast.AST) -> bool:
         _counts_the_padding(scope)
         or _first_per_key(scope)
         or _unique_by_id(scope)
+        or _one_row_per_key(scope)
         or _keyed_by_id(scope)
         or _skips_seen(scope)
         or _stored_by_id(scope)

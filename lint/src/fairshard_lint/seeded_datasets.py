@@ -20,12 +20,20 @@ of the instance.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
+from .flow import (
+    bound_argument,
+    defaults_of,
+    distributed_script,
+    is_distributed_sampler,
+    parameters,
+)
 from .hand_splits import generator_family
 from .names import Module, argument, bound_calls, dotted, mentions_rank, tail
 from .project import Project
 
-__all__ = ["per_rank_seed", "shuffled_by_its_constructor"]
+__all__ = ["per_rank_seed", "shuffled_by_its_constructor", "unseeded_constructor_orders"]
 
 #: In-place shuffles and permutations of the global generators, by package.
 _DRAWS = {
@@ -76,23 +84,147 @@ def shuffled_by_its_constructor(
                     home = project.modules[found[0]]
                     classes += [(home, cls) for cls in home.classes.get(found[1], [])]
     for home, cls in classes:
-        for item in cls.body:
-            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-                draw = _reorders_itself(home, item, family)
-                if draw is not None:
-                    return draw
+        methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+        init = methods.get("__init__")
+        if init is None:
+            continue
+        site = built if name == cls.name else None  # its arguments fill __init__'s
+        paths: list[tuple[ast.FunctionDef, ast.Call | None]] = [(init, None)]
+        for call in (n for n in ast.walk(init) if isinstance(n, ast.Call)):
+            if isinstance(call.func, ast.Attribute) and dotted(call.func.value) == "self":
+                helper = methods.get(call.func.attr)  # self._shuffle_data() from __init__
+                if helper is not None and helper is not init:
+                    paths.append((helper, call))
+        for func, via in paths:
+            draw = _reorders_itself(home, func, family)
+            if draw is None or _reseeded_before(home, func, draw, family):
+                continue  # transformer_tts: random.seed(hparams.seed) first, alike on every rank
+            guards = _guards(home, draw, func) + (_guards(home, via, init) if via else [])
+            if via is not None and _reseeded_before(home, init, via, family):
+                continue
+            if all(_taken(test, init, site) for test in guards):
+                return draw
     return None
 
 
-def _built_by(mod: Module, sampler: ast.Call, data: ast.expr | None) -> ast.Call | None:
-    """The call the sampler's dataset name was last bound to before it, in its function."""
+def _guards(mod: Module, node: ast.AST, func: ast.FunctionDef) -> list[ast.expr]:
+    """The tests of the ``if`` blocks around ``node`` in ``func`` (an ``else`` arm: unknown)."""
+    tests: list[ast.expr] = []
+    child = node
+    for parent in mod.ancestors(node):
+        if parent is func:
+            break
+        if isinstance(parent, ast.If):
+            if child in parent.body:
+                tests.append(parent.test)
+            elif child is not parent.test:
+                tests.append(ast.Constant(value=None))  # the else arm: read as not known
+        child = parent
+    return tests
+
+
+#: Comparisons a guard on a constructor parameter may make with a literal.
+_COMPARISONS: dict[type[ast.cmpop], Callable[[object, object], bool]] = {
+    ast.Lt: lambda a, b: a < b,  # type: ignore[operator]
+    ast.LtE: lambda a, b: a <= b,  # type: ignore[operator]
+    ast.Gt: lambda a, b: a > b,  # type: ignore[operator]
+    ast.GtE: lambda a, b: a >= b,  # type: ignore[operator]
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def _taken(test: ast.expr, init: ast.FunctionDef, site: ast.Call | None) -> bool:
+    """``if shuffle:`` (or ``if fraction < 1.0:``) holds for the literal ``site`` gives.
+
+    What the site passes, or the parameter's default where it passes nothing
+    (DiT_Sequential's ``shuffle=True``); a value the site does not write
+    (bartali's ``fraction=configs.fraction``, 1 in every config) or any
+    other test is not known to hold.
+    """
+    operation: Callable[[object, object], bool] | None = None
+    literal: object = None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        operation = _COMPARISONS.get(type(test.ops[0]))
+        right = test.comparators[0]
+        if operation is None or not isinstance(right, ast.Constant):
+            return False
+        literal, test = right.value, test.left
+    if not isinstance(test, ast.Name) or test.id not in parameters(init):
+        return False
+    given = bound_argument(site, init, test.id) if site is not None else None
+    if given is None and site is not None and not any(k.arg is None for k in site.keywords):
+        given = defaults_of(init).get(test.id)
+    if not isinstance(given, ast.Constant):
+        return False
+    if operation is None:
+        return bool(given.value)
+    try:
+        return bool(operation(given.value, literal))
+    except TypeError:
+        return False
+
+
+def _reseeded_before(mod: Module, func: ast.FunctionDef, node: ast.AST, family: str) -> bool:
+    """``func`` seeds ``family``'s global generator (or all of them) before ``node``."""
+    line = getattr(node, "lineno", 0)
+    for call in (n for n in ast.walk(func) if isinstance(n, ast.Call)):
+        if call.lineno > line:
+            continue
+        seeds = _seeds(mod, call)
+        if seeds is not None and seeds in (family, "any"):
+            return True
+    return False
+
+
+#: Cuts of a dataset that keep the order of the dataset they cut (its first argument).
+_CUTS = frozenset({"random_split", "Subset"})
+
+
+def _built_by(
+    mod: Module, sampler: ast.Call, data: ast.expr | None, hops: int = 2
+) -> ast.Call | None:
+    """The call the sampler's dataset name was last bound to before it, in its function.
+
+    A cut of another dataset (``train, val = random_split(dataset, ...)``,
+    ``Subset(dataset, idx)``) is followed to the dataset it cuts: a cut keeps
+    the order its dataset's constructor drew.
+    """
     bound = bound_calls(mod, data) if data is not None else None
+    if bound is None and isinstance(data, ast.Name):
+        bound = _unpacked_cuts(mod, data)
     before = [c for c in bound or [] if c is data or c.lineno <= sampler.lineno]
-    return max(before, key=lambda c: c.lineno) if before else None
+    built = max(before, key=lambda c: c.lineno) if before else None
+    if built is not None and hops and tail(built) in _CUTS and built.args:
+        return _built_by(mod, built, built.args[0], hops - 1)
+    return built
+
+
+def _unpacked_cuts(mod: Module, data: ast.Name) -> list[ast.Call] | None:
+    """``train, val = random_split(dataset, ...)``: the cut ``data`` is unpacked from."""
+    scope = mod.function_of(data) or mod.tree
+    found = [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and tail(node.value) in _CUTS
+        and any(
+            isinstance(t, ast.Tuple | ast.List)
+            and any(isinstance(e, ast.Name) and e.id == data.id for e in t.elts)
+            for t in node.targets
+        )
+    ]
+    return [c for c in found if isinstance(c, ast.Call)] or None
 
 
 def _reorders_itself(mod: Module, init: ast.FunctionDef, family: str) -> ast.Call | None:
-    """A global draw in ``init`` that shuffles an attribute of ``self`` (or is stored in one)."""
+    """A global draw in ``init`` that shuffles an attribute of ``self`` (or is stored in one).
+
+    Or one that shuffles a local order the attributes are then indexed by
+    (DiT_Sequential's ``np.random.shuffle(indices)`` and
+    ``self.node_features = self.node_features[indices]``).
+    """
     for node in ast.walk(init):
         if not isinstance(node, ast.Call):
             continue
@@ -109,4 +241,104 @@ def _reorders_itself(mod: Module, init: ast.FunctionDef, family: str) -> ast.Cal
             (dotted(t) or "").startswith("self.") for t in parent.targets
         ):
             return node  # self.order = np.random.permutation(n)
+        local = target if isinstance(target, ast.Name) else None
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            local = parent.targets[0] if isinstance(parent.targets[0], ast.Name) else local
+        if local is not None and _indexes_an_attribute(init, local.id):
+            return node
     return None
+
+
+def _indexes_an_attribute(func: ast.FunctionDef, order: str) -> bool:
+    """``self.x = self.x[order]`` (or any ``self.`` target given a subscript by ``order``)."""
+    for node in ast.walk(func):
+        if (
+            isinstance(node, ast.Assign)
+            and any((dotted(t) or "").startswith("self.") for t in node.targets)
+            and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.slice, ast.Name)
+            and node.value.slice.id == order
+        ):
+            return True
+    return False
+
+
+#: Seeding calls that name ``seed`` but seed no global generator.
+_NOT_GLOBAL_SEEDS = frozenset({"seed_worker", "worker_init_fn"})
+#: The global seeders of one generator family each.
+_FAMILY_SEEDS = {
+    "random.seed": "random",
+    "numpy.random.seed": "numpy",
+    "torch.manual_seed": "torch",
+    "torch.random.manual_seed": "torch",
+}
+
+
+def _seeds(mod: Module, call: ast.Call) -> str | None:
+    """The generator family ``call`` seeds globally: a family, ``"any"``, or ``None``.
+
+    ``np.random.seed(s)`` seeds NumPy's; ``torch.manual_seed(s)`` torch's only
+    (and ``torch.cuda.manual_seed`` or a ``Generator``'s ``manual_seed``
+    none); any other ``*seed*`` call (``set_seed``, ``seed_everything``) is
+    read as seeding them all.
+    """
+    name = tail(call)
+    if "seed" not in name.lower() or name in _NOT_GLOBAL_SEEDS:
+        return None
+    qualified = mod.qualified(call.func) or ""
+    if qualified in _FAMILY_SEEDS:
+        return _FAMILY_SEEDS[qualified]
+    if name == "manual_seed" or "cuda" in qualified:
+        return None  # a generator of its own, or the GPU's
+    return "any"
+
+
+def _seeded_in(project: Project, owner: str, scope: ast.AST, family: str, depth: int = 2) -> bool:
+    """A call in ``scope`` may seed ``family``'s global generator (see :func:`_seeds`).
+
+    A seeding function of the tree is read in its body (``depth`` calls down).
+    """
+    mod = project.modules[owner]
+    for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
+        seeds = _seeds(mod, call)
+        if seeds is None or (seeds != "any" and seeds != family):
+            continue
+        if seeds == family:
+            return True
+        where = project.resolve(owner, call) if depth else None
+        if where is None:
+            return True
+        home = project.modules[where[0]]
+        if any(
+            _seeded_in(project, where[0], func, family, depth - 1)
+            for func in home.functions.get(where[1], [])
+        ):
+            return True
+    return False
+
+
+def unseeded_constructor_orders(mod: Module) -> list[tuple[ast.Call, ast.Call]]:
+    """Distributed samplers over a dataset whose constructor draws its order, never seeded.
+
+    DiT_Sequential's ``DiffusionDataset.__init__`` runs ``np.random.shuffle(indices)``
+    and reindexes its arrays; nothing in the script seeds NumPy, so each process
+    holds the items in its own order, and the ``DistributedSampler`` (seeded
+    alike) hands each rank index ranges that point at other items on every
+    rank: shares overlap and miss items. Gives ``(sampler, draw)`` pairs. A
+    script that may seed the draw's generator anywhere (before or after, in
+    its own functions) is left alone: a per-rank seed is rule FS104's.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not distributed_script(mod):
+        return []
+    owner = mod.cache["module_name"]
+    found: list[tuple[ast.Call, ast.Call]] = []
+    for call in mod.calls:
+        if not is_distributed_sampler(mod, call):
+            continue
+        for family in ("random", "numpy", "torch"):
+            draw = shuffled_by_its_constructor(project, owner, call, family)
+            if draw is not None and not _seeded_in(project, owner, mod.tree, family):
+                found.append((call, draw))
+                break
+    return found

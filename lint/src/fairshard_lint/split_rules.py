@@ -79,6 +79,7 @@ from .project import (
 )
 from .replicas import one_replica, xla_world
 from .rulebook import rule
+from .seeded_datasets import unseeded_constructor_orders
 from .set_sizes import known_split_size
 from .shares import combine_seen, combining, evaluation_combined_near, rank_zero_only
 from .split_flags import flagged_split_loop
@@ -518,6 +519,17 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                 "never read; draw it from a generator seeded alike on every rank "
                 "(torch.randperm(n, generator=torch.Generator().manual_seed(seed))) or use "
                 "fairshard.split(n, sizes, seed=...)"
+            ),
+        )
+    for sampler, draw in unseeded_constructor_orders(mod):
+        yield (
+            sampler,
+            (
+                f"{tail(sampler)} splits a dataset whose constructor reorders its items from "
+                f"the global generator ({tail(draw)}), and nothing seeds that generator: each "
+                "process holds the items in its own order, so the ranks' shares overlap and "
+                "miss items; seed it alike on every rank before building the dataset, or draw "
+                "the order from a seeded generator"
             ),
         )
     distributed = flow_of(mod).distributed
