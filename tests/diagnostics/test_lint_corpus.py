@@ -647,6 +647,13 @@ ROUND_SEVENTY_FIVE_AFTER = [
     "bad_padded_eval_rows_scored_whole.py",
     "good_padded_eval_rows_dropped_by_code.py",
 ]
+#: After the seventy-sixth round's run: a script that makes one GPU visible before a bare
+#: Trainer (HoVerClaimDecomp); a plain loader only in the arm without a process group.
+ROUND_SEVENTY_SIX_AFTER = [
+    "good_lightning_trainer_pinned_to_one_gpu.py",
+    "bad_lightning_trainer_pinned_to_two_gpus.py",
+    "good_lightning_plain_loader_only_without_a_group.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -745,6 +752,7 @@ ROUND_THIRTEEN = [
         "seventy_three_after",
         "seventy_four_after",
         "seventy_five_after",
+        "seventy_six_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -824,6 +832,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_three_after": ROUND_SEVENTY_THREE_AFTER,
         "seventy_four_after": ROUND_SEVENTY_FOUR_AFTER,
         "seventy_five_after": ROUND_SEVENTY_FIVE_AFTER,
+        "seventy_six_after": ROUND_SEVENTY_SIX_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -148,6 +148,7 @@ def single_process_branch(mod: Module, node: ast.AST) -> bool:
     ``else`` of ``if args.distributed:``, body of ``if args.local_rank == -1:``,
     ``RandomSampler(ds) if world_size == 1 else ...``.
     """
+    child: ast.AST = node
     for ancestor in mod.ancestors(node):
         if isinstance(ancestor, ast.If | ast.IfExp) and isinstance(ancestor.test, ast.Constant):
             # `if True:  # args.distributed` -- the other branch never runs at all
@@ -158,6 +159,31 @@ def single_process_branch(mod: Module, node: ast.AST) -> bool:
             when = _distributed_when_true(ancestor.test)
             side = _side(mod, node, ancestor)
             if when is not None and side is not None and when != side:
+                return True
+        if _after_a_distributed_return(ancestor, child):
+            return True
+        child = ancestor
+    return False
+
+
+def _after_a_distributed_return(block: ast.AST, child: ast.AST) -> bool:
+    """``child`` follows ``if dist.is_initialized(): return ...`` in the same block.
+
+    The ``if`` arm leaves the function whenever a process group exists, so
+    what follows it runs only without one (an ``else`` written by leaving).
+    """
+    for field in ("body", "orelse", "finalbody"):
+        statements = getattr(block, field, None)
+        if not isinstance(statements, list) or child not in statements:
+            continue
+        for earlier in statements[: statements.index(child)]:
+            if (
+                isinstance(earlier, ast.If)
+                and _asks_world(earlier.test)
+                and _distributed_when_true(earlier.test) is True
+                and bool(earlier.body)
+                and isinstance(earlier.body[-1], ast.Return | ast.Raise)
+            ):
                 return True
     return False
 

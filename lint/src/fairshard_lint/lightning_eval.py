@@ -25,6 +25,7 @@ import ast
 from collections.abc import Iterator, Set
 from pathlib import Path
 
+from .branches import single_process_branch
 from .cli_configs import one_device, read_config_entry
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, spread_entry
@@ -57,7 +58,7 @@ __all__ = [
 
 #: Loader hooks Lightning pads, and the prefixes of the hooks that score what they yield.
 _EVAL_HOOKS = {"val_dataloader": "validation", "test_dataloader": "test"}
-_SCORING = ("_step", "_epoch_end")
+_SCORING = ("_step", "_step_end", "_epoch_end")
 
 
 def _given(node: ast.AST | None) -> bool:
@@ -444,7 +445,42 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _cpu_by_default(trainer)
         or _configs_of_one(mod, trainer)
         or _config_entries_of_one(mod, trainer)
+        or _pinned_to_one_gpu(mod, trainer, count)
     )
+
+
+def _pinned_to_one_gpu(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool:
+    """The script makes one GPU visible before it builds the trainer, which asks for no more.
+
+    HoVerClaimDecomp's ``os.environ["CUDA_VISIBLE_DEVICES"] = "3"`` at the top
+    of the script, then ``Trainer()``: ``devices="auto"`` finds one GPU, one
+    process. A count of several (``devices=2``) is not one device (it fails
+    there); a pin inside a function counts before the trainer in that function.
+    """
+    if isinstance(count, ast.Constant) and count.value not in (1, -1, "auto", "1", "-1"):
+        return False
+    if isinstance(count, ast.List | ast.Tuple) and len(count.elts) != 1:
+        return False
+    home = mod.function_of(trainer)
+    for node in mod.nodes:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not (
+            isinstance(target, ast.Subscript)
+            and (dotted(target.value) or "").endswith("environ")
+            and isinstance(target.slice, ast.Constant)
+            and target.slice.value == "CUDA_VISIBLE_DEVICES"
+        ):
+            continue
+        value = node.value
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        one = value.value.strip() != "" and "," not in value.value
+        where = mod.function_of(node)
+        if one and (where is None or (where is home and node.lineno < trainer.lineno)):
+            return True
+    return False
 
 
 def _values_bound(scope: ast.AST, name: str) -> list[ast.expr]:
@@ -1442,6 +1478,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue  # BERT-TSC's `else` of `if early_loading:`, every caller passing True
         if drops_the_padded_tail(mod, loader):
             continue  # CGAT's drop_last=True: the repeats fall in each rank's dropped batch
+        if single_process_branch(mod, loader):
+            continue  # the else of ``if dist.is_initialized():``: under DDP the other arm runs
         if _iterable_dataset(mod, loader):
             continue  # Lightning puts no sampler into a loader over an IterableDataset
         # a model handed to trainer.fit with the loader is the one that scores it (a

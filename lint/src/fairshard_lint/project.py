@@ -55,6 +55,7 @@ from .flow import (
 )
 from .launch_counts import (
     Runs,
+    launch_texts_name,
     one_process_files,
     plain_python_files,
     read_launch_counts,
@@ -166,6 +167,8 @@ class Project:
     #: Values the tree's configs and launch lines give a trainer option, read once (see
     #: ``lightning_hooks``).
     config_values: dict[str, list[str]] = field(default_factory=dict)
+    #: Command-line options -> their default where no shipped run sets them (None: unknown).
+    option_defaults: dict[str, ast.expr | None] = field(default_factory=dict)
     #: Files of the tree read only for a value (a settings module's ``DEVICES``), by key.
     parsed_extras: dict[str, ast.Module | None] = field(default_factory=dict)
     producers: dict[str, set[str]] = field(default_factory=dict)
@@ -749,6 +752,52 @@ class Project:
                 return False  # inherited there: it may be this class's method
         return True
 
+    def option_default(self, option: str) -> ast.expr | None:
+        """The default of the tree's one command-line option ``option``, where no run sets it.
+
+        soseki's ``parser.add_argument("--val_use_multiple_key_dataset",
+        action="store_true")`` in the model's own options, read back as
+        ``self.hparams.val_use_multiple_key_dataset``: ``False`` when no
+        launch file or README names the flag. ``None`` (unknown) where the
+        tree defines the option more than once, or not at all, or a shipped
+        text names it.
+        """
+        if option in self.option_defaults:
+            return self.option_defaults[option]
+        defined: list[ast.Call] = []
+        for module in self.modules.values():
+            for call in module.calls:
+                if tail(call) != "add_argument":
+                    continue
+                flags = [
+                    a.value
+                    for a in call.args
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                ]
+                dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
+                if option in dests:
+                    defined.append(call)
+        value: ast.expr | None = None
+        if len(defined) == 1 and self.root is not None and self.whole_tree:
+            call = defined[0]
+            flags = [
+                a.value
+                for a in call.args
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value[:1] == "-"
+            ]
+            if not launch_texts_name(self.root, flags):
+                action = next((k.value for k in call.keywords if k.arg == "action"), None)
+                default = next((k.value for k in call.keywords if k.arg == "default"), None)
+                if default is not None:
+                    value = default
+                elif isinstance(action, ast.Constant) and action.value in (
+                    "store_true",
+                    "store_false",
+                ):
+                    value = ast.Constant(value=action.value == "store_false")
+        self.option_defaults[option] = value
+        return value
+
     def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
         """Every call in the tree that resolves to ``function`` of module ``name``."""
         return [
@@ -915,14 +964,34 @@ def _same_value(text: str, given: ast.expr) -> bool:
     return shown == text or shown.rpartition(".")[2] == text.rpartition(".")[2] != ""
 
 
+#: Names an option object goes by (``args.x``, ``self.hparams.x``, ``opt.x``).
+_OPTION_HOLDERS = frozenset({"args", "hparams", "opt", "opts", "options", "flags"})
+
+
+def _option_value(project: Project, given: ast.expr) -> ast.expr | None:
+    """``self.hparams.flag`` read as its option's default, where no shipped run sets it."""
+    if not isinstance(given, ast.Attribute):
+        return None
+    holder = (dotted(given.value) or "").rpartition(".")[2]
+    if holder not in _OPTION_HOLDERS:
+        return None
+    return project.option_default(given.attr)
+
+
 def _bind(
-    func: Function, site: ast.Call, needs: dict[str, Requirement], outer: Function | None
+    func: Function,
+    site: ast.Call,
+    needs: dict[str, Requirement],
+    outer: Function | None,
+    project: Project | None = None,
 ) -> dict[str, Requirement] | None:
     """Whether the call site meets ``needs``; returns what it leaves to its own caller.
 
     ``None``: the site cannot reach the branch (it passes another value, or a
     value that cannot be read here). A requirement on a parameter the site
     passes straight through from its own function moves up to that function.
+    An option the site passes (``use_keys=self.hparams.val_use_keys``) is
+    read as its default where no shipped run sets it (``Project.option_default``).
     """
     params = parameters(func)
     outer_params = set(parameters(outer)) if outer is not None else set()
@@ -932,6 +1001,8 @@ def _bind(
         given = bound_argument(site, func, param) if param in params else None
         if given is None:
             given = defaults.get(param)
+        if given is not None and project is not None:
+            given = _option_value(project, given) or given
         if given is None:
             if value == ONE_REPLICA and kind == "notin":
                 continue  # a world size that cannot be read: assume several ranks
@@ -1088,7 +1159,7 @@ def _search(
     for owner, site in project.call_sites(name, func.name):
         module = project.modules[owner]
         outer = module.function_of(site)
-        left = _bind(func, site, needs, outer)
+        left = _bind(func, site, needs, outer, project)
         if left is None:
             continue
         verdict = context_of(module, site)

@@ -1,0 +1,67 @@
+"""The tree's command-line options read back at their default (``Project.option_default``).
+
+A helper's branch is reached or not by the value a caller passes; where the
+caller passes ``self.hparams.flag``, the flag's default decides on every run
+no shipped text changes. The reading must agree with what ``argparse``
+itself gives when the flag is left out, and must give up (``None``) where a
+launch text names the flag or the tree defines it twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+from pathlib import Path
+
+import pytest
+
+from fairshard_lint.engine import _project_of
+
+OPTIONS = [
+    ('"--keyed", action="store_true"', "keyed"),
+    ('"--plain", action="store_false"', "plain"),
+    ('"--batch-size", type=int, default=64', "batch_size"),
+    ('"--mode", default="eval"', "mode"),
+    ('"-r", "--ratio", type=float, default=0.5', "ratio"),
+]
+
+
+def _project(tmp_path: Path, options: str, readme: str = "") -> object:
+    source = (
+        "import argparse\nfrom torch.utils.data import DataLoader\n"
+        "parser = argparse.ArgumentParser()\n"
+        + "".join(f"parser.add_argument({o})\n" for o in options.split("|"))
+    )
+    (tmp_path / "train.py").write_text(source)
+    if readme:
+        (tmp_path / "README.md").write_text(readme)
+    project, _ = _project_of(tmp_path, sorted(tmp_path.rglob("*.py")))
+    return project
+
+
+@pytest.mark.parametrize(("option", "dest"), OPTIONS)
+def test_a_default_agrees_with_argparse(tmp_path: Path, option: str, dest: str) -> None:
+    project = _project(tmp_path, option)
+    parser = argparse.ArgumentParser()
+    exec(f"parser.add_argument({option})", {"parser": parser})
+    expected = getattr(parser.parse_args([]), dest)
+    found = project.option_default(dest)  # type: ignore[attr-defined]
+    assert isinstance(found, ast.Constant)
+    assert found.value == expected
+
+
+@pytest.mark.parametrize(("option", "dest"), OPTIONS)
+def test_a_flag_a_launch_text_names_is_unknown(tmp_path: Path, option: str, dest: str) -> None:
+    flag = next(part.strip('" ') for part in option.split(",") if part.strip().startswith('"--'))
+    project = _project(tmp_path, option, readme=f"```bash\npython train.py {flag} 1\n```\n")
+    assert project.option_default(dest) is None  # type: ignore[attr-defined]
+
+
+def test_an_option_defined_twice_is_unknown(tmp_path: Path) -> None:
+    project = _project(tmp_path, '"--keyed", action="store_true"|"--keyed", default=True')
+    assert project.option_default("keyed") is None  # type: ignore[attr-defined]
+
+
+def test_an_option_the_tree_never_defines_is_unknown(tmp_path: Path) -> None:
+    project = _project(tmp_path, '"--keyed", action="store_true"')
+    assert project.option_default("other") is None  # type: ignore[attr-defined]
