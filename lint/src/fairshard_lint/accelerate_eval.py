@@ -32,6 +32,7 @@ from .names import (
     is_eval_name,
     is_train_name,
     tail,
+    values_bound_before,
 )
 from .reach import after_exit
 
@@ -257,14 +258,7 @@ def _read(mod: Module, loop: ast.For | ast.AsyncFor) -> str | None:
         node = node.args[0]
     name = dotted(node)
     scope = mod.function_of(loop) or mod.tree
-    bound = [
-        a.value
-        for a in ast.walk(scope)
-        if isinstance(a, ast.Assign)
-        and a.lineno < loop.lineno
-        and mod.function_of(a) is mod.function_of(loop)
-        and any(dotted(t) == name for t in a.targets)
-    ]
+    bound = values_bound_before(mod, scope, name, loop.lineno)
     if name and bound:
         last = max(bound, key=lambda v: v.lineno)
         if isinstance(last, ast.Call) and tail(last) in _WRAPPERS and last.args:

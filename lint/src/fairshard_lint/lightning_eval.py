@@ -41,7 +41,16 @@ from .lightning_hooks import (
     tree_modules,
     validation_off,
 )
-from .names import Module, argument, calls_bound_to, config_entry, dotted, is_constant, tail
+from .names import (
+    Module,
+    argument,
+    calls_bound_to,
+    config_entry,
+    dotted,
+    is_constant,
+    tail,
+    values_bound_before,
+)
 from .options import UNKNOWN, shipped_default
 from .project import Project, importers, passed_argument, unreached_by_callers
 from .reach import after_exit
@@ -1301,13 +1310,7 @@ def _forwarded_value(
             handed = passed_argument(func, site, arg.value.id)
             if isinstance(handed, ast.Name):
                 scope = mod.function_of(site) or mod.tree
-                bound = [
-                    n.value
-                    for n in ast.walk(scope)
-                    if isinstance(n, ast.Assign)
-                    and n.lineno < site.lineno
-                    and [dotted(t) for t in n.targets] == [handed.id]
-                ]
+                bound = values_bound_before(mod, scope, handed.id, site.lineno)
                 handed = bound[-1] if len(bound) == 1 else None
             if not isinstance(handed, ast.List | ast.Tuple):
                 return None

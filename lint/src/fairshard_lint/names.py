@@ -576,6 +576,24 @@ def calls_bound_to(scope: ast.AST, name: str | None) -> list[ast.Call]:
     ]
 
 
+def values_bound_before(mod: Module, scope: ast.AST, name: str | None, line: int) -> list[ast.expr]:
+    """What ``name = value`` statements of ``scope`` itself bind ``name`` to before ``line``.
+
+    Statements of functions nested in ``scope`` are another scope's, left out.
+    """
+    if name is None:
+        return []
+    home = scope if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) else None
+    return [
+        a.value
+        for a in ast.walk(scope)
+        if isinstance(a, ast.Assign)
+        and a.lineno < line
+        and mod.function_of(a) is home
+        and any(dotted(t) == name for t in a.targets)
+    ]
+
+
 def bound_calls(mod: Module, value: ast.expr) -> list[ast.Call] | None:
     """The calls that build ``value``, where each binding in its function is a call.
 
