@@ -654,6 +654,12 @@ ROUND_SEVENTY_SIX_AFTER = [
     "bad_lightning_trainer_pinned_to_two_gpus.py",
     "good_lightning_plain_loader_only_without_a_group.py",
 ]
+#: After the seventy-seventh round's run: gathered predictions cut back to a count of the
+#: set's examples by a helper that gathers in place (Cutoff_with_Attribution's trainer).
+ROUND_SEVENTY_SEVEN_AFTER = [
+    "good_padded_eval_concat_cut_to_num_examples.py",
+    "bad_padded_eval_concat_cut_to_padded_total.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -753,6 +759,7 @@ ROUND_THIRTEEN = [
         "seventy_four_after",
         "seventy_five_after",
         "seventy_six_after",
+        "seventy_seven_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -833,6 +840,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_four_after": ROUND_SEVENTY_FOUR_AFTER,
         "seventy_five_after": ROUND_SEVENTY_FIVE_AFTER,
         "seventy_six_after": ROUND_SEVENTY_SIX_AFTER,
+        "seventy_seven_after": ROUND_SEVENTY_SEVEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

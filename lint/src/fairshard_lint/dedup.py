@@ -253,8 +253,25 @@ def _is_gather(call: ast.Call) -> bool:
     return bool(words & _GATHER_WORDS) or bool(words & _CONCAT_WORDS and words & _DISTRIBUTED_WORDS)
 
 
+#: Words of a name that counts the evaluation set (``num_total_examples``, ``dataset_size``).
+_SET_WORDS = frozenset({"examples", "samples", "dataset", "data"})
+_COUNT_WORDS = frozenset({"num", "len", "length", "size", "count", "n"})
+
+
 def _is_len(node: ast.AST | None) -> bool:
-    return isinstance(node, ast.Call) and dotted(node.func) == "len"
+    """``len(dataset)``, or a name or call that counts the set (``self.num_examples(loader)``).
+
+    transformers' old ``distributed_concat(tensor, num_total_examples)`` cuts
+    the gathered tensor to ``[:num_total_examples]``. A sampler's own counts
+    (``sampler.num_samples``, ``total_size``) are the padded ones: not the set's.
+    """
+    if isinstance(node, ast.Call) and dotted(node.func) == "len":
+        return True
+    named = node.func if isinstance(node, ast.Call) else node
+    if not isinstance(named, ast.Name | ast.Attribute):
+        return False
+    words = set(name_words(dotted(named) or ""))
+    return bool(words & _SET_WORDS and words & _COUNT_WORDS) and "sampler" not in words
 
 
 def _cut_to_length(scope: ast.AST) -> bool:
@@ -294,6 +311,18 @@ def _cut(gather: ast.Call, cuts: list[ast.Subscript], scope: ast.AST) -> bool:
         for element in ast.walk(t)
         if isinstance(element, ast.Name | ast.Attribute)
     } - {None}
+    # all_gather(outputs, tensor) fills ``outputs`` in place
+    if tail(gather) in ("all_gather", "all_gather_object") and gather.args:
+        names.add(dotted(gather.args[0]))
+    # concat = torch.cat(outputs): the gathered list under another name
+    names |= {
+        dotted(t)
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and any(dotted(n) in names for n in ast.walk(node.value) if isinstance(n, ast.Name))
+        for t in node.targets
+    }
+    names.discard(None)
     # losses.append(accelerator.gather(loss)) then losses = torch.cat(losses)[: len(ds)]
     names |= {
         dotted(node.func.value)

@@ -92,6 +92,70 @@ def lightning_runs_on_every_rank(runner: Module, owner: Module, node: ast.AST) -
     The script is rerun in each process (:func:`lightning_reruns`), or
     ``node`` is in a hook Lightning calls in each (:func:`in_lightning_hook`).
     """
-    if not lightning_ranks(runner):
+    if not lightning_ranks(runner) or not _stage_run(runner, owner, node):
         return False
     return lightning_reruns(runner) or in_lightning_hook(owner, node)
+
+
+#: The ``stage`` Lightning passes to ``setup`` for each trainer call.
+_STAGES = {"fit": "fit", "validate": "validate", "test": "test", "predict": "predict"}
+
+
+def _stage_run(runner: Module, owner: Module, node: ast.AST) -> bool:
+    """``node`` is not in a ``setup`` branch for stages ``runner``'s trainer never runs.
+
+    Shrec2023_PRSNET's exploration script only tests and predicts; its data
+    module draws the split under ``if stage == "fit":``, which
+    ``setup("test")`` and ``setup("predict")`` never enter. A runner through
+    ``LightningCLI`` may run any stage.
+    """
+    guard = _setup_stages(owner, node)
+    if guard is None or any(tail(c) == "LightningCLI" for c in runner.calls):
+        return True
+    run = {
+        _STAGES[c.func.attr]
+        for c in runner.calls
+        if isinstance(c.func, ast.Attribute)
+        and c.func.attr in _STAGES
+        and "trainer" in ast.unparse(c.func.value).lower()
+    }
+    return bool(guard & run)
+
+
+def _setup_stages(mod: Module, node: ast.AST) -> set[str] | None:
+    """The stages whose ``setup(stage)`` reaches ``node`` (``if stage == "fit":``), or None."""
+    func = mod.function_of(node)
+    if not (isinstance(func, ast.FunctionDef) and func.name == "setup"):
+        return None
+    stages: set[str] | None = None
+    child: ast.AST = node
+    for ancestor in mod.ancestors(node):
+        if ancestor is func:
+            break
+        if isinstance(ancestor, ast.If) and child in ancestor.body:
+            named = _stage_values(ancestor.test)
+            if named is not None:
+                stages = named if stages is None else stages & named
+        child = ancestor
+    return stages
+
+
+def _stage_values(test: ast.expr) -> set[str] | None:
+    """``stage == "fit"``, ``stage in ("fit", "validate")``, or an ``or`` of them."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        parts = [_stage_values(v) for v in test.values]
+        return None if any(p is None for p in parts) else set().union(*(p for p in parts if p))
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "stage"
+    ):
+        return None
+    right = test.comparators[0]
+    if isinstance(test.ops[0], ast.Eq) and isinstance(right, ast.Constant):
+        return {str(right.value)}
+    if isinstance(test.ops[0], ast.In) and isinstance(right, ast.Tuple | ast.List | ast.Set):
+        values = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+        return {str(v) for v in values} if len(values) == len(right.elts) else None
+    return None
