@@ -660,6 +660,15 @@ ROUND_SEVENTY_SEVEN_AFTER = [
     "good_padded_eval_concat_cut_to_num_examples.py",
     "bad_padded_eval_concat_cut_to_padded_total.py",
 ]
+#: After the seventy-eighth round's run: a device count capped at one by a constant of the
+#: script (Pointer-Value-Retrieval); a branch an assert before it rules out
+#: (scaling-retriever).
+ROUND_SEVENTY_EIGHT_AFTER = [
+    "good_lightning_gpus_capped_at_one.py",
+    "bad_lightning_gpus_all_of_the_machine.py",
+    "good_padded_eval_branch_asserted_away.py",
+    "bad_padded_eval_branch_bounded_only.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -760,6 +769,7 @@ ROUND_THIRTEEN = [
         "seventy_five_after",
         "seventy_six_after",
         "seventy_seven_after",
+        "seventy_eight_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -841,6 +851,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_five_after": ROUND_SEVENTY_FIVE_AFTER,
         "seventy_six_after": ROUND_SEVENTY_SIX_AFTER,
         "seventy_seven_after": ROUND_SEVENTY_SEVEN_AFTER,
+        "seventy_eight_after": ROUND_SEVENTY_EIGHT_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -28,6 +28,7 @@ from .names import (
     Module,
     argument,
     calls_bound_to,
+    compare_literals,
     dotted,
     env_key,
     is_config_lookup,
@@ -1061,6 +1062,8 @@ def branch_not_taken(mod: Module, node: ast.AST) -> bool:
     """
     if not any(isinstance(a, ast.If) for a in mod.ancestors(node)):
         return False
+    if _asserted_away(mod, node):
+        return True
     constants = mod.cache.get("branch_constants")
     if not isinstance(constants, dict):
         constants = {
@@ -1082,6 +1085,72 @@ def branch_not_taken(mod: Module, node: ast.AST) -> bool:
                     return True
         child = ancestor
     return False
+
+
+def _asserted_away(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits under a test that an ``assert`` before it in its function rules out.
+
+    scaling-retriever's ``assert args.world_size == 1`` and, further down the
+    same function, ``if args.world_size > 1:`` around a distributed sampler:
+    past the assert the value is known, and the body never runs (no binding
+    of the name between them).
+    """
+    func = mod.function_of(node)
+    scope: ast.AST = func if func is not None else mod.tree
+    child = node
+    for ancestor in mod.ancestors(node):
+        if ancestor is scope:
+            break
+        if (
+            isinstance(ancestor, ast.If)
+            and child in ancestor.body
+            and _contradicted(mod, ancestor, scope) is True
+        ):
+            return True
+        child = ancestor
+    return False
+
+
+def _contradicted(mod: Module, branch: ast.If, scope: ast.AST) -> bool | None:
+    """The branch's test ``X <op> literal`` is false for the ``assert X == literal`` before it."""
+    test = branch.test
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+    ):
+        return None
+    name = dotted(test.left)
+    if name is None:
+        return None
+    enclosing = {id(a) for a in mod.ancestors(branch)}
+    asserted = [
+        a
+        for a in ast.walk(scope)
+        if isinstance(a, ast.Assert)
+        and a.lineno < branch.lineno
+        and id(mod.parents.get(a)) in enclosing  # it runs before the branch, whatever the path
+        and isinstance(a.test, ast.Compare)
+        and len(a.test.ops) == 1
+        and isinstance(a.test.ops[0], ast.Eq)
+        and dotted(a.test.left) == name
+        and isinstance(a.test.comparators[0], ast.Constant)
+    ]
+    if not asserted:
+        return None
+    last = max(asserted, key=lambda a: a.lineno)
+    for other in ast.walk(scope):
+        if isinstance(other, ast.Assign | ast.AugAssign | ast.AnnAssign) and (
+            last.lineno < other.lineno < branch.lineno
+        ):
+            targets = other.targets if isinstance(other, ast.Assign) else [other.target]
+            if any(dotted(t) == name for t in targets):
+                return None  # bound again between the assert and the test
+    known = last.test.comparators[0] if isinstance(last.test, ast.Compare) else None
+    if not isinstance(known, ast.Constant):
+        return None
+    holds = compare_literals(test.ops[0], known.value, test.comparators[0].value)
+    return None if holds is None else not holds
 
 
 def never_entered(mod: Module, node: ast.AST) -> bool:

@@ -22,6 +22,7 @@ combined results cut back to the set's length or kept by sample id.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Set
 from pathlib import Path
 
@@ -699,13 +700,22 @@ _COUNTS = ("devices", "gpus", "num_processes", "tpu_cores", "num_nodes")
 
 
 def _module_constant(mod: Module, value: ast.AST | None) -> ast.expr | None:
-    """What ``config.DEVICES`` holds: a module-level value bound once in a module of the tree.
+    """What ``config.DEVICES`` (or ``DEVICES`` of this file) holds: a value bound once at the top.
 
     tesisMamogra's ``L.Trainer(devices=config.DEVICES)`` with ``DEVICES = [0]`` in
     its ``config.py``, a file of settings that names no PyTorch and so is not
     among the parsed modules: it is read from the tree (beside the importer, or
     at the walked folder's root). ``None`` where the value is not such a name.
     """
+    if isinstance(value, ast.Name):  # AVAIL_GPUS = min(1, ...) at the top of this file
+        top = [
+            stmt.value
+            for stmt in mod.tree.body
+            if isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == value.id for t in stmt.targets)
+        ]
+        rebound = any(isinstance(n, ast.Global) and value.id in n.names for n in mod.nodes)
+        return top[0] if len(top) == 1 and not rebound else None
     project = mod.cache.get("project")
     if not (
         isinstance(value, ast.Attribute)
@@ -901,7 +911,17 @@ def _single_strategy(mod: Module, trainer: ast.Call) -> bool:
 
 
 def _single(count: ast.AST | None) -> bool:
-    """``1``, ``[0]`` or ``(0,)``: one device."""
+    """``1``, ``[0]`` or ``(0,)``: one device; or ``min(1, torch.cuda.device_count())``.
+
+    Pointer-Value-Retrieval's ``AVAIL_GPUS = min(1, torch.cuda.device_count())``
+    caps the count at one (none on a machine without a GPU).
+    """
+    if (
+        isinstance(count, ast.Call)
+        and tail(count) == "min"
+        and any(is_constant(a, 1) or is_constant(a, 0) for a in count.args)
+    ):
+        return True
     return is_constant(count, 1) or (
         isinstance(count, ast.List | ast.Tuple) and len(count.elts) == 1
     )
@@ -1431,12 +1451,115 @@ def _built_by_helper(mod: Module, scope: ast.AST, name: str | None) -> list[ast.
 
 
 def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | None:
-    """The class of this file whose instance ``trainer.fit(model, ...)`` is handed, if known.
+    """The class of the tree whose instance ``trainer.fit(model, ...)`` is handed, if known.
 
-    ``model = LitFNO(net)`` then ``trainer.fit(model, train_loader, eval_loader)``.
+    ``model = LitFNO(net)`` then ``trainer.fit(model, train_loader, eval_loader)``;
+    or a class another module defines, or the class every caller of the
+    function hands in for its ``model`` parameter (ImageExpts'
+    ``def train(model): ... trainer.fit(model, train_dl, test_dl)`` called
+    as ``train(SiglipModel(config))``).
     """
     model = argument(call, "model", 0)
-    return None if model is None else _class_of_binding(mod, model, scope, call.lineno)
+    if model is None:
+        return None
+    return _class_of_binding(mod, model, scope, call.lineno) or _tree_class(
+        mod, model, scope, call.lineno
+    )
+
+
+def _tree_class(
+    mod: Module, value: ast.expr, scope: ast.AST, before: int, depth: int = 1
+) -> ast.ClassDef | None:
+    """The one class of the tree ``value`` is an instance of, through imports and callers."""
+    project = mod.cache.get("project")
+    if not isinstance(project, Project):
+        return None
+    owner = str(mod.cache.get("module_name", ""))
+    if isinstance(value, ast.Name):
+        bound = [
+            v for v in values_bound_before(mod, scope, value.id, before) if isinstance(v, ast.Call)
+        ]
+        if bound:
+            value = bound[-1]
+        elif (
+            depth
+            and isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef)
+            and value.id in parameters(scope)
+        ):
+            found: set[int] = set()
+            classes: list[ast.ClassDef] = []
+            sites = project.call_sites(owner, scope.name)
+            for home, site in sites:
+                given = passed_argument(scope, site, value.id)
+                there = project.modules[home]
+                cls = (
+                    None
+                    if given is None
+                    else _tree_class(
+                        there, given, there.function_of(site) or there.tree, site.lineno, depth - 1
+                    )
+                )
+                if cls is None:
+                    return None
+                found.add(id(cls))
+                classes.append(cls)
+            return classes[0] if classes and len(found) == 1 else None
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _SAME_MODULE
+    ):
+        value = value.func.value  # SiglipModel(config=config).cuda(): the same module
+    if not isinstance(value, ast.Call):
+        return None
+    where = project.resolve(owner, value) or _through_package_init(project, owner, value)
+    if where is None:
+        return None
+    defs = project.modules[where[0]].classes.get(where[1], [])
+    return defs[0] if len(defs) == 1 else None
+
+
+_EXPORT = re.compile(
+    r"^[ \t]*from[ \t]+(?P<module>[\w.]+)[ \t]+import[ \t]+(?P<names>[^\n#]+)", re.M
+)
+
+
+def _through_package_init(project: Project, owner: str, call: ast.Call) -> tuple[str, str] | None:
+    """Where a class imported from a package the tree does not parse is defined.
+
+    ImageExpts' ``from model.siglip import SiglipModel``, whose
+    ``model/siglip/__init__.py`` holds ``from model.siglip.siglip import
+    SiglipModel``: the ``__init__`` (no data word, not parsed) is read for that
+    one line, and the class found in the module it names.
+    """
+    if not isinstance(call.func, ast.Name) or project.root is None:
+        return None
+    target = project.imports(owner).get(call.func.id)
+    package, _, name = (target or "").rpartition(".")
+    if not package or project.find(package) is not None:
+        return None
+    init = project.root.joinpath(*package.split("."), "__init__.py")
+    try:
+        text = init.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    for match in _EXPORT.finditer(text):
+        names = {n.split()[-1] for n in match.group("names").strip("() ").split(",") if n.split()}
+        if name not in names:
+            continue
+        module = match.group("module")
+        if module.startswith("."):
+            module = f"{package}{module}" if module != "." else package
+        found = project.find(module)
+        if found is not None and name in project.modules[found].classes:
+            return found, name
+    return None
+
+
+#: ``nn.Module`` methods that return the module itself.
+_SAME_MODULE = frozenset(
+    {"cuda", "cpu", "to", "float", "half", "bfloat16", "double", "train", "eval"}
+)
 
 
 def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -574,6 +575,28 @@ def calls_bound_to(scope: ast.AST, name: str | None) -> list[ast.Call]:
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         )
     ]
+
+
+#: Comparisons of two literals read by hand (guards on a parameter or an asserted value).
+_COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+}
+
+
+def compare_literals(op: ast.cmpop, left: object, right: object) -> bool | None:
+    """``left <op> right`` for two literal values; ``None`` where it cannot be read."""
+    operation = _COMPARISONS.get(type(op))
+    if operation is None:
+        return None
+    try:
+        return bool(operation(left, right))
+    except TypeError:
+        return None
 
 
 def values_bound_before(mod: Module, scope: ast.AST, name: str | None, line: int) -> list[ast.expr]:

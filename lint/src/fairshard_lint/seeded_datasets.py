@@ -20,7 +20,6 @@ of the instance.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 
 from .flow import (
     bound_argument,
@@ -30,7 +29,15 @@ from .flow import (
     parameters,
 )
 from .hand_splits import generator_family
-from .names import Module, argument, bound_calls, dotted, mentions_rank, tail
+from .names import (
+    Module,
+    argument,
+    bound_calls,
+    compare_literals,
+    dotted,
+    mentions_rank,
+    tail,
+)
 from .project import Project
 
 __all__ = ["per_rank_seed", "shuffled_by_its_constructor", "unseeded_constructor_orders"]
@@ -123,17 +130,6 @@ def _guards(mod: Module, node: ast.AST, func: ast.FunctionDef) -> list[ast.expr]
     return tests
 
 
-#: Comparisons a guard on a constructor parameter may make with a literal.
-_COMPARISONS: dict[type[ast.cmpop], Callable[[object, object], bool]] = {
-    ast.Lt: lambda a, b: a < b,  # type: ignore[operator]
-    ast.LtE: lambda a, b: a <= b,  # type: ignore[operator]
-    ast.Gt: lambda a, b: a > b,  # type: ignore[operator]
-    ast.GtE: lambda a, b: a >= b,  # type: ignore[operator]
-    ast.Eq: lambda a, b: a == b,
-    ast.NotEq: lambda a, b: a != b,
-}
-
-
 def _taken(test: ast.expr, init: ast.FunctionDef, site: ast.Call | None) -> bool:
     """``if shuffle:`` (or ``if fraction < 1.0:``) holds for the literal ``site`` gives.
 
@@ -142,12 +138,11 @@ def _taken(test: ast.expr, init: ast.FunctionDef, site: ast.Call | None) -> bool
     (bartali's ``fraction=configs.fraction``, 1 in every config) or any
     other test is not known to hold.
     """
-    operation: Callable[[object, object], bool] | None = None
+    operator: ast.cmpop | None = None
     literal: object = None
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        operation = _COMPARISONS.get(type(test.ops[0]))
-        right = test.comparators[0]
-        if operation is None or not isinstance(right, ast.Constant):
+        operator, right = test.ops[0], test.comparators[0]
+        if not isinstance(right, ast.Constant):
             return False
         literal, test = right.value, test.left
     if not isinstance(test, ast.Name) or test.id not in parameters(init):
@@ -157,12 +152,9 @@ def _taken(test: ast.expr, init: ast.FunctionDef, site: ast.Call | None) -> bool
         given = defaults_of(init).get(test.id)
     if not isinstance(given, ast.Constant):
         return False
-    if operation is None:
+    if operator is None:
         return bool(given.value)
-    try:
-        return bool(operation(given.value, literal))
-    except TypeError:
-        return False
+    return bool(compare_literals(operator, given.value, literal))
 
 
 def _reseeded_before(mod: Module, func: ast.FunctionDef, node: ast.AST, family: str) -> bool:

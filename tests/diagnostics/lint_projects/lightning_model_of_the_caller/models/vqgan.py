@@ -1,0 +1,16 @@
+"""Another model of the tree, trained by another script: its validation is synced."""
+
+import lightning as L
+
+
+class VQModel(L.LightningModule):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def training_step(self, batch, batch_idx):
+        return self.net(batch[0]).sub(batch[1]).pow(2).mean()
+
+    def validation_step(self, batch, batch_idx):
+        loss = self.net(batch[0]).sub(batch[1]).pow(2).mean()
+        self.log("val/loss", loss, sync_dist=True)

@@ -1,0 +1,3 @@
+from models.siglip.siglip import SiglipModel
+
+__all__ = ["SiglipModel"]
