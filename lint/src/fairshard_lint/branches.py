@@ -11,10 +11,17 @@ of a training test builds the evaluation loader.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from .names import Module, argument, dotted, env_key, is_train_name, name_words, tail
 
-__all__ = ["several_process_branch", "single_process_branch", "spawning_parent", "train_branch"]
+__all__ = [
+    "follows_an_exiting_if",
+    "several_process_branch",
+    "single_process_branch",
+    "spawning_parent",
+    "train_branch",
+]
 
 #: Words of a test that asks whether the script runs on several processes.
 _WORLD_WORDS = frozenset(
@@ -172,6 +179,19 @@ def _after_a_distributed_return(block: ast.AST, child: ast.AST) -> bool:
     The ``if`` arm leaves the function whenever a process group exists, so
     what follows it runs only without one (an ``else`` written by leaving).
     """
+    return follows_an_exiting_if(
+        block,
+        child,
+        lambda branch: _asks_world(branch.test) and _distributed_when_true(branch.test) is True,
+    )
+
+
+def follows_an_exiting_if(block: ast.AST, child: ast.AST, holds: Callable[[ast.If], bool]) -> bool:
+    """``child`` follows, in ``block``'s statements, an ``if`` that ``holds`` whose arm leaves.
+
+    An arm that ends in ``return`` or ``raise``: what follows the ``if`` runs
+    only when its test fails, as an ``else`` would.
+    """
     for field in ("body", "orelse", "finalbody"):
         statements = getattr(block, field, None)
         if not isinstance(statements, list) or child not in statements:
@@ -179,10 +199,9 @@ def _after_a_distributed_return(block: ast.AST, child: ast.AST) -> bool:
         for earlier in statements[: statements.index(child)]:
             if (
                 isinstance(earlier, ast.If)
-                and _asks_world(earlier.test)
-                and _distributed_when_true(earlier.test) is True
                 and bool(earlier.body)
                 and isinstance(earlier.body[-1], ast.Return | ast.Raise)
+                and holds(earlier)
             ):
                 return True
     return False

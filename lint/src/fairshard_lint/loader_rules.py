@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-from .branches import single_process_branch, spawning_parent
+from .branches import follows_an_exiting_if, single_process_branch, spawning_parent
 from .context import context_of, rebound_later, target_names
 from .flow import (
     LOADERS,
@@ -130,26 +130,20 @@ def _after_an_exiting_branch(mod: Module, block_owner: ast.AST, child: ast.AST) 
     its words or builds a distributed sampler, and its arm always leaves
     (``return``, ``raise``).
     """
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(block_owner, field, None)
-        if not isinstance(block, list) or child not in block:
-            continue
-        for stmt in block[: block.index(child)]:
-            if (
-                isinstance(stmt, ast.If)
-                and not stmt.orelse
-                and stmt.body
-                and isinstance(stmt.body[-1], ast.Return | ast.Raise)
-                and (
-                    _tests_world(stmt.test)
-                    or any(
-                        isinstance(n, ast.Call) and is_distributed_sampler(mod, n)
-                        for n in ast.walk(stmt)
-                    )
+    return follows_an_exiting_if(
+        block_owner,
+        child,
+        lambda branch: (
+            not branch.orelse
+            and (
+                _tests_world(branch.test)
+                or any(
+                    isinstance(n, ast.Call) and is_distributed_sampler(mod, n)
+                    for n in ast.walk(branch)
                 )
-            ):
-                return True
-    return False
+            )
+        ),
+    )
 
 
 def _in_single_process_function(mod: Module, call: ast.Call) -> bool:
