@@ -669,6 +669,12 @@ ROUND_SEVENTY_EIGHT_AFTER = [
     "good_padded_eval_branch_asserted_away.py",
     "bad_padded_eval_branch_bounded_only.py",
 ]
+#: After the seventy-ninth round's run: a shuffled list cut by hand into folds, each fold
+#: and the rest kept by a comprehension (delivr_train).
+ROUND_SEVENTY_NINE_AFTER = [
+    "bad_folds_cut_by_hand_from_a_shuffle.py",
+    "good_folds_cut_by_hand_seeded_alike.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -770,6 +776,7 @@ ROUND_THIRTEEN = [
         "seventy_six_after",
         "seventy_seven_after",
         "seventy_eight_after",
+        "seventy_nine_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -852,6 +859,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_six_after": ROUND_SEVENTY_SIX_AFTER,
         "seventy_seven_after": ROUND_SEVENTY_SEVEN_AFTER,
         "seventy_eight_after": ROUND_SEVENTY_EIGHT_AFTER,
+        "seventy_nine_after": ROUND_SEVENTY_NINE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -273,7 +273,52 @@ def _complementary_cut(mod: Module, func: ast.AST, draw: ast.Call) -> ast.Subscr
         elif upper is None and lower is not None:
             tails.add(ast.dump(lower))
     cuts = [node for key, node in heads.items() if key in tails]
-    return min(cuts, key=source_position) if cuts else None
+    if cuts:
+        return min(cuts, key=source_position)
+    return _fold_and_rest(func, draw, names)
+
+
+def _fold_and_rest(func: ast.AST, draw: ast.Call, names: set[str]) -> ast.Subscript | None:
+    """A fold ``part[i*k:(i+1)*k]`` of the drawn order and the rest kept by a comprehension.
+
+    delivr_train's ``shuffle(input_list)``, then for each fold
+    ``small = input_list[i*size:(i+1)*size]`` and
+    ``big = [x for x in input_list if not x in small]``: a k-fold split by hand.
+    """
+    after = source_position(draw)
+    folds: dict[str, ast.Subscript] = {}
+    for assign in ast.walk(func):
+        if not isinstance(assign, ast.Assign) or source_position(assign) <= after:
+            continue
+        node = assign.value
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Slice)
+            and node.slice.lower is not None
+            and node.slice.upper is not None
+            and node.slice.step is None
+            and _reads_or_is(node.value, draw, names)
+        ):
+            for target in assign.targets:
+                if isinstance(target, ast.Name):
+                    folds[target.id] = node
+    for comp in ast.walk(func):
+        if not isinstance(comp, ast.ListComp | ast.GeneratorExp | ast.SetComp):
+            continue
+        for generator in comp.generators:
+            if not _reads_or_is(generator.iter, draw, names):
+                continue
+            for test in generator.ifs:
+                for compare in ast.walk(test):
+                    if (
+                        isinstance(compare, ast.Compare)
+                        and len(compare.ops) == 1
+                        and isinstance(compare.ops[0], ast.In | ast.NotIn)
+                        and isinstance(compare.comparators[0], ast.Name)
+                        and compare.comparators[0].id in folds
+                    ):
+                        return folds[compare.comparators[0].id]
+    return None
 
 
 def _reads_or_is(tree: ast.AST, draw: ast.Call, names: set[str]) -> bool:
