@@ -27,7 +27,7 @@ from collections.abc import Iterator, Set
 from pathlib import Path
 
 from .branches import single_process_branch
-from .cli_configs import one_device, read_config_entry
+from .cli_configs import one_device, read_config_entry, read_trainer_values
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, spread_entry
 from .lightning_hooks import (
@@ -49,6 +49,7 @@ from .names import (
     config_entry,
     dotted,
     is_constant,
+    name_words,
     tail,
     values_bound_before,
 )
@@ -1057,7 +1058,59 @@ def drops_the_padded_tail(mod: Module, loader: ast.Call) -> bool:
     """
     drop_last = argument(loader, "drop_last", 7) or spread_entry(mod, loader, "drop_last")
     batch = argument(loader, "batch_size", 1) or spread_entry(mod, loader, "batch_size")
+    if isinstance(drop_last, ast.Attribute):
+        drop_last = _constructor_default(mod, loader, drop_last)
     return is_constant(drop_last, True) and not is_constant(batch, 1)
+
+
+def _constructor_default(mod: Module, node: ast.AST, value: ast.Attribute) -> ast.expr | None:
+    """``self.drop_last`` as the data module's constructor leaves it: its default, unless set.
+
+    sylber's ``def __init__(self, ..., drop_last=True)`` keeps
+    ``self.drop_last = drop_last``, which its validation loader passes on;
+    no construction in the tree passes another value, and no config of the
+    tree names the key. Any of those makes the value unknown.
+    """
+    if not (isinstance(value.value, ast.Name) and value.value.id == "self"):
+        return None
+    cls = next((a for a in mod.ancestors(node) if isinstance(a, ast.ClassDef)), None)
+    init = next(
+        (
+            f
+            for f in (cls.body if cls else [])
+            if isinstance(f, ast.FunctionDef) and f.name == "__init__"
+        ),
+        None,
+    )
+    if cls is None or init is None:
+        return None
+    stored = [
+        a.value
+        for a in ast.walk(init)
+        if isinstance(a, ast.Assign) and any(dotted(t) == f"self.{value.attr}" for t in a.targets)
+    ]
+    if len(stored) != 1 or not isinstance(stored[0], ast.Name):
+        return None
+    param = stored[0].id
+    default = defaults_of(init).get(param)
+    project = mod.cache.get("project")
+    if default is None or not isinstance(project, Project):
+        return None
+    for _, site in project.call_sites(str(mod.cache.get("module_name", "")), cls.name):
+        if any(k.arg is None and not _config_section(k.value) for k in site.keywords):
+            return None  # **kwargs of code may carry it; a config's section is read below
+        if bound_argument(site, init, param) is not None:
+            return None
+    if project.root is None or read_trainer_values(project.root, param):
+        return None  # a config of the tree sets it (or the tree cannot be read)
+    return default
+
+
+def _config_section(value: ast.expr) -> bool:
+    """``cfg["data"]``, ``config.data``: a section of a configuration, spread into a call."""
+    base = value.value if isinstance(value, ast.Subscript | ast.Attribute) else None
+    words = set(name_words(dotted(base) or "")) if base is not None else set()
+    return bool(words & {"cfg", "config", "conf", "configs", "hparams", "opt"})
 
 
 #: Dataset classes that are iterable-style: a loader over one takes no sampler.

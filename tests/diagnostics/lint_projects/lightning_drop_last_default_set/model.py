@@ -1,0 +1,14 @@
+import lightning as L
+
+
+class Net(L.LightningModule):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def training_step(self, batch, batch_idx):
+        return self.net(batch[0]).sub(batch[1]).pow(2).mean()
+
+    def validation_step(self, batch, batch_idx):
+        loss = self.net(batch[0]).sub(batch[1]).pow(2).mean()
+        self.log("val_loss", loss, sync_dist=True)
