@@ -65,3 +65,26 @@ def test_an_option_defined_twice_is_unknown(tmp_path: Path) -> None:
 def test_an_option_the_tree_never_defines_is_unknown(tmp_path: Path) -> None:
     project = _project(tmp_path, '"--keyed", action="store_true"')
     assert project.option_default("other") is None  # type: ignore[attr-defined]
+
+
+def test_launch_values_follow_a_shell_variable_of_the_same_file(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import launch_flag_values
+
+    (tmp_path / "run.sh").write_text("seed=-1\npython train.py --seed $seed --lr 1e-4\n")
+    (tmp_path / "other.sh").write_text("python predict.py --seed=7\n")
+    assert launch_flag_values(tmp_path, ["--seed"], "train.py") == ["-1"]
+    assert launch_flag_values(tmp_path, ["--seed"], "predict.py") == ["7"]
+    assert launch_flag_values(tmp_path, ["--seed"], "eval.py") == []
+
+
+def test_launch_values_a_loop_or_a_second_assignment_makes_unknown(tmp_path: Path) -> None:
+    from fairshard_lint.launch_counts import launch_flag_values
+
+    (tmp_path / "sweep.sh").write_text(
+        "for seed in 1 2 3; do\n  python train.py --seed $seed\ndone\n"
+    )
+    assert launch_flag_values(tmp_path, ["--seed"], "train.py") is None
+    (tmp_path / "sweep.sh").write_text("s=1\ns=2\npython train.py --seed $s\n")
+    assert launch_flag_values(tmp_path, ["--seed"], "train.py") is None
+    (tmp_path / "sweep.sh").write_text("seed=$RANDOM\npython train.py --seed $seed\n")
+    assert launch_flag_values(tmp_path, ["--seed"], "train.py") is None

@@ -26,12 +26,23 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from pathlib import Path
 
 from .broken_imports import imports_a_missing_module
 from .flow import distributed_script, flow_of
+from .launch_counts import launch_flag_values
 from .lightning_eval import lightning_ranks
 from .lightning_launch import lightning_runs_on_every_rank
-from .names import Module, argument, dotted, is_constant, mentions_rank, source_position, tail
+from .names import (
+    Module,
+    argument,
+    compare_literals,
+    dotted,
+    is_constant,
+    mentions_rank,
+    source_position,
+    tail,
+)
 from .options import UNKNOWN, shipped_default
 from .project import Project, importers
 
@@ -166,6 +177,7 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
         mod.function_of(c) in (func, None)
         and _seeds(mod, c, flow.rank_names_at(c), family)
         and source_position(c) < at
+        and not _skipped_on_shipped_runs(mod, c)
         for c in mod.calls
     ):
         return True
@@ -173,6 +185,86 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
         return False
     sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
     return bool(sites) and all(seeded_before(mod, c, depth - 1, family) for c in sites)
+
+
+def _skipped_on_shipped_runs(mod: Module, seed: ast.Call) -> bool:
+    """The seed sits under a test on an option that every shipped run of the script fails.
+
+    UNI-LJ-VRA's ``seed = args.seed`` and ``if seed != -1:
+    seed_everything(seed)``, launched only as ``--seed $seed`` with
+    ``seed=-1``: no shipped run seeds. The option's values are those the
+    launch lines that run the script give it, or its default where none
+    names it (``options.shipped_default``); any value that cannot be read
+    keeps the seed.
+    """
+    project = mod.cache.get("project")
+    path = project.tree_path(mod) if isinstance(project, Project) else None
+    if path is None or not isinstance(project, Project) or project.root is None:
+        return False
+    func = mod.function_of(seed)
+    child: ast.AST = seed
+    for ancestor in mod.ancestors(seed):
+        if ancestor is func:
+            break
+        test = ancestor.test if isinstance(ancestor, ast.If) else None
+        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        compare = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+        if (
+            isinstance(ancestor, ast.If)
+            and child in ancestor.body
+            and isinstance(compare, ast.Compare)
+            and len(compare.ops) == 1
+        ):
+            option = _option_read(mod, compare.left, func)
+            if option is not None and _fails_everywhere(
+                mod, project, path, option, compare, negated
+            ):
+                return True
+        child = ancestor
+    return False
+
+
+def _option_read(mod: Module, value: ast.expr, func: ast.AST | None) -> str | None:
+    """``args.seed`` (or a name bound once to it in the function): the option ``seed``."""
+    if isinstance(value, ast.Name):
+        bound = [
+            a.value
+            for a in ast.walk(func if func is not None else mod.tree)
+            if isinstance(a, ast.Assign)
+            and mod.function_of(a) is func
+            and any(dotted(t) == value.id for t in a.targets)
+        ]
+        value = bound[0] if len(bound) == 1 else value
+    if isinstance(value, ast.Attribute) and dotted(value.value) in ("args", "opt", "opts", "cfg"):
+        return value.attr
+    return None
+
+
+def _fails_everywhere(
+    mod: Module, project: Project, path: Path, option: str, test: ast.Compare, negated: bool
+) -> bool:
+    """Every shipped value of ``--option`` for the script makes ``test`` (or ``not test``) false."""
+    flags = sorted({f"--{option}", f"--{option.replace('_', '-')}"})
+    values = launch_flag_values(project.root or Path("."), flags, path.name)
+    literals: list[object] = []
+    if values is None:
+        return False
+    for value in values:
+        try:
+            literals.append(ast.literal_eval(value))
+        except (ValueError, SyntaxError):
+            return False
+    if not literals:
+        default = shipped_default(mod, option)
+        if default is UNKNOWN or not isinstance(default, ast.Constant):
+            return False
+        literals = [default.value]
+    try:
+        right = ast.literal_eval(test.comparators[0])  # -1 is a unary minus, not a constant
+    except (ValueError, SyntaxError, TypeError):
+        return False
+    wanted = negated  # ``if not seed == -1:`` fails where the comparison holds
+    return all(compare_literals(test.ops[0], v, right) is wanted for v in literals)
 
 
 def _seeded_anywhere(mod: Module, family: str | None) -> bool:

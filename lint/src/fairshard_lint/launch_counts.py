@@ -20,6 +20,7 @@ from typing import NamedTuple
 from .tree_texts import MAX_FILES, TooManyFiles, tree_files, tree_texts
 
 __all__ = [
+    "launch_flag_values",
     "launch_texts_name",
     "read_launch_counts",
     "Runs",
@@ -497,6 +498,44 @@ def _python_command_lines(root: Path, python: list[str]) -> list[tuple[Path, str
 
 
 _MAX_PYTHON_BYTES = 200_000
+
+
+def launch_flag_values(folder: Path, flags: list[str], script: str) -> list[str] | None:
+    """The values the launch lines that run ``script`` give one of ``flags`` (``--seed -1``).
+
+    A shell variable is read from its one assignment in the same file
+    (UNI-LJ-VRA's ``seed=-1`` then ``--seed $seed``). ``None`` where a value
+    cannot be read (a variable assigned more than once or never, a loop's),
+    or the tree's launch files are too many to read.
+    """
+    names = "|".join(re.escape(f) for f in flags)
+    pattern = re.compile(rf"(?<![\w-])(?:{names})(?:=|[ \t]+)(?P<value>[^\s;|&]+)")
+    runs_script = re.compile(rf"(?<![\w.-]){re.escape(script)}(?![\w.-])")
+    found: list[str] = []
+    try:
+        for _, text in tree_files(folder, _LAUNCHERS):
+            counts: dict[str, int] = {}
+            assigned: dict[str, str] = {}
+            for match in _ASSIGN.finditer(text):
+                counts[match.group("name")] = counts.get(match.group("name"), 0) + 1
+                assigned[match.group("name")] = match.group("value").strip("\"'")
+            for line in logical_lines(text):
+                if line.strip().startswith("#") or not runs_script.search(line):
+                    continue
+                for match in pattern.finditer(line):
+                    value = match.group("value").strip("\"'")
+                    variable = re.fullmatch(r"\$\{?(\w+)\}?", value)
+                    if variable is not None:
+                        name = variable.group(1)
+                        if counts.get(name) != 1 or re.search(rf"\bfor[ \t]+{name}\b", text):
+                            return None
+                        value = assigned[name]
+                    if "$" in value:
+                        return None
+                    found.append(value)
+    except TooManyFiles:
+        return None
+    return found
 
 
 def launch_texts_name(folder: Path, flags: list[str]) -> bool:
