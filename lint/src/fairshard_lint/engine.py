@@ -382,8 +382,6 @@ PADDED_EVALUATION_RULE = "FS109"
 _DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
 _CLASSES = re.compile(r"^\s*class (\w+)\b", re.M)
 _ITERATES = re.compile(r"^\s*def __(?:next|iter)__\(", re.M)
-#: A Lightning trainer's run over loaders (``trainer.fit(model, *data_module)``).
-_TRAINER_RUNS = re.compile(r"trainer\w*\.(?:fit|validate|test)\(", re.I)
 
 
 def _combines_for_lightning(source: str, called: set[str]) -> bool:
@@ -535,8 +533,9 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 or _combines_for_lightning(source, tree_calls)
             ):  # a call of a builder, a package re-exporting one, a function an
                 # evaluation beside a distributed sampler calls (a merge that de-duplicates),
-                # a subclass of a sampler class of the tree (its padding, rule FS109), or an
-                # iterator class a script with a sampler builds (over its loaders, FS101)
+                # a subclass of a sampler class of the tree (its padding, rule FS109), an
+                # iterator class a script with a sampler builds (over its loaders, FS101),
+                # or a Lightning part or combining class the tree calls (FS109)
                 enter(file, source)
     for module in parsed.values():  # before the flows: a sampler no shipped run builds
         module.cache["unbuilt_samplers"] = unbuilt_samplers(module)
