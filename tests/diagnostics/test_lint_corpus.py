@@ -675,6 +675,12 @@ ROUND_SEVENTY_NINE_AFTER = [
     "bad_folds_cut_by_hand_from_a_shuffle.py",
     "good_folds_cut_by_hand_seeded_alike.py",
 ]
+#: After the eighty-first round's run: a trainer that reads a fraction of each rank's
+#: validation batches never reaches the padded tail (DeepRPI).
+ROUND_EIGHTY_ONE_AFTER = [
+    "good_lightning_validation_half_of_each_share.py",
+    "bad_lightning_validation_capped_at_a_count.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -777,6 +783,7 @@ ROUND_THIRTEEN = [
         "seventy_seven_after",
         "seventy_eight_after",
         "seventy_nine_after",
+        "eighty_one_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -860,6 +867,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_seven_after": ROUND_SEVENTY_SEVEN_AFTER,
         "seventy_eight_after": ROUND_SEVENTY_EIGHT_AFTER,
         "seventy_nine_after": ROUND_SEVENTY_NINE_AFTER,
+        "eighty_one_after": ROUND_EIGHTY_ONE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -38,6 +38,7 @@ from .lightning_hooks import (
     never_run,
     paired_models,
     replacement_off,
+    tail_batches_unread,
     trainer_method,
     tree_modules,
     validation_off,
@@ -1659,6 +1660,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             continue  # CGAT's drop_last=True: the repeats fall in each rank's dropped batch
         if single_process_branch(mod, loader):
             continue  # the else of ``if dist.is_initialized():``: under DDP the other arm runs
+        if tail_batches_unread(mod, stage):
+            continue  # limit_val_batches=0.5: each rank stops before its padded tail
         if _iterable_dataset(mod, loader):
             continue  # Lightning puts no sampler into a loader over an IterableDataset
         # a model handed to trainer.fit with the loader is the one that scores it (a

@@ -33,6 +33,7 @@ __all__ = [
     "never_run",
     "paired_models",
     "replacement_off",
+    "tail_batches_unread",
     "tree_modules",
     "trainer_method",
     "validation_off",
@@ -83,6 +84,32 @@ def replacement_off(mod: Module) -> bool:
 
 
 _FALSE = frozenset({"false", "no", "off", "0"})
+
+
+def tail_batches_unread(mod: Module, stage: str) -> bool:
+    """Every trainer of the tree reads only a fraction of each rank's ``stage`` batches.
+
+    DeepRPI's ``Trainer(limit_val_batches=0.5, limit_test_batches=0.5)``: each
+    rank stops halfway through its share, and the padding Lightning's sampler
+    adds is the last index of the last ranks' shares, never read. A fraction
+    literal below 1 at every ``Trainer(...)`` of the tree, no config setting it
+    otherwise; an integer cap says nothing of where the tail is.
+    """
+    key = {"validation": "limit_val_batches", "test": "limit_test_batches"}.get(stage)
+    if key is None:
+        return False
+    trainers = [c for other in tree_modules(mod) for c in other.calls if tail(c) == "Trainer"]
+    if not trainers or _config_settings(mod, key):
+        return False
+    for trainer in trainers:
+        given = argument(trainer, key)
+        if not (
+            isinstance(given, ast.Constant)
+            and isinstance(given.value, float)
+            and 0.0 < given.value < 1.0
+        ):
+            return False
+    return True
 
 
 def validation_off(mod: Module) -> bool:
