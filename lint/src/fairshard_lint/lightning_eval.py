@@ -27,11 +27,12 @@ from collections.abc import Iterator, Set
 from pathlib import Path
 
 from .branches import single_process_branch
-from .cli_configs import one_device, read_config_entry, read_trainer_values
+from .cli_configs import one_device, read_config_entry
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, spread_entry
 from .lightning_hooks import (
     LIGHTNING,
+    config_values,
     lightning_modules,
     lightning_pin,
     lineage_of,
@@ -1102,7 +1103,7 @@ def _constructor_default(mod: Module, node: ast.AST, value: ast.Attribute) -> as
             return None  # **kwargs of code may carry it; a config's section is read below
         if bound_argument(site, init, param) is not None:
             return None
-    if project.root is None or read_trainer_values(project.root, param):
+    if project.root is None or config_values(mod, param):
         return None  # a config of the tree sets it (or the tree cannot be read)
     return default
 
@@ -1336,32 +1337,51 @@ def _forwarded_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDe
     project = mod.cache.get("project")
     if not isinstance(project, Project):
         return
+    names = {name for other in tree_modules(mod) for name in _trainer_runs(other)}
     for site in mod.calls:
+        if tail(site) not in names:
+            continue  # no function of the tree by that name runs a trainer
         where = project.resolve(mod.cache["module_name"], site)
         if where is None or where[1] in project.modules[where[0]].classes:
             continue
         other = project.modules[where[0]]
-        for func in other.functions.get(where[1], []):
-            for inner in other.calls:
-                if other.function_of(inner) is not func:
-                    continue
-                method = trainer_method(inner)
-                if method in _HANDED:
-                    stage, keyword = _HANDED[method]
-                    position = 1
-                elif method == "fit":
-                    stage, keyword, position = "validation", "val_dataloaders", 2
-                else:
-                    continue
-                if after_exit(other, inner) or _one_device(other, inner):
-                    continue
-                value = _forwarded_value(mod, func, site, inner, keyword, position)
-                if value is None:
-                    continue
-                scope = mod.function_of(site) or mod.tree
-                for loader in _loaders_of(mod, scope, value, site.lineno):
-                    if _plain(mod, loader):
-                        yield loader, stage, None
+        for func, inner, stage, keyword, position in _trainer_runs(other).get(where[1], []):
+            value = _forwarded_value(mod, func, site, inner, keyword, position)
+            if value is None:
+                continue
+            scope = mod.function_of(site) or mod.tree
+            for loader in _loaders_of(mod, scope, value, site.lineno):
+                if _plain(mod, loader):
+                    yield loader, stage, None
+
+
+#: One trainer run of a function: the function, the call, its stage and where its loader goes.
+_Run = tuple[Function, ast.Call, str, str, int]
+
+
+def _trainer_runs(mod: Module) -> dict[str, list[_Run]]:
+    """Functions of ``mod`` that run a Lightning trainer over loaders, by name (read once)."""
+    cached = mod.cache.get("trainer_runs")
+    if isinstance(cached, dict):
+        return cached
+    runs: dict[str, list[_Run]] = {}
+    for inner in mod.calls:
+        func = mod.function_of(inner)
+        method = trainer_method(inner)
+        if func is None or method is None:
+            continue
+        if method in _HANDED:
+            stage, keyword = _HANDED[method]
+            position = 1
+        elif method == "fit":
+            stage, keyword, position = "validation", "val_dataloaders", 2
+        else:
+            continue
+        if after_exit(mod, inner) or _one_device(mod, inner):
+            continue
+        runs.setdefault(func.name, []).append((func, inner, stage, keyword, position))
+    mod.cache["trainer_runs"] = runs
+    return runs
 
 
 def _forwarded_value(

@@ -25,6 +25,7 @@ from .names import Module, argument, bound_calls, dotted, is_constant, tail
 
 __all__ = [
     "LIGHTNING",
+    "config_values",
     "handed_to_lightning",
     "lightning_modules",
     "lightning_pin",
@@ -80,7 +81,7 @@ def replacement_off(mod: Module) -> bool:
             for keyword in call.keywords:
                 if keyword.arg in _SWITCHES and not is_constant(keyword.value, True):
                     return True
-    return any(value.lower() in _FALSE for key in _SWITCHES for value in _config_values(mod, key))
+    return any(value.lower() in _FALSE for key in _SWITCHES for value in config_values(mod, key))
 
 
 _FALSE = frozenset({"false", "no", "off", "0"})
@@ -154,7 +155,7 @@ def _config_settings(mod: Module, key: str) -> list[str]:
     return _read_once(mod, key, per_config=True)
 
 
-def _config_values(mod: Module, key: str) -> list[str]:
+def config_values(mod: Module, key: str) -> list[str]:
     """What the tree's configs and launch lines set the trainer option ``key`` to (read once)."""
     return _read_once(mod, key, per_config=False)
 
