@@ -116,12 +116,17 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
 
 
 def _unset_option_guard(mod: Module, call: ast.Call) -> bool:
-    """``call`` runs only under ``if args.seed is not None:`` (or ``if args.seed:``), never taken.
+    """``call`` runs only under a test on an option that every shipped run fails.
 
-    The transformers ``*_no_trainer`` examples seed that way, with ``--seed``
-    defaulting to ``None``; where every shipped run leaves the flag out
-    (gptanomaly's ``run_mlmlog.sh``), the seed never runs and the split after
-    it is drawn from each rank's own state.
+    The transformers ``*_no_trainer`` examples seed under ``if args.seed is
+    not None:`` (or ``if args.seed:``) with ``--seed`` defaulting to
+    ``None``; where every shipped run leaves the flag out (gptanomaly's
+    ``run_mlmlog.sh``), the seed never runs and the split after it is drawn
+    from each rank's own state. UNI-LJ-VRA's ``seed = args.seed`` and ``if
+    seed != -1: seed_everything(seed)`` (or ``if not seed == -1:``), launched
+    only as ``--seed $seed`` with ``seed=-1``, is the same: the option's
+    values are those the launch lines that run the script give it, or its
+    default where none names it; any value that cannot be read keeps the call.
     """
     func = mod.function_of(call)
     child: ast.AST = call
@@ -132,8 +137,24 @@ def _unset_option_guard(mod: Module, call: ast.Call) -> bool:
             option = _tested_option(ancestor.test)
             if option is not None and unset_option(mod, option):
                 return True  # None, 0, False, "": the branch is never taken
+            if _compared_option_fails(mod, ancestor.test, func):
+                return True
         child = ancestor
     return False
+
+
+def _compared_option_fails(mod: Module, test: ast.expr, func: ast.AST | None) -> bool:
+    """``seed != -1`` (``not seed == -1``) on an option every shipped run makes false."""
+    project = mod.cache.get("project")
+    path = project.tree_path(mod) if isinstance(project, Project) else None
+    if path is None or not isinstance(project, Project) or project.root is None:
+        return False
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    compare = test.operand if isinstance(test, ast.UnaryOp) and negated else test
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1):
+        return False
+    option = _option_read(mod, compare.left, func)
+    return option is not None and _fails_everywhere(mod, project, path, option, compare, negated)
 
 
 def unset_option(mod: Module, option: str) -> bool:
@@ -177,7 +198,6 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
         mod.function_of(c) in (func, None)
         and _seeds(mod, c, flow.rank_names_at(c), family)
         and source_position(c) < at
-        and not _skipped_on_shipped_runs(mod, c)
         for c in mod.calls
     ):
         return True
@@ -185,43 +205,6 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
         return False
     sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
     return bool(sites) and all(seeded_before(mod, c, depth - 1, family) for c in sites)
-
-
-def _skipped_on_shipped_runs(mod: Module, seed: ast.Call) -> bool:
-    """The seed sits under a test on an option that every shipped run of the script fails.
-
-    UNI-LJ-VRA's ``seed = args.seed`` and ``if seed != -1:
-    seed_everything(seed)``, launched only as ``--seed $seed`` with
-    ``seed=-1``: no shipped run seeds. The option's values are those the
-    launch lines that run the script give it, or its default where none
-    names it (``options.shipped_default``); any value that cannot be read
-    keeps the seed.
-    """
-    project = mod.cache.get("project")
-    path = project.tree_path(mod) if isinstance(project, Project) else None
-    if path is None or not isinstance(project, Project) or project.root is None:
-        return False
-    func = mod.function_of(seed)
-    child: ast.AST = seed
-    for ancestor in mod.ancestors(seed):
-        if ancestor is func:
-            break
-        test = ancestor.test if isinstance(ancestor, ast.If) else None
-        negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-        compare = test.operand if isinstance(test, ast.UnaryOp) and negated else test
-        if (
-            isinstance(ancestor, ast.If)
-            and child in ancestor.body
-            and isinstance(compare, ast.Compare)
-            and len(compare.ops) == 1
-        ):
-            option = _option_read(mod, compare.left, func)
-            if option is not None and _fails_everywhere(
-                mod, project, path, option, compare, negated
-            ):
-                return True
-        child = ancestor
-    return False
 
 
 def _option_read(mod: Module, value: ast.expr, func: ast.AST | None) -> str | None:
