@@ -475,25 +475,35 @@ def _pinned_to_one_gpu(mod: Module, trainer: ast.Call, count: ast.AST | None) ->
     if isinstance(count, ast.List | ast.Tuple) and len(count.elts) != 1:
         return False
     home = mod.function_of(trainer)
+    return any(
+        where is None or (where is home and pin.lineno < trainer.lineno)
+        for pin, where in _one_gpu_pins(mod)
+    )
+
+
+def _one_gpu_pins(mod: Module) -> list[tuple[ast.Assign, Function | None]]:
+    """``os.environ["CUDA_VISIBLE_DEVICES"] = "3"`` statements of ``mod`` (read once)."""
+    cached = mod.cache.get("one_gpu_pins")
+    if isinstance(cached, list):
+        return cached
+    pins: list[tuple[ast.Assign, Function | None]] = []
     for node in mod.nodes:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
-        target = node.targets[0]
-        if not (
+        target, value = node.targets[0], node.value
+        if (
             isinstance(target, ast.Subscript)
             and (dotted(target.value) or "").endswith("environ")
             and isinstance(target.slice, ast.Constant)
             and target.slice.value == "CUDA_VISIBLE_DEVICES"
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+            and value.value.strip() != ""
+            and "," not in value.value
         ):
-            continue
-        value = node.value
-        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-            continue
-        one = value.value.strip() != "" and "," not in value.value
-        where = mod.function_of(node)
-        if one and (where is None or (where is home and node.lineno < trainer.lineno)):
-            return True
-    return False
+            pins.append((node, mod.function_of(node)))
+    mod.cache["one_gpu_pins"] = pins
+    return pins
 
 
 def _values_bound(scope: ast.AST, name: str) -> list[ast.expr]:
