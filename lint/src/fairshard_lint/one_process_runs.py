@@ -10,11 +10,13 @@ left out. What stays: set_epoch (one process still repeats its order),
 shuffle with a sampler, weighted draws, batch samplers, unshuffled training.
 
 A script that sets ``WORLD_SIZE`` to 1 at its top level is one process too,
-whatever launches it. Only an entry script counts (a file no other file of the tree imports: an
-imported helper may run under another launch line), one that does not set
-``CUDA_VISIBLE_DEVICES`` itself (which overrides the launch line's pin), and
-one whose own process spawning, if any, sizes itself by the visible GPUs
-(``mp.spawn(main, nprocs=torch.cuda.device_count())``).
+whatever launches it. An entry script counts (a file no other file of the
+tree imports), one that does not set ``CUDA_VISIBLE_DEVICES`` itself (which
+overrides the launch line's pin), and one whose own process spawning, if
+any, sizes itself by the visible GPUs (``mp.spawn(main,
+nprocs=torch.cuda.device_count())``). So does a module
+that only such entry scripts import, through any chain of imports, and that
+no shipped line runs itself: it runs in their one process.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ _SPAWNS = frozenset({"spawn", "start_processes", "Process"})
 
 
 def one_process_script(mod: Module) -> bool:
-    """Every shipped launch line that runs this entry script runs it as one process."""
+    """Every shipped line that runs this entry script (or each entry importing it): one process."""
     cached = mod.cache.get("one_process_script")
     if isinstance(cached, bool):
         return cached
@@ -166,8 +168,11 @@ def _one_process(mod: Module) -> bool:
     if not isinstance(project, Project) or not project.whole_tree:
         return False
     path = project.tree_path(mod)
-    if path is None or importers(mod):
+    if path is None:
         return False
+    if importers(mod):
+        # run directly by some line as well as imported: its own runs are not read here
+        return path.as_posix() not in project.run_scripts and _imported_by_one_process(mod)
     if _sets_a_world_of_one(mod) and not _starts_processes(mod):
         return True
     if path.as_posix() not in project.one_process_scripts:
@@ -176,6 +181,31 @@ def _one_process(mod: Module) -> bool:
         return False  # the script pins its own devices
     spawns = [c for c in mod.calls if tail(c) in _SPAWNS]
     return all("device_count" in ast.unparse(c) for c in spawns)
+
+
+def _imported_by_one_process(mod: Module) -> bool:
+    """Every entry script that imports ``mod`` (directly or through other modules) is one process.
+
+    TASA's ``model/evaluator.py`` gathers an evaluation over a loader
+    accelerate prepared; ``TASA.py`` alone imports it, and each README line
+    runs that script by plain ``python`` on the one V100 the paper used: the
+    helper runs in one process on every shipped run, as its only entry does.
+    An entry no shipped line runs says nothing of how it is run (it is not
+    one process), so neither does a helper it imports.
+    """
+    seen = {id(mod)}
+    todo = [mod]
+    entries: list[Module] = []
+    while todo:
+        for other in importers(todo.pop()):
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            if importers(other):
+                todo.append(other)
+            else:
+                entries.append(other)
+    return bool(entries) and all(one_process_script(entry) for entry in entries)
 
 
 def _sets_a_world_of_one(mod: Module) -> bool:
