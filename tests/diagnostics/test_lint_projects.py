@@ -85,7 +85,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # call_misses_an_argument: the dataset class's signature decides whether the script runs;
     # accelerate_handed_in_drop_last: the caller's loader decides whether accelerate fills;
     # option_dispatch_default: the options module decides which mode every run takes;
-    # plain_python_helper_launched: the importers' launch lines decide the helper's processes)
+    # plain_python_helper_launched: the importers' launch lines decide the helper's processes;
+    # option_branch_on_for_one_run: the launch lines decide which arm of the option runs)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -121,6 +122,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "accelerate_handed_in_drop_last",
         "option_dispatch_default",
         "plain_python_helper_launched",
+        "option_branch_on_for_one_run",
     }
 
 

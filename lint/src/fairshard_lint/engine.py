@@ -17,6 +17,7 @@ from .hand_padding import hand_padded_evaluations
 from .hand_splits import hand_splits
 from .names import Module, dotted, tail
 from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
+from .option_branches import skipped_option_branch
 from .option_dispatch import dispatched_away
 from .pins import read_pins
 from .project import Project, module_name, takes_part
@@ -328,6 +329,7 @@ def lint_source(
                 or branch_not_taken(module, node)
                 or after_exit(module, node)
                 or dispatched_away(module, node)
+                or skipped_option_branch(module, node)
             ):
                 continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)

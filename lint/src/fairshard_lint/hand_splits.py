@@ -26,23 +26,21 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from pathlib import Path
 
 from .broken_imports import imports_a_missing_module
 from .flow import distributed_script, flow_of
-from .launch_counts import launch_flag_values
 from .lightning_eval import lightning_ranks
 from .lightning_launch import lightning_runs_on_every_rank
 from .names import (
     Module,
     argument,
-    compare_literals,
     dotted,
     is_constant,
     mentions_rank,
     source_position,
     tail,
 )
+from .option_branches import skipped_option_branch
 from .options import UNKNOWN, shipped_default
 from .project import Project, importers
 
@@ -110,71 +108,15 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
         return False
     if family is not None and generator_family(mod, call) not in (None, family):
         return False
-    if _unset_option_guard(mod, call):
-        return False
+    if skipped_option_branch(mod, call):
+        return False  # under a test on an option every shipped run fails
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
-
-
-def _unset_option_guard(mod: Module, call: ast.Call) -> bool:
-    """``call`` runs only under a test on an option that every shipped run fails.
-
-    The transformers ``*_no_trainer`` examples seed under ``if args.seed is
-    not None:`` (or ``if args.seed:``) with ``--seed`` defaulting to
-    ``None``; where every shipped run leaves the flag out (gptanomaly's
-    ``run_mlmlog.sh``), the seed never runs and the split after it is drawn
-    from each rank's own state. UNI-LJ-VRA's ``seed = args.seed`` and ``if
-    seed != -1: seed_everything(seed)`` (or ``if not seed == -1:``), launched
-    only as ``--seed $seed`` with ``seed=-1``, is the same: the option's
-    values are those the launch lines that run the script give it, or its
-    default where none names it; any value that cannot be read keeps the call.
-    """
-    func = mod.function_of(call)
-    child: ast.AST = call
-    for ancestor in mod.ancestors(call):
-        if ancestor is func:
-            return False
-        if isinstance(ancestor, ast.If) and child in ancestor.body:
-            option = _tested_option(ancestor.test)
-            if option is not None and unset_option(mod, option):
-                return True  # None, 0, False, "": the branch is never taken
-            if _compared_option_fails(mod, ancestor.test, func):
-                return True
-        child = ancestor
-    return False
-
-
-def _compared_option_fails(mod: Module, test: ast.expr, func: ast.AST | None) -> bool:
-    """``seed != -1`` (``not seed == -1``) on an option every shipped run makes false."""
-    project = mod.cache.get("project")
-    path = project.tree_path(mod) if isinstance(project, Project) else None
-    if path is None or not isinstance(project, Project) or project.root is None:
-        return False
-    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-    compare = test.operand if isinstance(test, ast.UnaryOp) and negated else test
-    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1):
-        return False
-    option = _option_read(mod, compare.left, func)
-    return option is not None and _fails_everywhere(mod, project, path, option, compare, negated)
 
 
 def unset_option(mod: Module, option: str) -> bool:
     """Every shipped run leaves ``mod``'s option ``option`` at a false default (``None``)."""
     default = shipped_default(mod, option)
     return default is not UNKNOWN and isinstance(default, ast.Constant) and not default.value
-
-
-def _tested_option(test: ast.expr) -> str | None:
-    """``args.seed`` in ``if args.seed is not None:`` or ``if args.seed:``: ``"seed"``."""
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.IsNot)
-        and is_constant(test.comparators[0], None)
-    ):
-        test = test.left
-    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name):
-        return test.attr
-    return None
 
 
 def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None = None) -> bool:
@@ -205,49 +147,6 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
         return False
     sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
     return bool(sites) and all(seeded_before(mod, c, depth - 1, family) for c in sites)
-
-
-def _option_read(mod: Module, value: ast.expr, func: ast.AST | None) -> str | None:
-    """``args.seed`` (or a name bound once to it in the function): the option ``seed``."""
-    if isinstance(value, ast.Name):
-        bound = [
-            a.value
-            for a in ast.walk(func if func is not None else mod.tree)
-            if isinstance(a, ast.Assign)
-            and mod.function_of(a) is func
-            and any(dotted(t) == value.id for t in a.targets)
-        ]
-        value = bound[0] if len(bound) == 1 else value
-    if isinstance(value, ast.Attribute) and dotted(value.value) in ("args", "opt", "opts", "cfg"):
-        return value.attr
-    return None
-
-
-def _fails_everywhere(
-    mod: Module, project: Project, path: Path, option: str, test: ast.Compare, negated: bool
-) -> bool:
-    """Every shipped value of ``--option`` for the script makes ``test`` (or ``not test``) false."""
-    flags = sorted({f"--{option}", f"--{option.replace('_', '-')}"})
-    values = launch_flag_values(project.root or Path("."), flags, path.name)
-    literals: list[object] = []
-    if values is None:
-        return False
-    for value in values:
-        try:
-            literals.append(ast.literal_eval(value))
-        except (ValueError, SyntaxError):
-            return False
-    if not literals:
-        default = shipped_default(mod, option)
-        if default is UNKNOWN or not isinstance(default, ast.Constant):
-            return False
-        literals = [default.value]
-    try:
-        right = ast.literal_eval(test.comparators[0])  # -1 is a unary minus, not a constant
-    except (ValueError, SyntaxError, TypeError):
-        return False
-    wanted = negated  # ``if not seed == -1:`` fails where the comparison holds
-    return all(compare_literals(test.ops[0], v, right) is wanted for v in literals)
 
 
 def _seeded_anywhere(mod: Module, family: str | None) -> bool:

@@ -500,18 +500,21 @@ def _python_command_lines(root: Path, python: list[str]) -> list[tuple[Path, str
 _MAX_PYTHON_BYTES = 200_000
 
 
-def launch_flag_values(folder: Path, flags: list[str], script: str) -> list[str] | None:
-    """The values the launch lines that run ``script`` give one of ``flags`` (``--seed -1``).
+def launch_flag_values(folder: Path, flags: list[str], script: str) -> list[str | None] | None:
+    """The value each launch line that runs ``script`` gives one of ``flags`` (``--seed -1``).
 
-    A shell variable is read from its one assignment in the same file
-    (UNI-LJ-VRA's ``seed=-1`` then ``--seed $seed``). ``None`` where a value
-    cannot be read (a variable assigned more than once or never, a loop's),
-    or the tree's launch files are too many to read.
+    ``None`` in the list for a line that runs the script (a ``python``,
+    ``torchrun``, ``accelerate launch`` line naming it, not asking for
+    ``--help``) without naming any of the flags: that run takes the
+    option's default. A shell variable is read from its one assignment in
+    the same file (UNI-LJ-VRA's ``seed=-1`` then ``--seed $seed``). ``None``
+    where a value cannot be read (a variable assigned more than once or
+    never, a loop's), or the tree's launch files are too many to read.
     """
     names = "|".join(re.escape(f) for f in flags)
     pattern = re.compile(rf"(?<![\w-])(?:{names})(?:=|[ \t]+)(?P<value>[^\s;|&]+)")
     runs_script = re.compile(rf"(?<![\w.-]){re.escape(script)}(?![\w.-])")
-    found: list[str] = []
+    found: list[str | None] = []
     try:
         for _, text in tree_files(folder, _LAUNCHERS):
             counts: dict[str, int] = {}
@@ -522,7 +525,9 @@ def launch_flag_values(folder: Path, flags: list[str], script: str) -> list[str]
             for line in logical_lines(text):
                 if line.strip().startswith("#") or not runs_script.search(line):
                     continue
+                named = False
                 for match in pattern.finditer(line):
+                    named = True
                     value = match.group("value").strip("\"'")
                     variable = re.fullmatch(r"\$\{?(\w+)\}?", value)
                     if variable is not None:
@@ -533,6 +538,8 @@ def launch_flag_values(folder: Path, flags: list[str], script: str) -> list[str]
                     if "$" in value:
                         return None
                     found.append(value)
+                if not named and _RUNS.search(line) and not _HELP.search(line):
+                    found.append(None)  # a run that leaves the option at its default
     except TooManyFiles:
         return None
     return found

@@ -26,6 +26,7 @@ import ast
 from .branches import several_process_branch
 from .flow import dead_branch, is_distributed_sampler, switched_off
 from .names import Module, env_key, tail
+from .option_branches import skipped_option_branch
 from .project import Project, imported_modules, importers, unreached_by_callers
 
 __all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers"]
@@ -59,7 +60,9 @@ def unbuilt_samplers(mod: Module) -> frozenset[ast.Call]:
     follows the loader into the trainer module it is handed to, and stops here).
     So is a sampler in a branch that every call of its function skips with a
     literal (LLM_Train's ``DistributedSampler`` for ``"shakespeare"``, a data
-    name that its only caller never passes).
+    name that its only caller never passes), or that an option every shipped
+    run sets against it skips (retformer's ``if args.isdistributed == 1:``,
+    each line passing ``--isdistributed=0``; see ``option_branches``).
     """
     project = mod.cache.get("project")
     one = one_process_script(mod)
@@ -74,6 +77,7 @@ def unbuilt_samplers(mod: Module) -> frozenset[ast.Call]:
                 and (
                     unreached_by_callers(project, mod.cache["module_name"], call)
                     or _built_before_any_group(project, mod, call)
+                    or skipped_option_branch(mod, call)
                 )
             )
         )
