@@ -33,6 +33,8 @@ from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, sp
 from .lightning_hooks import (
     LIGHTNING,
     config_values,
+    data_module_runs,
+    hooks_run_otherwise,
     lightning_modules,
     lightning_pin,
     lineage_of,
@@ -1682,6 +1684,8 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         seen.add(id(loader))
         if owner is not None and own_trainers_single:
             continue  # a script's own class, run only by the script's one-device trainers
+        if owner is not None and _run_on_one_device_only(mod, owner):
+            continue  # every trainer that runs this data module is built for one device
         if isinstance(project, Project) and unreached_by_callers(
             project, mod.cache["module_name"], loader
         ):
@@ -1720,6 +1724,23 @@ def _own_trainers_single(mod: Module) -> bool:
         if tail(c) == "Trainer" and (mod.qualified(c.func) or "").split(".")[0] in LIGHTNING
     ]
     return bool(trainers) and all(_one_device_trainer(mod, c) for c in trainers)
+
+
+def _run_on_one_device_only(mod: Module, owner: ast.ClassDef) -> bool:
+    """Every Trainer call of the tree that runs data module ``owner`` runs on one device.
+
+    disinfo_experiments' ``LiarDataModule`` is fitted and tested only in
+    ``classification_trainer.py``, on ``L.Trainer(..., devices=1)``, while
+    another script builds a trainer whose device count is a parameter: the
+    other script's count says nothing of this data module's runs. Unknown
+    (the finding stays) where a run's data module cannot be read, where the
+    tree runs data modules another way (a CLI, a hook called by hand), or
+    where no run of it is seen.
+    """
+    runs = data_module_runs(mod, owner)
+    if not runs or hooks_run_otherwise(mod):
+        return False
+    return all(_one_device(other, call) for other, call in runs)
 
 
 #: Data modules of other packages whose loader hooks build loaders with no sampler

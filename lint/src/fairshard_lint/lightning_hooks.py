@@ -21,12 +21,16 @@ import ast
 
 from .cli_configs import read_trainer_settings, read_trainer_values
 from .context import target_names
+from .flow import parameters
 from .names import Module, argument, bound_calls, dotted, is_constant, tail
+from .project import passed_argument
 
 __all__ = [
     "LIGHTNING",
     "config_values",
+    "data_module_runs",
     "handed_to_lightning",
+    "hooks_run_otherwise",
     "lightning_modules",
     "lightning_pin",
     "lightning_shards",
@@ -234,21 +238,27 @@ def _run_classes(mod: Module, datamodules: bool) -> set[Run] | None:
             if built is None:
                 return None
             found |= built
-    if not found and datamodules and runs and not _hooks_run_otherwise(mod):
+    if not found and datamodules and runs and not hooks_run_otherwise(mod):
         return found  # every run hands loaders, none a data module: no data module runs
     return found or None
 
 
-def _built_classes(mod: Module, handed: ast.expr, classes: dict[str, list[str]]) -> set[Run] | None:
+def _built_classes(
+    mod: Module, handed: ast.expr, classes: dict[str, list[str]], depth: int = 2
+) -> set[Run] | None:
     """The classes whose objects ``handed`` (an argument of a Trainer call) may hold.
 
     ``None`` where a binding is not a call of a class the tree can name:
     ``data_modules[name](cfg)``, a class picked by a registry lookup, or held by
     a name the tree does not bind to one. A loader handed in place of a data
-    module (``trainer.validate(model, loader)``) is no class's object.
+    module (``trainer.validate(model, loader)``) is no class's object. A
+    parameter its function never binds again holds what the tree's callers
+    pass for it (up to ``depth`` callers up; see :func:`_passed_classes`).
     """
     built = bound_calls(mod, handed)
-    if built is None or any(dotted(b.func) is None for b in built):
+    if built is None:
+        return _passed_classes(mod, handed, classes, depth)
+    if any(dotted(b.func) is None for b in built):
         return None
     found: set[Run] = set()
     for b in built:
@@ -265,18 +275,15 @@ def _built_classes(mod: Module, handed: ast.expr, classes: dict[str, list[str]])
     return found
 
 
-def paired_models(mod: Module, owner: ast.ClassDef) -> set[str] | None:
-    """The model classes (and their bases of the tree) run with data module ``owner``.
+def data_module_runs(mod: Module, owner: ast.ClassDef) -> list[tuple[Module, ast.Call]] | None:
+    """The Trainer calls of the tree (with their modules) that run data module ``owner``.
 
-    ``trainer.fit(model, datamodule=data)`` with ``model = MultiModal()`` and
-    ``data = FluxDataModule()``: only ``MultiModal``'s hooks read that data
-    module's loaders, so a validation loader of it whose every model has no
-    ``validation_step`` is never read, whatever another model of the tree
-    combines. ``None`` where a run's data module or model cannot be read, or
-    where no call read runs ``owner`` (or a subclass of it).
+    ``trainer.fit(model, datamodule=data)`` with ``data = FluxDataModule()``
+    runs ``FluxDataModule`` (and its bases). ``None`` where some run's data
+    module cannot be read (it may be ``owner``).
     """
     classes = _classes(mod)
-    found: set[str] = set()
+    runs: list[tuple[Module, ast.Call]] = []
     for other in tree_modules(mod):
         for call in other.calls:
             if trainer_method(call) not in _RUNS:
@@ -287,14 +294,75 @@ def paired_models(mod: Module, owner: ast.ClassDef) -> set[str] | None:
             data = _built_classes(other, handed, classes)
             if data is None:
                 return None
-            if not any(owner.name in _lineage(name, classes) for _, name in data):
-                continue
-            model = argument(call, "model", 0)
-            models = None if model is None else _built_classes(other, model, classes)
-            if not models:
-                return None
-            for _, name in models:
-                found |= _lineage(name, classes)
+            if any(owner.name in _lineage(name, classes) for _, name in data):
+                runs.append((other, call))
+    return runs
+
+
+def _passed_classes(
+    mod: Module, handed: ast.expr, classes: dict[str, list[str]], depth: int
+) -> set[Run] | None:
+    """The classes of what every call site of the function passes for parameter ``handed``.
+
+    disinfo_experiments' ``train_classifier_model(model, datamodule, ...)``
+    fits ``datamodule``, which its one caller binds to ``LiarDataModule(...)``
+    or one of three other data modules, branch by branch. ``None`` where the
+    name is not such a parameter, the function has no call site in the tree
+    (or is also handed on by name), or a site's argument cannot be read.
+    """
+    project = mod.cache.get("project")
+    func = mod.function_of(handed)
+    if (
+        depth <= 0
+        or project is None
+        or func is None
+        or not isinstance(handed, ast.Name)
+        or handed.id not in parameters(func)
+        or any(
+            isinstance(node, ast.Name)
+            and node.id == handed.id
+            and not isinstance(node.ctx, ast.Load)
+            for node in ast.walk(func)
+        )
+    ):
+        return None
+    sites = project.call_sites(mod.cache["module_name"], func.name)
+    if not sites:
+        return None
+    found: set[Run] = set()
+    for owner, site in sites:
+        given = passed_argument(func, site, handed.id)
+        if given is None:
+            return None
+        built = _built_classes(project.modules[owner], given, classes, depth - 1)
+        if built is None:
+            return None
+        found |= built
+    return found
+
+
+def paired_models(mod: Module, owner: ast.ClassDef) -> set[str] | None:
+    """The model classes (and their bases of the tree) run with data module ``owner``.
+
+    ``trainer.fit(model, datamodule=data)`` with ``model = MultiModal()`` and
+    ``data = FluxDataModule()``: only ``MultiModal``'s hooks read that data
+    module's loaders, so a validation loader of it whose every model has no
+    ``validation_step`` is never read, whatever another model of the tree
+    combines. ``None`` where a run's data module or model cannot be read, or
+    where no call read runs ``owner`` (or a subclass of it).
+    """
+    runs = data_module_runs(mod, owner)
+    if runs is None:
+        return None
+    classes = _classes(mod)
+    found: set[str] = set()
+    for other, call in runs:
+        model = argument(call, "model", 0)
+        models = None if model is None else _built_classes(other, model, classes)
+        if not models:
+            return None
+        for _, name in models:
+            found |= _lineage(name, classes)
     return found or None
 
 
@@ -304,7 +372,7 @@ _LOADER_HOOKS = frozenset(
 )
 
 
-def _hooks_run_otherwise(mod: Module) -> bool:
+def hooks_run_otherwise(mod: Module) -> bool:
     """The tree runs data modules another way: a ``LightningCLI``, or a loader hook called.
 
     ``trainer.fit(model, dm.train_dataloader(), dm.val_dataloader())`` hands
