@@ -681,6 +681,12 @@ ROUND_EIGHTY_ONE_AFTER = [
     "good_lightning_validation_half_of_each_share.py",
     "bad_lightning_validation_capped_at_a_count.py",
 ]
+#: After the eighty-third round's run: a rank's own loss appended to a log file named for
+#: it is no result for a merge (the ABACBS2024 workshop); a per-rank predictions file is.
+ROUND_EIGHTY_THREE_AFTER = [
+    "good_per_rank_eval_loss_log.py",
+    "bad_per_rank_eval_predictions_file.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -784,6 +790,7 @@ ROUND_THIRTEEN = [
         "seventy_eight_after",
         "seventy_nine_after",
         "eighty_one_after",
+        "eighty_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -868,6 +875,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_eight_after": ROUND_SEVENTY_EIGHT_AFTER,
         "seventy_nine_after": ROUND_SEVENTY_NINE_AFTER,
         "eighty_one_after": ROUND_EIGHTY_ONE_AFTER,
+        "eighty_three_after": ROUND_EIGHTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -235,9 +235,68 @@ def _writes(mod: Module, scope: ast.AST) -> bool:
     nothing still scores each rank's own share.
     """
     return any(
-        isinstance(n, ast.Call) and _result_write(n) and not rank_zero_only(mod, n)
+        isinstance(n, ast.Call)
+        and _result_write(n)
+        and not rank_zero_only(mod, n)
+        and not _log_write(mod, n)
         for n in ast.walk(scope)
     )
+
+
+#: Words of a file's name that say it is a log: lines a person reads, not results to merge.
+_LOG_WORDS = frozenset({"log", "logs"})
+
+
+def _log_write(mod: Module, call: ast.Call) -> bool:
+    """``f.write(...)`` into a file that every ``open`` of ``f`` names as a log.
+
+    The ABACBS2024 workshop's ``eval_loss_file =
+    f"eval_loss_log_{world_size}_{local_rank}.txt"``, appended after each
+    evaluation with the rank's own average loss: a progress line per rank that
+    nothing of the tree merges, and a rank's own share holds no repeat. The
+    name is read from the literal parts of the path given to ``open`` (and of
+    what the function binds a name in it to); any ``open`` of the handle whose
+    path says nothing of a log keeps the write a result.
+    """
+    if tail(call) not in {"write", "writelines"} or not isinstance(call.func, ast.Attribute):
+        return False
+    handle = dotted(call.func.value)
+    scope = mod.function_of(call) or mod.tree
+    paths: list[ast.expr] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            opened = [(i.optional_vars, i.context_expr) for i in node.items]
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            opened = [(node.targets[0], node.value)]
+        else:
+            continue
+        for target, value in opened:
+            if target is None or handle is None or dotted(target) != handle:
+                continue
+            if not (isinstance(value, ast.Call) and tail(value) == "open" and value.args):
+                return False  # the handle is bound to something else too
+            paths.append(value.args[0])
+    return bool(paths) and all(_names_a_log(scope, path) for path in paths)
+
+
+def _names_a_log(scope: ast.AST, path: ast.expr) -> bool:
+    """The literal parts of ``path`` (or of what ``scope`` binds its names to) name a log."""
+    parts: list[ast.AST] = [path]
+    names = {n.id for n in ast.walk(path) if isinstance(n, ast.Name)}
+    parts += [
+        node.value
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id in names for t in node.targets)
+    ]
+    words = {
+        word
+        for part in parts
+        for n in ast.walk(part)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+        for word in name_words(n.value)
+    }
+    return bool(words & _LOG_WORDS)
 
 
 def _result_write(call: ast.Call) -> bool:
