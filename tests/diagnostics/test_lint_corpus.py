@@ -683,9 +683,13 @@ ROUND_EIGHTY_ONE_AFTER = [
 ]
 #: After the eighty-third round's run: a rank's own loss appended to a log file named for
 #: it is no result for a merge (the ABACBS2024 workshop); a per-rank predictions file is.
+#: A loader hook that calls a DataLoader the file never imports fails before it pads
+#: anything (pl_mnist); one imported inside the hook pads.
 ROUND_EIGHTY_THREE_AFTER = [
     "good_per_rank_eval_loss_log.py",
     "bad_per_rank_eval_predictions_file.py",
+    "good_lightning_hook_loader_never_imported.py",
+    "bad_lightning_hook_loader_imported_in_hook.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

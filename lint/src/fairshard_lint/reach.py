@@ -18,11 +18,12 @@ registry), and is left alone.
 from __future__ import annotations
 
 import ast
+import builtins
 
 from .names import Module, dotted, fails_to_bind, is_main_guard, misses_an_argument
 from .project import importers
 
-__all__ = ["after_exit", "unreached_in_script"]
+__all__ = ["after_exit", "calls_an_unbound_name", "unreached_in_script"]
 
 
 def _names_in(node: ast.AST) -> set[str]:
@@ -292,3 +293,60 @@ def _after_unbound_read(mod: Module, node: ast.AST) -> bool:
     if not isinstance(late, dict):
         late = mod.cache[key] = _locals_bound_late(func)
     return any(_fails_unbound(stmt, late) for stmt in func.body[: func.body.index(top)])
+
+
+def calls_an_unbound_name(mod: Module, node: ast.AST) -> bool:
+    """``node`` is a call of a plain name the module never binds: it raises ``NameError``.
+
+    pl_mnist's ``val_dataloader`` returns ``DataLoader(self.mnist_test, ...)``
+    in a file whose ``from torch.utils.data import DataLoader`` is commented
+    out: the hook fails before any loader exists, so nothing is padded. A name
+    counts as bound if the module imports, defines, assigns or takes it as a
+    parameter anywhere (any scope), or if it is a builtin; a module with a
+    star import, or one that reaches names another way (``globals()``,
+    ``exec``, ``builtins``), binds anything. A file that imports nothing at
+    all is read as a fragment run in another's namespace (a snippet, a
+    config executed by its script), whose names come from there.
+    """
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    bound = _bound_names(mod)
+    return bound is not None and node.func.id not in bound
+
+
+#: Calls through which a module may bind names it never spells out.
+_DYNAMIC_BINDERS = frozenset({"globals", "exec", "eval", "setattr", "__import__", "vars"})
+
+
+def _bound_names(mod: Module) -> frozenset[str] | None:
+    """Every name the module binds in any scope, with the builtins; ``None`` if unknowable."""
+    cached = mod.cache.get("bound_names")
+    if isinstance(cached, frozenset) or (cached is False):
+        return cached or None
+    found: set[str] = set(dir(builtins)) | {"__file__", "__name__", "__builtins__"}
+    unknowable = not any(isinstance(sub, ast.Import | ast.ImportFrom) for sub in mod.nodes)
+    for sub in mod.nodes:
+        if isinstance(sub, ast.ImportFrom | ast.Import):
+            for alias in sub.names:
+                if alias.name == "*":
+                    unknowable = True
+                found.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(sub, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(sub.name)
+        elif isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+            found.add(sub.id)
+        elif isinstance(sub, ast.arg):
+            found.add(sub.arg)
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            found.add(sub.name)
+        elif isinstance(sub, ast.Global | ast.Nonlocal):
+            found.update(sub.names)
+        elif isinstance(sub, ast.MatchAs | ast.MatchStar) and sub.name:
+            found.add(sub.name)
+        elif (isinstance(sub, ast.Name) and sub.id in _DYNAMIC_BINDERS) or (
+            isinstance(sub, ast.Attribute) and sub.attr in {"builtins", "__builtins__"}
+        ):
+            unknowable = True
+    result = None if unknowable else frozenset(found)
+    mod.cache["bound_names"] = result if result is not None else False
+    return result
