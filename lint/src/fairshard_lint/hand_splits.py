@@ -42,7 +42,7 @@ from .names import (
 )
 from .option_branches import skipped_option_branch
 from .options import UNKNOWN, shipped_default
-from .project import Project, importers
+from .project import Project, entry_scripts, importers
 
 __all__ = [
     "drawn_once_per_node",
@@ -51,6 +51,7 @@ __all__ = [
     "ranks_run",
     "run_by_unseeded_ranks",
     "seeded_before",
+    "seeded_by_every_entry",
     "unset_option",
 ]
 
@@ -147,6 +148,23 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
         return False
     sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
     return bool(sites) and all(seeded_before(mod, c, depth - 1, family) for c in sites)
+
+
+def seeded_by_every_entry(mod: Module, family: str | None = None) -> bool:
+    """Every script that imports ``mod`` (through any chain) seeds ``family``'s generator alike.
+
+    CMC_Mol's ``utils.split_dataset`` calls ``random_split`` with no
+    generator; the module uses ``torch.distributed`` itself, so it reads as a
+    distributed script, but it runs only inside its importers, and each of
+    them (``pretrain_lightning.py``, ``ft_lightning.py``,
+    ``inference_lightning.py``) calls ``pl.seed_everything(args.seed)``: every
+    rank draws the same split. As for the helpers of
+    :func:`run_by_unseeded_ranks`, a seed anywhere in such a script is taken
+    to run before the split (calls are not ordered across files); a seed that
+    reads the rank does not count, and a module nothing imports has no entry.
+    """
+    entries = entry_scripts(mod)
+    return bool(entries) and all(_seeded_anywhere(e, family) for e in entries)
 
 
 def _seeded_anywhere(mod: Module, family: str | None) -> bool:

@@ -27,7 +27,13 @@ from .branches import several_process_branch
 from .flow import dead_branch, is_distributed_sampler, switched_off
 from .names import Module, env_key, tail
 from .option_branches import skipped_option_branch
-from .project import Project, imported_modules, importers, unreached_by_callers
+from .project import (
+    Project,
+    entry_scripts,
+    imported_modules,
+    importers,
+    unreached_by_callers,
+)
 
 __all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers"]
 
@@ -197,18 +203,7 @@ def _imported_by_one_process(mod: Module) -> bool:
     An entry no shipped line runs says nothing of how it is run (it is not
     one process), so neither does a helper it imports.
     """
-    seen = {id(mod)}
-    todo = [mod]
-    entries: list[Module] = []
-    while todo:
-        for other in importers(todo.pop()):
-            if id(other) in seen:
-                continue
-            seen.add(id(other))
-            if importers(other):
-                todo.append(other)
-            else:
-                entries.append(other)
+    entries = entry_scripts(mod)
     return bool(entries) and all(one_process_script(entry) for entry in entries)
 
 

@@ -70,7 +70,7 @@ from .padding_classes import Padding
 from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
 
-__all__ = ["Project", "imported_modules", "importers", "module_name"]
+__all__ = ["Project", "entry_scripts", "imported_modules", "importers", "module_name"]
 
 #: Text that makes a file take part in the project even without PyTorch data words
 #: (a training helper that only calls ``loader.sampler.set_epoch(epoch)``; a script
@@ -1262,3 +1262,26 @@ def importers(mod: Module) -> list[Module]:
         for owner, other in project.modules.items()
         if owner != name and project.imports_module(owner, name)
     ]
+
+
+def entry_scripts(mod: Module) -> list[Module]:
+    """The modules of the tree that import ``mod`` (through any chain) and that nothing imports.
+
+    The scripts a helper runs in: TASA's ``TASA.py`` for ``model/evaluator.py``;
+    CMC_Mol's ``pretrain_lightning.py``, through its data module, for the
+    ``split_dataset`` of ``utils.py``. Empty for a module nothing imports (or
+    one imported only in a cycle).
+    """
+    seen = {id(mod)}
+    todo = [mod]
+    entries: list[Module] = []
+    while todo:
+        for other in importers(todo.pop()):
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            if importers(other):
+                todo.append(other)
+            else:
+                entries.append(other)
+    return entries

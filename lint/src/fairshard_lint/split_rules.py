@@ -41,6 +41,7 @@ from .hand_splits import (
     ranks_run,
     run_by_unseeded_ranks,
     seeded_before,
+    seeded_by_every_entry,
     unset_option,
 )
 from .known_samplers import known_padding, known_padding_loader
@@ -563,7 +564,11 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue
         if name in ("random_split", "train_test_split") and _drawn_before_spawn(mod, call):
             continue  # drawn once, in the parent, and handed to the ranks
-        if name == "random_split" and not seeded_before(mod, call):
+        if (
+            name == "random_split"
+            and not seeded_before(mod, call)
+            and not seeded_by_every_entry(mod, "torch")
+        ):
             yield (
                 call,
                 (
