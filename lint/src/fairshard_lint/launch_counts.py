@@ -13,6 +13,7 @@ scripts and the Markdown files (READMEs, walkthroughs) are read as text; a count
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -492,12 +493,43 @@ def _python_command_lines(root: Path, python: list[str]) -> list[tuple[Path, str
         except OSError:
             continue
         lines = [m.group("line") for m in _COMMAND_STRING.finditer(text)]
+        lines += _usage_lines(text)
         if lines:
             out.append((path, "\n".join(lines)))
     return out
 
 
 _MAX_PYTHON_BYTES = 200_000
+#: A command line in a docstring: optional environment settings, then a launcher.
+_USAGE_LINE = re.compile(
+    r"^[ \t$>]*(?P<line>(?:[A-Z_][A-Z0-9_]*=\S*[ \t]+)*"
+    r"(?:python(?:\d+(?:\.\d+)?)?|torchrun|accelerate[ \t]+launch|deepspeed)[ \t].*)$",
+    re.M,
+)
+
+
+def _usage_lines(text: str) -> list[str]:
+    """Command lines a file's docstrings (or other bare strings) give as its usage.
+
+    CMC_Mol's ``inference_lightning.py`` says how it is run in the string under
+    its ``__main__`` guard: ``CUDA_VISIBLE_DEVICES=0 python inference_lightning.py
+    --finetune_dir ...``, as documented as a README line. Only strings that
+    stand as statements are read (not comments, which often keep an old line);
+    a file that does not parse gives none.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            out += [m.group("line").rstrip() for m in _USAGE_LINE.finditer(node.value.value)]
+    return out
 
 
 def launch_flag_values(folder: Path, flags: list[str], script: str) -> list[str | None] | None:
