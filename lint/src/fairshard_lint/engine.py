@@ -16,7 +16,12 @@ from .flow import branch_not_taken, never_entered
 from .hand_padding import hand_padded_evaluations
 from .hand_splits import hand_splits
 from .names import Module, dotted, tail
-from .one_process_runs import MULTI_PROCESS_RULES, one_process_script, unbuilt_samplers
+from .one_process_runs import (
+    MULTI_PROCESS_RULES,
+    one_process_script,
+    unbuilt_samplers,
+    unlaunched_fabric,
+)
 from .option_branches import skipped_option_branch
 from .option_dispatch import dispatched_away
 from .pins import read_pins
@@ -338,7 +343,8 @@ def lint_source(
             if silenced is None or code in silenced:
                 continue
             found.add(Finding(path, line, getattr(node, "col_offset", 0) + 1, code, message))
-    if found and one_process_script(module):  # no second process: nothing to repeat or miss
+    if found and (one_process_script(module) or unlaunched_fabric(module)):
+        # no second process: nothing to repeat or miss
         found = {f for f in found if f.code not in MULTI_PROCESS_RULES}
     if found and imports_a_missing_module(module):
         return []  # stops at an import of a module its own tree lacks: nothing else runs

@@ -23,6 +23,7 @@ from .tree_texts import MAX_FILES, TooManyFiles, tree_files, tree_texts
 __all__ = [
     "launch_flag_values",
     "launch_texts_name",
+    "names_fabric_cli",
     "read_launch_counts",
     "Runs",
     "one_process_files",
@@ -587,3 +588,34 @@ def launch_texts_name(folder: Path, flags: list[str]) -> bool:
         return any(pattern.search(text) for text in tree_texts(folder, _LAUNCHERS))
     except TooManyFiles:
         return True
+
+
+#: Lightning Fabric's command-line launcher (``fabric run``; ``lightning run model`` earlier).
+_FABRIC_CLI = re.compile(r"\b(?:fabric|lightning)[ \t]+run\b")
+
+
+def names_fabric_cli(folder: Path) -> bool | None:
+    """Some launch file, README or Python string of the tree runs a script by Fabric's CLI.
+
+    ``None`` where the tree's launch files are too many to read. Comments of
+    Python files are not read (tabular_mri keeps the upstream example's
+    ``# lightning run model image_classifier.py`` above its own entry).
+    """
+    try:
+        if any(_FABRIC_CLI.search(text) for _, text in tree_files(folder, _LAUNCHERS)):
+            return True
+        for _, text in tree_files(folder, ("*.py",)):
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError):
+                continue
+            if any(
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and _FABRIC_CLI.search(node.value)
+                for node in ast.walk(tree)
+            ):
+                return True
+    except TooManyFiles:
+        return None
+    return False

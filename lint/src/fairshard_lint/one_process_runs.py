@@ -25,6 +25,7 @@ import ast
 
 from .branches import several_process_branch
 from .flow import dead_branch, is_distributed_sampler, switched_off
+from .launch_counts import names_fabric_cli
 from .names import Module, env_key, tail
 from .option_branches import skipped_option_branch
 from .project import (
@@ -35,7 +36,7 @@ from .project import (
     unreached_by_callers,
 )
 
-__all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers"]
+__all__ = ["MULTI_PROCESS_RULES", "one_process_script", "unbuilt_samplers", "unlaunched_fabric"]
 
 #: Rules whose pitfall does harm only when several processes run.
 MULTI_PROCESS_RULES = frozenset(
@@ -191,6 +192,43 @@ def _one_process(mod: Module) -> bool:
         return False  # the script pins its own devices
     spawns = [c for c in mod.calls if tail(c) in _SPAWNS]
     return all("device_count" in ast.unparse(c) for c in spawns)
+
+
+def unlaunched_fabric(mod: Module) -> bool:
+    """``mod`` runs its work through a Lightning Fabric that nothing launches: one device.
+
+    tabular_mri's ``kfold.py`` builds ``Fabric()`` and hands its fold loaders to
+    ``fabric.setup_dataloaders``; nothing in the tree calls ``.launch()`` and no
+    line runs a script by Fabric's CLI (``fabric run``, ``lightning run
+    model``). Fabric then refuses more than one device at the first
+    ``setup`` ("you must call `.launch()` or use the CLI", Lightning 2.x; a
+    torchrun launch does not count as launched), so every run that gets
+    past it is one process. A module that starts a process group itself, or
+    a tree too large to read its launch files, is left alone.
+    """
+    cached = mod.cache.get("unlaunched_fabric")
+    if isinstance(cached, bool):
+        return cached
+    found = False
+    project = mod.cache.get("project")
+    if (
+        isinstance(project, Project)
+        and project.whole_tree
+        and project.root is not None
+        and any(tail(c) == "Fabric" for c in mod.calls)
+        and not any(tail(c) == "init_process_group" for c in mod.calls)
+    ):
+        key = "tree launches or runs fabric"
+        if key not in project.facts:
+            launched = any(
+                tail(c) == "launch" and isinstance(c.func, ast.Attribute)
+                for other in project.modules.values()
+                for c in other.calls
+            )
+            project.facts[key] = launched or names_fabric_cli(project.root) is not False
+        found = not project.facts[key]
+    mod.cache["unlaunched_fabric"] = found
+    return found
 
 
 def _imported_by_one_process(mod: Module) -> bool:

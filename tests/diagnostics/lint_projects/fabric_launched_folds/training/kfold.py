@@ -1,0 +1,26 @@
+"""The same k-fold training, launched on four devices: each rank draws its own fold orders."""
+
+import torch
+from lightning.fabric import Fabric
+from sklearn.model_selection import KFold
+from torch.utils.data import DataLoader, SubsetRandomSampler
+
+
+def train(dataset, make_model, folds=5, epochs=3):
+    fabric = Fabric(devices=4)
+    fabric.launch()
+    for train_ids, val_ids in KFold(n_splits=folds).split(dataset):
+        train_sampler = SubsetRandomSampler(train_ids)  # expect: FS110
+        val_sampler = SubsetRandomSampler(val_ids)  # expect: FS110
+        train_loader = DataLoader(dataset, batch_size=4, sampler=train_sampler)
+        val_loader = DataLoader(dataset, batch_size=4, sampler=val_sampler)
+        train_loader, val_loader = fabric.setup_dataloaders(train_loader, val_loader)
+        model, optimizer = fabric.setup(*make_model())
+        for _ in range(epochs):
+            for x, y in train_loader:
+                fabric.backward(torch.nn.functional.mse_loss(model(x), y))
+                optimizer.step()
+                optimizer.zero_grad()
+        with torch.no_grad():
+            loss = sum(torch.nn.functional.mse_loss(model(x), y) for x, y in val_loader)
+        fabric.print(fabric.all_reduce(loss))
