@@ -691,6 +691,12 @@ ROUND_EIGHTY_THREE_AFTER = [
     "good_lightning_hook_loader_never_imported.py",
     "bad_lightning_hook_loader_imported_in_hook.py",
 ]
+#: After the eighty-fifth round's run: ``gpus=1 if on_gpu else None`` is one process either
+#: way (transformer_infrastructure); four GPUs or the CPU is not.
+ROUND_EIGHTY_FIVE_AFTER = [
+    "good_lightning_gpus_one_or_cpu.py",
+    "bad_lightning_gpus_four_or_cpu.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -795,6 +801,7 @@ ROUND_THIRTEEN = [
         "seventy_nine_after",
         "eighty_one_after",
         "eighty_three_after",
+        "eighty_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -880,6 +887,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "seventy_nine_after": ROUND_SEVENTY_NINE_AFTER,
         "eighty_one_after": ROUND_EIGHTY_ONE_AFTER,
         "eighty_three_after": ROUND_EIGHTY_THREE_AFTER,
+        "eighty_five_after": ROUND_EIGHTY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -450,6 +450,7 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
     count = argument(trainer, "devices") or argument(trainer, "gpus")
     return (
         _single(count)
+        or _one_either_way(trainer, count)
         or _single(_module_constant(mod, count))
         or _cpu_when_no_gpu(mod, trainer)
         or _single_strategy(mod, trainer)
@@ -461,6 +462,22 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _configs_of_one(mod, trainer)
         or _config_entries_of_one(mod, trainer)
         or _pinned_to_one_gpu(mod, trainer, count)
+    )
+
+
+def _one_either_way(trainer: ast.Call, count: ast.AST | None) -> bool:
+    """``gpus=1 if on_gpu else None``: one GPU, or the CPU (``gpus=None`` or ``0``).
+
+    transformer_infrastructure's ``Trainer(gpus=1 if on_gpu else None, ...)``:
+    one process either way. Only for ``gpus=``; ``devices=None`` takes every
+    GPU in the 1.x releases, so a ``devices`` arm must itself be one device.
+    """
+    if not isinstance(count, ast.IfExp):
+        return False
+    by_gpus = argument(trainer, "devices") is None
+    return all(
+        _single(arm) or (by_gpus and (is_constant(arm, None) or is_constant(arm, 0)))
+        for arm in (count.body, count.orelse)
     )
 
 
