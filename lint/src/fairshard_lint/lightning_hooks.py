@@ -62,9 +62,77 @@ def trainer_method(call: ast.Call) -> str | None:
 
 
 def lightning_pin(mod: Module) -> tuple[int, ...] | None:
-    """The highest Lightning release the tree's requirements allow (``None``: read as current)."""
-    pins: dict[str, tuple[int, ...]] = getattr(mod.cache.get("project"), "pins", None) or {}
-    return pins.get("pytorch-lightning") or pins.get("lightning")
+    """The highest Lightning release the tree allows (``None``: read as current).
+
+    From its requirement files, or else from its code: a ``Trainer(...)``
+    given a keyword that Lightning 2.0 removed runs only on a 1.x release.
+    """
+    project = mod.cache.get("project")
+    pins: dict[str, tuple[int, ...]] = getattr(project, "pins", None) or {}
+    pinned = pins.get("pytorch-lightning") or pins.get("lightning")
+    if pinned is not None:
+        return pinned
+    return _BEFORE_2 if _passes_removed_keywords(mod) else None
+
+
+#: Trainer keywords that Lightning 2.0 removed (several were gone by 1.7 already).
+_REMOVED_IN_2 = frozenset(
+    {
+        "gpus",
+        "tpu_cores",
+        "ipus",
+        "num_processes",
+        "distributed_backend",
+        "progress_bar_refresh_rate",
+        "weights_summary",
+        "checkpoint_callback",
+        "flush_logs_every_n_steps",
+        "stochastic_weight_avg",
+        "terminate_on_nan",
+        "resume_from_checkpoint",
+        "auto_select_gpus",
+        "auto_lr_find",
+        "auto_scale_batch_size",
+        "track_grad_norm",
+        "replace_sampler_ddp",
+        "amp_backend",
+        "amp_level",
+        "move_metrics_to_cpu",
+        "multiple_trainloader_mode",
+        "log_gpu_memory",
+        "process_position",
+        "prepare_data_per_node",
+        "weights_save_path",
+        "truncated_bptt_steps",
+    }
+)
+#: The last release line a tree that passes one of them can run.
+_BEFORE_2 = (1, 9)
+
+
+def _passes_removed_keywords(mod: Module) -> bool:
+    """Some ``Trainer(...)`` of the tree passes a keyword Lightning 2.0 removed.
+
+    clothes_segmentation's ``Trainer(progress_bar_refresh_rate=10, ...)``
+    raises ``TypeError`` on 2.x (the keyword went in 1.7): the tree runs a
+    1.x release, where a trainer naming no devices runs one CPU process.
+    Read once per tree; a ``Trainer`` of a module that names no Lightning
+    package (another framework's) is not read.
+    """
+    project = mod.cache.get("project")
+    facts = getattr(project, "facts", None)
+    key = "passes keywords Lightning 2.0 removed"
+    if isinstance(facts, dict) and key in facts:
+        return bool(facts[key])
+    found = any(
+        tail(c) == "Trainer" and any(k.arg in _REMOVED_IN_2 for k in c.keywords)
+        for other in tree_modules(mod)
+        if other.imports_any(LIGHTNING)
+        for c in other.calls
+    )
+    if isinstance(facts, dict):
+        facts[key] = found
+    return found
 
 
 def tree_modules(mod: Module) -> list[Module]:
