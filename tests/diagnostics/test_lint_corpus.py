@@ -692,10 +692,14 @@ ROUND_EIGHTY_THREE_AFTER = [
     "bad_lightning_hook_loader_imported_in_hook.py",
 ]
 #: After the eighty-fifth round's run: ``gpus=1 if on_gpu else None`` is one process either
-#: way (transformer_infrastructure); four GPUs or the CPU is not.
+#: way (transformer_infrastructure); four GPUs or the CPU is not. A setup hook's split runs
+#: from trainer.fit, after a seed in the __main__ block (classification-pytorch); a seed
+#: after the fit is too late.
 ROUND_EIGHTY_FIVE_AFTER = [
     "good_lightning_gpus_one_or_cpu.py",
     "bad_lightning_gpus_four_or_cpu.py",
+    "good_lightning_setup_split_seeded_in_main.py",
+    "bad_lightning_setup_split_seeded_after_fit.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

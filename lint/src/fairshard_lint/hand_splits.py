@@ -30,7 +30,8 @@ from collections.abc import Iterator
 from .broken_imports import imports_a_missing_module
 from .flow import distributed_script, flow_of
 from .lightning_eval import lightning_ranks
-from .lightning_launch import lightning_runs_on_every_rank
+from .lightning_hooks import trainer_method
+from .lightning_launch import in_lightning_hook, lightning_runs_on_every_rank
 from .names import (
     Module,
     argument,
@@ -130,7 +131,9 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
     ``local_dataset``, splits after the seed though the seed comes later in the
     text. A seed in another function earlier in the text does not count: it
     may run after the draw (``main()`` drawing, then seeding, called at the end
-    of the file) or never.
+    of the file) or never. A Lightning hook of the file's own class
+    (``setup``) is called by the trainer: the file's ``trainer.fit(...)`` (and
+    ``validate``/``test``/``predict``) calls are its call sites.
     """
     if depth == 0:
         return False
@@ -147,7 +150,15 @@ def seeded_before(mod: Module, node: ast.AST, depth: int = 5, family: str | None
     if func is None:
         return False
     sites = [c for c in mod.calls if tail(c) == func.name and mod.function_of(c) is not func]
+    if not sites and in_lightning_hook(mod, node):
+        # Lightning calls the hook from the trainer's runs: those are its call sites
+        # (classification-pytorch seeds in its __main__ block, then fits)
+        sites = [c for c in mod.calls if trainer_method(c) in _HOOK_RUNS]
     return bool(sites) and all(seeded_before(mod, c, depth - 1, family) for c in sites)
+
+
+#: Trainer calls that run a module's hooks (``setup`` and the loader hooks).
+_HOOK_RUNS = frozenset({"fit", "validate", "test", "predict"})
 
 
 def seeded_by_every_entry(mod: Module, family: str | None = None) -> bool:
