@@ -89,7 +89,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # option_branch_on_for_one_run: the launch lines decide which arm of the option runs;
     # helper_split_one_entry_unseeded: the entry scripts decide whether the split is seeded;
     # docstring_usage_four_processes: the scripts' own usage lines decide how many processes run;
-    # fabric_launched_folds: the tree's launch call decides whether Fabric runs several processes)
+    # fabric_launched_folds: the tree's launch call decides whether Fabric runs several processes;
+    # lightning_config_gpus_two: the folder's configs decide the trainer's devices)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -129,6 +130,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "helper_split_one_entry_unseeded",
         "docstring_usage_four_processes",
         "fabric_launched_folds",
+        "lightning_config_gpus_two",
     }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .launch_counts import logical_lines
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
 __all__ = [
@@ -246,10 +247,34 @@ def read_config_entry(folder: Path, keys: tuple[str, ...]) -> list[str]:
         for text in tree_texts(folder, _CONFIGS):
             found += _nested_values(text, keys)
         for text in tree_texts(folder, _LAUNCH_TEXTS):
-            found += [m.group("value").strip("\"'") for m in leaf.finditer(text)]
+            found += [m.group("value").strip("\"'") for m in leaf.finditer(_own_flags(text))]
     except TooManyFiles:
         return [*found, "?"]  # configs not read may set anything
     return found
+
+
+#: A container runtime's command: the flags before the command it runs are its own.
+_CONTAINER_RUN = re.compile(r"^\s*(?:sudo\s+)?(?:nvidia-docker|docker|podman)\s+(?:run|exec)\b")
+#: Where the command run inside the container starts.
+_INNER_COMMAND = re.compile(r"\b(?:python\d*(?:\.\d+)?|torchrun|accelerate|deepspeed|bash|sh)\s")
+
+
+def _own_flags(text: str) -> str:
+    """``text`` with each container runtime's own flags blanked out.
+
+    deepsteganalysis's ``run_script.sh`` starts ``docker run --gpus all -it
+    ...``: ``--gpus all`` asks Docker to expose every GPU to the container, and
+    says nothing of the ``training.gpus`` its configs set to ``[0]``. On a
+    ``docker run`` (``podman``, ``nvidia-docker``) line, what comes before the
+    command it runs (``python``, ``torchrun``, ``bash``...) is dropped; a line
+    that runs none keeps nothing.
+    """
+    lines = logical_lines(text)  # a command continued with a trailing backslash is one line
+    for index, line in enumerate(lines):
+        if _CONTAINER_RUN.match(line):
+            inner = _INNER_COMMAND.search(line)
+            lines[index] = line[inner.start() :] if inner else ""
+    return "\n".join(lines)
 
 
 def _launch_leaf(key: str) -> re.Pattern[str]:

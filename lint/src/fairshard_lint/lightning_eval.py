@@ -450,7 +450,7 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
     count = argument(trainer, "devices") or argument(trainer, "gpus")
     return (
         _single(count)
-        or _one_either_way(trainer, count)
+        or _one_either_way(mod, trainer, count)
         or _single(_module_constant(mod, count))
         or _cpu_when_no_gpu(mod, trainer)
         or _single_strategy(mod, trainer)
@@ -465,18 +465,25 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
     )
 
 
-def _one_either_way(trainer: ast.Call, count: ast.AST | None) -> bool:
+def _one_either_way(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool:
     """``gpus=1 if on_gpu else None``: one GPU, or the CPU (``gpus=None`` or ``0``).
 
     transformer_infrastructure's ``Trainer(gpus=1 if on_gpu else None, ...)``:
-    one process either way. Only for ``gpus=``; ``devices=None`` takes every
-    GPU in the 1.x releases, so a ``devices`` arm must itself be one device.
+    one process either way; deepsteganalysis's ``devices=args.training.gpus if
+    args.training.gpus else 1``, its configs' ``training: gpus: [0]``, too (an
+    arm may be a config entry that every config sets to one device). Only for
+    ``gpus=``; ``devices=None`` takes every GPU in the 1.x releases, so a
+    ``devices`` arm must itself be one device.
     """
     if not isinstance(count, ast.IfExp):
         return False
     by_gpus = argument(trainer, "devices") is None
+    # ``X if X else 1``: a config value that is false (``null``, ``0``) never reaches X
+    guarded = ast.dump(count.test) == ast.dump(count.body)
     return all(
-        _single(arm) or (by_gpus and (is_constant(arm, None) or is_constant(arm, 0)))
+        _single(arm)
+        or (by_gpus and (is_constant(arm, None) or is_constant(arm, 0)))
+        or _config_entry_of_one(mod, arm, truthy_only=guarded and arm is count.body)
         for arm in (count.body, count.orelse)
     )
 
@@ -863,8 +870,17 @@ def _config_entries_of_one(mod: Module, trainer: ast.Call) -> bool:
     return bool(counts) and all(_config_entry_of_one(mod, count) for count in counts)
 
 
-def _config_entry_of_one(mod: Module, count: ast.AST) -> bool:
-    """``count`` reads a nested config entry that every shipped config sets to one device."""
+#: Config values that read as false (``if cfg.gpus`` skips them).
+_FALSE_VALUES = frozenset({"", "null", "none", "~", "0", "false", "[]"})
+
+
+def _config_entry_of_one(mod: Module, count: ast.AST, truthy_only: bool = False) -> bool:
+    """``count`` reads a nested config entry that every shipped config sets to one device.
+
+    ``truthy_only``: only the values that read as true are used there (the
+    others take another arm); where every value read is false, the other arm
+    decides (no value read at all is unknown, as ever).
+    """
     entry = config_entry(count)
     project = mod.cache.get("project")
     if entry is None or len(entry[0]) < 2 or not isinstance(project, Project) or not project.root:
@@ -884,6 +900,9 @@ def _config_entry_of_one(mod: Module, count: ast.AST) -> bool:
     values = list(project.config_values[fact])
     if default is not None and isinstance(default, ast.Constant):
         values = [str(default.value) if v == "" else v for v in values]
+    if truthy_only and values:
+        values = [v for v in values if v.strip().lower() not in _FALSE_VALUES]
+        return not values or one_device(values)
     return one_device(values)
 
 
