@@ -165,6 +165,7 @@ _DATA_WORDS = (
     "Sampler",
     *(f"{k}=" for k in _DATA_KEYWORDS),
     *(f"def {hook}(" for hook in sorted(_LOADER_HOOKS)),
+    *(f".{hook}()" for hook in sorted(_LOADER_HOOKS)),  # a hook called by hand
     *sorted(_LOADER_GETTERS),
 )
 
@@ -186,6 +187,12 @@ def uses_torch_data(module: Module) -> bool:
         )
         or any(k.arg in _DATA_KEYWORDS for call in module.calls for k in call.keywords)
         or bool(_LOADER_HOOKS & set(module.functions))
+        # ExPeRT's trainer.test(model, dataloaders=dataset.test_dataloader()): a script
+        # that hands the trainer a data module's hook, called by hand
+        or any(
+            isinstance(call.func, ast.Attribute) and call.func.attr in _LOADER_HOOKS
+            for call in module.calls
+        )
     )
 
 

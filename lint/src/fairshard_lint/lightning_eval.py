@@ -49,6 +49,7 @@ from .lightning_hooks import (
 from .names import (
     Module,
     argument,
+    bound_calls,
     calls_bound_to,
     config_entry,
     dotted,
@@ -1368,8 +1369,39 @@ def _handed_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef |
             continue  # MTL-peptide's trainer.fit on devices=args.gpus, --gpus 1 on every run
         scope = mod.function_of(call) or mod.tree
         for loader in _loaders_of(mod, scope, handed, call.lineno):
-            if _plain(mod, loader):
+            if _plain(mod, loader) or _hook_called_by_hand(mod, loader):
                 yield loader, stage, _model_class(mod, call, scope)
+
+
+def _hook_called_by_hand(mod: Module, call: ast.Call) -> bool:
+    """``data.test_dataloader()`` on a data module of the tree whose hook builds a plain loader.
+
+    ExPeRT's ``trainer.test(model, dataloaders=dataset.test_dataloader(), ...)``
+    with ``dataset = BrainDataModule(...)``: the hook's ``DataLoader(...,
+    shuffle=False, drop_last=False)`` names no sampler, and Lightning puts its
+    padding one in, as for the hook it calls itself. The call stands for the
+    loader (the finding is reported there, in the script); a hook whose loader
+    drops its last batch, or shuffles (a training loader), is not read as one.
+    """
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr in _EVAL_HOOKS):
+        return False
+    built = bound_calls(mod, call.func.value)
+    if not built:
+        return False
+    names = {tail(b) for b in built}
+    for other in tree_modules(mod):
+        for name in names:
+            for cls in other.classes.get(name, []):
+                for func in cls.body:
+                    if not (isinstance(func, ast.FunctionDef) and func.name == call.func.attr):
+                        continue
+                    if any(
+                        not is_constant(argument(loader, "shuffle", 2), True)
+                        and not drops_the_padded_tail(other, loader)
+                        for loader in _hook_loaders(other, cls, func)
+                    ):
+                        return True
+    return False
 
 
 def _forwarded_loaders(mod: Module) -> Iterator[tuple[ast.Call, str, ast.ClassDef | None]]:

@@ -621,8 +621,9 @@ def bound_calls(mod: Module, value: ast.expr) -> list[ast.Call] | None:
     """The calls that build ``value``, where each binding in its function is a call.
 
     ``dm = V1DataModule(...)`` in one branch and ``dm = V2DataModule(...)`` in
-    the other give both; ``None`` where a binding is not a call (a parameter,
-    a factory's result read from a dict).
+    the other give both (an annotated ``dm: DataModule = DataModule(...)``
+    too); ``None`` where a binding is not a call (a parameter, a factory's
+    result read from a dict).
     """
     if isinstance(value, ast.Call):
         return [value]
@@ -633,7 +634,8 @@ def bound_calls(mod: Module, value: ast.expr) -> list[ast.Call] | None:
     values = [
         node.value
         for node in ast.walk(scope)
-        if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets)
+        if (isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets))
+        or (isinstance(node, ast.AnnAssign) and node.value and dotted(node.target) == name)
     ]
     if not values or not all(isinstance(v, ast.Call) for v in values):
         return None
