@@ -670,10 +670,25 @@ def _run_by_a_distributed_script(mod: Module) -> bool:
     ``DataLoader(shuffle=True)`` there is read whole by every rank. Left alone
     where the module or the script uses a package that shards loaders itself.
     """
-    if mod.imports_any(_SHARDING_FRAMEWORKS):
+    if _may_shard_its_loaders(mod):
         return False
     return _here_or_in_an_importer(
-        mod, lambda m: distributed_script(m) and not m.imports_any(_SHARDING_FRAMEWORKS)
+        mod, lambda m: distributed_script(m) and not _may_shard_its_loaders(m)
+    )
+
+
+def _may_shard_its_loaders(mod: Module) -> bool:
+    """``mod`` uses a package that may shard the loaders it builds (``_SHARDING_FRAMEWORKS``).
+
+    transformers counts only where the module names a trainer
+    (``Trainer``, ``Seq2SeqTrainer``, ``TrainingArguments``): 605final's
+    ``dataload.py`` imports it for a GPT-2 tokenizer and hands its loaders
+    to a hand-written DDP loop, which shards nothing.
+    """
+    if mod.imports_any(_SHARDING_FRAMEWORKS - {"transformers"}):
+        return True
+    return mod.imports_any(frozenset({"transformers"})) and any(
+        name.endswith("Trainer") or name.endswith("TrainingArguments") for name in mod.identifiers
     )
 
 
