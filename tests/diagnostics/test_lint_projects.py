@@ -90,7 +90,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # helper_split_one_entry_unseeded: the entry scripts decide whether the split is seeded;
     # docstring_usage_four_processes: the scripts' own usage lines decide how many processes run;
     # fabric_launched_folds: the tree's launch call decides whether Fabric runs several processes;
-    # lightning_config_gpus_two: the folder's configs decide the trainer's devices)
+    # lightning_config_gpus_two, hydra_root_devices_two: the folder's configs decide the
+    # trainer's devices)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -131,6 +132,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "docstring_usage_four_processes",
         "fabric_launched_folds",
         "lightning_config_gpus_two",
+        "hydra_root_devices_two",
     }
 
 

@@ -871,6 +871,30 @@ def _config_entries_of_one(mod: Module, trainer: ast.Call) -> bool:
     return bool(counts) and all(_config_entry_of_one(mod, count) for count in counts)
 
 
+def _hydra_config(mod: Module, node: ast.AST) -> bool:
+    """``node`` reads the config a ``@hydra.main(...)`` function is handed (``cfg.devices``).
+
+    multi-scale-se3-representations' ``Trainer(devices=cfg.devices)`` in the
+    function decorated ``@hydra.main(config_path="conf", config_name="config")``:
+    ``cfg`` is the composed config, whose top-level ``devices:`` the tree's
+    configs set (and a launch line's ``devices=4`` would override), not an
+    ``argparse`` option.
+    """
+    root = node
+    while isinstance(root, ast.Attribute | ast.Subscript | ast.Call):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    func = mod.function_of(node)
+    return (
+        isinstance(root, ast.Name)
+        and isinstance(func, ast.FunctionDef)
+        and root.id in {a.arg for a in func.args.args}
+        and any(
+            isinstance(d, ast.Call) and (mod.qualified(d.func) or "") == "hydra.main"
+            for d in func.decorator_list
+        )
+    )
+
+
 #: Config values that read as false (``if cfg.gpus`` skips them).
 _FALSE_VALUES = frozenset({"", "null", "none", "~", "0", "false", "[]"})
 
@@ -884,8 +908,10 @@ def _config_entry_of_one(mod: Module, count: ast.AST, truthy_only: bool = False)
     """
     entry = config_entry(count)
     project = mod.cache.get("project")
-    if entry is None or len(entry[0]) < 2 or not isinstance(project, Project) or not project.root:
+    if entry is None or not isinstance(project, Project) or not project.root:
         return False
+    if len(entry[0]) < 2 and not _hydra_config(mod, count):
+        return False  # args.devices: an option's, left to the option and CLI readers
     keys, default = entry
     fact = "entry " + ".".join(keys)  # read once per tree: the configs, and the code's writes
     if fact not in project.config_values:
