@@ -26,8 +26,8 @@ import ast
 from pathlib import Path
 
 from .launch_counts import launch_flag_values
-from .names import Module, argument, compare_literals, dotted, is_constant, tail
-from .project import Project
+from .names import Module, argument, compare_literals, dotted, is_constant
+from .options import defines_option, shipped_script
 
 __all__ = ["option_test_on_shipped_runs", "shipped_option_values", "skipped_option_branch"]
 
@@ -99,21 +99,19 @@ def option_test_on_shipped_runs(mod: Module, test: ast.expr, func: ast.AST | Non
 
 def shipped_option_values(mod: Module, option: str) -> list[object] | None:
     """The value of ``mod``'s option ``option`` on each shipped run of the script (read once)."""
-    project = mod.cache.get("project")
-    if not isinstance(project, Project) or project.root is None or not project.whole_tree:
+    shipped = shipped_script(mod)
+    if shipped is None:
         return None
-    path = project.tree_path(mod)
-    if path is None or path.as_posix() not in project.run_scripts:
-        return None
+    project, path = shipped
     key = f"shipped option values {option}"
     if key not in mod.cache:
-        mod.cache[key] = _shipped_values(mod, project.root, path, option)
+        mod.cache[key] = _shipped_values(mod, project.root or Path("."), path, option)
     found = mod.cache[key]
     return found if isinstance(found, list) else None
 
 
 def _shipped_values(mod: Module, root: Path, path: Path, option: str) -> list[object] | None:
-    definitions = [c for c in mod.calls if tail(c) == "add_argument" and _defines(c, option)]
+    definitions = [c for c in mod.calls if defines_option(c, option)]
     if len(definitions) != 1:
         return None
     (definition,) = definitions
@@ -144,13 +142,6 @@ def _shipped_values(mod: Module, root: Path, path: Path, option: str) -> list[ob
         except ValueError:
             return None
     return values
-
-
-def _defines(call: ast.Call, option: str) -> bool:
-    """``add_argument("--is-distributed", ...)`` (or ``dest="option"``) defines ``option``."""
-    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
-    return option in dests or is_constant(argument(call, "dest"), option)
 
 
 def _default(definition: ast.Call, convert: type | None) -> object:

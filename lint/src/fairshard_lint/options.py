@@ -12,15 +12,36 @@ seeds nothing). A script no shipped line runs says nothing of how it is run.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from .launch_counts import launch_texts_name
 from .names import Module, argument, is_constant, tail
 from .project import Project
 
-__all__ = ["UNKNOWN", "shipped_default"]
+__all__ = ["UNKNOWN", "defines_option", "shipped_default", "shipped_script"]
 
 #: What :func:`shipped_default` gives when the shipped runs may set the option.
 UNKNOWN = ast.Constant(value=...)
+
+
+def shipped_script(mod: Module) -> tuple[Project, Path] | None:
+    """The project and tree path of ``mod`` where some shipped line runs it as a script."""
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or project.root is None or not project.whole_tree:
+        return None
+    path = project.tree_path(mod)
+    if path is None or path.as_posix() not in project.run_scripts:
+        return None
+    return project, path
+
+
+def defines_option(call: ast.Call, option: str) -> bool:
+    """``add_argument("--is-distributed", ...)`` (or ``dest="option"``) defines ``option``."""
+    if tail(call) != "add_argument":
+        return False
+    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
+    return option in dests or is_constant(argument(call, "dest"), option)
 
 
 def shipped_default(mod: Module, option: str) -> ast.expr:
@@ -30,25 +51,21 @@ def shipped_default(mod: Module, option: str) -> ast.expr:
     where the file defines no such option, no shipped line runs it, or a
     launch file or README names the flag.
     """
-    project = mod.cache.get("project")
-    if not isinstance(project, Project) or project.root is None or not project.whole_tree:
+    shipped = shipped_script(mod)
+    if shipped is None:
         return UNKNOWN
-    path = project.tree_path(mod)
-    if path is None or path.as_posix() not in project.run_scripts:
-        return UNKNOWN
+    project, _ = shipped
     for call in mod.calls:
-        if tail(call) != "add_argument":
+        if not defines_option(call, option):
             continue
-        flags = [
-            a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        options = [
+            a.value
+            for a in call.args
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-")
         ]
-        dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
-        if option not in dests and not is_constant(argument(call, "dest"), option):
-            continue
-        options = [f for f in flags if f.startswith("-")]
         key = "launch texts name " + " ".join(options)  # read once per tree and option
         if key not in project.facts:
-            project.facts[key] = launch_texts_name(project.root, options)
+            project.facts[key] = launch_texts_name(project.root or Path("."), options)
         if project.facts[key]:
             return UNKNOWN
         default = argument(call, "default")
