@@ -461,9 +461,37 @@ def _file_deduplicates(mod: Module) -> bool:
     """A known evaluator named, or ``unique`` by id anywhere in the file."""
     cached = mod.cache.get("deduplicates_here")
     if not isinstance(cached, bool):
-        cached = bool(mod.identifiers & _DEDUPLICATING_EVALUATORS) or _unique_by_id(mod.tree)
+        cached = bool(mod.identifiers & _DEDUPLICATING_EVALUATORS) or any(
+            _unique_by_id(part) for part in _outside_the_data(mod.tree)
+        )
         mod.cache["deduplicates_here"] = cached
     return cached
+
+
+def _outside_the_data(tree: ast.Module) -> list[ast.AST]:
+    """The file's statements, less its datasets' own code (their classes, their dunder methods).
+
+    LatentTarget's ``CrossDockedDataset.detect_aromatic_atoms`` calls
+    ``torch.unique(bond_index[...])`` to featurize a molecule: a data class's
+    ``unique`` keeps atoms, not one result per evaluated sample, and says
+    nothing of how the file's evaluation combines.
+    """
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.ClassDef):
+            bases = {
+                name_words(ast.unparse(b))[-1] for b in node.bases if name_words(ast.unparse(b))
+            }
+            if "dataset" in bases or node.name.lower().endswith("dataset"):
+                continue
+            todo.extend(node.body)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _builds_data(node):
+            continue
+        else:
+            out.append(node)
+    return out
 
 
 def _calls_deduplicating(mod: Module, call: ast.Call, depth: int = 2) -> bool:
