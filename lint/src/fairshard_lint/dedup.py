@@ -458,7 +458,7 @@ def scope_deduplicates(scope: ast.AST) -> bool:
 
 
 def _file_deduplicates(mod: Module) -> bool:
-    """A known evaluator named, or ``unique`` by id anywhere in the file."""
+    """A known evaluator named, or ``unique`` by id in the file outside its datasets' code."""
     cached = mod.cache.get("deduplicates_here")
     if not isinstance(cached, bool):
         cached = bool(mod.identifiers & _DEDUPLICATING_EVALUATORS) or any(
@@ -592,12 +592,13 @@ def _top_statement(mod: Module, node: ast.AST) -> ast.AST:
 def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> bool:
     """The evaluation fed by ``sampler`` keeps one result per sample id.
 
-    A known evaluator or ``unique`` by id anywhere in the file counts for the
-    whole file. The other forms count where the sampler's loader goes: in
-    the function that iterates it (or a function it calls, up to two calls
-    below), in a function it is handed to (up to two calls below), or in a
-    call beside that hand-over in the same block
-    (``final_test(data_loader_test, ...)`` then ``merge(output_dir, num_tasks)``).
+    A known evaluator, or ``unique`` by id anywhere in the file outside its
+    datasets' own code, counts for the whole file. The other forms count
+    where the sampler's loader goes: in the function that iterates it (or a
+    function it calls, up to two calls below), in a function it is handed to
+    (up to two calls below), or in a call beside that hand-over in the same
+    block (``final_test(data_loader_test, ...)`` then ``merge(output_dir,
+    num_tasks)``).
     A loader that goes nowhere the file shows is judged by the whole file.
 
     Args:
