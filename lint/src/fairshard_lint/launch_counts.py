@@ -518,6 +518,8 @@ def _usage_lines(text: str) -> list[str]:
     stand as statements are read (not comments, which often keep an old line);
     a file that does not parse gives none.
     """
+    if not _USAGE_LINE.search(text):
+        return []  # no line of the file looks like a command: no parse (most files stop here)
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -605,6 +607,8 @@ def names_fabric_cli(folder: Path) -> bool | None:
         if any(_FABRIC_CLI.search(text) for _, text in tree_files(folder, _LAUNCHERS)):
             return True
         for _, text in tree_files(folder, ("*.py",)):
+            if not _FABRIC_CLI.search(text):
+                continue  # the words appear nowhere in the file: no parse
             try:
                 tree = ast.parse(text)
             except (SyntaxError, ValueError):
