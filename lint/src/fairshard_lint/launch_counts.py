@@ -196,8 +196,11 @@ def _named_file_text(name: str, here: Path, folder: Path) -> str | None:
 _RUNS = re.compile(_LAUNCH.pattern + r"|\bpython(?:\d+(?:\.\d+)?)?\b")
 #: A line that asks a script for its options (``python train.py --help``): no run.
 _HELP = re.compile(r"(?<![\w-])(?:--help|-h)(?![\w-])")
-#: A script a line names (``train.py``, ``./tools/train.py``, ``$ROOT/train.py``).
-_SCRIPT = re.compile(r"(?:^|[\s=\"'])(?P<path>[\w./${}:-]*?[\w-]+\.py)\b")
+#: A script a line names (``train.py``, ``./tools/train.py``, ``$ROOT/train.py``), with
+#: the shell's escaped characters in it (``FSC_test\\(few-shot\\).py``).
+_SCRIPT = re.compile(r"(?:^|[\s=\"'])(?P<path>(?:[\w./${}:-]|\\.)*?(?:[\w-]|\\[^\n])+\.py)\b")
+#: A character the shell takes as it is after a backslash.
+_ESCAPED = re.compile(r"\\(.)")
 #: A module a line runs (``python -m tools.train``).
 _MODULE = re.compile(r"\s-m\s+(?P<name>[A-Za-z_][\w.]*)")
 _PIN = re.compile(r"\bCUDA_VISIBLE_DEVICES=(?P<value>\S*)")
@@ -322,7 +325,7 @@ def _accelerate_config_of_one(line: str, here: Path, folder: Path) -> bool:
 
 def _named(line: str) -> list[str]:
     """The Python files a line runs or hands on, as written (``-m a.b``: ``a/b.py``)."""
-    names = [m.group("path") for m in _SCRIPT.finditer(line)]
+    names = [_ESCAPED.sub(r"\1", m.group("path")) for m in _SCRIPT.finditer(line)]
     names += [m.group("name").replace(".", "/") + ".py" for m in _MODULE.finditer(line)]
     out = []
     for name in names:
