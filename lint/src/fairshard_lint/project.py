@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -1055,7 +1055,11 @@ def asks_single_process(param: str) -> bool:
 
 
 def evaluation_caller(
-    project: Project, name: str, call: ast.Call, depth: int = MAX_CALLER_DEPTH
+    project: Project,
+    name: str,
+    call: ast.Call,
+    depth: int = MAX_CALLER_DEPTH,
+    passed_over: Callable[[Module], bool] | None = None,
 ) -> str | None:
     """``path:line`` of an evaluation call site that reaches ``call`` through its callers.
 
@@ -1066,9 +1070,11 @@ def evaluation_caller(
     (the branches of the functions in between too: a builder that dispatches
     on ``dataset_name == "cifar10"`` is followed where the call site passes a
     literal) and a world size other than a literal 1 (one replica pads
-    nothing). :func:`evaluation_site` gives the site itself.
+    nothing). :func:`evaluation_site` gives the site itself. A call site in a
+    module that ``passed_over`` holds for is not taken (an entry script that
+    every shipped line runs as one process: its evaluation pads nothing).
     """
-    found = evaluation_site(project, name, call, depth)
+    found = _caller_site(project, name, call, depth, "eval", passed_over)
     if found is None:
         return None
     return f"{Path(project.paths[found[0]]).as_posix()}:{found[1].lineno}"
@@ -1094,7 +1100,12 @@ def training_site(
 
 
 def _caller_site(
-    project: Project, name: str, call: ast.Call, depth: int, want: str
+    project: Project,
+    name: str,
+    call: ast.Call,
+    depth: int,
+    want: str,
+    passed_over: Callable[[Module], bool] | None = None,
 ) -> tuple[str, ast.Call] | None:
     mod = project.modules[name]
     func = mod.function_of(call)
@@ -1106,7 +1117,7 @@ def _caller_site(
     world = replica_parameter(call, parameters(func))
     if world is not None:
         needs.setdefault(world, ("notin", ONE_REPLICA))
-    return _search(project, name, func, needs, depth, call, want)
+    return _search(project, name, func, needs, depth, call, want, passed_over)
 
 
 def _use_requirements(mod: Module, call: ast.Call, func: Function) -> dict[str, Requirement]:
@@ -1151,13 +1162,17 @@ def _search(
     depth: int,
     origin: ast.AST,
     want: str = "eval",
+    passed_over: Callable[[Module], bool] | None = None,
 ) -> tuple[str, ast.Call] | None:
     """A call site of ``func`` that reaches ``origin`` (in ``func``) for ``want``.
 
-    ``want`` is ``"eval"`` or ``"train"``, as the names at the site say.
+    ``want`` is ``"eval"`` or ``"train"``, as the names at the site say; sites
+    in a module ``passed_over`` holds for are not taken.
     """
     for owner, site in project.call_sites(name, func.name):
         module = project.modules[owner]
+        if passed_over is not None and passed_over(module):
+            continue
         outer = module.function_of(site)
         left = _bind(func, site, needs, outer, project)
         if left is None:
@@ -1173,7 +1188,7 @@ def _search(
             continue
         for param, need in _requirements(module, site, outer).items():
             left.setdefault(param, need)  # the branch of ``outer`` the site sits in
-        found = _search(project, owner, outer, left, depth - 1, site, want)
+        found = _search(project, owner, outer, left, depth - 1, site, want, passed_over)
         if found is not None:
             return found
     return None

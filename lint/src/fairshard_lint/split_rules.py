@@ -69,6 +69,7 @@ from .names import (
     mentions_rank,
     tail,
 )
+from .one_process_runs import one_process_script
 from .padding_classes import Padding, padding_classes
 from .prepared import accelerate_launched
 from .project import (
@@ -435,7 +436,9 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             reached = f" (built for every split; the flags at {flagged} mark one not trained on)"
         elif verdict is None:
             where = (
-                evaluation_caller(project, mod.cache["module_name"], call)
+                evaluation_caller(
+                    project, mod.cache["module_name"], call, passed_over=one_process_script
+                )
                 if isinstance(project, Project)
                 else None
             )
