@@ -704,6 +704,12 @@ ROUND_EIGHTY_FIVE_AFTER = [
 #: After the ninety-first round's run: a dataset class's ``torch.unique`` over bond indices
 #: (a featurizer) says nothing of the file's evaluation (LatentTarget).
 ROUND_NINETY_ONE_AFTER = ["bad_unique_in_dataset_featurizer.py"]
+#: After the ninety-second and ninety-third rounds' run: a statement that calls a name the
+#: file never binds stops its block (MDDA-former).
+ROUND_NINETY_THREE_AFTER = [
+    "good_unbound_model_class_stops_the_script.py",
+    "bad_imported_model_class_epoch_repeats.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -810,6 +816,7 @@ ROUND_THIRTEEN = [
         "eighty_three_after",
         "eighty_five_after",
         "ninety_one_after",
+        "ninety_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -897,6 +904,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "eighty_three_after": ROUND_EIGHTY_THREE_AFTER,
         "eighty_five_after": ROUND_EIGHTY_FIVE_AFTER,
         "ninety_one_after": ROUND_NINETY_ONE_AFTER,
+        "ninety_three_after": ROUND_NINETY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -55,8 +55,7 @@ def _reached(mod: Module) -> set[str] | None:
             if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 defined.setdefault(stmt.name, []).append(stmt)
         reached: set[str] = set()
-        live = _until_a_failing_call(mod, top)
-        frontier = set().union(*(_names_in(stmt) for stmt in live)) if live else set()
+        frontier = _live_names_of(mod, top)
         while frontier:
             name = frontier.pop()
             if name in reached or name not in defined:
@@ -69,24 +68,62 @@ def _reached(mod: Module) -> set[str] | None:
     return result
 
 
-def _until_a_failing_call(mod: Module, block: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of ``block`` up to and with the first that fails to call (see below)."""
-    for index, stmt in enumerate(block):
-        if _fails_to_call(mod, stmt):
-            return block[: index + 1]
-    return block
-
-
 def _live_names_in(mod: Module, definition: ast.AST) -> set[str]:
-    """Names a definition reads, its function body cut after a statement that fails to call."""
+    """Names a definition reads, each block of a function body cut after a failing call."""
     if not isinstance(definition, ast.FunctionDef | ast.AsyncFunctionDef):
-        return _names_in(definition)
-    body = _until_a_failing_call(mod, definition.body)
-    if len(body) == len(definition.body):
         return _names_in(definition)
     out = set().union(*(_names_in(d) for d in definition.decorator_list))
     out |= _names_in(definition.args)
-    return out.union(*(_names_in(stmt) for stmt in body))
+    return out | _live_names_of(mod, definition.body)
+
+
+#: The fields of a compound statement that hold blocks of statements.
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _live_names_of(mod: Module, block: list[ast.stmt]) -> set[str]:
+    """Names the statements of ``block`` read, each block cut at a call that fails to bind.
+
+    The failing call raises before the callee's body runs: its arguments are
+    read, the function it names is not reached by that call, and nothing
+    after it in its block runs (UNI-LJ-VRA's ``train_val_test_split(ds,
+    seed=42)`` under the main guard, against a signature with no ``seed``:
+    the ``random_split`` inside never runs). A compound statement's own
+    blocks are cut the same way; a block around it goes on (the failing
+    branch may not be taken).
+    """
+    out: set[str] = set()
+    for stmt in block:
+        if _fails_to_call(mod, stmt) and isinstance(stmt, ast.Assign | ast.AnnAssign | ast.Expr):
+            call = stmt.value
+            assert isinstance(call, ast.Call)
+            parts: list[ast.AST] = [*call.args, *(k.value for k in call.keywords)]
+            if isinstance(call.func, ast.Attribute):
+                parts.append(call.func.value)
+            return out.union(*(_names_in(part) for part in parts))
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out |= _names_in(stmt)
+            continue
+        for name, value in ast.iter_fields(stmt):
+            if name not in _BLOCKS:
+                out |= set().union(*(_names_in(v) for v in _nodes(value)))
+            elif name in ("handlers", "cases"):
+                for part in value:
+                    for header in ("type", "pattern", "guard"):
+                        out |= set().union(*map(_names_in, _nodes(getattr(part, header, None))))
+                    out |= _live_names_of(mod, part.body)
+            else:
+                out |= _live_names_of(mod, value)
+    return out
+
+
+def _nodes(value: object) -> list[ast.AST]:
+    """A field's value as a list of nodes (a node, a list of them, or nothing)."""
+    if isinstance(value, ast.AST):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, ast.AST)]
+    return []
 
 
 def _fails_to_call(mod: Module, stmt: ast.stmt) -> bool:
@@ -100,7 +137,9 @@ def _fails_to_call(mod: Module, stmt: ast.stmt) -> bool:
     is the call, a module-level function or class of the linted tree named
     by the call, no decorator on either (``@hydra.main`` changes what a call
     binds to), a class that defines ``__init__`` itself, with no ``__new__``
-    and no metaclass.
+    and no metaclass. So does a plain statement that calls a name the module
+    binds nowhere (a ``NameError``: MDDA-former's ``model = RCUNet()``, a
+    class its file never imports; see :func:`calls_an_unbound_name`).
     """
     if not isinstance(stmt, ast.Assign | ast.AnnAssign | ast.Expr) or not isinstance(
         stmt.value, ast.Call
@@ -108,7 +147,7 @@ def _fails_to_call(mod: Module, stmt: ast.stmt) -> bool:
         return False
     key = f"fails to call {id(stmt)}"  # read once per statement: every finding asks again
     if key not in mod.cache:
-        mod.cache[key] = _cannot_bind(mod, stmt.value)
+        mod.cache[key] = calls_an_unbound_name(mod, stmt.value) or _cannot_bind(mod, stmt.value)
     return bool(mod.cache[key])
 
 
