@@ -704,9 +704,13 @@ ROUND_EIGHTY_FIVE_AFTER = [
 #: After the ninety-first round's run: a dataset class's ``torch.unique`` over bond indices
 #: (a featurizer) says nothing of the file's evaluation (LatentTarget).
 ROUND_NINETY_ONE_AFTER = ["bad_unique_in_dataset_featurizer.py"]
-#: After the ninety-second and ninety-third rounds' run: a statement that calls a name the
-#: file never binds stops its block (MDDA-former).
+#: After the ninety-second and ninety-third rounds' run: a metric logger the loop only
+#: iterates through (``log_every``) and never updates combines nothing when it is synced
+#: (Class-Agnostic-Counting's zero-shot validation, an earlier round's wrong finding); a
+#: statement that calls a name the file never binds stops its block (MDDA-former).
 ROUND_NINETY_THREE_AFTER = [
+    "good_metric_logger_synced_but_never_updated.py",
+    "bad_metric_logger_updated_then_synced.py",
     "good_unbound_model_class_stops_the_script.py",
     "bad_imported_model_class_epoch_repeats.py",
 ]

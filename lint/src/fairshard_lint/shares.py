@@ -177,11 +177,17 @@ def _loop_values(loops: list[ast.For | ast.AsyncFor]) -> set[str]:
     out: set[str] = set()
     for loop in loops:
         out.update(n for sub in ast.walk(loop.target) if (n := dotted(sub)))
-        if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute):
-            receiver = dotted(loop.iter.func.value)
-            if receiver:
-                out.add(receiver)  # metric_logger.log_every(loader): the logger holds the values
-        for node in ast.walk(loop):
+        for node in ast.walk(loop.iter):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            receiver = dotted(node.func.value)
+            if receiver and any(_reads_any(stmt, {receiver}) for stmt in loop.body):
+                # metric_logger.log_every(loader) with metric_logger.update(...) in the
+                # loop: the logger holds the values. One the loop never updates holds
+                # only its own timers, and syncing it combines nothing the loop read
+                # (Class-Agnostic-Counting's zero-shot validation).
+                out.add(receiver)
+        for node in (sub for stmt in [*loop.body, *loop.orelse] for sub in ast.walk(stmt)):
             if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 out.update(n for t in targets for sub in ast.walk(t) if (n := dotted(sub)))
