@@ -1795,11 +1795,37 @@ def lightning_padded_evaluations(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         # a model handed to trainer.fit with the loader is the one that scores it (a
         # subclass's hooks may score a data module's loader: a base class's owner is not)
         only_own = any(entry[0] is loader for entry in handed)
+        if only_own and owner is not None and _no_step_for(owner, stage):
+            continue  # Thermal-Audio-Driven's border model: no validation_step, no val loop
         models = None if owner is None or only_own else paired_models(mod, owner)
         where = _combined(mod, stage, owner, only_own, models)
         if where is not None:
             other, node = where
             yield loader, f"{_path_of(other)}:{getattr(node, 'lineno', 0)}"
+
+
+def _no_step_for(owner: ast.ClassDef, stage: str) -> bool:
+    """``owner``, a plain ``LightningModule`` subclass, defines no step hook of ``stage``.
+
+    Lightning skips the validation loop of a model with no ``validation_step``
+    (it warns that the loaders handed in go unused), and ``trainer.test``
+    refuses one with no ``test_step``: the loader handed with it is never read.
+    Only a class whose every base is ``LightningModule`` itself is read (a base
+    of the tree's own may define the hook).
+    """
+    if not owner.bases or any(
+        (dotted(base) or "").rpartition(".")[2] != "LightningModule" for base in owner.bases
+    ):
+        return False
+    hook = f"{stage}_step"
+    return not any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Assign)
+        and (
+            getattr(node, "name", None) == hook
+            or any(dotted(t) == hook for t in getattr(node, "targets", []))
+        )
+        for node in owner.body
+    )
 
 
 def _own_trainers_single(mod: Module) -> bool:
