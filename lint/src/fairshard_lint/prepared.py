@@ -22,8 +22,9 @@ from __future__ import annotations
 import ast
 
 from .context import target_names
-from .flow import poisson_replaced
+from .flow import Function, poisson_replaced
 from .names import Module, argument, dotted, tail
+from .positions import WHOLE, returned_at
 from .project import Project
 
 __all__ = ["accelerate_launched", "framework_shards"]
@@ -32,8 +33,45 @@ __all__ = ["accelerate_launched", "framework_shards"]
 _SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loader"})
 
 
-def framework_shards(mod: Module, call: ast.Call) -> bool:
-    """The loader ``call`` builds is handed to ``setup_dataloaders``, ``prepare`` or opacus."""
+def framework_shards(mod: Module, call: ast.Call, depth: int = 2) -> bool:
+    """The loader ``call`` builds is handed to ``setup_dataloaders``, ``prepare`` or opacus.
+
+    Also where ``call``'s function returns the loader whole and every call of
+    that function hands its result on (Dense_Reward_T2I's nested
+    ``_my_data_iterator`` returns ``DataLoader(..., shuffle=True)``, and the
+    script prepares what it gives), up to ``depth`` functions out.
+    """
+    if _handed_to_setup(mod, call):
+        return True
+    func = mod.function_of(call)
+    if depth <= 1 or func is None or WHOLE not in returned_at(func, call):
+        return False
+    sites = _call_sites(mod, func)
+    return bool(sites) and all(framework_shards(m, site, depth - 1) for m, site in sites)
+
+
+def _call_sites(mod: Module, func: Function) -> list[tuple[Module, ast.Call]]:
+    """Calls of ``func``: by plain name in the function that defines it, else in the tree."""
+    outer = mod.parents.get(func)
+    if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [
+            (mod, node)
+            for node in ast.walk(outer)
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == func.name
+        ]
+    project = mod.cache.get("project")
+    if outer is not mod.tree or not isinstance(project, Project):
+        return []
+    return [
+        (project.modules[owner], site)
+        for owner, site in project.call_sites(mod.cache["module_name"], func.name)
+    ]
+
+
+def _handed_to_setup(mod: Module, call: ast.Call) -> bool:
+    """The loader ``call`` builds is named in a ``prepare``/``setup_dataloaders``/opacus call."""
     names = set(target_names(mod, call))
     for other in mod.calls:
         if tail(other) in _SHARDING_SETUP:
