@@ -57,7 +57,20 @@ def in_unused_class(mod: Module, node: ast.AST) -> bool:
     return project.facts[key]
 
 
-def _unused(root: Path, cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+#: How many definitions deep a chain of users that are themselves unused is followed.
+_USER_DEPTH = 3
+
+Definition = ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _unused(root: Path, cls: Definition, depth: int = _USER_DEPTH) -> bool:
+    """No code of the tree uses ``cls``, or only code inside definitions nothing uses.
+
+    optvq-gen's ``maybe_get_subset`` is called only by ``setup_dataset``,
+    which nothing calls: neither body runs. Users are followed
+    ``_USER_DEPTH`` definitions up (a top-level function or class of another
+    file, undecorated); a use anywhere else keeps ``cls``.
+    """
     if any((root / name).is_file() for name in _PACKAGING):
         return False
     word = re.compile(rf"\b{re.escape(cls.name)}\b")
@@ -66,8 +79,16 @@ def _unused(root: Path, cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionD
         for _, text in tree_files(root, ("*.py",)):
             if _DYNAMIC.search(text) or ("getattr(" in text and _looks_up_in_tree(text, root)):
                 return False
-            if word.search(text) and _names_class(text, cls):
-                return False
+            if word.search(text):
+                users = _users(text, cls)
+                if users is None or (
+                    users
+                    and not (
+                        depth > 1
+                        and all(u.name != cls.name and _unused(root, u, depth - 1) for u in users)
+                    )
+                ):
+                    return False
             entry = entry or "__main__" in text
         if not entry:
             return False  # no script: a tree of modules for code elsewhere to use
@@ -78,22 +99,46 @@ def _unused(root: Path, cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionD
     return True
 
 
-def _names_class(text: str, cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """The source names the class in code: a use, a base, an import, the name as a string."""
+def _users(text: str, cls: Definition) -> list[Definition] | None:
+    """The top-level definitions of the source that name ``cls`` in code, or ``None``.
+
+    ``None``: a use outside any such definition (module-level code, a
+    decorated function, a string naming it, an unreadable file), which runs
+    or may. An import of the name is no use by itself.
+    """
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True  # unreadable: it may
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == cls.name:
-            return True
-        if isinstance(node, ast.Attribute) and node.attr == cls.name:
-            return True
-        if isinstance(node, ast.alias) and cls.name in (node.name.rpartition(".")[2], node.asname):
-            return True
-        if isinstance(node, ast.Constant) and node.value == cls.name:
-            return True
-    return False
+        return None  # unreadable: it may
+    users: list[Definition] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            if any(
+                alias.asname not in (None, cls.name) and alias.name.rpartition(".")[2] == cls.name
+                for alias in stmt.names
+            ):
+                return None  # imported under another name: its uses are not followed
+            continue
+        if not any(_names(node, cls.name) for node in ast.walk(stmt)):
+            continue
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.decorator_list:
+            return None
+        if not isinstance(stmt, _DEFINITIONS) or any(
+            isinstance(node, ast.Constant) and node.value == cls.name for node in ast.walk(stmt)
+        ):
+            return None
+        users.append(stmt)
+    return users
+
+
+def _names(node: ast.AST, name: str) -> bool:
+    """``node`` names ``name``: a plain name, an attribute, an import alias or a string."""
+    return (
+        (isinstance(node, ast.Name) and node.id == name)
+        or (isinstance(node, ast.Attribute) and node.attr == name)
+        or (isinstance(node, ast.alias) and name in (node.name.rpartition(".")[2], node.asname))
+        or (isinstance(node, ast.Constant) and node.value == name)
+    )
 
 
 def _looks_up_in_tree(text: str, root: Path) -> bool:

@@ -1,0 +1,11 @@
+"""A subset drawn by hand with the process's own generator."""
+
+import torch
+from torch.utils.data import Subset
+
+
+def maybe_subset(dataset, size=None):
+    if size is None:
+        return dataset
+    picked = torch.randperm(len(dataset))[:size]  # expect: FS110
+    return Subset(dataset, picked)
