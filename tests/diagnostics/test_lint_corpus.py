@@ -714,6 +714,12 @@ ROUND_NINETY_THREE_AFTER = [
     "good_unbound_model_class_stops_the_script.py",
     "bad_imported_model_class_epoch_repeats.py",
 ]
+#: After the ninety-fourth and ninety-fifth rounds' run: a statement after a ``return`` in
+#: its block never runs (FlowNP's training loaders below a validation hook's return).
+ROUND_NINETY_FIVE_AFTER = [
+    "good_loader_written_after_return.py",
+    "bad_loader_built_after_a_conditional_return.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -821,6 +827,7 @@ ROUND_THIRTEEN = [
         "eighty_five_after",
         "ninety_one_after",
         "ninety_three_after",
+        "ninety_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -909,6 +916,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "eighty_five_after": ROUND_EIGHTY_FIVE_AFTER,
         "ninety_one_after": ROUND_NINETY_ONE_AFTER,
         "ninety_three_after": ROUND_NINETY_THREE_AFTER,
+        "ninety_five_after": ROUND_NINETY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -208,6 +208,10 @@ def _ends_the_process(stmt: ast.stmt) -> bool:
     return False
 
 
+#: Statements that leave their block: nothing after them in it runs.
+_LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
 def after_exit(mod: Module, node: ast.AST) -> bool:
     """``node`` follows a statement that ends the process, in a block that holds both.
 
@@ -216,8 +220,11 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
     ``test``: nothing after the exit runs, in that block or below it. So
     does a statement of a function's body that reads a local before any
     assignment to it (an ``UnboundLocalError`` every call raises: see
-    :func:`_fails_unbound`), and a call of the tree's own function or class
-    that cannot bind its arguments (a ``TypeError``: see :func:`_fails_to_call`).
+    :func:`_fails_unbound`), a call of the tree's own function or class
+    that cannot bind its arguments (a ``TypeError``: see :func:`_fails_to_call`),
+    and a ``return``, ``raise``, ``break`` or ``continue`` standing in the same
+    block (FlowNP's ``val_dataloader`` returns its loader, and the training
+    loaders written below the ``return`` are never built).
     """
     if _after_unbound_read(mod, node):
         return True
@@ -229,7 +236,7 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
                 isinstance(block, list)
                 and child in block
                 and any(
-                    _ends_the_process(s) or _fails_to_call(mod, s)
+                    isinstance(s, _LEAVES) or _ends_the_process(s) or _fails_to_call(mod, s)
                     for s in block[: block.index(child)]
                 )
             ):
