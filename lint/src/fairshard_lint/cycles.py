@@ -33,11 +33,17 @@ def _restarted(loop: Loop) -> list[ast.expr]:
     """What ``loop`` iterates anew on each pass and yields from.
 
     The iterable of a ``for`` inside it (not ``loop`` itself) whose body
-    yields, and the value of a ``yield from loader`` in it.
+    yields, the value of a ``yield from loader`` in it, and what a yielding
+    loop starts over by hand (ProBayes's ``inf_iterator``: ``yield
+    iterator.__next__()``, and on ``StopIteration`` ``iterator =
+    iterable.__iter__()``; ``iter(loader)`` alike).
     """
     out: list[ast.expr] = []
+    yields = any(isinstance(sub, ast.Yield | ast.YieldFrom) for sub in ast.walk(loop))
+    # ``for x in iter(loader): yield x`` is read as the ``for`` (its file's loop rule reports it)
+    iterated = {id(n.iter) for n in ast.walk(loop) if isinstance(n, ast.For | ast.AsyncFor)}
     for node in ast.walk(loop):
-        if node is loop:
+        if node is loop or id(node) in iterated:
             continue
         if isinstance(node, ast.For | ast.AsyncFor) and any(
             isinstance(sub, ast.Yield | ast.YieldFrom) for sub in ast.walk(node)
@@ -45,6 +51,15 @@ def _restarted(loop: Loop) -> list[ast.expr]:
             out.append(node.iter)
         elif isinstance(node, ast.YieldFrom):
             out.append(node.value)
+        elif yields and isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "iter" and len(node.args) == 1:
+                out.append(node.args[0])
+            elif (
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr == "__iter__"
+                and not node.args
+            ):
+                out.append(node.func.value)
     return out
 
 
