@@ -716,12 +716,15 @@ ROUND_NINETY_THREE_AFTER = [
 ]
 #: After the ninety-fourth and ninety-fifth rounds' run: a statement after a ``return`` in
 #: its block never runs (FlowNP's training loaders below a validation hook's return); an
-#: endless generator that starts its loader over by hand (ProBayes's ``inf_iterator``).
+#: endless generator that starts its loader over by hand (ProBayes's ``inf_iterator``);
+#: a sampler attribute nothing sets past ``None`` (VATTMoDi, opt-in ``FS102``).
 ROUND_NINETY_FIVE_AFTER = [
     "good_loader_written_after_return.py",
     "bad_loader_built_after_a_conditional_return.py",
     "bad_generator_restarts_loader_by_hand.py",
     "good_generator_restarts_loader_with_epoch.py",
+    "good_sampler_attribute_only_none.py",
+    "bad_sampler_attribute_set_by_subclass.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -51,13 +51,49 @@ __all__: list[str] = []
 
 
 def _given(mod: Module, call: ast.Call, node: ast.AST | None) -> bool:
-    """A sampler is passed: neither ``None`` nor a local bound only to ``None``."""
+    """A sampler is passed: neither ``None`` nor a local or attribute bound only to ``None``.
+
+    ``sampler=self.sampler`` where every assignment of ``.sampler`` in the
+    tree is ``None`` (VATTMoDi's base data module, whose ``self.sampler =
+    None`` no subclass or caller replaces) passes no sampler.
+    """
     if node is None or is_constant(node, None):
         return False
     if isinstance(node, ast.Name):
         func = mod.function_of(call)
         return not bound_only_to(func if func is not None else mod.tree, node.id, func, None)
+    if isinstance(node, ast.Attribute) and dotted(node) == f"self.{node.attr}":
+        return not _attribute_only_none(mod, node.attr)
     return True
+
+
+def _attribute_only_none(mod: Module, attr: str) -> bool:
+    """Every assignment of an attribute named ``attr`` in the tree's modules binds ``None``.
+
+    A ``setattr`` or an assignment by tuple counts as another value (one
+    handed in through a constructor is an assignment of a parameter).
+    """
+    project = mod.cache.get("project")
+    modules = list(project.modules.values()) if isinstance(project, Project) else [mod]
+    seen = False
+    for other in modules:
+        if attr not in other.identifiers:
+            continue
+        for node in other.nodes:
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and target.attr == attr:
+                        if not is_constant(node.value, None):
+                            return False
+                        seen = True
+                    elif isinstance(target, ast.Tuple | ast.List) and any(
+                        isinstance(e, ast.Attribute) and e.attr == attr for e in target.elts
+                    ):
+                        return False
+            elif isinstance(node, ast.Call) and tail(node) == "setattr":
+                return False
+    return seen
 
 
 @rule(
