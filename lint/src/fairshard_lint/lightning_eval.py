@@ -462,6 +462,7 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _cpu_by_default(trainer)
         or _configs_of_one(mod, trainer)
         or _config_entries_of_one(mod, trainer)
+        or _spread_entry_of_one(mod, trainer)
         or _pinned_to_one_gpu(mod, trainer, count)
     )
 
@@ -869,6 +870,51 @@ def _config_entries_of_one(mod: Module, trainer: ast.Call) -> bool:
     """
     counts = [k.value for k in trainer.keywords if k.arg in {"devices", "gpus"}]
     return bool(counts) and all(_config_entry_of_one(mod, count) for count in counts)
+
+
+def _spread_entry_of_one(mod: Module, trainer: ast.Call) -> bool:
+    """``Trainer(**trainer_config)`` with ``trainer_config = config["training"]["trainer_args"]``.
+
+    FlowNP's configs each set ``training: trainer_args: devices: 1``: the
+    spread block's own count decides, as :func:`_config_entries_of_one` reads
+    it (every config, a launch line naming the key, the tree's own writes).
+    The name is bound once before the trainer in its scope, to a nested
+    config entry, and its count is neither set by key (``trainer_config
+    ["devices"] = ...``) nor through ``update`` there, nor given beside.
+    """
+    spreads = [k.value for k in trainer.keywords if k.arg is None]
+    if len(spreads) != 1 or not isinstance(spreads[0], ast.Name):
+        return False
+    if any(k.arg in _COUNTS for k in trainer.keywords):
+        return False
+    name = spreads[0].id
+    scope = mod.function_of(trainer) or mod.tree
+    bound = values_bound_before(mod, scope, name, trainer.lineno)
+    entry = config_entry(bound[0]) if len(bound) == 1 else None
+    if entry is None or len(entry[0]) < 2 or entry[1] is not None:
+        return False
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and dotted(node.func.value) == name
+            and node.func.attr in {"update", "setdefault"}
+        ):
+            return False
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        for target in targets:
+            if (
+                isinstance(target, ast.Subscript)
+                and dotted(target.value) == name
+                and not (
+                    isinstance(target.slice, ast.Constant) and target.slice.value not in _COUNTS
+                )
+            ):
+                return False
+    return any(
+        _config_entry_of_one(mod, ast.Subscript(value=bound[0], slice=ast.Constant(key)))
+        for key in ("devices", "gpus")
+    )
 
 
 def _hydra_config(mod: Module, node: ast.AST) -> bool:
