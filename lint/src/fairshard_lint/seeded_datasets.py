@@ -38,7 +38,7 @@ from .names import (
     mentions_rank,
     tail,
 )
-from .project import Project
+from .project import Project, importers
 
 __all__ = ["per_rank_seed", "shuffled_by_its_constructor", "unseeded_constructor_orders"]
 
@@ -319,9 +319,20 @@ def unseeded_constructor_orders(mod: Module) -> list[tuple[ast.Call, ast.Call]]:
     rank: shares overlap and miss items. Gives ``(sampler, draw)`` pairs. A
     script that may seed the draw's generator anywhere (before or after, in
     its own functions) is left alone: a per-rank seed is rule FS104's.
+
+    A helper module's sampler counts where the module imports no seeding and
+    every file importing it that runs ranks seeds nothing either
+    (building-damage-assessment's ``dataset.py`` builds the sampler over an
+    ``xviewDataset`` whose ``__init__`` runs ``random.sample(keys,
+    len(keys))``, for the ``torch.distributed.launch`` script ``train.py``).
     """
     project = mod.cache.get("project")
-    if not isinstance(project, Project) or not distributed_script(mod):
+    if not isinstance(project, Project):
+        return []
+    runners = (
+        [mod] if distributed_script(mod) else [m for m in importers(mod) if distributed_script(m)]
+    )
+    if not runners:
         return []
     owner = mod.cache["module_name"]
     found: list[tuple[ast.Call, ast.Call]] = []
@@ -330,7 +341,10 @@ def unseeded_constructor_orders(mod: Module) -> list[tuple[ast.Call, ast.Call]]:
             continue
         for family in ("random", "numpy", "torch"):
             draw = shuffled_by_its_constructor(project, owner, call, family)
-            if draw is not None and not _seeded_in(project, owner, mod.tree, family):
+            if draw is not None and not any(
+                _seeded_in(project, m.cache["module_name"], m.tree, family)
+                for m in {id(m): m for m in [mod, *runners]}.values()
+            ):
                 found.append((call, draw))
                 break
     return found
