@@ -331,12 +331,19 @@ def _named(line: str) -> list[str]:
     for name in names:
         if "$" in name:  # $ROOT/tools/train.py: the part after the variable
             name = name.rpartition("}")[2] if "}" in name else name.partition("/")[2]
-        out.append(name.removeprefix("./").lstrip("/"))
+        out.append(name.removeprefix("./"))
     return [n for n in out if n.endswith(".py") and "$" not in n]
 
 
 def _files_of(name: str, here: Path, folder: Path, python: list[str]) -> list[str]:
-    """The tree's files a script name can be: beside the launch file, at the root, else by tail."""
+    """The tree's files a script name can be: beside the launch file, at the root, else by tail.
+
+    An absolute path of the machine the lines were written on (EAR's
+    ``python3 /apdcephfs/.../EAR/run_classify.py``) is read by its longest
+    tail that names files of the tree (``run_classify.py``).
+    """
+    absolute = name.startswith("/")
+    name = name.lstrip("/")
     for base in (here, folder):
         direct = base / name
         if direct.is_file():
@@ -344,7 +351,13 @@ def _files_of(name: str, here: Path, folder: Path, python: list[str]) -> list[st
                 return [direct.resolve().relative_to(folder.resolve()).as_posix()]
             except ValueError:
                 return []
-    return [p for p in python if p == name or p.endswith("/" + name)]
+    parts = name.split("/")
+    for start in range(len(parts) if absolute else 1):
+        tail_name = "/".join(parts[start:])
+        found = [p for p in python if p == tail_name or p.endswith("/" + tail_name)]
+        if found:
+            return found
+    return []
 
 
 def read_one_process_scripts(folder: Path) -> frozenset[str]:
