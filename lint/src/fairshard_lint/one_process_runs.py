@@ -26,7 +26,7 @@ import ast
 from .branches import several_process_branch
 from .flow import dead_branch, is_distributed_sampler, switched_off
 from .launch_counts import names_fabric_cli
-from .names import Module, env_key, tail
+from .names import Module, env_key, is_main_guard, tail
 from .option_branches import skipped_option_branch
 from .project import (
     Project,
@@ -181,7 +181,7 @@ def _one_process(mod: Module) -> bool:
     path = project.tree_path(mod)
     if path is None:
         return False
-    if importers(mod):
+    if importers(mod) and not _imported_for_its_data_free_names(project, mod):
         # run directly by some line as well as imported: its own runs are not read here
         return path.as_posix() not in project.run_scripts and _imported_by_one_process(mod)
     if _sets_a_world_of_one(mod) and not _starts_processes(mod):
@@ -229,6 +229,78 @@ def unlaunched_fabric(mod: Module) -> bool:
         found = not project.facts[key]
     mod.cache["unlaunched_fabric"] = found
     return found
+
+
+#: Names whose presence in a definition means it may load data or start ranks.
+_DATA_WORDS = frozenset(
+    {
+        "DataLoader",
+        "DistributedSampler",
+        "init_process_group",
+        "DistributedDataParallel",
+        "spawn",
+        "start_processes",
+        "Accelerator",
+        "Trainer",
+        "Fabric",
+    }
+)
+
+
+def _imported_for_its_data_free_names(project: Project, mod: Module) -> bool:
+    """Every file importing the script takes names from it that reach no data code.
+
+    ml-stance-detection's ``run_classify.py`` is run by one README line on one
+    GPU, and four other files import its ``PROCESSORS`` table and
+    ``get_processor``: those reach no loader, sampler or process group of the
+    script, so its own runs decide. A whole-module import, a module loaded by
+    name, or module-level code outside the main guard that names data code
+    (it runs on import) leaves the script to its importers.
+    """
+    name = mod.cache["module_name"]
+    defined = {
+        stmt.name: stmt
+        for stmt in mod.tree.body
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    top = [
+        stmt
+        for stmt in mod.tree.body
+        if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and not (isinstance(stmt, ast.If) and is_main_guard(stmt.test))
+    ]
+    if any(_names_data_code(stmt) for stmt in top):
+        return False
+    wanted: set[str] = set()
+    for other in importers(mod):
+        owner = other.cache["module_name"]
+        if project.loaded_by_name(owner):
+            return False
+        for target in project.imports(owner).values():
+            if project.find(target) == name:
+                return False  # the whole module: any of it may be called
+            head, _, attr = target.rpartition(".")
+            if head and project.find(head) == name:
+                wanted.add(attr)
+    seen: set[str] = set()
+    while wanted:
+        item = wanted.pop()
+        if item in seen or item not in defined:
+            continue
+        seen.add(item)
+        if _names_data_code(defined[item]):
+            return False
+        wanted |= {n.id for n in ast.walk(defined[item]) if isinstance(n, ast.Name)} - seen
+    return True
+
+
+def _names_data_code(node: ast.AST) -> bool:
+    """``node`` names a loader, a sampler, a process group or a trainer (see ``_DATA_WORDS``)."""
+    return any(
+        (isinstance(n, ast.Name) and n.id in _DATA_WORDS)
+        or (isinstance(n, ast.Attribute) and n.attr in _DATA_WORDS)
+        for n in ast.walk(node)
+    )
 
 
 def _imported_by_one_process(mod: Module) -> bool:
