@@ -102,7 +102,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # launch_absolute_path_launched: the launch line, naming the script by another
     # machine's path, decides how many processes run;
     # script_imported_for_its_trainer: what its importers take decides whether the
-    # script's own launch lines alone run its loop)
+    # script's own launch lines alone run its loop;
+    # shape_branch_taken: the caller's argument decides which branch builds the loader)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -150,6 +151,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "lightning_nested_config_spread",
         "launch_absolute_path_launched",
         "script_imported_for_its_trainer",
+        "shape_branch_taken",
     }
 
 

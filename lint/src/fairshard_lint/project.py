@@ -909,7 +909,98 @@ def _negated(need: Requirement) -> Requirement:
     kind, value = need
     if isinstance(value, bool):
         return kind, not value
+    if kind in ("when", "unless"):
+        return ("unless" if kind == "when" else "when"), value
     return ("notin" if kind == "in" else "in"), value
+
+
+#: Built-in types an ``isinstance`` test of a parameter may name.
+_SHAPE_TYPES = {"list": ast.List, "tuple": ast.Tuple, "dict": ast.Dict, "set": ast.Set}
+
+
+def shape_test(test: ast.expr, params: set[str]) -> tuple[str, Requirement] | None:
+    """A test of one parameter's container type and length: ``("when", (source,))``.
+
+    genmorpho's ``if isinstance(batch_size, (list, tuple)) and len(batch_size) > 0:``
+    with every caller passing ``[args.batch_size]``: the ``else`` never runs.
+    Read only when the test names one parameter, through ``isinstance`` with
+    built-in container types, ``len``, integer comparisons, ``and``, ``or``
+    and ``not``; :func:`_shape_holds` evaluates it for a display a site passes.
+    """
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name) and n.id in params}
+    if len(names) != 1:
+        return None
+    (param,) = names
+    if _shape_value(test, param, None) is _UNREAD:
+        return None
+    return param, ("when", (ast.unparse(test),))
+
+
+#: An evaluation :func:`_shape_value` cannot make.
+_UNREAD = object()
+
+
+def _shape_value(node: ast.AST, param: str, given: ast.expr | None) -> object:
+    """``node``'s value with ``param`` bound to the display ``given`` (``None``: check only)."""
+    if isinstance(node, ast.BoolOp):
+        values = [_shape_value(v, param, given) for v in node.values]
+        if any(v is _UNREAD for v in values):
+            return _UNREAD
+        if given is None:
+            return True
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _shape_value(node.operand, param, given)
+        return inner if inner is _UNREAD or given is None else not inner
+    if isinstance(node, ast.Constant) and type(node.value) in (int, bool):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        args = node.args
+        if node.func.id == "len" and len(args) == 1 and _is_param(args[0], param):
+            if given is None:
+                return 0
+            return len(given.elts) if isinstance(given, ast.List | ast.Tuple | ast.Set) else _UNREAD
+        if node.func.id == "isinstance" and len(args) == 2 and _is_param(args[0], param):
+            kinds = args[1].elts if isinstance(args[1], ast.Tuple) else [args[1]]
+            if not all(isinstance(k, ast.Name) and k.id in _SHAPE_TYPES for k in kinds):
+                return _UNREAD
+            if given is None:
+                return True
+            if isinstance(given, ast.Constant | ast.JoinedStr):
+                return False  # a number, a string, None: no container
+            known = isinstance(given, tuple(_SHAPE_TYPES.values()))
+            if not known:
+                return _UNREAD
+            return any(
+                isinstance(given, _SHAPE_TYPES[k.id]) for k in kinds if isinstance(k, ast.Name)
+            )
+        return _UNREAD
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left = _shape_value(node.left, param, given)
+        right = _shape_value(node.comparators[0], param, given)
+        if left is _UNREAD or right is _UNREAD:
+            return _UNREAD
+        if given is None:
+            return True
+        ops = {ast.Gt: int.__gt__, ast.GtE: int.__ge__, ast.Lt: int.__lt__, ast.LtE: int.__le__}
+        ops.update({ast.Eq: int.__eq__, ast.NotEq: int.__ne__})
+        compare = ops.get(type(node.ops[0]))
+        if compare is None or not isinstance(left, int) or not isinstance(right, int):
+            return _UNREAD
+        return compare(int(left), int(right))
+    return _UNREAD
+
+
+def _is_param(node: ast.AST, param: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == param
+
+
+def _shape_holds(source: str, param: str, given: ast.expr | None) -> bool | None:
+    """Whether the shape test ``source`` holds for the display ``given``; ``None``: unknown."""
+    if given is None:
+        return None
+    value = _shape_value(ast.parse(source, mode="eval").body, param, given)
+    return None if value is _UNREAD else bool(value)
 
 
 def _requirements(mod: Module, node: ast.AST, func: Function) -> dict[str, Requirement]:
@@ -935,7 +1026,7 @@ def _requirements(mod: Module, node: ast.AST, func: Function) -> dict[str, Requi
             else:
                 tests = [test]
             for part in tests:
-                found = parameter_test(part, params)
+                found = parameter_test(part, params) or shape_test(part, params)
                 if found is not None:
                     name, need = found
                     out.setdefault(name, need if in_body else _negated(need))
@@ -1009,6 +1100,11 @@ def _bind(
             return None
         if isinstance(given, ast.Name) and given.id in outer_params:
             left[given.id] = (kind, value)
+        elif kind in ("when", "unless"):
+            assert isinstance(value, tuple)
+            holds = _shape_holds(value[0], param, given)
+            if holds is not None and holds != (kind == "when"):
+                return None
         elif isinstance(value, tuple):
             if any(_same_value(v, given) for v in value) != (kind == "in"):
                 return None
@@ -1206,9 +1302,12 @@ def passed_argument(func: Function, site: ast.Call, param: str) -> ast.expr | No
     return given
 
 
-def _contradicts(need: Requirement, given: ast.expr | None) -> bool:
+def _contradicts(need: Requirement, given: ast.expr | None, param: str = "") -> bool:
     """``given`` is a literal that cannot meet ``need`` (anything else may)."""
     kind, value = need
+    if kind in ("when", "unless") and isinstance(value, tuple):
+        holds = _shape_holds(value[0], param, given)
+        return holds is not None and holds != (kind == "when")
     if not isinstance(given, ast.Constant):
         return False
     if isinstance(value, bool):
@@ -1243,7 +1342,8 @@ def _skipped_at(mod: Module, node: ast.AST, site: ast.Call) -> bool:
         return False
     needs = _requirements(mod, node, func)
     return any(
-        _contradicts(need, passed_argument(func, site, param)) for param, need in needs.items()
+        _contradicts(need, passed_argument(func, site, param), param)
+        for param, need in needs.items()
     )
 
 
