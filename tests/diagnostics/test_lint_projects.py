@@ -210,6 +210,34 @@ def test_vendored_trees_are_linted_on_request() -> None:
     assert {f.code for f in findings} == {"FS109"}
 
 
+ARCHIVED = PROJECTS / "archived_good"
+ARCHIVED_FILE = ("ARCHIVE/flow/main_flow.py", 9, "FS109")
+
+
+def test_archived_folders_are_skipped_and_counted() -> None:
+    skipped: list[str] = []
+    findings, files = lint_paths([ARCHIVED], skipped=skipped, select=[ALL])
+    assert findings == [] and files == 1
+    (note,) = skipped
+    assert "ARCHIVE" in note and "--include-vendored" in note
+    findings, files = lint_paths([ARCHIVED], include_vendored=True, select=[ALL])
+    assert files == 2
+    assert {(Path(f.path).relative_to(ARCHIVED).as_posix(), f.line, f.code) for f in findings} == {
+        ARCHIVED_FILE
+    }
+
+
+def test_an_archived_folder_that_runs_is_linted(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    shutil.copytree(ARCHIVED, root)
+    assert _found(root, [root]) == set()
+    (root / "run_old.sh").write_text("torchrun --nproc_per_node=2 ARCHIVE/flow/main_flow.py\n")
+    assert _found(root, [root]) == {ARCHIVED_FILE}  # a shipped line runs a file in it
+    (root / "run_old.sh").unlink()
+    (root / "evaluate.py").write_text("from ARCHIVE.flow.main_flow import validate\n")
+    assert _found(root, [root]) == {ARCHIVED_FILE}  # a module outside imports from it
+
+
 def test_a_vendored_file_named_explicitly_is_linted() -> None:
     path = VENDORED / "third_party" / "detlib" / "engine" / "evaluator.py"
     findings, files = lint_paths([path], select=[ALL])

@@ -45,7 +45,7 @@ the others run by default.
 (fairshard-lint is the same program.)
 
 what is linted: .py files under folders (skipping {", ".join(DEFAULT_EXCLUDES)}
-unless --no-default-excludes, and vendored trees unless --include-vendored)
+unless --no-default-excludes, and vendored or archived trees unless --include-vendored)
 and files named explicitly; only files that use
 PyTorch data loading produce findings; other files named explicitly are skipped
 with a note on stderr. A folder's files are linted as one project: a loader
@@ -110,7 +110,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also lint vendored trees under folders (third_party/, vendor/, copies of "
         "known packages such as mmcv or detectron2, nested distributions with their own "
-        "setup.py and licence); skipped by default",
+        "setup.py and licence) and archived folders (archive/, old/, legacy/... that no "
+        "shipped line runs and nothing outside imports); skipped by default",
     )
     p.add_argument(
         "--list-rules", action="store_true", help="print every rule: code, what goes wrong, the fix"

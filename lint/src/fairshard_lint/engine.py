@@ -629,12 +629,13 @@ def lint_paths(
 
 
 def _vendored_note(trees: dict[str, int]) -> str:
-    """One line: how many files of which vendored trees were skipped."""
+    """One line: how many files of which vendored (or archived) trees were skipped."""
     names = sorted(trees)
     shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     files = sum(trees.values())
     return (
-        f"skipped {files} file{'s' if files != 1 else ''} in vendored trees ({shown}); "
+        f"skipped {files} file{'s' if files != 1 else ''} in vendored or archived trees "
+        f"({shown}); "
         "--include-vendored lints them"
     )
 

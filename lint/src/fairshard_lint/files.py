@@ -35,12 +35,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
-from .launch_counts import read_launched_scripts
+from .launch_counts import read_launched_scripts, read_run_scripts
 
 __all__ = [
+    "ARCHIVE_FOLDERS",
     "DEFAULT_EXCLUDES",
     "KNOWN_PACKAGES",
     "VENDOR_FOLDERS",
+    "archived_folder",
     "decode",
     "excluded",
     "iter_python_files",
@@ -81,6 +83,26 @@ VENDOR_FOLDERS = frozenset(
         "vendored",
         "_vendor",
         "_vendored",
+    }
+)
+#: Folder names that keep code off the run path (archives, old copies, backups).
+ARCHIVE_FOLDERS = frozenset(
+    {
+        "archive",
+        "archived",
+        "archives",
+        "archived_code",
+        "old",
+        "old_code",
+        "old_scripts",
+        "deprecated",
+        "obsolete",
+        "legacy",
+        "unused",
+        "attic",
+        "trash",
+        "backup",
+        "backups",
     }
 )
 #: Import names of packages that training repositories often copy in whole.
@@ -427,6 +449,51 @@ def vendored_folder(root: Path, folder: PurePosixPath | Path) -> str | None:
     return None
 
 
+def archived_folder(
+    root: Path, folder: PurePosixPath | Path, seen: dict[PurePosixPath, bool] | None = None
+) -> str | None:
+    """The archive ``folder`` (relative to the walked ``root``) lies in, or ``None``.
+
+    Viscnet's ``ARCHIVE/`` (its agent notes say: old code, off the
+    execution path), MICCAI2025_Dev's ``archived_code/``: a folder named for
+    code kept aside (:data:`ARCHIVE_FOLDERS`, any letter case) whose files no
+    shipped line runs and no module outside it imports. Findings there
+    describe runs that do not happen, as a vendored copy's would; the files
+    are skipped and counted with the vendored trees (``--include-vendored``
+    lints them). ``seen`` keeps each archive's answer for one walk.
+    """
+    seen = {} if seen is None else seen
+    parts = PurePosixPath(Path(folder).as_posix()).parts
+    for index, part in enumerate(parts):
+        if part.lower() not in ARCHIVE_FOLDERS:
+            continue
+        here = PurePosixPath(*parts[: index + 1])
+        if here not in seen:
+            seen[here] = _set_aside(root, here)
+        return here.as_posix() if seen[here] else None
+    return None
+
+
+def _set_aside(root: Path, archive: PurePosixPath) -> bool:
+    """No shipped line runs a file under ``archive`` and no file outside it imports from it."""
+    prefix = archive.as_posix() + "/"
+    if any(run.startswith(prefix) for run in read_run_scripts(root)):
+        return False
+    name = re.escape(archive.name)
+    uses = re.compile(rf"^\s*(?:from|import)\s+(?:[\w.]*\.)?{name}(?:\.|\s|$)", re.M)
+    for found in root.rglob("*.py"):
+        relative = found.relative_to(root).as_posix()
+        if relative.startswith(prefix) or not found.is_file():
+            continue
+        try:
+            text = found.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+        if archive.name in text and uses.search(text):
+            return False
+    return True
+
+
 def kind_of(path: Path) -> str:
     """What a path that is neither a regular file nor a folder is, in words."""
     try:
@@ -502,6 +569,7 @@ def iter_python_files(
         path = Path(raw)
         if path.is_dir():
             trees: dict[PurePosixPath, str | None] = {}
+            archives: dict[PurePosixPath, bool] = {}
             launched: frozenset[str] | None = None
             for found in sorted(path.rglob("*.py")):
                 relative = PurePosixPath(found.relative_to(path).as_posix())
@@ -516,7 +584,9 @@ def iter_python_files(
                         continue  # a test file; one a launch line runs is the tree's script
                 if vendored is not None:
                     if relative.parent not in trees:
-                        trees[relative.parent] = vendored_folder(path, relative.parent)
+                        trees[relative.parent] = vendored_folder(
+                            path, relative.parent
+                        ) or archived_folder(path, relative.parent, archives)
                     tree = trees[relative.parent]
                     if tree is not None:
                         key = (PurePosixPath(path.as_posix()) / tree).as_posix()
