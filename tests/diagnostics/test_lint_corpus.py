@@ -726,6 +726,12 @@ ROUND_NINETY_FIVE_AFTER = [
     "good_sampler_attribute_only_none.py",
     "bad_sampler_attribute_set_by_subclass.py",
 ]
+#: After the ninety-eighth and ninety-ninth rounds' run: a loop whose first pass always
+#: reads a name the file never binds never makes a second pass (scale-up-transformer).
+ROUND_NINETY_NINE_AFTER = [
+    "good_loop_first_pass_reads_unbound_name.py",
+    "bad_loop_first_pass_reads_bound_name.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -834,6 +840,7 @@ ROUND_THIRTEEN = [
         "ninety_one_after",
         "ninety_three_after",
         "ninety_five_after",
+        "ninety_nine_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -923,6 +930,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "ninety_one_after": ROUND_NINETY_ONE_AFTER,
         "ninety_three_after": ROUND_NINETY_THREE_AFTER,
         "ninety_five_after": ROUND_NINETY_FIVE_AFTER,
+        "ninety_nine_after": ROUND_NINETY_NINE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -26,7 +26,7 @@ from .option_branches import skipped_option_branch
 from .option_dispatch import dispatched_away
 from .pins import read_pins
 from .project import Project, module_name, takes_part
-from .reach import after_exit, calls_an_unbound_name, unreached_in_script
+from .reach import after_exit, calls_an_unbound_name, fails_on_first_pass, unreached_in_script
 from .rules import DEFAULT_CODES, RULES
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 from .unused_classes import in_unused_class
@@ -343,6 +343,7 @@ def lint_source(
                 or dispatched_away(module, node)
                 or skipped_option_branch(module, node)
                 or calls_an_unbound_name(module, node)
+                or fails_on_first_pass(module, node)
             ):
                 continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)

@@ -23,7 +23,7 @@ import builtins
 from .names import Module, dotted, fails_to_bind, is_main_guard, misses_an_argument
 from .project import importers
 
-__all__ = ["after_exit", "calls_an_unbound_name", "unreached_in_script"]
+__all__ = ["after_exit", "calls_an_unbound_name", "fails_on_first_pass", "unreached_in_script"]
 
 
 def _names_in(node: ast.AST) -> set[str]:
@@ -396,3 +396,57 @@ def _bound_names(mod: Module) -> frozenset[str] | None:
     result = None if unknowable else frozenset(found)
     mod.cache["bound_names"] = result if result is not None else False
     return result
+
+
+def fails_on_first_pass(mod: Module, node: ast.AST) -> bool:
+    """``node`` is a loop whose first pass always reads a name the module never binds.
+
+    scale-up-transformer's enwik8 example multiplies each step's loss by
+    ``GRADIENT_ACCUMULATE_EVERY``, a constant only its sibling example
+    defines: the first batch raises ``NameError``, so no second pass over the
+    loader repeats an order. Read through the statements every pass runs:
+    the loop's body up to a branch, a ``try`` or a statement that leaves it,
+    and the body of a loop or ``with`` among them (a loader yields at least
+    one batch).
+    """
+    if not isinstance(node, ast.For | ast.AsyncFor | ast.While):
+        return False
+    bound = _bound_names(mod)
+    return bound is not None and _block_fails(node.body, bound)
+
+
+def _block_fails(block: list[ast.stmt], bound: frozenset[str]) -> bool:
+    for stmt in block:
+        if isinstance(stmt, ast.For | ast.AsyncFor):
+            # nothing after the inner loop is read: its own exits may have left it
+            return _reads_unbound(stmt.iter, bound) or _block_fails(stmt.body, bound)
+        if isinstance(stmt, ast.With | ast.AsyncWith):
+            if any(_reads_unbound(item.context_expr, bound) for item in stmt.items):
+                return True
+            if _block_fails(stmt.body, bound):
+                return True
+            continue
+        if isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign):
+            value = stmt.value
+            if value is not None and _reads_unbound(value, bound):
+                return True
+            continue
+        return False  # a branch, a try, a nested definition or an exit: not every pass
+    return False
+
+
+def _reads_unbound(expr: ast.AST, bound: frozenset[str]) -> bool:
+    """``expr`` reads, where it is evaluated at once, a plain name bound nowhere."""
+    stack: list[ast.AST] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp):
+            continue  # evaluated later, or with names of their own
+        if isinstance(node, ast.GeneratorExp | ast.IfExp | ast.BoolOp):
+            continue  # evaluated lazily or in part
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if node.id not in bound:
+                return True
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
