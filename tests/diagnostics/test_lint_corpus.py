@@ -727,10 +727,14 @@ ROUND_NINETY_FIVE_AFTER = [
     "bad_sampler_attribute_set_by_subclass.py",
 ]
 #: After the ninety-eighth and ninety-ninth rounds' run: a loop whose first pass always
-#: reads a name the file never binds never makes a second pass (scale-up-transformer).
+#: reads a name the file never binds never makes a second pass (scale-up-transformer); a
+#: loader a method returns is judged by the class's evaluation of it (the older
+#: transformers Trainer's prediction loop, cutting its gather to the set's length).
 ROUND_NINETY_NINE_AFTER = [
     "good_loop_first_pass_reads_unbound_name.py",
     "bad_loop_first_pass_reads_bound_name.py",
+    "good_trainer_method_loader_cut_to_length.py",
+    "bad_trainer_method_loader_gathered_whole.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -32,8 +32,9 @@ import ast
 from collections.abc import Callable
 
 from .consumers import block_of, carrying_names, consumer_sites, defs_of
-from .context import rebound_later
+from .context import rebound_later, target_names
 from .names import Module, dotted, name_words, tail
+from .positions import WHOLE, returned_at
 from .rank_cuts import FILLING
 
 __all__ = ["deduplicates", "deduplicates_at", "scope_deduplicates", "world_size_of"]
@@ -639,4 +640,51 @@ def deduplicates(mod: Module, sampler: ast.Call, *, whole_file: bool = True) -> 
         beside = [c for stmt in block_of(mod, site) for c in ast.walk(stmt)]
         if any(isinstance(c, ast.Call) and _calls_deduplicating(mod, c) for c in beside):
             return True
-    return False
+    return _returned_to_a_deduplicating_method(mod, sampler)
+
+
+def _returned_to_a_deduplicating_method(mod: Module, sampler: ast.Call) -> bool:
+    """A method returns the sampler's loader, and the class's evaluation of it keeps one per id.
+
+    The older transformers ``Trainer`` (and the copies projects keep of it):
+    ``get_eval_dataloader`` returns a loader over a padding
+    ``SequentialDistributedSampler``, ``evaluate`` hands it to
+    ``_prediction_loop``, and there ``distributed_concat(preds,
+    num_total_examples=self.num_examples(dataloader))`` cuts what is gathered
+    back to the set's length. Every method of the class that calls
+    ``self.<method>(...)`` is followed: the loop over the returned loader in
+    it, or the method of the class it hands the loader to, must keep one
+    result per sample.
+    """
+    func = mod.function_of(sampler)
+    cls = mod.parents.get(func) if func is not None else None
+    if func is None or not isinstance(cls, ast.ClassDef) or WHOLE not in returned_at(func, sampler):
+        return False
+    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)}
+    found = False
+    for method in methods.values():
+        calls = [
+            c
+            for c in ast.walk(method)
+            if isinstance(c, ast.Call)
+            and isinstance(c.func, ast.Attribute)
+            and dotted(c.func.value) == "self"
+            and c.func.attr == func.name
+        ]
+        for call in calls:
+            names = set(target_names(mod, call))
+            if not names:
+                return False  # the loader goes somewhere the reading does not follow
+            for site in consumer_sites(mod, names, method):
+                handed = (
+                    methods.get(site.func.attr)
+                    if isinstance(site, ast.Call)
+                    and isinstance(site.func, ast.Attribute)
+                    and dotted(site.func.value) == "self"
+                    else None
+                )
+                scope = handed if handed is not None else method
+                if not scope_deduplicates(scope):
+                    return False
+                found = True
+    return found
