@@ -454,7 +454,7 @@ def archived_folder(
 ) -> str | None:
     """The archive ``folder`` (relative to the walked ``root``) lies in, or ``None``.
 
-    Viscnet's ``ARCHIVE/`` (its agent notes say: old code, off the
+    Viscnet's ``ARCHIVE/`` (its own notes say: old code, off the
     execution path), MICCAI2025_Dev's ``archived_code/``: a folder named for
     code kept aside (:data:`ARCHIVE_FOLDERS`, any letter case) whose files no
     shipped line runs and no module outside it imports. Findings there
@@ -474,6 +474,10 @@ def archived_folder(
     return None
 
 
+#: Folders of installed packages, never the project's own importers.
+_ENVIRONMENTS = frozenset({"site-packages", "node_modules", "venv", "__pycache__"})
+
+
 def _set_aside(root: Path, archive: PurePosixPath) -> bool:
     """No shipped line runs a file under ``archive`` and no file outside it imports from it."""
     prefix = archive.as_posix() + "/"
@@ -482,8 +486,13 @@ def _set_aside(root: Path, archive: PurePosixPath) -> bool:
     name = re.escape(archive.name)
     uses = re.compile(rf"^\s*(?:from|import)\s+(?:[\w.]*\.)?{name}(?:\.|\s|$)", re.M)
     for found in root.rglob("*.py"):
-        relative = found.relative_to(root).as_posix()
-        if relative.startswith(prefix) or not found.is_file():
+        parts = found.relative_to(root).parts
+        relative = "/".join(parts)
+        if relative.startswith(prefix) or any(
+            p.startswith(".") or p in _ENVIRONMENTS for p in parts
+        ):
+            continue  # the archive itself, or an installed environment's packages
+        if not found.is_file():
             continue
         try:
             text = found.read_text(encoding="utf-8", errors="replace")
