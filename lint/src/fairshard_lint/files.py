@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 from .launch_counts import read_launched_scripts, read_run_scripts
+from .tree_texts import TooManyFiles, tree_files
 
 __all__ = [
     "ARCHIVE_FOLDERS",
@@ -474,32 +475,24 @@ def archived_folder(
     return None
 
 
-#: Folders of installed packages, never the project's own importers.
-_ENVIRONMENTS = frozenset({"site-packages", "node_modules", "venv", "__pycache__"})
-
-
 def _set_aside(root: Path, archive: PurePosixPath) -> bool:
-    """No shipped line runs a file under ``archive`` and no file outside it imports from it."""
+    """No shipped line runs a file under ``archive`` and no file outside it imports from it.
+
+    The tree's Python files are read as ``tree_texts`` reads them (bounded,
+    hidden folders aside); a tree too large to read keeps the archive linted.
+    """
     prefix = archive.as_posix() + "/"
     if any(run.startswith(prefix) for run in read_run_scripts(root)):
         return False
     name = re.escape(archive.name)
     uses = re.compile(rf"^\s*(?:from|import)\s+(?:[\w.]*\.)?{name}(?:\.|\s|$)", re.M)
-    for found in root.rglob("*.py"):
-        parts = found.relative_to(root).parts
-        relative = "/".join(parts)
-        if relative.startswith(prefix) or any(
-            p.startswith(".") or p in _ENVIRONMENTS for p in parts
-        ):
-            continue  # the archive itself, or an installed environment's packages
-        if not found.is_file():
-            continue
-        try:
-            text = found.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
-        if archive.name in text and uses.search(text):
-            return False
+    try:
+        for path, text in tree_files(root, ("*.py",)):
+            inside = path.relative_to(root).as_posix().startswith(prefix)
+            if not inside and archive.name in text and uses.search(text):
+                return False
+    except TooManyFiles:
+        return False
     return True
 
 
