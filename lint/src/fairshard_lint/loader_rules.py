@@ -12,6 +12,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from .branches import follows_an_exiting_if, single_process_branch, spawning_parent
+from .caller_flags import shuffling_sites
 from .context import context_of, rebound_later, target_names
 from .flow import (
     LOADERS,
@@ -286,6 +287,7 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     flow = flow_of(mod)
     found: list[tuple[ast.Call, bool]] = []
     hand: set[int] = set()
+    by_caller: dict[int, tuple[Module, ast.Call]] = {}
     for call in mod.calls:
         if tail(call) not in LOADERS:
             continue
@@ -293,7 +295,13 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         evaluation = context_of(mod, call) == "eval"
         from_config = shuffle_from_config(call) and not evaluation
         by_hand = not evaluation and _reordered_by_hand(mod, call)
-        if not (shuffles(flow, call) or from_config or by_hand):
+        sites: list[tuple[Module, ast.Call]] = []
+        if not (shuffles(flow, call) or from_config or by_hand or evaluation):
+            # shuffle= a parameter of a loader factory: the calls that pass True decide
+            sites = [(m, s) for m, s in shuffling_sites(mod, call) if context_of(m, s) != "eval"]
+            if not sites:
+                continue
+        elif not (shuffles(flow, call) or from_config or by_hand):
             continue
         if evaluation:
             continue  # every rank scoring the whole evaluation set: repeated work, no wrong count
@@ -322,14 +330,24 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # Lightning Fabric / accelerate replace the sampler of what they prepare
         if lightning_shards(mod, call) or handed_to_lightning(mod, call):
             continue  # a Lightning hook's loader (or one handed to fit): the Trainer shards it
+        unsharded = [(m, s) for m, s in sites if not _site_sharded(m, s)]
+        if sites and not unsharded:
+            continue  # every call that makes it shuffle hands it on to a framework that shards
         found.append((call, from_config))
+        if unsharded:
+            by_caller[id(call)] = unsharded[0]
         if by_hand and not shuffles(flow, call) and not from_config:
             hand.add(id(call))
     # the loaders first: the search of the tree for an importer is the costly part
     accelerate = accelerate_launched(mod)
-    if not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
+    helper = not (flow.distributed or accelerate) and _prepares_for_an_accelerate_script(mod)
+    if helper:
+        found = [(c, f) for c, f in found if _reached_from_an_accelerate_script(mod, c)]
+        if not found:
+            return
+    elif not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
         return
-    if not (flow.distributed or accelerate):
+    elif not (flow.distributed or accelerate):
         runners = [m for m in importers(mod) if distributed_script(m) and not one_process_script(m)]
         found = [
             (c, f)
@@ -353,6 +371,22 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             if from_config and not shuffles(flow, call)
             else "shuffle=True"
         )
+        if id(call) in by_caller:
+            owner, site = by_caller[id(call)]
+            given = ast.unparse(argument(call, "shuffle", 2) or call)
+            flag = f"shuffle={given}, True from {_site_text(mod, owner, site)}"
+        if helper:
+            yield (
+                call,
+                (
+                    f"DataLoader({flag}) built in a module that prepares loaders for an "
+                    "accelerate script launched on several processes, but never passed to "
+                    "accelerator.prepare itself (a generator around it, such as cycle(), "
+                    "comes back unprepared): every rank reads the whole dataset; prepare "
+                    "the loader first, then wrap it"
+                ),
+            )
+            continue
         if accelerate and not flow.distributed:
             yield (
                 call,
@@ -696,6 +730,47 @@ def _collected_in_its_loop(mod: Module, call: ast.Call, data: ast.AST) -> bool:
         ):
             return True
     return False
+
+
+def _prepares_for_an_accelerate_script(mod: Module) -> bool:
+    """A module with no launch of its own that prepares loaders for an accelerate script.
+
+    calico-confident-al's ``DataModule.setup(accelerator=...)`` builds the
+    loaders and hands them to the accelerator it is given; ``train_jempp.py``
+    builds ``Accelerator()`` and is launched on several processes. What the
+    module leaves out of ``prepare`` keeps its own sampler in every process.
+    Only a module that calls ``prepare`` itself counts: one that returns its
+    loaders leaves the preparing to its callers, read at their calls.
+    """
+    return any(
+        tail(c) == "prepare" and isinstance(c.func, ast.Attribute) for c in mod.calls
+    ) and any(accelerate_launched(m, preparing=mod) for m in importers(mod))
+
+
+def _reached_from_an_accelerate_script(mod: Module, call: ast.Call) -> bool:
+    """An accelerate script launched on several processes that imports ``mod`` can run ``call``."""
+    return any(
+        accelerate_launched(m, preparing=mod) and _reached_from(m, mod, call)
+        for m in importers(mod)
+    )
+
+
+def _site_sharded(mod: Module, site: ast.Call) -> bool:
+    """The loader a factory's call ``site`` builds is handed to a framework that shards it."""
+    return (
+        framework_shards(mod, site) or lightning_shards(mod, site) or handed_to_lightning(mod, site)
+    )
+
+
+def _site_text(mod: Module, owner: Module, site: ast.Call) -> str:
+    """``the call at line 12`` (or ``at data.py:12`` in another file) that makes it shuffle."""
+    where = f"line {site.lineno}"
+    if owner is not mod:
+        project = owner.cache.get("project")
+        path = project.tree_path(owner) if isinstance(project, Project) else None
+        if path is not None:
+            where = f"{path.as_posix()}:{site.lineno}"
+    return f"the call at {where}"
 
 
 def _run_by_a_distributed_script(mod: Module) -> bool:

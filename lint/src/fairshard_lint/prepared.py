@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import ast
 
+from .caller_flags import function_sites
 from .context import target_names
-from .flow import Function, poisson_replaced
+from .flow import poisson_replaced
 from .names import Module, argument, dotted, tail
 from .positions import WHOLE, returned_at
 from .project import Project
@@ -46,28 +47,8 @@ def framework_shards(mod: Module, call: ast.Call, depth: int = 2) -> bool:
     func = mod.function_of(call)
     if depth <= 1 or func is None or WHOLE not in returned_at(func, call):
         return False
-    sites = _call_sites(mod, func)
+    sites = function_sites(mod, func)
     return bool(sites) and all(framework_shards(m, site, depth - 1) for m, site in sites)
-
-
-def _call_sites(mod: Module, func: Function) -> list[tuple[Module, ast.Call]]:
-    """Calls of ``func``: by plain name in the function that defines it, else in the tree."""
-    outer = mod.parents.get(func)
-    if isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
-        return [
-            (mod, node)
-            for node in ast.walk(outer)
-            if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == func.name
-        ]
-    project = mod.cache.get("project")
-    if outer is not mod.tree or not isinstance(project, Project):
-        return []
-    return [
-        (project.modules[owner], site)
-        for owner, site in project.call_sites(mod.cache["module_name"], func.name)
-    ]
 
 
 def _handed_to_setup(mod: Module, call: ast.Call) -> bool:
@@ -125,7 +106,7 @@ def _holds(mod: Module, container: ast.expr, call: ast.Call, names: set[str]) ->
     return False
 
 
-def accelerate_launched(mod: Module) -> bool:
+def accelerate_launched(mod: Module, preparing: Module | None = None) -> bool:
     """An accelerate script that the tree runs on several processes.
 
     re-grpo's ``train_accelerate.py`` builds ``Accelerator()``, prepares its model
@@ -137,10 +118,13 @@ def accelerate_launched(mod: Module) -> bool:
     (finetune-LLM's ``configs/default_config.yaml``, ``num_processes: 4``: the
     way the tree is meant to be run). ``Accelerator()`` alone is as often a
     one-GPU run using accelerate for mixed precision, and does not count.
+    The ``prepare`` calls are read in ``preparing`` where given: a module the
+    script imports and hands its accelerator to (calico-confident-al's
+    ``DataModule.setup(accelerator=...)`` prepares what ``train_jempp.py`` trains on).
     """
     if not (
         any(tail(c) == "Accelerator" for c in mod.calls)
-        and any(tail(c) == "prepare" for c in mod.calls)
+        and any(tail(c) == "prepare" for c in (preparing or mod).calls)
     ):
         return False
     project = mod.cache.get("project")

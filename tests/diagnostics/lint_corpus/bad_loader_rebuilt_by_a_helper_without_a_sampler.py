@@ -8,7 +8,7 @@ from torch.utils.data import DataLoader, Subset
 
 def _rebatch(train_loader, val_loader, batch_size):
     def rebuild(loader, shuffle):
-        return DataLoader(loader.dataset, batch_size=batch_size, shuffle=shuffle)
+        return DataLoader(loader.dataset, batch_size=batch_size, shuffle=shuffle)  # expect: FS103
 
     return rebuild(train_loader, True), rebuild(val_loader, False)
 
