@@ -321,11 +321,11 @@ def batch_samplers_out_of_reach(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if tail(call) not in LOADERS:
             continue
         given = argument(call, "batch_sampler", 2) or spread_entry(mod, call, "batch_sampler")
-        if isinstance(given, ast.Call) and _epoch_bound_wrapper(given):
+        for sampler in _batch_sampler_calls(mod, call, given):
             yield (
-                given,
+                sampler,
                 (
-                    f"{tail(given)}(...) is this loader's batch_sampler: Lightning sets the "
+                    f"{tail(sampler)}(...) is this loader's batch_sampler: Lightning sets the "
                     "epoch of the loader's sampler and of batch_sampler.sampler, not of the "
                     "batch sampler itself, and nothing in this project calls set_epoch, so "
                     "every epoch repeats each rank's batches; call "
@@ -334,6 +334,79 @@ def batch_samplers_out_of_reach(mod: Module) -> Iterator[tuple[ast.AST, str]]:
                     "auto_epoch=True"
                 ),
             )
+
+
+def _batch_sampler_calls(
+    mod: Module, loader: ast.Call, given: ast.expr | None
+) -> Iterator[ast.Call]:
+    """The epoch-bound batch samplers ``given`` builds: in place, or bound to its name.
+
+    An ignite-style wrapper (:func:`_epoch_bound_wrapper`), or a training
+    batch sampler that is itself a shuffling distributed sampler: a class of
+    the tree derived from ``DistributedSampler`` that yields batches (gated-e2t's
+    ``GLIMSampler(DistributedSampler)``, seeded by ``self.seed + self.epoch``,
+    bound to ``train_sampler`` in ``train_dataloader`` and handed on as
+    ``batch_sampler=train_sampler``). Evaluation samplers are left alone:
+    their order does not matter; so are names bound more than once.
+    """
+    if given is None:
+        return
+    scope = mod.function_of(loader) or mod.tree
+    built = [given] if isinstance(given, ast.Call) else calls_bound_to(scope, dotted(given))
+    if not isinstance(given, ast.Call) and (len(built) != 1 or _stores(scope, given) != 1):
+        return  # rebound (AVSL's ``sorter = DistributedSamplerWrapper(sorter)`` on several
+        # devices only): which binding the loader gets depends on the branch taken
+    for sampler in built:
+        if context_of(mod, sampler) == "eval":
+            continue  # an evaluation's order does not matter
+        if _epoch_bound_wrapper(sampler) or (
+            _epoch_seeded_subclass(mod, sampler)
+            and not is_constant(argument(sampler, "shuffle"), False)
+        ):
+            yield sampler
+
+
+def _stores(scope: ast.AST, name: ast.expr) -> int:
+    """How many times ``scope`` binds the dotted name ``name`` (any assignment target)."""
+    wanted = dotted(name)
+    return sum(
+        isinstance(node, ast.Name | ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and dotted(node) == wanted
+        for node in ast.walk(scope)
+    )
+
+
+def _epoch_seeded_subclass(mod: Module, call: ast.Call) -> bool:
+    """``call`` builds a class of the tree derived from ``DistributedSampler`` that reads its epoch.
+
+    Its own ``__iter__`` reads ``self.epoch`` (``g.manual_seed(self.seed +
+    self.epoch)``): only ``set_epoch`` moves it. The class is looked up in the
+    module, else through the project's imports.
+    """
+    project = mod.cache.get("project")
+    where = (
+        project.resolve(mod.cache["module_name"], call) if isinstance(project, Project) else None
+    )
+    home = project.modules[where[0]] if isinstance(project, Project) and where else mod
+    for cls in home.classes.get(where[1] if where else tail(call), []):
+        if not any(
+            (dotted(base) or "").rpartition(".")[2] == "DistributedSampler" for base in cls.bases
+        ):
+            continue
+        for item in cls.body:
+            if (
+                isinstance(item, ast.FunctionDef)
+                and item.name == "__iter__"
+                and any(
+                    isinstance(node, ast.Attribute)
+                    and node.attr == "epoch"
+                    and dotted(node.value) == "self"
+                    for node in ast.walk(item)
+                )
+            ):
+                return True
+    return False
 
 
 def _set_epoch_calls(project: Project) -> Iterator[tuple[str, Module, ast.Call]]:
