@@ -402,13 +402,47 @@ def _cli_one_device(mod: Module) -> bool:
     if not isinstance(project, Project):
         return False
     calls = {tail(c) for other in tree_modules(mod) for c in other.calls}
-    if "Trainer" in calls or not one_device(project.trainer_devices):
+    if "Trainer" in calls:
+        return False
+    values = project.trainer_devices
+    default = _cli_default_devices(mod)
+    if default is not None:
+        values = [value or default for value in values] or [default]
+    if not one_device(values):
         return False
     return "LightningCLI" in calls or any(
         tail(c) == "instantiate" and any(_names_the_trainer(a, by_name=True) for a in c.args[:1])
         for other in tree_modules(mod)
         for c in other.calls
     )
+
+
+def _cli_default_devices(mod: Module) -> str | None:
+    """The devices every ``LightningCLI(trainer_defaults={...})`` of the tree gives, as text.
+
+    cassava-leaf-disease: ``trainer_defaults={"accelerator": "mps", "devices":
+    1, ...}`` and a ``configs/config.yaml`` whose ``trainer:`` block names no
+    devices: the CLI's default stands, one device. ``None`` where some CLI
+    call gives no literal dict with ``devices`` (or ``gpus``), or there is none.
+    """
+    found: set[str] = set()
+    for other in tree_modules(mod):
+        for call in other.calls:
+            if tail(call) != "LightningCLI":
+                continue
+            defaults = argument(call, "trainer_defaults")
+            if not isinstance(defaults, ast.Dict):
+                return None
+            given = {
+                key.value: value
+                for key, value in zip(defaults.keys, defaults.values, strict=True)
+                if isinstance(key, ast.Constant) and isinstance(key.value, str)
+            }
+            value = given.get("devices", given.get("gpus"))
+            if value is None:
+                return None
+            found.add(ast.unparse(value))
+    return found.pop() if len(found) == 1 else None
 
 
 def _names_the_trainer(node: ast.AST, by_name: bool = False) -> bool:
