@@ -240,12 +240,19 @@ def read_config_entry(folder: Path, keys: tuple[str, ...]) -> list[str]:
     ``training:`` block leaves the key unset gives ``""``; a launch line that
     names the key (``training.devices=4``, ``--devices 4``) adds its value,
     the leaf's name alone being enough (an option the script may copy in).
+    Each file of a Hydra config group named for the first key
+    (``config/cluster/*.yaml`` for ``cfg.cluster.gpus_per_node``) gives its
+    top-level value: the group's choice is the block.
     """
     leaf = _launch_leaf(keys[-1])
     found: list[str] = []
     try:
-        for text in tree_texts(folder, _CONFIGS):
+        for path, text in tree_files(folder, _CONFIGS):
             found += _nested_values(text, keys)
+            if len(keys) > 1 and path.parent.name == keys[0]:
+                # a Hydra config group file (NIH-ML's config/cluster/train.yaml, read
+                # as cfg.cluster): its top level is the group's block
+                found += _nested_values(text, keys[1:])
         for text in tree_texts(folder, _LAUNCH_TEXTS):
             found += [m.group("value").strip("\"'") for m in leaf.finditer(_own_flags(text))]
     except TooManyFiles:

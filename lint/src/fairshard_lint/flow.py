@@ -1542,11 +1542,41 @@ def spread_entry(mod: Module, call: ast.Call, key: str) -> ast.expr | None:
                     and target.slice.value == key
                 ):
                     writes.append((node.lineno, node.value))
+        writes += _updates(mod, func, call, name, key)
         writes += _filled_by_callees(mod, func, call, name, key)
         entries = [value for _, value in sorted(writes, key=lambda w: w[0]) if value is not None]
         if entries:
             return entries[-1]
     return None
+
+
+def _updates(
+    mod: Module, func: ast.AST | None, call: ast.Call, name: str, key: str
+) -> list[tuple[int, ast.expr | None]]:
+    """``name.update(dict(key=v))``, ``name.update({"key": v})``, ``name.update(key=v)``.
+
+    NIH-ML's ``trainer_params = dict(max_epochs=...)`` then, on the cluster,
+    ``trainer_params.update(dict(gpus=self.cfg.cluster.gpus_per_node, ...))``
+    before ``Trainer(**trainer_params)``: an update writes the key as an
+    assignment would, at its line.
+    """
+    found: list[tuple[int, ast.expr | None]] = []
+    for node in ast.walk(func or mod.tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "update"
+            and dotted(node.func.value) == name
+            and node.lineno <= call.lineno
+            and mod.function_of(node) is func
+        ):
+            continue
+        value = argument(node, key) if node.keywords else None
+        if value is None and node.args:
+            value = _dict_entry(node.args[0], key)
+        if value is not None:
+            found.append((node.lineno, value))
+    return found
 
 
 def _filled_by_callees(

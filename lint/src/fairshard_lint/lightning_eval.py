@@ -483,6 +483,10 @@ def _one_device_everywhere(mod: Module) -> bool:
 def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
     """The ``Trainer(...)`` call ``trainer`` of ``mod`` runs one device on every shipped run."""
     count = argument(trainer, "devices") or argument(trainer, "gpus")
+    spread = _spread_count(mod, trainer) if count is None else None
+    if spread is not None and _config_entry_of_one(mod, spread):
+        return True
+    count = count or spread
     return (
         _single(count)
         or _one_either_way(mod, trainer, count)
@@ -499,6 +503,40 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _spread_entry_of_one(mod, trainer)
         or _pinned_to_one_gpu(mod, trainer, count)
     )
+
+
+def _spread_count(mod: Module, trainer: ast.Call) -> ast.expr | None:
+    """The device count a ``Trainer(**params)`` spread gives, where the dict is built here.
+
+    NIH-ML's ``trainer_params = dict(max_epochs=...)``, updated on the cluster
+    with ``gpus=self.cfg.cluster.gpus_per_node``: the count is what the
+    update writes. Off that branch the trainer has no count: ``gpus=`` is
+    Lightning 1.x's, whose trainer without one runs on the CPU, one process.
+    A ``devices`` written only by such an update is unknown instead (Lightning
+    2's default, ``"auto"``, takes every GPU), so ``None``.
+    """
+    spreads = [k.value for k in trainer.keywords if k.arg is None]
+    if len(spreads) != 1 or not isinstance(spreads[0], ast.Name):
+        return None
+    gpus = spread_entry(mod, trainer, "gpus")
+    devices = spread_entry(mod, trainer, "devices")
+    if gpus is not None and devices is None:
+        return gpus
+    if devices is None:
+        return None
+    scope = mod.function_of(trainer) or mod.tree
+    bound = values_bound_before(mod, scope, spreads[0].id, trainer.lineno)
+    first = argument(bound[0], "devices") if bound and isinstance(bound[0], ast.Call) else None
+    if first is None and bound and isinstance(bound[0], ast.Dict):
+        first = next(
+            (
+                v
+                for k, v in zip(bound[0].keys, bound[0].values, strict=True)
+                if isinstance(k, ast.Constant) and k.value == "devices"
+            ),
+            None,
+        )
+    return devices if first is not None else None
 
 
 def _one_either_way(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool:

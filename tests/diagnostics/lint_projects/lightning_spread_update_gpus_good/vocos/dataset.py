@@ -1,0 +1,14 @@
+import pytorch_lightning as pl
+from torch.utils.data import DataLoader
+
+
+class VocosDataModule(pl.LightningDataModule):
+    def __init__(self, train_set, val_set, batch_size=16):
+        super().__init__()
+        self.train_set, self.val_set, self.batch_size = train_set, val_set, batch_size
+
+    def train_dataloader(self):
+        return DataLoader(self.train_set, batch_size=self.batch_size, shuffle=True)
+
+    def val_dataloader(self):
+        return DataLoader(self.val_set, batch_size=self.batch_size)
