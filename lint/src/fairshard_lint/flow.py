@@ -46,6 +46,7 @@ __all__ = [
     "BATCH_SAMPLERS",
     "LOADERS",
     "TRAINER_BASES",
+    "chosen_functions",
     "WRAPPERS",
     "Flow",
     "bound_argument",
@@ -604,6 +605,11 @@ class Flow:
                 (dotted(f) or "").rpartition(".")[2] in self.producers
                 for f in (node.func.body, node.func.orelse)
             )
+        if isinstance(node.func, ast.Name) and any(
+            (dotted(f) or "").rpartition(".")[2] in self.producers
+            for f in chosen_functions(self.mod, node)
+        ):
+            return True
         return name in self.producers
 
     def _carried_count(self) -> int:
@@ -1548,6 +1554,29 @@ def spread_entry(mod: Module, call: ast.Call, key: str) -> ast.expr | None:
         if entries:
             return entries[-1]
     return None
+
+
+def chosen_functions(mod: Module, call: ast.Call) -> list[ast.expr]:
+    """The functions a conditional expression bound to the called name chooses between.
+
+    EQGNS's ``get_data_loader = (distribute.get_data_distributed_dataloader_by_samples
+    if device == torch.device("cuda") else data_loader.get_data_loader_by_samples)``
+    then ``dl = get_data_loader(...)``: either arm may run, so the call builds
+    what either function returns. Only names and attributes as arms, bound in
+    the call's own function.
+    """
+    assert isinstance(call.func, ast.Name)
+    name = call.func.id
+    scope = mod.function_of(call) or mod.tree
+    return [
+        arm
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.IfExp)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        for arm in (node.value.body, node.value.orelse)
+        if isinstance(arm, ast.Name | ast.Attribute)
+    ]
 
 
 def _updates(

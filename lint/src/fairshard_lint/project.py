@@ -48,6 +48,7 @@ from .context import context_of, evaluation_split_loop
 from .flow import (
     bound_argument,
     carried_parameters,
+    chosen_functions,
     defaults_of,
     flow_of,
     is_distributed_sampler,
@@ -103,13 +104,23 @@ MAX_CALLER_DEPTH = 3
 _STORES_LOADER = re.compile(r"self\.\w*(?:loader|sampler)\w*\s*=\s*\w*(?:loader|sampler)", re.I)
 
 
-def _branch_calls(call: ast.Call) -> list[ast.Call]:
-    """``call``, or one call per arm of ``(A if flag else B)(...)``, each named by its class."""
-    if not isinstance(call.func, ast.IfExp):
+def _branch_calls(module: Module, call: ast.Call) -> list[ast.Call]:
+    """``call``, or one call per arm of ``(A if flag else B)(...)``, each named by its class.
+
+    A name bound to such a choice in the call's function counts alike
+    (``get_loader = a.build if cuda else b.build`` then ``get_loader(...)``).
+    """
+    if isinstance(call.func, ast.IfExp):
+        arms: list[ast.expr] = [call.func.body, call.func.orelse]
+    elif isinstance(call.func, ast.Name) and (chosen := chosen_functions(module, call)):
+        arms = [call, *chosen]
+    else:
         return [call]
     return [
-        ast.copy_location(ast.Call(func=arm, args=call.args, keywords=call.keywords), call)
-        for arm in (call.func.body, call.func.orelse)
+        arm
+        if isinstance(arm, ast.Call)
+        else ast.copy_location(ast.Call(func=arm, args=call.args, keywords=call.keywords), call)
+        for arm in arms
     ]
 
 
@@ -701,7 +712,7 @@ class Project:
         if not named:
             return
         for call in self.modules[name].calls:
-            for candidate in _branch_calls(call):
+            for candidate in _branch_calls(self.modules[name], call):
                 if tail(candidate) not in named:
                     continue
                 where = self.resolve(name, candidate)
