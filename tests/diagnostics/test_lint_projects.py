@@ -103,7 +103,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # machine's path, decides how many processes run;
     # script_imported_for_its_trainer: what its importers take decides whether the
     # script's own launch lines alone run its loop;
-    # shape_branch_taken: the caller's argument decides which branch builds the loader)
+    # shape_branch_taken: the caller's argument decides which branch builds the loader;
+    # distributed_setup_called: the tree's names decide whether the set-up ever runs)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -152,6 +153,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "launch_absolute_path_launched",
         "script_imported_for_its_trainer",
         "shape_branch_taken",
+        "distributed_setup_called",
     }
 
 

@@ -912,10 +912,13 @@ def distributed_script(mod: Module) -> bool:
             tail(c) in _DISTRIBUTED_CALLS
             and not dead_branch(mod, c, off)
             and not _only_if_initialized(mod, c)
+            and not in_uncalled_function(mod, c)
             for c in mod.calls
         )
         or any(
-            env_key(node) in _DISTRIBUTED_ENV and not dead_branch(mod, node, off)
+            env_key(node) in _DISTRIBUTED_ENV
+            and not dead_branch(mod, node, off)
+            and not in_uncalled_function(mod, node)
             for node in mod.nodes
             if isinstance(node, ast.Subscript | ast.Call)
         )
@@ -924,11 +927,55 @@ def distributed_script(mod: Module) -> bool:
             tail(c) in _HOROVOD_CALLS
             and (mod.qualified(c.func) or "").startswith("horovod.")
             and not dead_branch(mod, c, off)
+            and not in_uncalled_function(mod, c)
             for c in mod.calls
         )
     )
     mod.cache["distributed_script"] = found
     return found
+
+
+def in_uncalled_function(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a top-level, undecorated function that no code of the tree names.
+
+    music_generator's ``train_hpc.py`` defines ``setup_parallel(rank,
+    world_size)`` around ``init_process_group`` and imports DDP, but nothing
+    calls, passes or imports the function: the script runs one process. Only
+    in a script (a ``__main__`` block) of a folder linted whole: the names of
+    every module of the tree (``tree_identifiers``, set by the project)
+    decide. A name in a string (``getattr(module, "setup_parallel")``) is not
+    seen, so a file that looks names up at run time keeps its functions.
+    """
+    func: ast.AST | None = None
+    for ancestor in mod.ancestors(node):
+        if isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            func = ancestor
+        if isinstance(ancestor, ast.ClassDef):
+            return False
+    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or func.decorator_list:
+        return False
+    if mod.parents.get(func) is not mod.tree:
+        return False
+    if any(
+        isinstance(n, ast.Call) and tail(n) in ("globals", "getattr", "eval", "import_module")
+        for n in mod.calls
+    ):
+        return False
+    names = mod.cache.get("tree_identifiers")
+    if not isinstance(names, frozenset) or not _runs_as_a_script(mod):
+        return False  # a file on its own, or a library module: its callers may be elsewhere
+    return func.name not in names
+
+
+def _runs_as_a_script(mod: Module) -> bool:
+    """The file has an ``if __name__ == "__main__":`` block: it is run, not only imported."""
+    return any(
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == "__name__"
+        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in node.comparators)
+        for node in mod.nodes
+    )
 
 
 #: Tests that a process group is up (``dist.is_initialized()``, DeiT's helper).

@@ -256,6 +256,10 @@ class Project:
         a ``set_epoch`` (or an imported setter); a module whose imports give
         nothing keeps its first analysis for the rules.
         """
+        if self.whole_tree:  # what flow.in_uncalled_function reads: every name of the tree
+            names = frozenset(n for module in self.modules.values() for n in module.identifiers)
+            for module in self.modules.values():
+                module.cache["tree_identifiers"] = names
         self._mark_iterator_classes()
         self._mark_unsharded_calls()
         flowing: set[str] = set()
