@@ -736,6 +736,11 @@ ROUND_NINETY_NINE_AFTER = [
     "good_trainer_method_loader_cut_to_length.py",
     "bad_trainer_method_loader_gathered_whole.py",
 ]
+ROUND_HUNDRED_THREE_AFTER = [
+    "good_hsdp_mesh_global_rank.py",
+    "good_hsdp_mesh_fully_shard_only.py",
+    "bad_unnamed_mesh_sliced_for_tp.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -845,6 +850,7 @@ ROUND_THIRTEEN = [
         "ninety_three_after",
         "ninety_five_after",
         "ninety_nine_after",
+        "hundred_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -935,6 +941,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "ninety_three_after": ROUND_NINETY_THREE_AFTER,
         "ninety_five_after": ROUND_NINETY_FIVE_AFTER,
         "ninety_nine_after": ROUND_NINETY_NINE_AFTER,
+        "hundred_three_after": ROUND_HUNDRED_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

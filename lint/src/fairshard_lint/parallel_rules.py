@@ -55,10 +55,64 @@ def _multi_dim_mesh(call: ast.Call) -> bool:
     return any(isinstance(v, ast.Tuple | ast.List) and len(v.elts) >= 2 for v in (shape, names))
 
 
+#: Mesh dimension names that split only the data (HSDP's replicate and shard groups).
+_DP_DIMENSIONS = frozenset(
+    {"dp", "ddp", "fsdp", "hsdp", "data", "replicate", "shard", "dp_replicate", "dp_shard"}
+)
+#: Calls that shard a model's parameters over a mesh and keep every rank on its own data.
+_DATA_PARALLEL_WRAPPERS = frozenset(
+    {"FullyShardedDataParallel", "FSDP", "fully_shard", "replicate", "DistributedDataParallel"}
+)
+
+
+def _data_parallel_mesh(mod: Module, call: ast.Call) -> bool:
+    """A multi-dim mesh that only splits the data: hybrid-sharded data parallelism (HSDP).
+
+    FSDPToys' ``init_device_mesh("cuda", (world_size // fsdp_size, fsdp_size),
+    mesh_dim_names=["dp", "fsdp"])`` handed to ``FSDP(...,
+    sharding_strategy=ShardingStrategy.HYBRID_SHARD)`` (and to ``fully_shard(mesh=...)``):
+    both dimensions are data parallel, every rank trains on its own batch, and
+    the global rank is the right shard. Every dimension named for data
+    (:data:`_DP_DIMENSIONS`), or the mesh handed only to FSDP-style wrappers.
+    """
+    names = argument(call, "mesh_dim_names", 2)
+    if (
+        isinstance(names, ast.Tuple | ast.List)
+        and names.elts
+        and all(
+            isinstance(e, ast.Constant) and str(e.value).lower() in _DP_DIMENSIONS
+            for e in names.elts
+        )
+    ):
+        return True
+    parent = mod.parents.get(call)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1:
+        return False
+    mesh = dotted(parent.targets[0])
+    if mesh is None:
+        return False
+    uses = [
+        node
+        for node in mod.nodes
+        if isinstance(node, ast.Name | ast.Attribute)
+        and isinstance(node.ctx, ast.Load)
+        and dotted(node) == mesh
+    ]
+    if not uses:
+        return False
+    for use in uses:
+        holder = mod.parents.get(use)
+        if isinstance(holder, ast.keyword):
+            holder = mod.parents.get(holder)
+        if not (isinstance(holder, ast.Call) and tail(holder) in _DATA_PARALLEL_WRAPPERS):
+            return False
+    return True
+
+
 def model_parallel(mod: Module) -> str | None:
     """What in the file makes it model-parallel, in words; ``None`` when nothing does."""
     for call in mod.calls:
-        if _multi_dim_mesh(call):
+        if _multi_dim_mesh(call) and not _data_parallel_mesh(mod, call):
             return f"a {ast.unparse(argument(call, 'mesh_shape', 1) or call)} device mesh"
         if tail(call) in _MODEL_PARALLEL_CALLS and tail(call) != "pipeline":
             return f"{tail(call)}()"
