@@ -741,6 +741,10 @@ ROUND_HUNDRED_THREE_AFTER = [
     "good_hsdp_mesh_fully_shard_only.py",
     "bad_unnamed_mesh_sliced_for_tp.py",
 ]
+ROUND_HUNDRED_FIVE_AFTER = [
+    "good_padded_eval_own_metric_class_unsynced.py",
+    "bad_padded_eval_own_metric_class_synced.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -851,6 +855,7 @@ ROUND_THIRTEEN = [
         "ninety_five_after",
         "ninety_nine_after",
         "hundred_three_after",
+        "hundred_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -942,6 +947,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "ninety_five_after": ROUND_NINETY_FIVE_AFTER,
         "ninety_nine_after": ROUND_NINETY_NINE_AFTER,
         "hundred_three_after": ROUND_HUNDRED_THREE_AFTER,
+        "hundred_five_after": ROUND_HUNDRED_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

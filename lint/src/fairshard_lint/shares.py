@@ -207,10 +207,38 @@ def _reads_any(node: ast.AST, names: set[str]) -> bool:
     return False
 
 
+def _combining_call(mod: Module, call: ast.Call) -> bool:
+    """:func:`combining`, except a ``compute()`` of a metric class of the tree that syncs nothing.
+
+    MASTERS-WORK's ``metrics_calculator = VQAMetrics()`` then
+    ``metrics_calculator.compute()``: a plain class of the tree (no
+    torchmetrics ``Metric`` base) whose ``compute`` calls no collective scores
+    what this rank saw. A ``compute`` the reading cannot resolve to the tree is
+    still taken for a torchmetrics metric's, which syncs.
+    """
+    if not combining(call):
+        return False
+    if tail(call) != _METRIC_COMPUTE:
+        return True
+    found = defs_of(mod, call)
+    if found is None or not found[1]:
+        return True
+    owner, defs = found
+    return any(_metric_class(owner, d) or _combines(owner, d, 1) for d in defs)
+
+
+def _metric_class(mod: Module, func: ast.AST) -> bool:
+    """``func`` is a method of a class with a base named for a metric (``Metric``) or none known."""
+    cls = mod.parents.get(func)
+    if not isinstance(cls, ast.ClassDef):
+        return True  # a plain function named compute: read as before
+    return any("Metric" in (dotted(base) or "") for base in cls.bases)
+
+
 def _combines(mod: Module, scope: ast.AST, depth: int = 2) -> bool:
     """A call in ``scope`` combines across ranks, itself or through the tree's functions."""
     for call in (n for n in ast.walk(scope) if isinstance(n, ast.Call)):
-        if combining(call):
+        if _combining_call(mod, call):
             return True
         if depth > 1:
             found = defs_of(mod, call)
@@ -401,7 +429,7 @@ def _combining_here(mod: Module, call: ast.Call, within: ast.AST | None = None) 
     its name says nothing, its definition does. A call of ``within`` itself (a
     recursion) is not read again.
     """
-    if combining(call):
+    if _combining_call(mod, call):
         return True
     found = defs_of(mod, call)
     return found is not None and any(
