@@ -744,6 +744,8 @@ ROUND_HUNDRED_THREE_AFTER = [
 ROUND_HUNDRED_FIVE_AFTER = [
     "good_padded_eval_own_metric_class_unsynced.py",
     "bad_padded_eval_own_metric_class_synced.py",
+    "bad_random_split_generator_built_not_passed.py",
+    "good_random_split_generator_passed.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -108,11 +108,44 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
     name = tail(call).lower()
     if "seed" not in name or name in {"seed_worker", "worker_init_fn"}:
         return False
+    if _own_generator(mod, call):
+        return False  # a generator object's seed: the global generator stays unseeded
     if family is not None and generator_family(mod, call) not in (None, family):
         return False
     if skipped_option_branch(mod, call):
         return False  # under a test on an option every shipped run fails
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
+
+
+#: Constructors of generator objects that keep their own state.
+_GENERATOR_OBJECTS = frozenset({"Generator", "RandomState", "default_rng", "Random"})
+
+
+def _own_generator(mod: Module, call: ast.Call) -> bool:
+    """``call`` seeds a generator object, not a package's global generator.
+
+    trafficgen's ``seed = torch.Generator().manual_seed(42)`` before a
+    ``random_split`` that is never handed it: the split still draws from
+    torch's global generator, unseeded. The receiver is a ``Generator(...)``
+    (``RandomState``, ``default_rng``, ``random.Random``) built in place, or a
+    name its function binds to one.
+    """
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    receiver = call.func.value
+    if isinstance(receiver, ast.Call):
+        return tail(receiver) in _GENERATOR_OBJECTS
+    name = dotted(receiver)
+    if name is None:
+        return False
+    scope = mod.function_of(call) or mod.tree
+    return any(
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and tail(node.value) in _GENERATOR_OBJECTS
+        and any(dotted(target) == name for target in node.targets)
+        for node in ast.walk(scope)
+    )
 
 
 def unset_option(mod: Module, option: str) -> bool:
