@@ -77,11 +77,28 @@ def target_names(mod: Module, node: ast.AST) -> list[str]:
     The names of a tuple target count alike (``val_loader, val_sampler =
     init_data(...)``), unless they mix training and evaluation. Each arm of a
     conditional expression is assigned too (``test_sampler = SequentialSampler(ds)
-    if single else DistributedSampler(ds)``).
+    if single else DistributedSampler(ds)``). An element of a tuple assigned to a
+    tuple of the same length is bound to its own target only (``model, loader =
+    make_model(), make_data(...)``).
     """
     parent = mod.parents.get(node)
     while isinstance(parent, ast.IfExp) and node is not parent.test:
         node, parent = parent, mod.parents.get(parent)
+    if isinstance(parent, ast.Tuple) and node in parent.elts:
+        # ``model, loader = make_model(), make_data(...)``: the element's own target
+        outer = mod.parents.get(parent)
+        if isinstance(outer, ast.Assign) and outer.value is parent:
+            position = parent.elts.index(node)
+            return [
+                name
+                for target in outer.targets
+                if isinstance(target, ast.Tuple | ast.List)
+                and len(target.elts) == len(parent.elts)
+                and not any(isinstance(e, ast.Starred) for e in target.elts)
+                for name in [dotted(target.elts[position])]
+                if name
+            ]
+        return []
     if isinstance(parent, ast.Assign):
         names: list[str] = []
         for t in parent.targets:
