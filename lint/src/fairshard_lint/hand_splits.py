@@ -29,6 +29,7 @@ from collections.abc import Iterator
 
 from .broken_imports import imports_a_missing_module
 from .flow import distributed_script, flow_of
+from .importer_reach import reached_from
 from .lightning_eval import lightning_ranks
 from .lightning_hooks import trainer_method
 from .lightning_launch import in_lightning_hook, lightning_runs_on_every_rank
@@ -492,5 +493,8 @@ def run_by_unseeded_ranks(
         for m in importers(mod)
         if (ranks_run(m, mod, node) if node is not None else _runs_ranks(m))
         and not imports_a_missing_module(m)
+        # a distributed script runs what it takes of the helper, not the helper's own
+        # __main__ use (Lightning's hooks are called by its trainer: ranks_run reads those)
+        and (node is None or not distributed_script(m) or reached_from(m, mod, node))
     ]
     return bool(runners) and not any(_seeded_anywhere(r, family) for r in runners)

@@ -1,0 +1,16 @@
+import torch
+import torch.distributed as dist
+from data import prepare_loader
+
+
+def main(model, dataset, epochs):
+    dist.init_process_group("nccl")
+    loader = prepare_loader(dataset, 8)
+    for epoch in range(epochs):
+        loader.sampler.set_epoch(epoch)
+        for batch in loader:
+            model(batch).sum().backward()
+
+
+if __name__ == "__main__":
+    main(torch.nn.Linear(1, 1), torch.randn(100, 1), 3)
