@@ -29,7 +29,7 @@ from .project import Project, module_name, takes_part
 from .reach import after_exit, calls_an_unbound_name, fails_on_first_pass, unreached_in_script
 from .rules import DEFAULT_CODES, RULES
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
-from .unused_classes import in_unused_class
+from .unused_classes import in_overridden_method, in_unused_class
 
 __all__ = [
     "ALL",
@@ -337,6 +337,7 @@ def lint_source(
             if (
                 unreached_in_script(module, node)
                 or in_unused_class(module, node)
+                or in_overridden_method(module, node)
                 or never_entered(module, node)
                 or branch_not_taken(module, node)
                 or after_exit(module, node)

@@ -28,7 +28,7 @@ from .names import Module
 from .project import Project
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
-__all__ = ["in_unused_class"]
+__all__ = ["in_overridden_method", "in_unused_class"]
 
 _PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
 _OTHER_TEXTS = ("*.yaml", "*.yml", "*.json", "*.toml", "*.cfg", "*.sh", "*.md", "*.txt")
@@ -106,9 +106,8 @@ def _users(text: str, cls: Definition) -> list[Definition] | None:
     decorated function, a string naming it, an unreadable file), which runs
     or may. An import of the name is no use by itself.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parsed(text)
+    if tree is None:
         return None  # unreadable: it may
     users: list[Definition] = []
     for stmt in tree.body:
@@ -131,6 +130,14 @@ def _users(text: str, cls: Definition) -> list[Definition] | None:
     return users
 
 
+def _parsed(text: str) -> ast.Module | None:
+    """The syntax tree of a file's text; ``None`` where it does not parse."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def _names(node: ast.AST, name: str) -> bool:
     """``node`` names ``name``: a plain name, an attribute, an import alias or a string."""
     return (
@@ -147,9 +154,8 @@ def _looks_up_in_tree(text: str, root: Path) -> bool:
     ``getattr(torch.optim, name)`` looks up another package, and
     ``getattr(self, name)`` a method: neither makes a class of the tree.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = _parsed(text)
+    if tree is None:
         return True
     modules: set[str] = set()
     for node in ast.walk(tree):
@@ -179,3 +185,104 @@ def _in_tree(root: Path, dotted: str) -> bool:
     """``src.trainer``: its first part is a folder or a module at the tree's root."""
     head = dotted.partition(".")[0]
     return bool(head) and ((root / head).is_dir() or (root / f"{head}.py").is_file())
+
+
+def in_overridden_method(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a method that every subclass overrides, of a class nothing builds.
+
+    DR-FWL-2's ``PlPyGDataModule.val_dataloader``: its one script builds
+    ``PlPyGDataTestonValModule``, which overrides ``val_dataloader``; nothing
+    makes a ``PlPyGDataModule`` itself. The method never runs. In an
+    application tree (as :func:`in_unused_class`): a top-level class named in
+    the tree's code only as a base of classes (and in imports), each of which
+    defines the method and none of which reaches the base's own
+    (``super().val_dataloader()``, ``Base.val_dataloader(self)``). Any other
+    use of the class's name, a string naming it, or a run-time lookup keeps
+    the method.
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree or project.root is None:
+        return False
+    chain = [node, *mod.ancestors(node)]
+    if len(chain) < 3:
+        return False
+    cls, method = chain[-2], chain[-3]
+    if not (
+        isinstance(cls, ast.ClassDef)
+        and cls in mod.tree.body
+        and isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef)
+        and method in cls.body
+    ):
+        return False
+    key = f"overridden: {cls.name}.{method.name}"
+    if key not in project.facts:
+        project.facts[key] = _overridden_everywhere(project.root, cls.name, method.name)
+    return project.facts[key]
+
+
+def _overridden_everywhere(root: Path, name: str, method: str) -> bool:
+    """Every use of class ``name`` in the tree's code is as a base of a class that overrides."""
+    if any((root / packaging).is_file() for packaging in _PACKAGING):
+        return False
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    subclasses = 0
+    try:
+        for _, text in tree_files(root, ("*.py",)):
+            if not word.search(text):
+                continue
+            if _DYNAMIC.search(text):
+                return False
+            tree = _parsed(text)
+            if tree is None:
+                return False
+            bases: set[int] = set()
+            for stmt in ast.walk(tree):
+                if isinstance(stmt, ast.ClassDef) and stmt.name == name:
+                    # its own body (``super(Base, self).__init__()``) is no use from outside
+                    bases.update(id(inner) for inner in ast.walk(stmt))
+                if isinstance(stmt, ast.ClassDef) and any(
+                    (isinstance(b, ast.Name) and b.id == name)
+                    or (isinstance(b, ast.Attribute) and b.attr == name)
+                    for b in stmt.bases
+                ):
+                    if not _overrides_alone(stmt, name, method):
+                        return False
+                    subclasses += 1
+                    bases.update(id(b) for b in stmt.bases)
+            for other in ast.walk(tree):
+                if id(other) in bases or isinstance(other, ast.ClassDef | ast.alias):
+                    continue
+                if isinstance(other, ast.Name | ast.Attribute | ast.Constant) and _names(
+                    other, name
+                ):
+                    if isinstance(other, ast.Attribute) and id(other.value) in bases:
+                        continue
+                    return False  # built, passed or named elsewhere: the method may run
+        if any(word.search(text) for text in tree_texts(root, _OTHER_TEXTS)):
+            return False
+    except TooManyFiles:
+        return False
+    return subclasses > 0
+
+
+def _overrides_alone(cls: ast.ClassDef, base: str, method: str) -> bool:
+    """``cls`` defines ``method`` and never reaches the base's own (``super().method``)."""
+    own = [
+        item
+        for item in cls.body
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == method
+    ]
+    if not own:
+        return False
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and node.attr == method:
+            holder = node.value
+            if (
+                isinstance(holder, ast.Call)
+                and isinstance(holder.func, ast.Name)
+                and holder.func.id == "super"
+            ):
+                return False
+            if isinstance(holder, ast.Name) and holder.id == base:
+                return False
+    return True
