@@ -339,13 +339,15 @@ def _unsharded_loader(mod: Module) -> Iterator[tuple[ast.AST, str]]:
         if by_hand and not shuffles(flow, call) and not from_config:
             hand.add(id(call))
     # the loaders first: the search of the tree for an importer is the costly part
+    if not found:
+        return
     accelerate = accelerate_launched(mod)
     helper = not (flow.distributed or accelerate) and _prepares_for_an_accelerate_script(mod)
     if helper:
         found = [(c, f) for c, f in found if _reached_from_an_accelerate_script(mod, c)]
         if not found:
             return
-    elif not found or not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
+    elif not (flow.distributed or accelerate or _run_by_a_distributed_script(mod)):
         return
     elif not (flow.distributed or accelerate):
         runners = [m for m in importers(mod) if distributed_script(m) and not one_process_script(m)]
