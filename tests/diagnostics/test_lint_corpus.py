@@ -746,6 +746,8 @@ ROUND_HUNDRED_FIVE_AFTER = [
     "bad_padded_eval_own_metric_class_synced.py",
     "bad_random_split_generator_built_not_passed.py",
     "good_random_split_generator_passed.py",
+    "bad_train_test_split_after_torch_seed.py",
+    "good_train_test_split_after_numpy_seed.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -632,6 +632,10 @@ def _unseeded_library_split(mod: Module, call: ast.Call) -> bool:
     Both draw from NumPy's global generator when given no seed (datasets takes
     its seed from ``np.random.get_state()``), which no rank seeds alike unless
     the file does it before; ``shuffle=False`` cuts in order and draws nothing.
+    Only a seed of NumPy's generator (or a project's or framework's seeding
+    function) counts: Compact-Llama's ``torch.manual_seed(1337)`` above its
+    ``fw_train.train_test_split(test_size=0.01)`` leaves NumPy's state
+    unseeded.
     """
     if is_constant(argument(call, "shuffle"), False):
         return False
@@ -642,7 +646,7 @@ def _unseeded_library_split(mod: Module, call: ast.Call) -> bool:
         if isinstance(given, ast.Attribute) and unset_option(mod, given.attr):
             continue  # random_state=args.seed, --seed given on no shipped line: None
         return False
-    return not seeded_before(mod, call)
+    return not seeded_before(mod, call, family="numpy")
 
 
 def _replaced_when_distributed(mod: Module, call: ast.Call) -> bool:
