@@ -748,6 +748,8 @@ ROUND_HUNDRED_FIVE_AFTER = [
     "good_random_split_generator_passed.py",
     "bad_train_test_split_after_torch_seed.py",
     "good_train_test_split_after_numpy_seed.py",
+    "bad_dataset_constructor_rebuilds_list_from_permutation.py",
+    "good_dataset_constructor_permutation_seeded.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

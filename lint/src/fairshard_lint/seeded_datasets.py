@@ -131,13 +131,20 @@ def _guards(mod: Module, node: ast.AST, func: ast.FunctionDef) -> list[ast.expr]
 
 
 def _taken(test: ast.expr, init: ast.FunctionDef, site: ast.Call | None) -> bool:
-    """``if shuffle:`` (or ``if fraction < 1.0:``) holds for the literal ``site`` gives.
+    """``if shuffle:`` (``if fraction < 1.0:``, ``if not test_mode:``) holds for ``site``'s literal.
 
     What the site passes, or the parameter's default where it passes nothing
     (DiT_Sequential's ``shuffle=True``); a value the site does not write
     (bartali's ``fraction=configs.fraction``, 1 in every config) or any
     other test is not known to hold.
     """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        # ``if not test_mode:`` (View-GCN-DDP) holds where the site gives a false value
+        inner = test.operand
+        if not isinstance(inner, ast.Name) or inner.id not in parameters(init):
+            return False
+        value = _given_literal(init, site, inner.id)
+        return value is not None and not value.value
     operator: ast.cmpop | None = None
     literal: object = None
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -147,14 +154,20 @@ def _taken(test: ast.expr, init: ast.FunctionDef, site: ast.Call | None) -> bool
         literal, test = right.value, test.left
     if not isinstance(test, ast.Name) or test.id not in parameters(init):
         return False
-    given = bound_argument(site, init, test.id) if site is not None else None
-    if given is None and site is not None and not any(k.arg is None for k in site.keywords):
-        given = defaults_of(init).get(test.id)
-    if not isinstance(given, ast.Constant):
+    given = _given_literal(init, site, test.id)
+    if given is None:
         return False
     if operator is None:
         return bool(given.value)
     return bool(compare_literals(operator, given.value, literal))
+
+
+def _given_literal(init: ast.FunctionDef, site: ast.Call | None, param: str) -> ast.Constant | None:
+    """The literal ``site`` gives ``init``'s parameter ``param`` (or its default), if one."""
+    given = bound_argument(site, init, param) if site is not None else None
+    if given is None and site is not None and not any(k.arg is None for k in site.keywords):
+        given = defaults_of(init).get(param)
+    return given if isinstance(given, ast.Constant) else None
 
 
 def _reseeded_before(mod: Module, func: ast.FunctionDef, node: ast.AST, family: str) -> bool:
@@ -242,17 +255,60 @@ def _reorders_itself(mod: Module, init: ast.FunctionDef, family: str) -> ast.Cal
 
 
 def _indexes_an_attribute(func: ast.FunctionDef, order: str) -> bool:
-    """``self.x = self.x[order]`` (or any ``self.`` target given a subscript by ``order``)."""
+    """``self.x = self.x[order]``, or ``self.x`` rebuilt from a list the order fills.
+
+    View-GCN-DDP's ``rand_idx = np.random.permutation(n)``, then ``for i in
+    range(len(rand_idx)): idx = rand_idx[i]; ...; filepaths_shuffled.extend(
+    self.filepaths[start:end])`` and ``self.filepaths = filepaths_shuffled``:
+    the names the order reaches (assigned from it, a loop's variable over it,
+    a list extended or appended with it) are followed, and an attribute of
+    ``self`` set to one of them (or indexed by one) is reordered.
+    """
+    reached = {order}
+    for _ in range(4):
+        before = len(reached)
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign) and _reads_order(node.value, reached):
+                reached.update(
+                    n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                )
+            elif isinstance(node, ast.For) and _reads_order(node.iter, reached):
+                reached.update(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "extend", "insert")
+                and isinstance(node.func.value, ast.Name)
+                and any(_reads_order(a, reached) for a in node.args)
+            ):
+                reached.add(node.func.value.id)
+        if len(reached) == before:
+            break
     for node in ast.walk(func):
-        if (
+        if not (
             isinstance(node, ast.Assign)
             and any((dotted(t) or "").startswith("self.") for t in node.targets)
-            and isinstance(node.value, ast.Subscript)
-            and isinstance(node.value.slice, ast.Name)
-            and node.value.slice.id == order
         ):
-            return True
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in reached and value.id != order:
+            return True  # self.filepaths = filepaths_shuffled
+        if (
+            isinstance(value, ast.Subscript)
+            and isinstance(value.slice, ast.Name)
+            and value.slice.id in reached
+        ):
+            return True  # self.x = self.x[order]
     return False
+
+
+def _reads_order(node: ast.AST, reached: set[str]) -> bool:
+    """``node`` reads a name the order reached, other than through ``len()`` (a count)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        return False
+    if isinstance(node, ast.Name):
+        return node.id in reached
+    return any(_reads_order(child, reached) for child in ast.iter_child_nodes(node))
 
 
 #: Seeding calls that name ``seed`` but seed no global generator.
