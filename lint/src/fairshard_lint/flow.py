@@ -956,15 +956,15 @@ def in_uncalled_function(mod: Module, node: ast.AST) -> bool:
         return False
     if mod.parents.get(func) is not mod.tree:
         return False
+    names = mod.cache.get("tree_identifiers")
+    if not isinstance(names, frozenset) or func.name in names:
+        return False  # a file on its own (its callers may be elsewhere), or a name in use
     if any(
         isinstance(n, ast.Call) and tail(n) in ("globals", "getattr", "eval", "import_module")
         for n in mod.calls
     ):
         return False
-    names = mod.cache.get("tree_identifiers")
-    if not isinstance(names, frozenset) or not _runs_as_a_script(mod):
-        return False  # a file on its own, or a library module: its callers may be elsewhere
-    return func.name not in names
+    return _runs_as_a_script(mod)  # a library module's functions are for code elsewhere
 
 
 def _runs_as_a_script(mod: Module) -> bool:
@@ -1613,17 +1613,24 @@ def chosen_functions(mod: Module, call: ast.Call) -> list[ast.expr]:
     the call's own function.
     """
     assert isinstance(call.func, ast.Name)
-    name = call.func.id
-    scope = mod.function_of(call) or mod.tree
-    return [
-        arm
-        for node in ast.walk(scope)
-        if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.IfExp)
-        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-        for arm in (node.value.body, node.value.orelse)
-        if isinstance(arm, ast.Name | ast.Attribute)
-    ]
+    choices = mod.cache.get("chosen_functions")
+    if not isinstance(choices, dict):
+        # indexed once per file: (the function that binds it, its name) -> the arms
+        choices = {}
+        for node in mod.nodes:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp):
+                arms = [
+                    arm
+                    for arm in (node.value.body, node.value.orelse)
+                    if isinstance(arm, ast.Name | ast.Attribute)
+                ]
+                for target in node.targets:
+                    if isinstance(target, ast.Name) and arms:
+                        key = (id(mod.function_of(node)), target.id)
+                        choices.setdefault(key, []).extend(arms)
+        mod.cache["chosen_functions"] = choices
+    found: list[ast.expr] = choices.get((id(mod.function_of(call)), call.func.id), [])
+    return found
 
 
 def _updates(
