@@ -54,6 +54,7 @@ __all__ = [
     "run_by_unseeded_ranks",
     "seeded_before",
     "seeded_by_every_entry",
+    "seeds_own_generator",
     "unset_option",
 ]
 
@@ -109,7 +110,7 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
     name = tail(call).lower()
     if "seed" not in name or name in {"seed_worker", "worker_init_fn"}:
         return False
-    if _own_generator(mod, call):
+    if seeds_own_generator(mod, call):
         return False  # a generator object's seed: the global generator stays unseeded
     if family is not None and generator_family(mod, call) not in (None, family):
         return False
@@ -118,35 +119,19 @@ def _seeds(mod: Module, call: ast.Call, rank_names: set[str], family: str | None
     return bool(call.args) and not any(mentions_rank(a, rank_names) for a in call.args)
 
 
-#: Constructors of generator objects that keep their own state.
-_GENERATOR_OBJECTS = frozenset({"Generator", "RandomState", "default_rng", "Random"})
+#: torch's seeders of its global generator; any other ``manual_seed`` is an object's own.
+_TORCH_GLOBAL_SEEDS = frozenset({"torch.manual_seed", "torch.random.manual_seed"})
 
 
-def _own_generator(mod: Module, call: ast.Call) -> bool:
-    """``call`` seeds a generator object, not a package's global generator.
+def seeds_own_generator(mod: Module, call: ast.Call) -> bool:
+    """``call`` is a ``manual_seed`` of a generator object (or the GPU's), not torch's global one.
 
     trafficgen's ``seed = torch.Generator().manual_seed(42)`` before a
     ``random_split`` that is never handed it: the split still draws from
-    torch's global generator, unseeded. The receiver is a ``Generator(...)``
-    (``RandomState``, ``default_rng``, ``random.Random``) built in place, or a
-    name its function binds to one.
+    torch's global generator, unseeded. Only ``torch.manual_seed`` (and
+    ``torch.random.manual_seed``) seed that one.
     """
-    if not isinstance(call.func, ast.Attribute):
-        return False
-    receiver = call.func.value
-    if isinstance(receiver, ast.Call):
-        return tail(receiver) in _GENERATOR_OBJECTS
-    name = dotted(receiver)
-    if name is None:
-        return False
-    scope = mod.function_of(call) or mod.tree
-    return any(
-        isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Call)
-        and tail(node.value) in _GENERATOR_OBJECTS
-        and any(dotted(target) == name for target in node.targets)
-        for node in ast.walk(scope)
-    )
+    return tail(call) == "manual_seed" and mod.qualified(call.func) not in _TORCH_GLOBAL_SEEDS
 
 
 def unset_option(mod: Module, option: str) -> bool:

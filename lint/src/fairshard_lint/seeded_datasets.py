@@ -28,7 +28,7 @@ from .flow import (
     is_distributed_sampler,
     parameters,
 )
-from .hand_splits import generator_family
+from .hand_splits import generator_family, seeds_own_generator
 from .names import (
     Module,
     argument,
@@ -336,7 +336,7 @@ def _seeds(mod: Module, call: ast.Call) -> str | None:
     qualified = mod.qualified(call.func) or ""
     if qualified in _FAMILY_SEEDS:
         return _FAMILY_SEEDS[qualified]
-    if name == "manual_seed" or "cuda" in qualified:
+    if seeds_own_generator(mod, call) or "cuda" in qualified:
         return None  # a generator of its own, or the GPU's
     return "any"
 
