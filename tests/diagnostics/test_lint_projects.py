@@ -62,6 +62,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # several_nodes_documented: the launch lines and the README decide the nodes;
     # local_rank_param_fed_local: the callers decide what the parameter holds;
     # one_process_launches: the launch lines decide how many processes run;
+    # one_per_node_launches: the node count decides how many one-per-node lines run;
     # cvd_helper_imported_early: the importer's order decides whether the pin counts;
     # launched_test_script: named on its own, a test_*.py file is linted anyway;
     # lightning_devices_option_set: the README decides how many devices run;
@@ -116,6 +117,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "several_nodes_documented",
         "local_rank_param_fed_local",
         "one_process_launches",
+        "one_per_node_launches",
         "cvd_helper_imported_early",
         "launched_test_script",
         "lightning_devices_option_set",

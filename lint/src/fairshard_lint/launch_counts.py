@@ -244,8 +244,28 @@ def _one_device(value: str, assigned: dict[str, str]) -> bool:
     return name.lower() in _ONE_DEVICE_NAMES
 
 
+#: The node of a several-node launch (``--node_rank=$NODE_RANK``).
+_NODE_RANK = re.compile(r"--node[_-]rank(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)")
+
+
+def _several_nodes(line: str) -> bool:
+    """The launch line names a node count above 1, or one it does not show.
+
+    A count of processes per node (``--nproc_per_node=1``) and a pinned GPU
+    hold for each node: Aura's ``torchrun --nnodes=5 --nproc_per_node=1
+    --node_rank=$NODE_RANK`` starts five processes, one on each machine. A
+    node rank other than 0 (or given by a variable) names a node beside the
+    first.
+    """
+    if any(_node_value(m.group("value")) != 1 for m in _NODES.finditer(line)):
+        return True
+    return any(m.group("value").strip("\"';,") != "0" for m in _NODE_RANK.finditer(line))
+
+
 def _one_process(line: str, pinned: str | None, assigned: dict[str, str]) -> bool:
-    """The launch line starts one process: one visible GPU, or a count of 1."""
+    """The launch line starts one process: one visible GPU, or a count of 1, on one node."""
+    if _several_nodes(line):
+        return False
     counts = [m.group("value").strip("\"';,") for m in _GPU_COUNT.finditer(line)]
     if any(not c.isdigit() or int(c) > 1 for c in counts):
         return False
