@@ -23,6 +23,7 @@ from .tree_texts import MAX_FILES, TooManyFiles, tree_files, tree_texts
 __all__ = [
     "launch_flag_values",
     "launch_texts_name",
+    "launch_texts_pass",
     "names_fabric_cli",
     "read_launch_counts",
     "Runs",
@@ -626,6 +627,23 @@ def launch_texts_name(folder: Path, flags: list[str]) -> bool:
         return any(pattern.search(text) for text in tree_texts(folder, _LAUNCHERS))
     except TooManyFiles:
         return True
+
+
+def launch_texts_pass(folder: Path, flags: list[str], values: list[str]) -> bool:
+    """Some launch file or README passes one of ``values`` to one of ``flags`` (``-p ddp``).
+
+    Too many launch files to read them all: ``False`` (nothing shown).
+    """
+    if not flags or not values:
+        return False
+    pattern = re.compile(
+        rf"(?<![\w-])(?:{'|'.join(re.escape(f) for f in flags)})(?:[ \t]*=[ \t]*|[ \t]+)"
+        rf"[\"']?(?:{'|'.join(re.escape(v) for v in values)})[\"']?(?![\w-])"
+    )
+    try:
+        return any(pattern.search(text) for text in tree_texts(folder, _LAUNCHERS))
+    except TooManyFiles:
+        return False
 
 
 #: Lightning Fabric's command-line launcher (``fabric run``; ``lightning run model`` earlier).

@@ -57,6 +57,7 @@ from .flow import (
 from .launch_counts import (
     Runs,
     launch_texts_name,
+    launch_texts_pass,
     one_process_files,
     plain_python_files,
     read_launch_counts,
@@ -577,7 +578,9 @@ class Project:
             func = module.function_of(value)
             bound = self._plain_bindings(func if func is not None else module.tree)
             values = [  # a method called on the name runs on the instance, not on None
-                v for v in bound.get(value.id, []) if not is_constant(v[0], None)
+                v
+                for v in bound.get(value.id, [])
+                if not is_constant(v[0], None)
             ]
             if len(values) == 1 and isinstance(values[0][0], ast.Call):
                 call, position = values[0][0], values[0][1]
@@ -767,18 +770,12 @@ class Project:
                 return False  # inherited there: it may be this class's method
         return True
 
-    def option_default(self, option: str) -> ast.expr | None:
-        """The default of the tree's one command-line option ``option``, where no run sets it.
+    def _option_definition(self, option: str) -> ast.Call | None:
+        """The tree's one ``add_argument`` call that defines ``option``.
 
-        soseki's ``parser.add_argument("--val_use_multiple_key_dataset",
-        action="store_true")`` in the model's own options, read back as
-        ``self.hparams.val_use_multiple_key_dataset``: ``False`` when no
-        launch file or README names the flag. ``None`` (unknown) where the
-        tree defines the option more than once, or not at all, or a shipped
-        text names it.
+        ``None`` where the tree defines the option more than once, or not at
+        all, or is not read whole.
         """
-        if option in self.option_defaults:
-            return self.option_defaults[option]
         defined: list[ast.Call] = []
         for module in self.modules.values():
             for call in module.calls:
@@ -792,26 +789,51 @@ class Project:
                 dests = {f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")}
                 if option in dests:
                     defined.append(call)
+        if len(defined) != 1 or self.root is None or not self.whole_tree:
+            return None
+        return defined[0]
+
+    def option_default(self, option: str) -> ast.expr | None:
+        """The default of the tree's one command-line option ``option``, where no run sets it.
+
+        soseki's ``parser.add_argument("--val_use_multiple_key_dataset",
+        action="store_true")`` in the model's own options, read back as
+        ``self.hparams.val_use_multiple_key_dataset``: ``False`` when no
+        launch file or README names the flag. ``None`` (unknown) where the
+        tree defines the option more than once, or not at all, or a shipped
+        text names it.
+        """
+        if option in self.option_defaults:
+            return self.option_defaults[option]
         value: ast.expr | None = None
-        if len(defined) == 1 and self.root is not None and self.whole_tree:
-            call = defined[0]
-            flags = [
-                a.value
-                for a in call.args
-                if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value[:1] == "-"
-            ]
-            if not launch_texts_name(self.root, flags):
-                action = next((k.value for k in call.keywords if k.arg == "action"), None)
-                default = next((k.value for k in call.keywords if k.arg == "default"), None)
-                if default is not None:
-                    value = default
-                elif isinstance(action, ast.Constant) and action.value in (
-                    "store_true",
-                    "store_false",
-                ):
-                    value = ast.Constant(value=action.value == "store_false")
+        call = self._option_definition(option)
+        if (
+            call is not None
+            and self.root is not None
+            and not launch_texts_name(self.root, _flags(call))
+        ):
+            action = next((k.value for k in call.keywords if k.arg == "action"), None)
+            default = next((k.value for k in call.keywords if k.arg == "default"), None)
+            if default is not None:
+                value = default
+            elif isinstance(action, ast.Constant) and action.value in (
+                "store_true",
+                "store_false",
+            ):
+                value = ast.Constant(value=action.value == "store_false")
         self.option_defaults[option] = value
         return value
+
+    def option_passed(self, option: str, values: Iterable[str]) -> bool:
+        """A launch file or README of the tree passes one of ``values`` to ``option``.
+
+        segmentation_distributed's README runs ``python train.py ... -p ddp``:
+        the ``--parallel`` option is ``"ddp"`` on that run, whatever its default.
+        """
+        call = self._option_definition(option)
+        if call is None or self.root is None:
+            return False
+        return launch_texts_pass(self.root, _flags(call), list(values))
 
     def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
         """Every call in the tree that resolves to ``function`` of module ``name``."""
@@ -1074,6 +1096,34 @@ def _same_value(text: str, given: ast.expr) -> bool:
 _OPTION_HOLDERS = frozenset({"args", "hparams", "opt", "opts", "options", "flags"})
 
 
+def _flags(call: ast.Call) -> list[str]:
+    """The flags an ``add_argument`` call defines (``-p``, ``--parallel``)."""
+    return [
+        a.value
+        for a in call.args
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value[:1] == "-"
+    ]
+
+
+def _option_passed(project: Project, given: ast.expr, values: tuple[object, ...]) -> bool:
+    """``args.parallel``, where a shipped line passes one of the string ``values`` for it."""
+    if not isinstance(given, ast.Attribute):
+        return False
+    holder = (dotted(given.value) or "").rpartition(".")[2]
+    if holder not in _OPTION_HOLDERS:
+        return False
+    texts: list[str] = []
+    for value in values:
+        try:
+            literal = ast.literal_eval(value) if isinstance(value, str) else value
+        except (ValueError, SyntaxError):
+            return False
+        if not isinstance(literal, str):
+            return False
+        texts.append(literal)
+    return project.option_passed(given.attr, texts)
+
+
 def _option_value(project: Project, given: ast.expr) -> ast.expr | None:
     """``self.hparams.flag`` read as its option's default, where no shipped run sets it."""
     if not isinstance(given, ast.Attribute):
@@ -1121,8 +1171,10 @@ def _bind(
             if holds is not None and holds != (kind == "when"):
                 return None
         elif isinstance(value, tuple):
-            if any(_same_value(v, given) for v in value) != (kind == "in"):
-                return None
+            if any(_same_value(v, given) for v in value) != (kind == "in") and not (
+                kind == "in" and project is not None and _option_passed(project, given, value)
+            ):
+                return None  # another value, or an option no shipped line sets to one of them
         elif isinstance(given, ast.Constant):
             if bool(given.value) != value:
                 return None
@@ -1280,7 +1332,7 @@ def _search(
     ``want`` is ``"eval"`` or ``"train"``, as the names at the site say; sites
     in a module ``passed_over`` holds for are not taken.
     """
-    for owner, site in project.call_sites(name, func.name):
+    for owner, site in project.call_sites(name, _called_as(project.modules[name], func)):
         module = project.modules[owner]
         if passed_over is not None and passed_over(module):
             continue
@@ -1303,6 +1355,19 @@ def _search(
         if found is not None:
             return found
     return None
+
+
+def _called_as(mod: Module, func: Function) -> str:
+    """The name a call of ``func`` is written with: its class's for a constructor.
+
+    segmentation_distributed's ``ADE20KDataLoader.__init__`` builds its
+    sampler; the tree calls it as ``ADE20KDataLoader(..., split='training')``,
+    never as ``__init__``.
+    """
+    owner = mod.parents.get(func)
+    if func.name == "__init__" and isinstance(owner, ast.ClassDef):
+        return owner.name
+    return func.name
 
 
 def passed_argument(func: Function, site: ast.Call, param: str) -> ast.expr | None:
