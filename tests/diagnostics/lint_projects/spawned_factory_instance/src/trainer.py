@@ -1,0 +1,28 @@
+import torch
+import torch.distributed as dist
+
+
+class Trainer:
+    def __init__(self, model, train_dataloader, valid_dataloader, epochs, distributed):
+        self.model = model
+        self.train_dataloader = train_dataloader
+        self.valid_dataloader = valid_dataloader
+        self.epochs = epochs
+        self.distributed = distributed
+
+    def train(self):
+        for epoch in range(self.epochs):  # expect: FS101
+            for data, target in self.train_dataloader:
+                self.model(data, target).backward()
+            valid_loss = self.get_valid_loss()
+            if self.distributed:
+                dist.all_reduce(valid_loss)
+                valid_loss = valid_loss / dist.get_world_size()
+            print(epoch, valid_loss.item())
+
+    def get_valid_loss(self):
+        total = torch.zeros(1)
+        with torch.no_grad():
+            for data, target in self.valid_dataloader:
+                total += self.model(data, target)
+        return total / len(self.valid_dataloader)

@@ -1,0 +1,9 @@
+import torch
+
+
+def evaluate_model(model, dataloader):
+    errors = torch.zeros(2)
+    with torch.no_grad():
+        for data, target in dataloader:
+            errors += torch.tensor([float((model(data) - target).pow(2).sum()), len(target)])
+    return (errors[0] / errors[1]).item()  # this rank's share only, combined with nothing
