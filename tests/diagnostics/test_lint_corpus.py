@@ -751,6 +751,12 @@ ROUND_HUNDRED_FIVE_AFTER = [
     "bad_dataset_constructor_rebuilds_list_from_permutation.py",
     "good_dataset_constructor_permutation_seeded.py",
 ]
+ROUND_HUNDRED_NINE_AFTER = [
+    "bad_set_epoch_on_a_rebound_sampler_name.py",
+    "good_set_epoch_on_a_sampler_rebuilt_with_its_loader.py",
+    "good_step_loop_sets_the_epoch_around_restarts.py",
+    "bad_step_loop_restarts_without_an_epoch.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -862,6 +868,7 @@ ROUND_THIRTEEN = [
         "ninety_nine_after",
         "hundred_three_after",
         "hundred_five_after",
+        "hundred_nine_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -954,6 +961,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "ninety_nine_after": ROUND_NINETY_NINE_AFTER,
         "hundred_three_after": ROUND_HUNDRED_THREE_AFTER,
         "hundred_five_after": ROUND_HUNDRED_FIVE_AFTER,
+        "hundred_nine_after": ROUND_HUNDRED_NINE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

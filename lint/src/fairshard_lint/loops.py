@@ -296,6 +296,7 @@ def _find_loops(flow: Flow) -> list[tuple[Loop, str]]:
         body_calls = [c for c in ast.walk(loop) if isinstance(c, ast.Call)]
         if (
             _sets_this_epoch(flow, loop, site, body_calls, setters)
+            or _set_by_an_outer_loop(flow, loop, site, setters)
             or _reseeded(flow, loop, body_calls)
             or _rebuilt_from_the_counter(loop, site)
         ):
@@ -433,6 +434,7 @@ def _sets_this_epoch(
         if tail(c) in setters
         and not fixed_epoch(loop, c)
         and (tail(c) == "set_epoch" or not _other_objects_method(flow.mod, c))
+        and not _rebound_away(flow.mod, c)
     ]
     if not called:
         return False
@@ -444,6 +446,63 @@ def _sets_this_epoch(
         if receivers is None or own in receivers:
             return True
     return False
+
+
+def _set_by_an_outer_loop(flow: Flow, loop: Loop, site: ast.AST, setters: set[str]) -> bool:
+    """A loop around ``loop`` sets the epoch on each of its passes.
+
+    TrainFlow's step loop calls ``train_sampler.set_epoch(step)`` and, inside
+    it, the micro-batch loop restarts ``iter(train_loader)`` when the loader
+    runs out: each restart takes the epoch of its step, a new order.
+    """
+    outer = flow.mod.loop_of(loop)
+    while outer is not None:
+        calls = [
+            c
+            for c in ast.walk(outer)
+            if isinstance(c, ast.Call) and not any(c is n for n in ast.walk(loop))
+        ]
+        if _sets_this_epoch(flow, outer, site, calls, setters):
+            return True
+        outer = flow.mod.loop_of(outer)
+    return False
+
+
+def _rebound_away(mod: Module, call: ast.Call) -> bool:
+    """``sampler.set_epoch(...)`` on a name rebound to a new sampler after its loader was built.
+
+    CPCS's ``train_kmeans.py`` builds ``train_sampler = DistributedSampler(dataset)``,
+    hands it to ``data_loader``, then builds another ``train_sampler =
+    DistributedSampler(dataset)`` that no loader reads, and its epoch loop
+    calls ``train_sampler.set_epoch(epoch)``: the loader's sampler never moves
+    on. Every loader of the function built with ``sampler=<name>`` must come
+    before the last sampler the name is bound to above the call.
+    """
+    if tail(call) != "set_epoch" or not isinstance(call.func, ast.Attribute):
+        return False
+    receiver = call.func.value
+    func = mod.function_of(call)
+    if not isinstance(receiver, ast.Name) or func is None:
+        return False
+    name = receiver.id
+    rebuilt = [
+        node.lineno
+        for node in ast.walk(func)
+        if isinstance(node, ast.Assign)
+        and node.lineno < call.lineno
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        and isinstance(node.value, ast.Call)
+        and is_distributed_sampler(mod, node.value)
+    ]
+    loaders = [
+        node.lineno
+        for node in ast.walk(func)
+        if isinstance(node, ast.Call)
+        and tail(node) in LOADERS
+        and isinstance(given := argument(node, "sampler", 3), ast.Name)
+        and given.id == name
+    ]
+    return len(rebuilt) > 1 and bool(loaders) and max(loaders) < max(rebuilt) < call.lineno
 
 
 def fixed_setting(loop: Loop) -> ast.Call | None:
