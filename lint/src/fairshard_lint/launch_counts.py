@@ -193,8 +193,9 @@ def _named_file_text(name: str, here: Path, folder: Path) -> str | None:
     return None
 
 
-#: A line that runs Python: a launcher, or ``python``/``python3.10`` itself.
-_RUNS = re.compile(_LAUNCH.pattern + r"|\bpython(?:\d+(?:\.\d+)?)?\b")
+#: A line that runs Python: a launcher, ``python``/``python3.10`` itself, or ``uv run``
+#: (LANoire's job files: ``uv run train_clap_ee.py``).
+_RUNS = re.compile(_LAUNCH.pattern + r"|\bpython(?:\d+(?:\.\d+)?)?\b|\buv[ \t]+run\b")
 #: A line that asks a script for its options (``python train.py --help``): no run.
 _HELP = re.compile(r"(?<![\w-])(?:--help|-h)(?![\w-])")
 #: A script a line names (``train.py``, ``./tools/train.py``, ``$ROOT/train.py``), with
@@ -276,6 +277,36 @@ def _one_process(line: str, pinned: str | None, assigned: dict[str, str]) -> boo
     if value is not None:
         return _one_device(value, assigned)
     return bool(counts)  # --nproc_per_node=1 with no pin
+
+
+#: A batch scheduler's request for GPUs: LSF's ``#BSUB -gpu "num=1:..."``, Slurm's
+#: ``#SBATCH --gres=gpu:1`` (``gpu:a100:1``), ``--gpus=1``, ``--gpus-per-node=1``,
+#: ``-G 1``, PBS's ``#PBS -l select=1:ncpus=4:ngpus=1``.
+_GPU_REQUESTS = re.compile(
+    r"^#(?:BSUB[ \t]+-gpu[ \t]+[\"']?num=(?P<lsf>\d+)"
+    r"|SBATCH[ \t]+(?:--gres[ \t]*=?[ \t]*gpu(?::[\w.-]+)?:(?P<gres>\d+)"
+    r"|--gpus(?:-per-node|-per-task)?[ \t]*=?[ \t]*(?:[\w.-]+:)?(?P<gpus>\d+)"
+    r"|-G[ \t]*(?P<short>\d+))"
+    r"|PBS[ \t]+-l[ \t]+\S*?\bn?gpus=(?P<pbs>\d+))",
+    re.M,
+)
+
+
+def _one_gpu_job(text: str) -> bool:
+    """A batch job file whose scheduler gives it one GPU, on one node.
+
+    LANoire's ``js_clap.sh`` asks LSF for ``#BSUB -gpu "num=1:mode=exclusive_process"``
+    and runs ``uv run train_clap_ee.py``: a Lightning ``Trainer`` that names no
+    devices takes the visible ones, one. Every GPU request of the file must be
+    1 and no ``#SBATCH --nodes`` above 1; a launcher on a line of it (``srun``,
+    ``torchrun``) may still start several processes and is read as it is.
+    """
+    counts = [
+        int(next(g for g in m.groups() if g is not None)) for m in _GPU_REQUESTS.finditer(text)
+    ]
+    if not counts or any(c != 1 for c in counts):
+        return False
+    return all(_node_value(m.group("value")) == 1 for m in _SBATCH_NODES.finditer(text))
 
 
 _SBATCH_TASKS = re.compile(
@@ -474,6 +505,7 @@ def read_runs(folder: Path) -> Runs | None:
         for path, text in [*tree_files(root, _LAUNCHERS), *_python_command_lines(root, python)]:
             assigned: dict[str, str] = {}
             pinned: str | None = None
+            one_gpu = _one_gpu_job(text)
             for line in logical_lines(text):
                 stripped = line.strip()
                 if stripped.startswith("#"):
@@ -491,7 +523,8 @@ def read_runs(folder: Path) -> Runs | None:
                 verdict = Run(
                     _one_process(line, pinned, assigned)
                     or _one_slurm_task(line, text)
-                    or _accelerate_config_of_one(line, path.parent, root),
+                    or _accelerate_config_of_one(line, path.parent, root)
+                    or (one_gpu and not _LAUNCH.search(line)),
                     bool(_LAUNCH.search(line)),
                     len(names) == 1,
                 )
