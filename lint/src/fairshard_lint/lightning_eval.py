@@ -1759,10 +1759,40 @@ def _model_class(mod: Module, call: ast.Call, scope: ast.AST) -> ast.ClassDef | 
     """
     model = argument(call, "model", 0)
     if model is None:
-        return None
+        earlier = _earlier_run(mod, call, scope)
+        if earlier is None:
+            return None
+        call, model = earlier
     return _class_of_binding(mod, model, scope, call.lineno) or _tree_class(
         mod, model, scope, call.lineno
     )
+
+
+def _earlier_run(mod: Module, call: ast.Call, scope: ast.AST) -> tuple[ast.Call, ast.expr] | None:
+    """The last run of the same trainer before ``call`` that names a model, and that model.
+
+    LANoire's ``trainer.test(dataloaders=test_dataloader, ckpt_path="best")``
+    names no model: Lightning tests the one ``trainer.fit(model=model, ...)``
+    trained just before.
+    """
+    if not isinstance(call.func, ast.Attribute):
+        return None
+    receiver = dotted(call.func.value)
+    earlier = [
+        c
+        for c in ast.walk(scope)
+        if isinstance(c, ast.Call)
+        and c.lineno < call.lineno
+        and trainer_method(c) is not None
+        and isinstance(c.func, ast.Attribute)
+        and dotted(c.func.value) == receiver
+        and argument(c, "model", 0) is not None
+    ]
+    if receiver is None or not earlier:
+        return None
+    last = max(earlier, key=lambda c: (c.lineno, c.col_offset))
+    model = argument(last, "model", 0)
+    return (last, model) if model is not None else None
 
 
 def _tree_class(

@@ -581,6 +581,9 @@ class Project:
                 v
                 for v in bound.get(value.id, [])
                 if not is_constant(v[0], None)
+                # LANoire's ``video_encoder = video_encoder.VideoEncoder(...)``: on the
+                # right, the name is still the module it was imported as
+                and not any(n is value for n in ast.walk(v[0]))
             ]
             if len(values) == 1 and isinstance(values[0][0], ast.Call):
                 call, position = values[0][0], values[0][1]
