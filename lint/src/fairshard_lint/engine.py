@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 from .broken_imports import imports_a_missing_module
+from .config_flags import unshuffled_samplers
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
 from .flow import branch_not_taken, never_entered
 from .hand_padding import hand_padded_evaluations
@@ -557,6 +558,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 enter(file, source)
     for module in parsed.values():  # before the flows: a sampler no shipped run builds
         module.cache["unbuilt_samplers"] = unbuilt_samplers(module)
+        module.cache["unshuffled_samplers"] = unshuffled_samplers(module)
     try:
         project.finish()
     except RecursionError:

@@ -131,13 +131,17 @@ def needs_set_epoch(mod: Module, call: ast.Call) -> bool:
     a project's class whose constructor seeds its order from it) is rebuilt
     for each epoch by the code that passes a variable there: its order is the
     epoch's already. A constant epoch is no such rebuild. A sampler no shipped
-    run builds (``unbuilt_samplers``, set by the project's reader) needs nothing.
+    run builds (``unbuilt_samplers``, set by the project's reader) needs nothing,
+    nor one whose ``shuffle`` every shipped config sets false
+    (``config_flags.unshuffled_samplers``).
     """
     epoch = argument(call, "epoch")
     unbuilt = mod.cache.get("unbuilt_samplers", frozenset())
+    unshuffled = mod.cache.get("unshuffled_samplers", frozenset())
     return (
         is_distributed_sampler(mod, call)
         and call not in unbuilt
+        and call not in unshuffled
         and not is_constant(argument(call, "auto_epoch"), True)
         and not is_constant(argument(call, "shuffle", 3), False)
         and (epoch is None or isinstance(epoch, ast.Constant))

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .branches import single_process_branch
 from .cli_configs import one_device, read_config_entry
+from .config_flags import FALSE_VALUES, written_in_the_tree
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, spread_entry
 from .lightning_hooks import (
@@ -1014,9 +1015,6 @@ def _hydra_config(mod: Module, node: ast.AST) -> bool:
 
 
 #: Config values that read as false (``if cfg.gpus`` skips them).
-_FALSE_VALUES = frozenset({"", "null", "none", "~", "0", "false", "[]"})
-
-
 def _config_entry_of_one(mod: Module, count: ast.AST, truthy_only: bool = False) -> bool:
     """``count`` reads a nested config entry that every shipped config sets to one device.
 
@@ -1033,7 +1031,7 @@ def _config_entry_of_one(mod: Module, count: ast.AST, truthy_only: bool = False)
     keys, default = entry
     fact = "entry " + ".".join(keys)  # read once per tree: the configs, and the code's writes
     if fact not in project.config_values:
-        written = _written_in_the_tree(project, keys)
+        written = written_in_the_tree(project, keys)
         if written:
             project.config_values[fact] = ["?"]
         elif len(keys) == 2 and keys[0] == "trainer" and keys[1] in ("devices", "gpus"):
@@ -1046,27 +1044,9 @@ def _config_entry_of_one(mod: Module, count: ast.AST, truthy_only: bool = False)
     if default is not None and isinstance(default, ast.Constant):
         values = [str(default.value) if v == "" else v for v in values]
     if truthy_only and values:
-        values = [v for v in values if v.strip().lower() not in _FALSE_VALUES]
+        values = [v for v in values if v.strip().lower() not in FALSE_VALUES]
         return not values or one_device(values)
     return one_device(values)
-
-
-def _written_in_the_tree(project: Project, keys: tuple[str, ...]) -> bool:
-    """Some module of the tree assigns the config entry ``keys`` (``cfg["a"]["b"] = ...``)."""
-    for other in project.modules.values():
-        if keys[-1] not in other.identifiers and not any(
-            isinstance(n, ast.Constant) and n.value == keys[-1] for n in other.nodes
-        ):
-            continue
-        for node in other.nodes:
-            targets = node.targets if isinstance(node, ast.Assign) else []
-            if isinstance(node, ast.AugAssign | ast.AnnAssign):
-                targets = [node.target]
-            for target in targets:
-                entry = config_entry(target)
-                if entry is not None and entry[0][-len(keys) :] == keys:
-                    return True
-    return False
 
 
 def _one_by_default(mod: Module, count: ast.AST | None) -> bool:

@@ -1,0 +1,102 @@
+"""A sampler's ``shuffle`` read from the tree's configuration files.
+
+A config-driven script writes ``DistributedSampler(data_train,
+shuffle=shuffle)`` in its builder and passes ``shuffle=args.data.shuffle``,
+an entry of its YAML config (StruCloze's ``data: shuffle: False``). Where
+every value the tree's configs and launch lines give that entry reads false,
+and no code of the tree writes it, the sampler never shuffles: its order is
+the same every epoch whatever ``set_epoch`` does, so no epoch repeats an
+order it was meant to change (FS101). A value that cannot be read (no config
+gives one, a launch line may set it, the code writes it) keeps the sampler
+shuffling, as its default says.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .cli_configs import read_config_entry
+from .flow import is_distributed_sampler, parameters
+from .names import Module, argument, config_entry, is_constant
+from .project import Project, passed_argument
+
+__all__ = ["FALSE_VALUES", "unshuffled_samplers", "written_in_the_tree"]
+
+#: Config values that read as false (YAML's spellings, an unset entry, an empty list).
+FALSE_VALUES = frozenset({"", "null", "none", "~", "0", "false", "[]"})
+
+
+def written_in_the_tree(project: Project, keys: tuple[str, ...]) -> bool:
+    """Some module of the tree assigns the config entry ``keys`` (``cfg["a"]["b"] = ...``)."""
+    for other in project.modules.values():
+        if keys[-1] not in other.identifiers and not any(
+            isinstance(n, ast.Constant) and n.value == keys[-1] for n in other.nodes
+        ):
+            continue
+        for node in other.nodes:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            for target in targets:
+                entry = config_entry(target)
+                if entry is not None and entry[0][-len(keys) :] == keys:
+                    return True
+    return False
+
+
+def _config_false(project: Project, node: ast.expr | None) -> bool:
+    """``node`` reads a nested config entry that every shipped value sets false."""
+    entry = config_entry(node)
+    if entry is None or project.root is None or not project.whole_tree:
+        return False
+    keys, default = entry
+    if len(keys) < 2:
+        return False  # args.shuffle: an option's, left to the option readers
+    if written_in_the_tree(project, keys):
+        return False
+    values = read_config_entry(project.root, keys)
+    if default is not None and isinstance(default, ast.Constant):
+        values = [str(default.value) if v == "" else v for v in values]
+    return bool(values) and all(v.strip().strip("\"'").lower() in FALSE_VALUES for v in values)
+
+
+def _passed_false(project: Project, mod: Module, call: ast.Call, flag: ast.Name) -> bool:
+    """The flag is a parameter of the builder, and every call of it passes a false value."""
+    func = mod.function_of(call)
+    if func is None or flag.id not in parameters(func):
+        return False
+    if any(
+        isinstance(node, ast.Name) and node.id == flag.id and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(func)
+    ):
+        return False
+    sites = project.call_sites(str(mod.cache.get("module_name", "")), func.name)
+    if not sites:
+        return False
+    for _, site in sites:
+        given = passed_argument(func, site, flag.id)
+        if not (is_constant(given, False) or _config_false(project, given)):
+            return False
+    return True
+
+
+def unshuffled_samplers(mod: Module) -> frozenset[ast.Call]:
+    """Distributed samplers whose ``shuffle`` every shipped config sets false.
+
+    The flag read straight from a config entry, or a parameter of the
+    builder that every call of it in the tree fills from one (or with
+    ``False``).
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or project.root is None:
+        return frozenset()
+    found: set[ast.Call] = set()
+    for call in mod.calls:
+        if not is_distributed_sampler(mod, call):
+            continue
+        flag = argument(call, "shuffle", 3)
+        if _config_false(project, flag) or (
+            isinstance(flag, ast.Name) and _passed_false(project, mod, call, flag)
+        ):
+            found.add(call)
+    return frozenset(found)
