@@ -30,9 +30,19 @@ _CONFIGS = ("*.yaml", "*.yml")
 _ONE = re.compile(r"""^(?:1|['"]1['"]|\[\s*\d+\s*\]|['"]\d+,?['"])$""")
 
 
+#: ``accelerator: cpu``: Lightning's default ``devices="auto"`` is one CPU device there.
+_CPU = re.compile(r"""^['"]?cpu['"]?$""")
+
+
 def _trainer_devices(text: str) -> str | None:
-    """The ``devices``/``gpus`` value of the top-level ``trainer:`` block; ``""`` if unset."""
-    return _trainer_block_option(text, ("devices", "gpus"))
+    """The ``devices``/``gpus`` value of the top-level ``trainer:`` block; ``""`` if unset.
+
+    A block that sets ``accelerator: cpu`` and no count runs one device: ``"1"``.
+    """
+    value = _trainer_block_option(text, ("devices", "gpus"))
+    if value == "" and _CPU.match(_trainer_block_option(text, ("accelerator",)) or ""):
+        return "1"
+    return value
 
 
 def _trainer_block_option(text: str, keys: tuple[str, ...]) -> str | None:
@@ -81,10 +91,23 @@ _OVERRIDE = re.compile(r"(?<![\w.-])trainer\.(?:devices|gpus)=(?P<value>[^\s\\]+
 _LAUNCH_TEXTS = ("*.sh", "*.bash", "*.md", "*.slurm")
 
 
+_TOP_ACCELERATOR = re.compile(r"^accelerator\s*:\s*(?P<value>[^#\n]*)", re.M)
+
+
 def _group_devices(text: str) -> str:
-    """A Hydra ``trainer/`` group file's top-level ``devices``/``gpus``; ``""`` if unset."""
+    """A Hydra ``trainer/`` group file's top-level ``devices``/``gpus``; ``""`` if unset.
+
+    Modular-Image-Classification's ``configs/trainer/cpu.yaml`` sets
+    ``accelerator: cpu`` and no count: Lightning's ``devices="auto"`` takes one
+    CPU device there, so the file gives ``"1"``.
+    """
     match = _TOP_KEY.search(text)
-    return match.group("value").strip() if match else ""
+    if match:
+        return match.group("value").strip()
+    accelerator = _TOP_ACCELERATOR.search(text)
+    if accelerator and _CPU.match(accelerator.group("value").strip()):
+        return "1"
+    return ""
 
 
 def read_trainer_devices(folder: Path) -> list[str]:
