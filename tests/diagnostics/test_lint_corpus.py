@@ -756,6 +756,8 @@ ROUND_HUNDRED_NINE_AFTER = [
     "good_set_epoch_on_a_sampler_rebuilt_with_its_loader.py",
     "good_step_loop_sets_the_epoch_around_restarts.py",
     "bad_step_loop_restarts_without_an_epoch.py",
+    "good_rank_files_merged_once_per_id.py",
+    "bad_rank_files_merged_without_dedup.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

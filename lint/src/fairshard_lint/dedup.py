@@ -9,7 +9,8 @@ repeated, so the padding does no harm there. The forms read here:
   a repeat overwrites itself), the id read directly or through a name
   assigned from it in the same function (``i = int(ids[b])``);
 - a merge that skips keys already seen (``if key in seen[name]: continue`` in a
-  loop that then adds ``key`` to ``seen[name]``);
+  loop that then adds ``key`` to ``seen[name]``, or ``if key not in seen:`` that
+  adds it);
 - a known de-duplicating evaluator named in the file (DETR's ``CocoEvaluator``);
 - gathered results cut back to the evaluation set's length
   (``merge_distributed(predicts, len(eval_data))``, ``outputs[:len(dataset)]``
@@ -190,18 +191,31 @@ def _adds(loop: ast.AST, key: str, container: str) -> bool:
 
 
 def _skips_seen(func: ast.AST) -> bool:
-    """``if key in seen: continue`` in a loop that then records ``key`` in ``seen``."""
+    """A loop that keeps each key once: it records the key in ``seen`` and skips it after.
+
+    ``if key in seen: continue`` in a loop that then records ``key`` in
+    ``seen``, or ``if key not in seen:`` whose body records it
+    (receipt-validation's merge of the ranks' files: ``if tid not in seen:
+    seen.add(tid); unique_results.append(item)``).
+    """
     for loop in (n for n in ast.walk(func) if isinstance(n, ast.For | ast.While)):
         for node in ast.walk(loop):
-            test = node.test if isinstance(node, ast.If) else None
-            if (
+            if not (
                 isinstance(node, ast.If)
-                and isinstance(node.body[0], ast.Continue)
-                and isinstance(test, ast.Compare)
-                and len(test.ops) == 1
-                and isinstance(test.ops[0], ast.In)
-                and _adds(loop, ast.unparse(test.left), ast.unparse(test.comparators[0]))
+                and isinstance(node.test, ast.Compare)
+                and len(node.test.ops) == 1
             ):
+                continue
+            key = ast.unparse(node.test.left)
+            container = ast.unparse(node.test.comparators[0])
+            op = node.test.ops[0]
+            if (
+                isinstance(op, ast.In)
+                and isinstance(node.body[0], ast.Continue)
+                and _adds(loop, key, container)
+            ):
+                return True
+            if isinstance(op, ast.NotIn) and _adds(node, key, container):
                 return True
     return False
 
