@@ -759,6 +759,10 @@ ROUND_HUNDRED_NINE_AFTER = [
     "good_rank_files_merged_once_per_id.py",
     "bad_rank_files_merged_without_dedup.py",
 ]
+ROUND_HUNDRED_ELEVEN_AFTER = [
+    "good_gathered_predictions_written_to_rows_by_id.py",
+    "bad_gathered_predictions_appended_as_rows.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -871,6 +875,7 @@ ROUND_THIRTEEN = [
         "hundred_three_after",
         "hundred_five_after",
         "hundred_nine_after",
+        "hundred_eleven_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -964,6 +969,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "hundred_three_after": ROUND_HUNDRED_THREE_AFTER,
         "hundred_five_after": ROUND_HUNDRED_FIVE_AFTER,
         "hundred_nine_after": ROUND_HUNDRED_NINE_AFTER,
+        "hundred_eleven_after": ROUND_HUNDRED_ELEVEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

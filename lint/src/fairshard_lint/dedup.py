@@ -15,6 +15,8 @@ repeated, so the padding does no harm there. The forms read here:
 - gathered results cut back to the evaluation set's length
   (``merge_distributed(predicts, len(eval_data))``, ``outputs[:len(dataset)]``
   beside a gather, ``distributed_concat(preds, len(dataset))``);
+- results written into a table's rows looked up by sample id
+  (``df.loc[id_to_row[sid], col] = ...``);
 - results kept in a dict keyed by a value of the batch (a file name), gathered
   with ``all_gather_object`` and merged with ``update``;
 - the number of repeats worked out to be taken off (``len(dataset) %
@@ -253,6 +255,40 @@ def _stored_by_id(scope: ast.AST) -> bool:
             index = call.args[1] if len(call.args) > 1 else None
         if index is not None and _says_id(index, _SAMPLE_IDS):
             return True
+    return _table_rows_by_id(scope)
+
+
+#: pandas accessors that write one row of a table (``df.loc[row, col] = value``).
+_ROW_WRITES = frozenset({"loc", "at", "iloc", "iat"})
+
+
+def _table_rows_by_id(scope: ast.AST) -> bool:
+    """Results written into a table's rows looked up by their sample ids.
+
+    geo-guesser's rank 0 builds ``id_to_row = {sid: i ...}`` from its
+    template, then writes ``submission.loc[r, col] = ...`` with ``r =
+    id_to_row[int(sid)]`` for every gathered prediction: a padded repeat
+    overwrites its own row.
+    """
+    assigns = [n for n in ast.walk(scope) if isinstance(n, ast.Assign)]
+    ids = {
+        name
+        for a in assigns
+        if _says_id(a.value, _SAMPLE_IDS)
+        for t in a.targets
+        if (name := dotted(t))
+    }
+    for node in assigns:
+        for target in node.targets:
+            if not (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Attribute)
+                and target.value.attr in _ROW_WRITES
+            ):
+                continue
+            row = target.slice.elts[0] if isinstance(target.slice, ast.Tuple) else target.slice
+            if _says_id(row, _SAMPLE_IDS) or dotted(row) in ids:
+                return True
     return False
 
 
