@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .context import target_names
 from .flow import LOADERS, WRAPPERS, is_batch_sampler_call, parameters, spread_entry
 from .names import Module, argument, dotted, name_words, tail
+from .objects import stored_attributes
 
 __all__ = [
     "Reader",
@@ -219,8 +220,9 @@ def _kept_by_instance(
     """``Trainer(model, val_loader=val_loader)``: the class, and the attributes that keep it.
 
     The tree's class whose constructor the call is, and the ``self.<attr>``
-    names its ``__init__`` stores the loader parameter in; its methods read
-    the loader through them.
+    names its ``__init__`` (or a base class's, handed the parameter through
+    ``super().__init__``: distributed-ml-stanford-cars' trainer) stores the
+    loader parameter in; its methods read the loader through them.
     """
     project = mod.cache.get("project")
     if project is None:
@@ -243,6 +245,8 @@ def _kept_by_instance(
         for target in node.targets
         if (name := dotted(target)) is not None and name.startswith("self.")
     }
+    for param in bound:  # handed on to a base class's constructor that stores it
+        attributes |= stored_attributes(project, where[0], cls, param)
     return (owner, cls, attributes) if attributes else None
 
 

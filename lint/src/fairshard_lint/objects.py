@@ -27,7 +27,7 @@ from .names import dotted, is_eval_name, tail
 if TYPE_CHECKING:
     from .project import Project
 
-__all__ = ["carried_attributes", "imported_attributes"]
+__all__ = ["carried_attributes", "imported_attributes", "stored_attributes"]
 
 #: Levels of ``super().__init__`` followed from a constructor to the class that stores.
 MAX_BASE_DEPTH = 3
@@ -69,6 +69,18 @@ def carried_attributes(project: Project) -> dict[str, set[str]]:
                 for owner, cls in _constructors(project, name, call, slot, arg):
                     _store(project, owner, cls, slot, out, MAX_BASE_DEPTH)
     return out
+
+
+def stored_attributes(project: Project, owner: str, cls: ast.ClassDef, param: str) -> set[str]:
+    """The ``self.<attr>`` names ``cls``'s constructor stores its ``param`` in.
+
+    Its own ``__init__``'s stores, and those of the base classes it hands the
+    parameter on to (``super().__init__(val_loader=val_loader)``, the base in
+    another module storing ``self.val_loader = val_loader``).
+    """
+    out: dict[str, set[str]] = {}
+    _store(project, owner, cls, param, out, MAX_BASE_DEPTH)
+    return set().union(*out.values()) if out else set()
 
 
 def _constructors(
