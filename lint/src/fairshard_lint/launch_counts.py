@@ -91,12 +91,16 @@ def read_launch_counts(folder: Path) -> list[int] | None:
 
 
 #: A launch line: a launcher that starts the processes of a distributed run.
+#: The MPI launchers of HPC schedulers start their processes as ``mpirun`` does: IBM
+#: LSF's ``jsrun`` (3DFNO_GCS's ``jsrun -r 4 -g 1 ... python main.py`` on 20 nodes),
+#: Cray's ``aprun``, TACC's ``ibrun``, LLNL's ``lrun``.
+_MPI_LAUNCHERS = r"\bmpirun\b|\bmpiexec\b|\bhorovodrun\b|\bjsrun\b|\baprun\b|\bibrun\b|\blrun\b"
 _LAUNCH = re.compile(
     r"(?:\btorchrun(?:_\w+)?\b|torch[./]distributed[./](?:launch|run)\b|\baccelerate\s+launch\b"
-    r"|\bdeepspeed\b(?!\.)|\bsrun\b|\bmpirun\b|\bmpiexec\b|\bhorovodrun\b)"
+    r"|\bdeepspeed\b(?!\.)|\bsrun\b|" + _MPI_LAUNCHERS + ")"
 )
 #: Launchers whose hosts come from a host list the text does not show.
-_HOST_LISTS = re.compile(r"\bmpirun\b|\bmpiexec\b|\bhorovodrun\b|--hostfile|--master[_-]addr")
+_HOST_LISTS = re.compile(_MPI_LAUNCHERS + r"|--hostfile|--master[_-]addr")
 _NODES = re.compile(
     r"--(?:nnodes?|num[_-]machines|num[_-]nodes)(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
 )
@@ -156,7 +160,7 @@ def read_node_counts(folder: Path) -> list[int] | None:
 
 _HOSTFILE = re.compile(r"--hostfile(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>[^\s;]+)")
 #: Host lists whose hosts are not in a file the line names.
-_OTHER_HOSTS = re.compile(r"\bmpirun\b|\bmpiexec\b|\bhorovodrun\b|--master[_-]addr")
+_OTHER_HOSTS = re.compile(_MPI_LAUNCHERS + r"|--master[_-]addr")
 
 
 def _hostfile_hosts(line: str, here: Path, folder: Path) -> int | None:
