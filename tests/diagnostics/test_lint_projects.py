@@ -65,6 +65,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # one_per_node_launches: the node count decides how many one-per-node lines run;
     # one_gpu_job_lightning: the job's scheduler request decides the Trainer's devices;
     # hpc_mpi_launcher: the job's MPI launcher decides how many processes run;
+    # script_named_by_variable: a launch line naming the script through a variable runs it;
     # cvd_helper_imported_early: the importer's order decides whether the pin counts;
     # launched_test_script: named on its own, a test_*.py file is linted anyway;
     # lightning_devices_option_set: the README decides how many devices run;
@@ -122,6 +123,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "one_per_node_launches",
         "one_gpu_job_lightning",
         "hpc_mpi_launcher",
+        "script_named_by_variable",
         "cvd_helper_imported_early",
         "launched_test_script",
         "lightning_devices_option_set",

@@ -215,6 +215,8 @@ _GPU_COUNT = re.compile(
     r"--(?:nproc[_-]per[_-]node|num[_-]processes|nproc|ngpus|num[_-]gpus)"
     r"(?:[ \t]*=[ \t]*|[ \t]+)(?P<value>\S+)"
 )
+#: One element of a shell array (``${GPUS[0]}``, ``${GPUS[$i]}``).
+_ELEMENT = re.compile(r"^\$\{[A-Za-z_]\w*\[[^\]]+\]\}$")
 _POSITIONAL = re.compile(r"^\$\{?(?:\d+|@|\*)\}?$")
 _VARIABLE = re.compile(r"^\$\{?(?P<name>[A-Za-z_]\w*)(?::-(?P<default>[^}]*))?\}?$")
 #: Variables whose name says one device (``GPU=$4  # Specify GPU index``); ``GPUS``,
@@ -237,6 +239,8 @@ def _one_device(value: str, assigned: dict[str, str]) -> bool:
             return True
         if _POSITIONAL.match(value):
             break  # set by the caller: the variable's name says what it holds
+        if _ELEMENT.match(value):
+            return True  # ${GPUS[0]}: one element of a list of devices
         match = _VARIABLE.match(value)
         if match is None:
             return False  # 0,1 / a list / $(seq ...)
@@ -377,6 +381,25 @@ def _accelerate_config_of_one(line: str, here: Path, folder: Path) -> bool:
         return False
     counts = [m.group("value").strip("\"'") for m in _CONFIG_PROCESSES.finditer(text)]
     return counts == ["1"]
+
+
+#: A shell variable read on a line: ``$SCRIPT``, ``${SCRIPT}``.
+_READ = re.compile(r"\$\{(?P<braced>[A-Za-z_]\w*)\}|\$(?P<plain>[A-Za-z_]\w*)")
+
+
+def _expanded(line: str, assigned: dict[str, str]) -> str:
+    """``line`` with the file's own variables that name a Python file written out.
+
+    medical-BERT-project's ``SCRIPT=fine_tuning.py`` then ``python "${SCRIPT}"``:
+    the line runs ``fine_tuning.py``. Other variables stay as written.
+    """
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group("braced") or match.group("plain")
+        text = assigned.get(name, "").strip("\"'")
+        return text if text.endswith(".py") and "$" not in text else match.group(0)
+
+    return _READ.sub(value, line)
 
 
 def _named(line: str) -> list[str]:
@@ -523,7 +546,7 @@ def read_runs(folder: Path) -> Runs | None:
                     continue
                 if not _RUNS.search(line) or _HELP.search(line):
                     continue  # no run, or one that prints the options and stops
-                names = _named(line)
+                names = _named(_expanded(line, assigned))
                 verdict = Run(
                     _one_process(line, pinned, assigned)
                     or _one_slurm_task(line, text)

@@ -188,10 +188,43 @@ def _one_process(mod: Module) -> bool:
         return True
     if path.as_posix() not in project.one_process_scripts:
         return path.as_posix() in project.plain_python_scripts and not _starts_processes(mod)
-    if any(isinstance(n, ast.Constant) and n.value == "CUDA_VISIBLE_DEVICES" for n in mod.nodes):
+    if _pins_its_own_devices(mod):
         return False  # the script pins its own devices
     spawns = [c for c in mod.calls if tail(c) in _SPAWNS]
     return all("device_count" in ast.unparse(c) for c in spawns)
+
+
+_VISIBLE = "CUDA_VISIBLE_DEVICES"
+
+
+def _pins_its_own_devices(mod: Module) -> bool:
+    """The script names ``CUDA_VISIBLE_DEVICES`` other than to keep the launch's or one GPU.
+
+    medical-BERT-project's ``os.environ["CUDA_VISIBLE_DEVICES"] =
+    os.environ.get("CUDA_VISIBLE_DEVICES", "0")`` keeps what the launch line
+    set (one GPU per worker there), or one GPU: the line's count stands.
+    """
+    kept: set[int] = set()
+    for node in mod.nodes:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        if not (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and target.slice.value == _VISIBLE
+        ):
+            continue
+        value = node.value
+        if isinstance(value, ast.Call) and tail(value) == "get" and value.args:
+            if not (isinstance(value.args[0], ast.Constant) and value.args[0].value == _VISIBLE):
+                continue
+            value = value.args[1] if len(value.args) > 1 else ast.Constant(value="")
+        if isinstance(value, ast.Constant) and str(value.value).strip().isdigit():
+            kept.update(id(n) for n in ast.walk(node))
+    return any(
+        isinstance(n, ast.Constant) and n.value == _VISIBLE and id(n) not in kept for n in mod.nodes
+    )
 
 
 def unlaunched_fabric(mod: Module) -> bool:
