@@ -18,7 +18,7 @@ from .flow import Function, parameters
 from .names import Module, argument, is_constant
 from .project import Project, passed_argument
 
-__all__ = ["function_sites", "shuffling_sites"]
+__all__ = ["function_sites", "passed_flags", "shuffling_sites"]
 
 
 def function_sites(mod: Module, func: Function) -> list[tuple[Module, ast.Call]]:
@@ -58,6 +58,31 @@ def function_sites(mod: Module, func: Function) -> list[tuple[Module, ast.Call]]
     ]
 
 
+def passed_flags(
+    mod: Module, call: ast.Call, keyword: str, position: int
+) -> list[tuple[Module, ast.Call, ast.expr | None]]:
+    """Each placeable call of ``call``'s function, with what it passes for ``call``'s flag.
+
+    The flag is ``call``'s argument ``keyword`` (or at ``position``), read
+    where it is a parameter of the enclosing function that the function
+    never binds again. Empty where it is not, or where the function has no
+    placeable call (nothing says what it is given).
+    """
+    flag = argument(call, keyword, position)
+    func = mod.function_of(call)
+    if not isinstance(flag, ast.Name) or func is None or flag.id not in parameters(func):
+        return []
+    if any(
+        isinstance(node, ast.Name) and node.id == flag.id and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(func)
+    ):
+        return []
+    return [
+        (owner, site, passed_argument(func, site, flag.id))
+        for owner, site in function_sites(mod, func)
+    ]
+
+
 def shuffling_sites(mod: Module, call: ast.Call) -> list[tuple[Module, ast.Call]]:
     """The calls of ``call``'s function that make it shuffle, where ``shuffle=`` is a parameter.
 
@@ -67,18 +92,8 @@ def shuffling_sites(mod: Module, call: ast.Call) -> list[tuple[Module, ast.Call]
     factory's flag is as often the evaluation's ``False``. Also empty where
     the function has no placeable call (nothing says what it is given).
     """
-    flag = argument(call, "shuffle", 2)
-    func = mod.function_of(call)
-    if not isinstance(flag, ast.Name) or func is None or flag.id not in parameters(func):
-        return []
-    if any(
-        isinstance(node, ast.Name) and node.id == flag.id and isinstance(node.ctx, ast.Store)
-        for node in ast.walk(func)
-    ):
-        return []
     found: list[tuple[Module, ast.Call]] = []
-    for owner, site in function_sites(mod, func):
-        given = passed_argument(func, site, flag.id)
+    for owner, site, given in passed_flags(mod, call, "shuffle", 2):
         if is_constant(given, True):
             found.append((owner, site))
         elif not is_constant(given, False):

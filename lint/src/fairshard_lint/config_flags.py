@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import ast
 
+from .caller_flags import passed_flags
 from .cli_configs import read_config_entry
-from .flow import is_distributed_sampler, parameters
+from .flow import is_distributed_sampler
 from .names import Module, argument, config_entry, is_constant
-from .project import Project, passed_argument
+from .project import Project
 
 __all__ = ["FALSE_VALUES", "unshuffled_samplers", "written_in_the_tree"]
 
@@ -60,26 +61,6 @@ def _config_false(project: Project, node: ast.expr | None) -> bool:
     return bool(values) and all(v.strip().strip("\"'").lower() in FALSE_VALUES for v in values)
 
 
-def _passed_false(project: Project, mod: Module, call: ast.Call, flag: ast.Name) -> bool:
-    """The flag is a parameter of the builder, and every call of it passes a false value."""
-    func = mod.function_of(call)
-    if func is None or flag.id not in parameters(func):
-        return False
-    if any(
-        isinstance(node, ast.Name) and node.id == flag.id and isinstance(node.ctx, ast.Store)
-        for node in ast.walk(func)
-    ):
-        return False
-    sites = project.call_sites(str(mod.cache.get("module_name", "")), func.name)
-    if not sites:
-        return False
-    for _, site in sites:
-        given = passed_argument(func, site, flag.id)
-        if not (is_constant(given, False) or _config_false(project, given)):
-            return False
-    return True
-
-
 def unshuffled_samplers(mod: Module) -> frozenset[ast.Call]:
     """Distributed samplers whose ``shuffle`` every shipped config sets false.
 
@@ -94,9 +75,12 @@ def unshuffled_samplers(mod: Module) -> frozenset[ast.Call]:
     for call in mod.calls:
         if not is_distributed_sampler(mod, call):
             continue
-        flag = argument(call, "shuffle", 3)
-        if _config_false(project, flag) or (
-            isinstance(flag, ast.Name) and _passed_false(project, mod, call, flag)
+        if _config_false(project, argument(call, "shuffle", 3)):
+            found.add(call)
+            continue
+        sites = passed_flags(mod, call, "shuffle", 3)  # a builder's parameter, filled at its calls
+        if sites and all(
+            is_constant(given, False) or _config_false(project, given) for _, _, given in sites
         ):
             found.add(call)
     return frozenset(found)
