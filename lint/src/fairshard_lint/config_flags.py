@@ -21,7 +21,7 @@ from .flow import is_distributed_sampler
 from .names import Module, argument, config_entry, is_constant
 from .project import Project
 
-__all__ = ["FALSE_VALUES", "unshuffled_samplers", "written_in_the_tree"]
+__all__ = ["FALSE_VALUES", "entry_values", "unshuffled_samplers", "written_in_the_tree"]
 
 #: Config values that read as false (YAML's spellings, an unset entry, an empty list).
 FALSE_VALUES = frozenset({"", "null", "none", "~", "0", "false", "[]"})
@@ -45,6 +45,29 @@ def written_in_the_tree(project: Project, keys: tuple[str, ...]) -> bool:
     return False
 
 
+def entry_values(project: Project, keys: tuple[str, ...], default: ast.expr | None) -> list[str]:
+    """Every value the tree's configs and launch lines give the entry ``keys``.
+
+    Read once per tree (``Project.config_values``): ``["?"]`` where code of the
+    tree writes the entry; for ``cfg.trainer.devices`` the trainer configs'
+    counts (a Hydra trainer group file's, a ``trainer:`` block's). An unset
+    entry (``""``) reads as the lookup's literal ``default``.
+    """
+    fact = "entry " + ".".join(keys)
+    if fact not in project.config_values:
+        if written_in_the_tree(project, keys):
+            project.config_values[fact] = ["?"]
+        elif len(keys) == 2 and keys[0] == "trainer" and keys[1] in ("devices", "gpus"):
+            project.config_values[fact] = list(project.trainer_devices)
+        else:
+            root = project.root
+            project.config_values[fact] = read_config_entry(root, keys) if root else ["?"]
+    values = list(project.config_values[fact])
+    if default is not None and isinstance(default, ast.Constant):
+        values = [str(default.value) if v == "" else v for v in values]
+    return values
+
+
 def _config_false(project: Project, node: ast.expr | None) -> bool:
     """``node`` reads a nested config entry that every shipped value sets false."""
     entry = config_entry(node)
@@ -53,11 +76,7 @@ def _config_false(project: Project, node: ast.expr | None) -> bool:
     keys, default = entry
     if len(keys) < 2:
         return False  # args.shuffle: an option's, left to the option readers
-    if written_in_the_tree(project, keys):
-        return False
-    values = read_config_entry(project.root, keys)
-    if default is not None and isinstance(default, ast.Constant):
-        values = [str(default.value) if v == "" else v for v in values]
+    values = entry_values(project, keys, default)
     return bool(values) and all(v.strip().strip("\"'").lower() in FALSE_VALUES for v in values)
 
 

@@ -27,8 +27,8 @@ from collections.abc import Iterator, Set
 from pathlib import Path
 
 from .branches import single_process_branch
-from .cli_configs import one_device, read_config_entry
-from .config_flags import FALSE_VALUES, written_in_the_tree
+from .cli_configs import one_device
+from .config_flags import FALSE_VALUES, entry_values
 from .dedup import scope_deduplicates
 from .flow import LOADERS, Function, bound_argument, defaults_of, parameters, spread_entry
 from .lightning_hooks import (
@@ -1029,20 +1029,9 @@ def _config_entry_of_one(mod: Module, count: ast.AST, truthy_only: bool = False)
     if len(entry[0]) < 2 and not _hydra_config(mod, count):
         return False  # args.devices: an option's, left to the option and CLI readers
     keys, default = entry
-    fact = "entry " + ".".join(keys)  # read once per tree: the configs, and the code's writes
-    if fact not in project.config_values:
-        written = written_in_the_tree(project, keys)
-        if written:
-            project.config_values[fact] = ["?"]
-        elif len(keys) == 2 and keys[0] == "trainer" and keys[1] in ("devices", "gpus"):
-            # cfg.trainer.devices: the trainer config's own count, a Hydra trainer group
-            # file's (SeismoNN's configs/trainer/default.yaml) or a trainer: block's
-            project.config_values[fact] = list(project.trainer_devices)
-        else:
-            project.config_values[fact] = read_config_entry(project.root, keys)
-    values = list(project.config_values[fact])
-    if default is not None and isinstance(default, ast.Constant):
-        values = [str(default.value) if v == "" else v for v in values]
+    # read once per tree: the configs, and the code's writes; cfg.trainer.devices is the
+    # trainer config's own count (SeismoNN's configs/trainer/default.yaml)
+    values = entry_values(project, keys, default)
     if truthy_only and values:
         values = [v for v in values if v.strip().lower() not in FALSE_VALUES]
         return not values or one_device(values)

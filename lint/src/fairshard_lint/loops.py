@@ -455,13 +455,10 @@ def _set_by_an_outer_loop(flow: Flow, loop: Loop, site: ast.AST, setters: set[st
     it, the micro-batch loop restarts ``iter(train_loader)`` when the loader
     runs out: each restart takes the epoch of its step, a new order.
     """
+    inner = {id(n) for n in ast.walk(loop)}  # the restarting loop's own calls are not the outer's
     outer = flow.mod.loop_of(loop)
     while outer is not None:
-        calls = [
-            c
-            for c in ast.walk(outer)
-            if isinstance(c, ast.Call) and not any(c is n for n in ast.walk(loop))
-        ]
+        calls = [c for c in ast.walk(outer) if isinstance(c, ast.Call) and id(c) not in inner]
         if _sets_this_epoch(flow, outer, site, calls, setters):
             return True
         outer = flow.mod.loop_of(outer)

@@ -630,16 +630,17 @@ class Project:
             or key in self._resolving
         ):
             return None
+        sites = [
+            (call, passed)
+            for call in module.calls
+            if (passed := _passed_to(call, func, params, param)) is not None
+        ]
+        if not any(tail(call) == "spawn" for call, _ in sites):
+            return None  # no worker: its callers' instances are not read (see above)
         self._resolving.add(key)
         try:
-            found: set[tuple[str, str] | None] = set()
-            spawned = False
-            for call in module.calls:
-                passed = _passed_to(call, func, params, param)
-                if passed is not None:
-                    spawned = spawned or tail(call) == "spawn"
-                    found.add(self._instance_class(name, passed))
-            return found.pop() if spawned and len(found) == 1 else None
+            found = {self._instance_class(name, passed) for _, passed in sites}
+            return found.pop() if len(found) == 1 else None
         finally:
             self._resolving.discard(key)
 
