@@ -29,6 +29,7 @@ from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .reach import after_exit, calls_an_unbound_name, fails_on_first_pass, unreached_in_script
 from .rules import DEFAULT_CODES, RULES
+from .trainer_runs import library_split_calls, trainer_run_files
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 from .unused_classes import in_overridden_method, in_unused_class
 
@@ -221,11 +222,15 @@ def _splits_by_hand(module: Module | None) -> bool:
     if module is None:
         return False
     project = module.cache.get("project")
-    for _, draw in hand_splits(module):
-        func = module.function_of(draw)
-        if func is None or (isinstance(project, Project) and project.calls_named(func.name)):
-            return True
-    return False
+    drawn = [
+        func.name if (func := module.function_of(draw)) is not None else ""
+        for _, draw in hand_splits(module)
+    ]
+    # and a library split (datasets' or scikit-learn's train_test_split) in such a helper
+    drawn.extend(library_split_calls(module))
+    return any(
+        not name or (isinstance(project, Project) and project.calls_named(name)) for name in drawn
+    )
 
 
 def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> list[Finding]:
@@ -556,6 +561,11 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 # iterator class a script with a sampler builds (over its loaders, FS101),
                 # or a Lightning part or combining class the tree calls (FS109)
                 enter(file, source)
+    # a Trainer script launched on several processes, and the helpers it calls that split
+    # or build the Trainer, though none names a data word (FS110; see trainer_runs)
+    sources = dict(later)
+    for file in trainer_run_files(project, folder, parsed, later):
+        enter(file, sources[file])
     for module in parsed.values():  # before the flows: a sampler no shipped run builds
         module.cache["unbuilt_samplers"] = unbuilt_samplers(module)
         module.cache["unshuffled_samplers"] = unshuffled_samplers(module)

@@ -44,6 +44,7 @@ from .names import (
 )
 from .option_branches import skipped_option_branch
 from .options import UNKNOWN, shipped_default
+from .prepared import trainer_launched
 from .project import Project, entry_scripts, importers
 
 __all__ = [
@@ -431,16 +432,22 @@ def hand_splits(mod: Module) -> Iterator[tuple[ast.expr, ast.Call]]:
 def ranks_run(runner: Module, owner: Module, node: ast.AST) -> bool:
     """Every process of ``runner``'s distributed run executes ``node`` of ``owner``.
 
-    ``runner`` is a distributed script (see ``flow.distributed_script``), or
+    ``runner`` is a distributed script (see ``flow.distributed_script``), a
+    script a shipped line launches on several processes that trains with
+    transformers' or trl's ``Trainer`` (see ``prepared.trainer_launched``), or
     a script whose Lightning ``Trainer`` may take several devices where
     Lightning runs ``node`` in each process (see ``lightning_launch``).
     """
-    return distributed_script(runner) or lightning_runs_on_every_rank(runner, owner, node)
+    return (
+        distributed_script(runner)
+        or trainer_launched(runner)
+        or lightning_runs_on_every_rank(runner, owner, node)
+    )
 
 
 def _runs_ranks(mod: Module) -> bool:
-    """Some line of ``mod`` runs in several processes (a distributed or Lightning script)."""
-    return distributed_script(mod) or lightning_ranks(mod)
+    """Some line of ``mod`` runs in several processes (a distributed, Lightning, Trainer script)."""
+    return distributed_script(mod) or lightning_ranks(mod) or trainer_launched(mod)
 
 
 def drawn_once_per_node(mod: Module, node: ast.AST) -> bool:
@@ -480,6 +487,10 @@ def run_by_unseeded_ranks(
         and not imports_a_missing_module(m)
         # a distributed script runs what it takes of the helper, not the helper's own
         # __main__ use (Lightning's hooks are called by its trainer: ranks_run reads those)
-        and (node is None or not distributed_script(m) or reached_from(m, mod, node))
+        and (
+            node is None
+            or not (distributed_script(m) or trainer_launched(m))
+            or reached_from(m, mod, node)
+        )
     ]
     return bool(runners) and not any(_seeded_anywhere(r, family) for r in runners)

@@ -26,9 +26,9 @@ from .context import target_names
 from .flow import poisson_replaced
 from .names import Module, argument, dotted, tail
 from .positions import WHOLE, returned_at
-from .project import Project
+from .project import Project, imported_modules
 
-__all__ = ["accelerate_launched", "framework_shards"]
+__all__ = ["accelerate_launched", "framework_shards", "trainer_launched"]
 
 #: Calls of training frameworks that re-shard the loaders handed to them.
 _SHARDING_SETUP = frozenset({"setup_dataloaders", "prepare", "prepare_data_loader"})
@@ -141,3 +141,37 @@ def accelerate_launched(mod: Module, preparing: Module | None = None) -> bool:
         and bool(counts)
         and all(count > 1 for count in counts)
     )
+
+
+#: Packages whose ``Trainer`` classes shard the datasets handed to them by the rank.
+_TRAINER_PACKAGES = frozenset({"transformers", "trl"})
+
+
+def _builds_a_trainer(mod: Module) -> bool:
+    """``mod`` imports transformers or trl and calls a ``...Trainer(...)``."""
+    return mod.imports_any(_TRAINER_PACKAGES) and any(
+        tail(c).endswith("Trainer") for c in mod.calls
+    )
+
+
+def trainer_launched(mod: Module) -> bool:
+    """A script a shipped line launches on several processes that trains with a ``Trainer``.
+
+    LaDiR's ``vae/train_vae.py``, run by ``torchrun --nproc_per_node 8``, reads
+    no rank and sets up no process group itself: it builds its datasets and
+    hands them to ``train_model`` of its ``training_utils``, which builds
+    transformers' ``Trainer``. Every process runs the script's own lines (a
+    split among them is drawn in each), and the Trainer then shards what each
+    process built by the rank. The Trainer is built in the script or in a
+    module of the tree it imports; the launch is a shipped line's (see
+    ``launch_counts``), never a guess.
+    """
+    if not mod.imports_any(_TRAINER_PACKAGES):
+        return False
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or not project.whole_tree:
+        return False
+    path = project.tree_path(mod)
+    if path is None or path.as_posix() not in project.several_process_scripts:
+        return False
+    return _builds_a_trainer(mod) or any(_builds_a_trainer(m) for m in imported_modules(mod))

@@ -71,7 +71,7 @@ from .names import (
 )
 from .one_process_runs import one_process_script
 from .padding_classes import Padding, padding_classes
-from .prepared import accelerate_launched
+from .prepared import accelerate_launched, trainer_launched
 from .project import (
     Project,
     evaluation_caller,
@@ -85,6 +85,7 @@ from .seeded_datasets import unseeded_constructor_orders
 from .set_sizes import known_split_size
 from .shares import combine_seen, combining, evaluation_combined_near, rank_zero_only
 from .split_flags import flagged_split_loop
+from .trainer_runs import iterable_parts_only
 
 __all__: list[str] = []
 
@@ -543,18 +544,21 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
     # so does a script whose Lightning trainer takes several devices, where Lightning
     # runs the split in each process (its launcher reruns the script, or a hook)
     lightning = not distributed and not accelerate and lightning_ranks(mod)
+    # and a script a shipped line launches on several processes that hands its data to
+    # transformers' or trl's Trainer, which shards what each process built
+    trainer = not distributed and not accelerate and not lightning and trainer_launched(mod)
+    launched = accelerate or lightning or trainer
     # a helper module whose split the distributed scripts that import it run on every rank
     helper = (
         not distributed
-        and not accelerate
-        and not lightning
+        and not launched
         and any(run_by_unseeded_ranks(mod, family) for family in _SPLIT_FAMILIES.values())
     )
-    if not distributed and not accelerate and not lightning and not helper:
+    if not distributed and not launched and not helper:
         return
     for call in mod.calls:
         name = tail(call)
-        if (accelerate or lightning or helper) and name not in _SPLIT_FAMILIES:
+        if (launched or helper) and name not in _SPLIT_FAMILIES:
             continue
         if drawn_once_per_node(mod, call) or rank_zero_only(mod, call):
             continue
@@ -562,6 +566,8 @@ def _unseeded_split(mod: Module) -> Iterator[tuple[ast.AST, str]]:
             continue  # drawn once, before Lightning spawns its processes
         if helper and not run_by_unseeded_ranks(mod, _SPLIT_FAMILIES[name], call):
             continue  # the scripts seed the generator this split draws from, or spawn
+        if trainer and iterable_parts_only(mod, call):
+            continue  # the Trainer hands out an iterable dataset from the main process
         generator = argument(call, "generator")
         if generator is not None and not is_constant(generator, None):
             continue

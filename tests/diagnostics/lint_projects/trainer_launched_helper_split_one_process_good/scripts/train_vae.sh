@@ -1,0 +1,2 @@
+#!/bin/bash
+python ../vae/train_vae.py --test_size 10

@@ -1,0 +1,20 @@
+# Run by plain python (one process): the one split is the only one.
+import argparse
+
+import transformers
+from data_vae import load_data
+from training_utils import train_model
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--test_size", type=int, default=100)
+    args = parser.parse_args()
+    model = transformers.AutoModelForCausalLM.from_pretrained("gpt2")
+    train_dataset, eval_dataset = load_data(args.test_size)
+    training_args = transformers.TrainingArguments(output_dir="out")
+    train_model(model, train_dataset, eval_dataset, training_args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+# Run by torchrun on 8 processes, but NumPy's generator is seeded alike in every process
+# before load_data draws: every process draws the same split.
+import argparse
+
+import transformers
+from data_vae import load_data
+from training_utils import train_model
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--test_size", type=int, default=100)
+    args = parser.parse_args()
+    transformers.set_seed(42)
+    model = transformers.AutoModelForCausalLM.from_pretrained("gpt2")
+    train_dataset, eval_dataset = load_data(args.test_size)
+    training_args = transformers.TrainingArguments(output_dir="out")
+    train_model(model, train_dataset, eval_dataset, training_args)
+
+
+if __name__ == "__main__":
+    main()
