@@ -356,7 +356,36 @@ def _one_slurm_task(line: str, text: str) -> bool:
         if any(n.strip("\"'") != "1" for n in nodes):
             return False
     counts = [m.group("value") for m in found]
-    return bool(counts) and all(c.strip("\"'") == "1" for c in counts)
+    if not counts:
+        return _slurm_default_of_one(options, text)
+    return all(c.strip("\"'") == "1" for c in counts)
+
+
+#: Options that make Slurm derive the task count from other resources.
+_DERIVED_TASKS = re.compile(
+    r"--(?:cpus-per-task|ntasks-per-(?:gpu|core|socket)|gpus-per-task)\b|(?:^|\s)-c\b"
+)
+
+
+def _slurm_default_of_one(options: str, text: str) -> bool:
+    """``srun`` with no task count anywhere in a batch job of one node: one task.
+
+    mHubert-basque-ASR's jobs ask ``#SBATCH --gres=gpu:1`` and run ``srun
+    python -u ./finetune_hubert.py``: with no ``--ntasks`` on the line or in
+    the job's ``#SBATCH`` lines, Slurm starts one task per node, and the job
+    has one node. Only in a job file, which holds the allocation's options: a
+    bare ``srun`` line in a README runs in whatever allocation the user made.
+    Options from which Slurm derives the count (``--cpus-per-task``,
+    ``--ntasks-per-gpu``, ``--gpus-per-task``...) leave it unread.
+    """
+    if "#SBATCH" not in text or _DERIVED_TASKS.search(options) or any(
+        _DERIVED_TASKS.search(line) for line in text.splitlines() if line.startswith("#SBATCH")
+    ):
+        return False
+    nodes = [m.group("value") for m in _SRUN_NODES.finditer(options)] or [
+        m.group("value") for m in _SBATCH_NODES.finditer(text)
+    ]
+    return all(n.strip("\"'") == "1" for n in nodes)
 
 
 _ACCELERATE = re.compile(r"\baccelerate\s+launch\b")
