@@ -763,6 +763,12 @@ ROUND_HUNDRED_ELEVEN_AFTER = [
     "good_gathered_predictions_written_to_rows_by_id.py",
     "bad_gathered_predictions_appended_as_rows.py",
 ]
+#: After the hundred-and-fourteenth and -fifteenth rounds' runs: a dataclass holding the
+#: rank in one field (another field read for a cut is no rank).
+ROUND_HUNDRED_FIFTEEN_AFTER = [
+    "good_trainer_dataset_cut_by_config_field.py",
+    "bad_trainer_dataset_cut_by_config_rank_field.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -876,6 +882,7 @@ ROUND_THIRTEEN = [
         "hundred_five_after",
         "hundred_nine_after",
         "hundred_eleven_after",
+        "hundred_fifteen_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -970,6 +977,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "hundred_five_after": ROUND_HUNDRED_FIVE_AFTER,
         "hundred_nine_after": ROUND_HUNDRED_NINE_AFTER,
         "hundred_eleven_after": ROUND_HUNDRED_ELEVEN_AFTER,
+        "hundred_fifteen_after": ROUND_HUNDRED_FIFTEEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

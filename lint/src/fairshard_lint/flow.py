@@ -297,13 +297,51 @@ def _entries(name: str, value: ast.expr) -> Iterator[tuple[str, ast.expr]]:
         yield from _entries(f"{name}[{key!r}]", entry)
 
 
+def _record_classes(mod: Module) -> frozenset[str]:
+    """The module's ``@dataclass`` classes: a call binds each keyword to its own field."""
+    return frozenset(
+        node.name
+        for node in mod.nodes
+        if isinstance(node, ast.ClassDef)
+        and any(
+            (dotted(d.func if isinstance(d, ast.Call) else d) or "").rpartition(".")[2]
+            == "dataclass"
+            for d in node.decorator_list
+        )
+    )
+
+
+def _fields(name: str, value: ast.expr, records: frozenset[str]) -> Iterator[tuple[str, ast.expr]]:
+    """``name`` bound to ``value``, a dataclass built by keywords bound field by field.
+
+    nemotron-indonesia's ``config = TrainingConfig(..., eval_split=args.eval_split,
+    local_rank=args.local_rank)``: the rank is in ``config.local_rank``, and
+    ``config.eval_split`` read for a cut of the dataset reads no rank. Positional
+    arguments or a ``**`` spread bind it whole (the field each fills is not read here).
+    """
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in records
+        and not value.args
+        and value.keywords
+        and all(k.arg is not None for k in value.keywords)
+    ):
+        for keyword in value.keywords:
+            yield f"{name}.{keyword.arg}", keyword.value
+        return
+    yield from _entries(name, value)
+
+
 def _taint_bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
     """Every ``names = value`` that can carry a rank, dict entries by constant key apart.
 
     ``cfg["cmd"]["stamp"] = stamp`` binds the entry ``cfg['cmd']['stamp']``; a
     computed key (``cfg[key] = stamp``) binds ``cfg`` whole, since any entry may
-    be the one written.
+    be the one written. A dataclass built by keywords binds each field apart
+    (see :func:`_fields`).
     """
+    records = _record_classes(mod)
     out: list[tuple[list[str], ast.expr]] = []
     for node in mod.nodes:
         if isinstance(node, ast.Assign):
@@ -327,7 +365,7 @@ def _taint_bindings(mod: Module) -> list[tuple[list[str], ast.expr]]:
                 continue
             names = _targets(target)
             if len(names) == 1 and not isinstance(target, ast.Tuple | ast.List):
-                out.extend(([name], entry) for name, entry in _entries(names[0], value))
+                out.extend(([name], entry) for name, entry in _fields(names[0], value, records))
             elif names:
                 out.append((names, value))
     return out
