@@ -21,7 +21,7 @@ import ast
 import builtins
 
 from .names import Module, dotted, fails_to_bind, is_main_guard, misses_an_argument
-from .project import importers
+from .project import Project, importers
 
 __all__ = ["after_exit", "calls_an_unbound_name", "fails_on_first_pass", "unreached_in_script"]
 
@@ -152,10 +152,17 @@ def _fails_to_call(mod: Module, stmt: ast.stmt) -> bool:
 
 
 def _cannot_bind(mod: Module, call: ast.Call) -> bool:
-    """``call`` resolves to one undecorated function or class of the tree it cannot bind to."""
+    """``call`` resolves to one undecorated function or class of the tree it cannot bind to.
+
+    Also ``self.<method>(...)`` where the caller's class defines that method
+    (see :func:`_own_method`).
+    """
     project = mod.cache.get("project")
     if project is None:
         return False
+    method = _own_method(mod, project, call)
+    if method is not None:
+        return fails_to_bind(call, method, True) or misses_an_argument(call, method, True)
     where = project.resolve(mod.cache["module_name"], call)
     if where is None:
         return False
@@ -177,6 +184,34 @@ def _cannot_bind(mod: Module, call: ast.Call) -> bool:
     if func.decorator_list:
         return False
     return fails_to_bind(call, func, bound_self) or misses_an_argument(call, func, bound_self)
+
+
+def _own_method(
+    mod: Module, project: Project, call: ast.Call
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method ``self.<name>(...)`` calls: its class's one undecorated definition.
+
+    sicilian-translator's ``Trainer.train`` calls ``self._run_epoch(epoch)``,
+    and its class defines ``def _run_epoch(self)``: Python raises
+    ``TypeError`` at the first pass. Only where no other function of the tree
+    has that name (a subclass's override would be the one called).
+    """
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and dotted(func.value) == "self"):
+        return None
+    caller = mod.function_of(call)
+    cls = mod.parents.get(caller) if caller is not None else None
+    if not isinstance(cls, ast.ClassDef):
+        return None
+    own = [
+        f
+        for f in cls.body
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == func.attr
+    ]
+    if len(own) != 1 or own[0].decorator_list:
+        return None
+    named = sum(len(other.functions.get(func.attr, [])) for other in project.modules.values())
+    return own[0] if named == 1 else None
 
 
 def unreached_in_script(mod: Module, node: ast.AST) -> bool:
@@ -412,24 +447,27 @@ def fails_on_first_pass(mod: Module, node: ast.AST) -> bool:
     if not isinstance(node, ast.For | ast.AsyncFor | ast.While):
         return False
     bound = _bound_names(mod)
-    return bound is not None and _block_fails(node.body, bound)
+    return bound is not None and _block_fails(mod, node.body, bound)
 
 
-def _block_fails(block: list[ast.stmt], bound: frozenset[str]) -> bool:
+def _block_fails(mod: Module, block: list[ast.stmt], bound: frozenset[str]) -> bool:
+    """A statement every pass runs reads an unbound name or makes a call that cannot bind."""
     for stmt in block:
         if isinstance(stmt, ast.For | ast.AsyncFor):
             # nothing after the inner loop is read: its own exits may have left it
-            return _reads_unbound(stmt.iter, bound) or _block_fails(stmt.body, bound)
+            return _reads_unbound(stmt.iter, bound) or _block_fails(mod, stmt.body, bound)
         if isinstance(stmt, ast.With | ast.AsyncWith):
             if any(_reads_unbound(item.context_expr, bound) for item in stmt.items):
                 return True
-            if _block_fails(stmt.body, bound):
+            if _block_fails(mod, stmt.body, bound):
                 return True
             continue
         if isinstance(stmt, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign):
             value = stmt.value
             if value is not None and _reads_unbound(value, bound):
                 return True
+            if _fails_to_call(mod, stmt):
+                return True  # a TypeError at the first pass (sicilian-translator's epoch)
             continue
         return False  # a branch, a try, a nested definition or an exit: not every pass
     return False
