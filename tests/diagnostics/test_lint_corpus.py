@@ -764,13 +764,16 @@ ROUND_HUNDRED_ELEVEN_AFTER = [
     "bad_gathered_predictions_appended_as_rows.py",
 ]
 #: After the hundred-and-fourteenth and -fifteenth rounds' runs: a dataclass holding the
-#: rank in one field (another field read for a cut is no rank), and an epoch loop whose
-#: own pass cannot bind its arguments (a TypeError at the first pass repeats nothing).
+#: rank in one field (another field read for a cut is no rank), an epoch loop whose own
+#: pass cannot bind its arguments (a TypeError at the first pass repeats nothing), and a
+#: padding sampler handed to an evaluation loader in a conditional expression.
 ROUND_HUNDRED_FIFTEEN_AFTER = [
     "good_trainer_dataset_cut_by_config_field.py",
     "bad_trainer_dataset_cut_by_config_rank_field.py",
     "good_epoch_method_call_cannot_bind.py",
     "bad_epoch_method_binds_without_set_epoch.py",
+    "bad_eval_sampler_in_a_conditional_argument.py",
+    "good_eval_sampler_in_a_conditional_argument_uncombined.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .context import target_names
 from .flow import LOADERS, WRAPPERS, is_batch_sampler_call, parameters, spread_entry
-from .names import Module, argument, dotted, name_words, tail
+from .names import Module, argument, conditional_arms, dotted, name_words, tail
 from .objects import stored_attributes
 
 __all__ = [
@@ -53,7 +53,7 @@ def carrying_names(mod: Module, sampler: ast.Call, names: set[str] | None = None
             or argument(call, "batch_sampler", 4)
             or spread_entry(mod, call, "sampler")
         )
-        if given is sampler or (given is not None and dotted(given) in names):
+        if given is not None and (sampler in conditional_arms(given) or dotted(given) in names):
             names.update(target_names(mod, call))
     return names
 

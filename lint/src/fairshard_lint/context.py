@@ -16,6 +16,7 @@ from .names import (
     Module,
     argument,
     calls_bound_to,
+    conditional_arms,
     dotted,
     is_eval_name,
     is_train_name,
@@ -329,7 +330,9 @@ def loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
     """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name).
 
     Also through a spread dict (``DataLoader(ds, **config)`` with
-    ``config = {"sampler": test_sampler, **cuda_kw}``).
+    ``config = {"sampler": test_sampler, **cuda_kw}``), and as an arm of a
+    conditional expression (ERC's ``sampler=DistributedSampler(val_ds,
+    shuffle=False) if world_size > 1 else None``).
     """
     scope = mod.function_of(sampler) or mod.tree
     names = set(target_names(mod, sampler))
@@ -338,6 +341,6 @@ def loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
         if not isinstance(node, ast.Call) or tail(node) not in LOADERS:
             continue
         given = argument(node, "sampler", 3) or spread_entry(mod, node, "sampler")
-        if given is sampler or (given is not None and dotted(given) in names):
+        if given is not None and (sampler in conditional_arms(given) or dotted(given) in names):
             found.append(node)
     return found

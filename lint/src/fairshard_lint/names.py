@@ -14,6 +14,7 @@ from typing import Any
 from .newer_syntax import NEEDS_FALLBACK, without_type_parameters
 
 __all__ = [
+    "conditional_arms",
     "fails_to_bind",
     "misses_an_argument",
     "Module",
@@ -651,6 +652,18 @@ def is_main_guard(test: ast.expr) -> bool:
         {"__name__", "'__main__'"},
         {"__name__", '"__main__"'},
     )
+
+
+def conditional_arms(value: ast.expr) -> list[ast.expr]:
+    """``value``, or the arms of a conditional expression, at any depth.
+
+    ERC's ``DataLoader(val_ds, sampler=DistributedSampler(val_ds, shuffle=False)
+    if world_size > 1 else None)``: the loader is built on the sampler where
+    the test holds.
+    """
+    if isinstance(value, ast.IfExp):
+        return [*conditional_arms(value.body), *conditional_arms(value.orelse)]
+    return [value]
 
 
 def misses_an_argument(
