@@ -108,7 +108,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # script_imported_for_its_trainer: what its importers take decides whether the
     # script's own launch lines alone run its loop;
     # shape_branch_taken: the caller's argument decides which branch builds the loader;
-    # distributed_setup_called: the tree's names decide whether the set-up ever runs)
+    # distributed_setup_called: the tree's names decide whether the set-up ever runs;
+    # trainer_kwargs_from_callers: the callers' spread decides the trainer's devices)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -124,6 +125,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "one_gpu_job_lightning",
         "hpc_mpi_launcher",
         "script_named_by_variable",
+        "trainer_kwargs_from_callers",
         "cvd_helper_imported_early",
         "launched_test_script",
         "lightning_devices_option_set",

@@ -63,6 +63,7 @@ from .options import UNKNOWN, shipped_default
 from .project import Project, importers, passed_argument, unreached_by_callers
 from .reach import after_exit
 from .shares import rank_zero_only
+from .trainer_spreads import spread_counts_of_callers
 
 __all__ = [
     "drops_the_padded_tail",
@@ -503,7 +504,14 @@ def _one_device_trainer(mod: Module, trainer: ast.Call) -> bool:
         or _config_entries_of_one(mod, trainer)
         or _spread_entry_of_one(mod, trainer)
         or _pinned_to_one_gpu(mod, trainer, count)
+        or _callers_spread_one(mod, trainer)
     )
+
+
+def _callers_spread_one(mod: Module, trainer: ast.Call) -> bool:
+    """Every call of the trainer's function spreads one device into it (``trainer_spreads``)."""
+    counts = spread_counts_of_callers(mod, trainer)
+    return counts is not None and all(c is not None and _single(c) for c in counts)
 
 
 def _spread_count(mod: Module, trainer: ast.Call) -> ast.expr | None:

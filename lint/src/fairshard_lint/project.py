@@ -176,6 +176,8 @@ class Project:
     root: Path | None = None
     #: Facts of the whole tree, computed once by the rules that ask (see ``unset_epochs``).
     facts: dict[str, bool] = field(default_factory=dict)
+    #: Function name -> how often the text of the tree's files calls it (``trainer_spreads``).
+    call_counts: dict[str, int] = field(default_factory=dict)
     #: Values the tree's configs and launch lines give a trainer option, read once (see
     #: ``lightning_hooks``).
     config_values: dict[str, list[str]] = field(default_factory=dict)
