@@ -62,7 +62,7 @@ def test_default_excludes_and_exclude_globs(
     _write(tmp_path / "train.py", BAD)
     _write(tmp_path / "tests" / "helpers.py", BAD)
     _write(tmp_path / "test_train.py", BAD)
-    _write(tmp_path / "experiments" / "old.py", BAD)
+    _write(tmp_path / "experiments" / "ablation.py", BAD)
     _write(tmp_path / ".venv" / "lib" / "x.py", BAD)
 
     def linted(*extra: str) -> set[str]:
@@ -70,14 +70,14 @@ def test_default_excludes_and_exclude_globs(
         doc = json.loads(capsys.readouterr().out)
         return {Path(f["path"]).relative_to(tmp_path).as_posix() for f in doc["findings"]}
 
-    assert linted() == {"train.py", "experiments/old.py"}
+    assert linted() == {"train.py", "experiments/ablation.py"}
     assert linted("--exclude", "experiments") == {"train.py"}
     assert linted("--exclude", "experiments/*,nothing") == {"train.py"}
     assert linted("--no-default-excludes") == {
         "train.py",
         "tests/helpers.py",
         "test_train.py",
-        "experiments/old.py",
+        "experiments/ablation.py",
         ".venv/lib/x.py",
     }
     # a file named explicitly is always linted

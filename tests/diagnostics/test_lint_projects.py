@@ -250,6 +250,59 @@ def test_an_archived_folder_that_runs_is_linted(tmp_path: Path) -> None:
     assert _found(root, [root]) == {ARCHIVED_FILE}  # a module outside imports from it
 
 
+@pytest.mark.parametrize("folder", ["src_backup", "old-src", "code.old", "legacy_scripts"])
+def test_an_archive_word_joined_to_another_names_an_archive(tmp_path: Path, folder: str) -> None:
+    # LLM_KD's src/src_backup/ holds the earlier copy its job files no longer run
+    root = tmp_path / "t"
+    shutil.copytree(ARCHIVED, root)
+    shutil.move(root / "ARCHIVE", root / "src" / folder if "_" in folder else root / folder)
+    skipped: list[str] = []
+    findings, files = lint_paths([root], skipped=skipped, select=[ALL])
+    assert findings == [] and files == 1 and folder in skipped[0]
+
+
+@pytest.mark.parametrize("name", ["main_flow_backup.py", "old_main_flow.py", "backup.py"])
+def test_a_backup_copy_of_a_script_is_skipped_unless_run_or_imported(
+    tmp_path: Path, name: str
+) -> None:
+    # MyCDM's scripts/train_parallel_backup.py beside the train_parallel.py its line runs
+    root = tmp_path / "t"
+    shutil.copytree(ARCHIVED, root)
+    shutil.copy(root / "ARCHIVE" / "flow" / "main_flow.py", root / name)
+    shutil.rmtree(root / "ARCHIVE")
+    skipped: list[str] = []
+    findings, files = lint_paths([root], skipped=skipped, select=[ALL])
+    assert findings == [] and files == 1 and name in skipped[0]
+    (root / "run_old.sh").write_text(f"torchrun --nproc_per_node=2 {name}\n")
+    assert {f.code for f in lint_paths([root], select=[ALL])[0]} == {"FS109"}  # a line runs it
+    (root / "run_old.sh").unlink()
+    (root / "evaluate.py").write_text(f"from {Path(name).stem} import validate\n")
+    assert {f.code for f in lint_paths([root], select=[ALL])[0]} == {"FS109"}  # imported
+
+
+@pytest.mark.parametrize("name", ["holdout.py", "backupper.py", "scold.py"])
+def test_a_file_name_that_only_contains_an_archive_word_is_linted(
+    tmp_path: Path, name: str
+) -> None:
+    root = tmp_path / "t"
+    shutil.copytree(ARCHIVED, root)
+    shutil.copy(root / "ARCHIVE" / "flow" / "main_flow.py", root / name)
+    shutil.rmtree(root / "ARCHIVE")
+    findings, files = lint_paths([root], select=[ALL])
+    assert files == 2 and {f.code for f in findings} == {"FS109"}
+
+
+@pytest.mark.parametrize("folder", ["holdout", "golden_data", "backupper", "oldest"])
+def test_a_word_that_only_contains_an_archive_word_names_no_archive(
+    tmp_path: Path, folder: str
+) -> None:
+    root = tmp_path / "t"
+    shutil.copytree(ARCHIVED, root)
+    shutil.move(root / "ARCHIVE", root / folder)
+    findings, files = lint_paths([root], select=[ALL])
+    assert files == 2 and {f.code for f in findings} == {"FS109"}
+
+
 def test_a_vendored_file_named_explicitly_is_linted() -> None:
     path = VENDORED / "third_party" / "detlib" / "engine" / "evaluator.py"
     findings, files = lint_paths([path], select=[ALL])

@@ -43,6 +43,7 @@ __all__ = [
     "DEFAULT_EXCLUDES",
     "KNOWN_PACKAGES",
     "VENDOR_FOLDERS",
+    "archived_file",
     "archived_folder",
     "decode",
     "excluded",
@@ -457,7 +458,8 @@ def archived_folder(
 
     Viscnet's ``ARCHIVE/`` (its own notes say: old code, off the
     execution path), MICCAI2025_Dev's ``archived_code/``: a folder named for
-    code kept aside (:data:`ARCHIVE_FOLDERS`, any letter case) whose files no
+    code kept aside (:data:`ARCHIVE_FOLDERS`, any letter case, or such a word joined to
+    another: LLM_KD's ``src_backup/``) whose files no
     shipped line runs and no module outside it imports. Findings there
     describe runs that do not happen, as a vendored copy's would; the files
     are skipped and counted with the vendored trees (``--include-vendored``
@@ -466,7 +468,7 @@ def archived_folder(
     seen = {} if seen is None else seen
     parts = PurePosixPath(Path(folder).as_posix()).parts
     for index, part in enumerate(parts):
-        if part.lower() not in ARCHIVE_FOLDERS:
+        if not _archive_name(part):
             continue
         here = PurePosixPath(*parts[: index + 1])
         if here not in seen:
@@ -475,25 +477,58 @@ def archived_folder(
     return None
 
 
-def _set_aside(root: Path, archive: PurePosixPath) -> bool:
+#: Words that name a folder as kept aside when joined to others (``src_backup``, ``old-src``).
+_ARCHIVE_WORDS = frozenset(
+    {"archive", "archived", "backup", "backups", "old", "deprecated", "obsolete", "legacy"}
+)
+
+
+def _archive_name(part: str) -> bool:
+    """``part`` names an archive: in :data:`ARCHIVE_FOLDERS`, or an archive word joined to others.
+
+    LLM_KD's ``src/src_backup/`` holds the earlier copy of ``src/train_distr.py``
+    that its job files no longer run.
+    """
+    lower = part.lower()
+    return lower in ARCHIVE_FOLDERS or not _ARCHIVE_WORDS.isdisjoint(re.split(r"[_\-.]", lower))
+
+
+def _set_aside(root: Path, archive: PurePosixPath, module: str | None = None) -> bool:
     """No shipped line runs a file under ``archive`` and no file outside it imports from it.
 
-    The tree's Python files are read as ``tree_texts`` reads them (bounded,
-    hidden folders aside); a tree too large to read keeps the archive linted.
+    ``module``: ``archive`` is one file, imported by that name. The tree's
+    Python files are read as ``tree_texts`` reads them (bounded, hidden
+    folders aside); a tree too large to read keeps the archive linted.
     """
-    prefix = archive.as_posix() + "/"
+    prefix = archive.as_posix() if module is not None else archive.as_posix() + "/"
     if any(run.startswith(prefix) for run in read_run_scripts(root)):
         return False
-    name = re.escape(archive.name)
+    name = re.escape(module if module is not None else archive.name)
     uses = re.compile(rf"^\s*(?:from|import)\s+(?:[\w.]*\.)?{name}(?:\.|\s|$)", re.M)
     try:
         for path, text in tree_files(root, ("*.py",)):
             inside = path.relative_to(root).as_posix().startswith(prefix)
-            if not inside and archive.name in text and uses.search(text):
+            if not inside and (module or archive.name) in text and uses.search(text):
                 return False
     except TooManyFiles:
         return False
     return True
+
+
+def archived_file(root: Path, relative: PurePosixPath) -> str | None:
+    """``relative`` itself, where its name marks a copy kept aside that nothing runs.
+
+    MyCDM's ``scripts/train_parallel_backup.py`` beside the ``train_parallel.py``
+    its launch line runs, medical-BERT-project's ``backup.py`` files: a file
+    whose name joins an archive word (``backup``, ``old``, ``deprecated``...)
+    to others, or is one, that no shipped line runs and no other file imports
+    (see :func:`_set_aside`). Skipped and counted with the archived trees.
+    """
+    if _ARCHIVE_WORDS.isdisjoint(re.split(r"[_\-.\s]", relative.stem.lower())):
+        return None
+    if not _set_aside(root, relative, module=relative.stem):
+        return None
+    return relative.as_posix()
 
 
 def kind_of(path: Path) -> str:
@@ -589,7 +624,7 @@ def iter_python_files(
                         trees[relative.parent] = vendored_folder(
                             path, relative.parent
                         ) or archived_folder(path, relative.parent, archives)
-                    tree = trees[relative.parent]
+                    tree = trees[relative.parent] or archived_file(path, relative)
                     if tree is not None:
                         key = (PurePosixPath(path.as_posix()) / tree).as_posix()
                         vendored[key] = vendored.get(key, 0) + 1
