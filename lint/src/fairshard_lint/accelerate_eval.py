@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .caller_flags import function_sites
 from .capped_loops import capped
 from .dedup import scope_deduplicates
 from .flow import LOADERS, bound_argument, parameters
@@ -36,7 +37,7 @@ from .names import (
 )
 from .reach import after_exit
 
-__all__ = ["unfilled_gathers"]
+__all__ = ["prepared_names", "unfilled_gathers"]
 
 _ACCELERATE = frozenset({"accelerate"})
 #: Combining calls that keep accelerate's fill.
@@ -125,7 +126,7 @@ def _own_getter(mod: Module, lineage: set[str], getter: str) -> bool:
     return False
 
 
-def _prepared(mod: Module) -> set[str]:
+def prepared_names(mod: Module) -> set[str]:
     """Names holding a loader that ``accelerator.prepare`` (or ``prepare_data_loader``) returned."""
     names: set[str] = set()
     for node in mod.nodes:
@@ -142,9 +143,22 @@ def _prepared(mod: Module) -> set[str]:
 
 
 def _handed_prepared(
-    mod: Module, func: ast.FunctionDef | ast.AsyncFunctionDef | None, param: str, prepared: set[str]
+    mod: Module,
+    func: ast.FunctionDef | ast.AsyncFunctionDef | None,
+    param: str,
+    prepared: set[str],
+    depth: int = 2,
 ) -> bool:
-    """``param`` of ``func`` gets a prepared loader at a call of the file."""
+    """``param`` of ``func`` gets a prepared loader at a call of the file, or of the tree.
+
+    Qwen3VL_SLT's ``train.py`` prepares ``val_loader`` and hands it to
+    ``evaluate(model, val_loader, accelerator)`` of its ``train_loop.py``,
+    which gathers each batch's loss with ``accelerator.gather``: the calls of
+    another module count where they resolve to the function (see
+    ``caller_flags.function_sites``) and hand a name that module prepared, and
+    a caller that hands on its own parameter (``train(..., val_loader)``
+    calling ``evaluate(model, val_loader, ...)``) is followed ``depth`` calls up.
+    """
     if func is None or param not in parameters(func):
         return False
     for call in mod.calls:
@@ -152,6 +166,25 @@ def _handed_prepared(
             continue
         given = bound_argument(call, func, param)
         if given is not None and dotted(given) in prepared:
+            return True
+        caller = mod.function_of(call)
+        if (
+            depth
+            and isinstance(given, ast.Name)
+            and caller is not None
+            and caller is not func
+            and _handed_prepared(mod, caller, given.id, prepared, depth - 1)
+        ):
+            return True  # train(..., val_loader) hands its own parameter on to evaluate
+    for owner, site in function_sites(mod, func):
+        if owner is mod:
+            continue
+        given = bound_argument(site, func, param)
+        if (
+            given is not None
+            and dotted(given) in prepared_names(owner)
+            and not _even_batches_off(owner)  # that module's accelerator fills no batch
+        ):
             return True
     return False
 
@@ -373,11 +406,11 @@ def _synced_metric(mod: Module, func: ast.AST | None, call: ast.Call, loop: ast.
 def unfilled_gathers(mod: Module) -> Iterator[tuple[ast.Call, str]]:
     """Combining calls of an evaluation over a prepared loader that keep accelerate's fill."""
     trainers = _trainer_prepared(mod)
-    if not (mod.imports_any(_ACCELERATE) or trainers) or _even_batches_off(mod):
+    # a helper handed the accelerator (and its loaders) need not import accelerate
+    helper = "accelerator" in mod.identifiers
+    if not (mod.imports_any(_ACCELERATE) or trainers or helper) or _even_batches_off(mod):
         return
-    prepared = _prepared(mod) | trainers
-    if not prepared:
-        return
+    prepared = prepared_names(mod) | trainers  # a helper's loops may get one from another module
     seen: set[int] = set()
     for loop in mod.nodes:
         if not isinstance(loop, ast.For | ast.AsyncFor):

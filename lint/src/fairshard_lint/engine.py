@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
+from .accelerate_eval import prepared_names, unfilled_gathers
 from .broken_imports import imports_a_missing_module
 from .config_flags import unshuffled_samplers
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
@@ -233,6 +234,17 @@ def _splits_by_hand(module: Module | None) -> bool:
     )
 
 
+def _gathers_prepared(module: Module | None) -> bool:
+    """A module of a project that combines an evaluation over a loader accelerate prepared.
+
+    MyCDM's ``train_parallel.py`` reads its loaders from a helper that names
+    them ``MyDataloader`` and gathers each batch with ``accelerator.gather``;
+    Qwen3VL_SLT's ``train_loop.py`` gets its loader from another module. Only
+    the padded-evaluation rule reads such a module (see ``accelerate_eval``).
+    """
+    return module is not None and any(True for _ in unfilled_gathers(module))
+
+
 def _file_error(path: str, message: str, line: int = 1, col: int = 1) -> list[Finding]:
     return [Finding(path, line, col, PARSE_ERROR, message)]
 
@@ -293,8 +305,11 @@ def lint_source(
     )
     gated = torch_only and not carried
     if gated and not may_use_torch_data(source):
-        if _splits_by_hand(parsed):
-            chosen, gated = chosen & {SPLIT_RULE}, False
+        kept = {SPLIT_RULE} if _splits_by_hand(parsed) else set()
+        if _gathers_prepared(parsed):
+            kept.add(PADDED_EVALUATION_RULE)  # over a loader accelerate prepared
+        if kept:
+            chosen, gated = chosen & kept, False
         elif not _may_pad_by_hand(source):
             return []  # cheap text test first: most files of a big repository stop here
     module = parsed if parsed is not None else None
@@ -318,8 +333,8 @@ def lint_source(
             return _file_error(path, "file is nested too deeply to parse; nothing was checked")
     if gated and not uses_torch_data(module):
         kept = {SPLIT_RULE} if _splits_by_hand(module) else set()
-        if any(True for _ in hand_padded_evaluations(module)):
-            kept.add(PADDED_EVALUATION_RULE)  # an evaluation split and padded by hand
+        if any(True for _ in hand_padded_evaluations(module)) or _gathers_prepared(module):
+            kept.add(PADDED_EVALUATION_RULE)  # an evaluation padded by hand, or by accelerate
         if not kept:
             return []
         chosen = chosen & kept
@@ -467,6 +482,27 @@ def _called_beside_samplers(modules: Iterable[Module], builders: set[str]) -> se
     return called - {""}
 
 
+def _handed_prepared_loaders(modules: Iterable[Module]) -> set[str]:
+    """Functions the modules call with a loader that ``accelerator.prepare`` returned.
+
+    Qwen3VL_SLT's ``train.py`` prepares ``val_loader`` and calls ``train(...,
+    val_loader, ...)`` of its ``train_loop.py``, a file that names no data word
+    and whose ``evaluate`` gathers the losses (rule FS109 reads it).
+    """
+    found: set[str] = set()
+    for module in modules:
+        if "prepare" not in module.identifiers:
+            continue
+        prepared = prepared_names(module)
+        if not prepared:
+            continue
+        for call in module.calls:
+            given = [*call.args, *(k.value for k in call.keywords)]
+            if any(dotted(arg) in prepared for arg in given):
+                found.add(tail(call))
+    return found
+
+
 def _sampler_classes(modules: Iterable[Module]) -> set[str]:
     """Classes of ``modules`` whose base is named ``...Sampler`` (their subclasses may pad)."""
     return {
@@ -540,7 +576,9 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
         else:
             later.append((file, source))
     builders = {name for module in parsed.values() for name in _builders(module)}
-    called = _called_beside_samplers(parsed.values(), builders)
+    called = _called_beside_samplers(parsed.values(), builders) | _handed_prepared_loaders(
+        parsed.values()
+    )
     samplers = _sampler_classes(parsed.values())
     tree_calls = {tail(call) for module in parsed.values() for call in module.calls}
     if (builders or called or samplers or tree_calls) and later:

@@ -378,8 +378,12 @@ def _slurm_default_of_one(options: str, text: str) -> bool:
     Options from which Slurm derives the count (``--cpus-per-task``,
     ``--ntasks-per-gpu``, ``--gpus-per-task``...) leave it unread.
     """
-    if "#SBATCH" not in text or _DERIVED_TASKS.search(options) or any(
-        _DERIVED_TASKS.search(line) for line in text.splitlines() if line.startswith("#SBATCH")
+    if (
+        "#SBATCH" not in text
+        or _DERIVED_TASKS.search(options)
+        or any(
+            _DERIVED_TASKS.search(line) for line in text.splitlines() if line.startswith("#SBATCH")
+        )
     ):
         return False
     nodes = [m.group("value") for m in _SRUN_NODES.finditer(options)] or [
