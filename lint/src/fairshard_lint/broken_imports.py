@@ -132,7 +132,9 @@ def _missing(name: str, bases: list[Path]) -> bool:
     ``model/gpt/train_gpt_accelerate.py`` imports ``model.gpt.model.dataloader``
     from the root, where ``model/`` holds no ``.py`` of its own (a namespace
     package), while a ``model/`` package beside the script lacks it; the import
-    resolves at the root.
+    resolves at the root. The package that lacks it may be a folder below
+    the top one: AnotherLLMFromScratch's ``src/`` holds only folders, and its
+    ``src/trainer/`` package has no ``trainer.py``.
     """
     head, *rest = name.split(".")
     package_seen = False
@@ -146,5 +148,12 @@ def _missing(name: str, bases: list[Path]) -> bool:
         # a compiled extension built in place is there too
         if target.with_suffix(".so").exists() or any(target.parent.glob(f"{target.name}.*.so")):
             return False
-        package_seen = package_seen or any(package.glob("*.py"))
+        # the package that should hold it: the top folder, or (AnotherLLMFromScratch's
+        # src.trainer.trainer under a src/ of folders only) the deepest one named
+        parent = package.joinpath(*rest[:-1]) if rest else package
+        package_seen = (
+            package_seen
+            or any(package.glob("*.py"))
+            or (parent.is_dir() and any(parent.glob("*.py")))
+        )
     return package_seen

@@ -1,0 +1,2 @@
+def configure_optimizer(model):
+    return model
