@@ -109,7 +109,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # script's own launch lines alone run its loop;
     # shape_branch_taken: the caller's argument decides which branch builds the loader;
     # distributed_setup_called: the tree's names decide whether the set-up ever runs;
-    # trainer_kwargs_from_callers: the callers' spread decides the trainer's devices)
+    # trainer_kwargs_from_callers: the callers' spread decides the trainer's devices;
+    # preshuffled_by_helper_off: the helper decides whether the data comes shuffled)
     assert alone < _expected(root) or name in {
         "train_branch",
         "flag_branch",
@@ -126,6 +127,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "hpc_mpi_launcher",
         "script_named_by_variable",
         "trainer_kwargs_from_callers",
+        "preshuffled_by_helper_off",
         "cvd_helper_imported_early",
         "launched_test_script",
         "lightning_devices_option_set",

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from .context import in_eval_context, is_sampler_class, loaders_over, stored_for_evaluation
-from .flow import flow_of
+from .flow import flow_of, parameters
 from .names import Module, argument, dotted, is_constant, tail
 from .rulebook import rule
 
@@ -66,13 +66,35 @@ _PRESHUFFLE = frozenset({"shuffle", "permutation", "randperm", "shuffled"})
 
 
 def _preshuffled(mod: Module) -> bool:
-    """The script shuffles its data itself, outside any Sampler class."""
+    """The script shuffles its data itself, outside any Sampler class, or has a helper do it.
+
+    NoisySumm's ``run_seq2seq.py`` (UniLM's s2s-ft) loads its features with
+    ``utils.load_and_cache_examples(..., shuffle=True)``, whose body runs
+    ``random.shuffle(features)`` under ``if shuffle:``: the data is shuffled
+    before the ``DistributedSampler(shuffle=False)`` reads it.
+    """
     for call in mod.calls:
-        if tail(call) not in _PRESHUFFLE:
-            continue
-        if not any(is_sampler_class(a) for a in mod.ancestors(call)):
+        if tail(call) in _PRESHUFFLE and not any(is_sampler_class(a) for a in mod.ancestors(call)):
+            return True
+        if is_constant(argument(call, "shuffle"), True) and _shuffling_helper(mod, call):
             return True
     return False
+
+
+def _shuffling_helper(mod: Module, call: ast.Call) -> bool:
+    """``call`` resolves to a function of the tree that takes ``shuffle`` and shuffles."""
+    project = mod.cache.get("project")
+    if project is None:
+        return False
+    where = project.resolve(mod.cache["module_name"], call)
+    if where is None:
+        return False
+    owner = project.modules[where[0]]
+    return any(
+        "shuffle" in parameters(func)
+        and any(isinstance(c, ast.Call) and tail(c) in _PRESHUFFLE for c in ast.walk(func))
+        for func in owner.functions.get(where[1], [])
+    )
 
 
 @rule(
