@@ -775,6 +775,12 @@ ROUND_HUNDRED_FIFTEEN_AFTER = [
     "bad_eval_sampler_in_a_conditional_argument.py",
     "good_eval_sampler_in_a_conditional_argument_uncombined.py",
 ]
+#: After the hundred-and-eighteenth and -nineteenth rounds' runs: a padding sampler grouped
+#: by a BatchSampler whose drop_last decides whether the repeats are read.
+ROUND_HUNDRED_NINETEEN_AFTER = [
+    "bad_eval_batch_sampler_keeps_the_padding.py",
+    "good_eval_batch_sampler_drops_the_padding.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -889,6 +895,7 @@ ROUND_THIRTEEN = [
         "hundred_nine_after",
         "hundred_eleven_after",
         "hundred_fifteen_after",
+        "hundred_nineteen_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -984,6 +991,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "hundred_nine_after": ROUND_HUNDRED_NINE_AFTER,
         "hundred_eleven_after": ROUND_HUNDRED_ELEVEN_AFTER,
         "hundred_fifteen_after": ROUND_HUNDRED_FIFTEEN_AFTER,
+        "hundred_nineteen_after": ROUND_HUNDRED_NINETEEN_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -330,17 +330,30 @@ def loaders_over(mod: Module, sampler: ast.Call) -> list[ast.Call]:
     """The loaders of ``sampler``'s function built on it (``sampler=`` the call or its name).
 
     Also through a spread dict (``DataLoader(ds, **config)`` with
-    ``config = {"sampler": test_sampler, **cuda_kw}``), and as an arm of a
+    ``config = {"sampler": test_sampler, **cuda_kw}``), as an arm of a
     conditional expression (ERC's ``sampler=DistributedSampler(val_ds,
-    shuffle=False) if world_size > 1 else None``).
+    shuffle=False) if world_size > 1 else None``), and through a
+    ``BatchSampler`` over it handed as ``batch_sampler=``.
     """
     scope = mod.function_of(sampler) or mod.tree
     names = set(target_names(mod, sampler))
+    # a BatchSampler over it (berenslab's DistributedBucketSampler): the loader takes that
+    batchers: list[ast.Call] = []
+    for node in ast.walk(scope):
+        if isinstance(node, ast.Call) and tail(node) == "BatchSampler":
+            inner = argument(node, "sampler", 0)
+            if inner is not None and (inner is sampler or dotted(inner) in names):
+                batchers.append(node)
+    batch_names = {n for b in batchers for n in target_names(mod, b)}
     found = []
     for node in ast.walk(scope):
         if not isinstance(node, ast.Call) or tail(node) not in LOADERS:
             continue
         given = argument(node, "sampler", 3) or spread_entry(mod, node, "sampler")
         if given is not None and (sampler in conditional_arms(given) or dotted(given) in names):
+            found.append(node)
+            continue
+        batched = argument(node, "batch_sampler", 4)
+        if batched is not None and (batched in batchers or dotted(batched) in batch_names):
             found.append(node)
     return found

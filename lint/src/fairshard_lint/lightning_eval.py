@@ -1226,10 +1226,21 @@ def drops_the_padded_tail(mod: Module, loader: ast.Call) -> bool:
     sample per batch, so ``batch_size=1`` keeps the finding. ``drop_last`` is
     read as a keyword or from a dict literal the function spreads
     (``**params`` with ``params = {"drop_last": True, ...}``, also one that
-    spreads another, ``{"batch_size": b, **cuda_kw}``: see ``spread_entry``).
+    spreads another, ``{"batch_size": b, **cuda_kw}``: see ``spread_entry``), or
+    from the ``BatchSampler`` handed in as ``batch_sampler=``.
     """
     drop_last = argument(loader, "drop_last", 7) or spread_entry(mod, loader, "drop_last")
     batch = argument(loader, "batch_size", 1) or spread_entry(mod, loader, "batch_size")
+    batcher = argument(loader, "batch_sampler", 4)
+    if batcher is not None:
+        # berenslab's BatchSampler(sampler=..., batch_size=..., drop_last=True): its own
+        batchers = [batcher] if isinstance(batcher, ast.Call) else bound_calls(mod, batcher)
+        return bool(batchers) and all(
+            tail(b) == "BatchSampler"
+            and is_constant(argument(b, "drop_last", 2), True)
+            and not is_constant(argument(b, "batch_size", 1), 1)
+            for b in batchers or ()
+        )
     if isinstance(drop_last, ast.Attribute):
         drop_last = _constructor_default(mod, loader, drop_last)
     return is_constant(drop_last, True) and not is_constant(batch, 1)
