@@ -781,6 +781,12 @@ ROUND_HUNDRED_NINETEEN_AFTER = [
     "bad_eval_batch_sampler_keeps_the_padding.py",
     "good_eval_batch_sampler_drops_the_padding.py",
 ]
+#: After the hundred-and-twentieth and -twenty-first rounds' runs: a function a later def
+#: of its module replaces never runs.
+ROUND_HUNDRED_TWENTY_ONE_AFTER = [
+    "good_epoch_loop_in_a_function_a_later_def_replaces.py",
+    "bad_epoch_loop_in_the_only_definition.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -896,6 +902,7 @@ ROUND_THIRTEEN = [
         "hundred_eleven_after",
         "hundred_fifteen_after",
         "hundred_nineteen_after",
+        "hundred_twenty_one_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -992,6 +999,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "hundred_eleven_after": ROUND_HUNDRED_ELEVEN_AFTER,
         "hundred_fifteen_after": ROUND_HUNDRED_FIFTEEN_AFTER,
         "hundred_nineteen_after": ROUND_HUNDRED_NINETEEN_AFTER,
+        "hundred_twenty_one_after": ROUND_HUNDRED_TWENTY_ONE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -32,7 +32,7 @@ from .reach import after_exit, calls_an_unbound_name, fails_on_first_pass, unrea
 from .rules import DEFAULT_CODES, RULES
 from .trainer_runs import library_split_calls, trainer_run_files
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
-from .unused_classes import in_overridden_method, in_unused_class
+from .unused_classes import in_overridden_method, in_redefined_function, in_unused_class
 
 __all__ = [
     "ALL",
@@ -359,6 +359,7 @@ def lint_source(
                 unreached_in_script(module, node)
                 or in_unused_class(module, node)
                 or in_overridden_method(module, node)
+                or in_redefined_function(module, node)
                 or never_entered(module, node)
                 or branch_not_taken(module, node)
                 or after_exit(module, node)

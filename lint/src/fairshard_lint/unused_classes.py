@@ -28,7 +28,7 @@ from .names import Module
 from .project import Project
 from .tree_texts import TooManyFiles, tree_files, tree_texts
 
-__all__ = ["in_overridden_method", "in_unused_class"]
+__all__ = ["in_overridden_method", "in_redefined_function", "in_unused_class"]
 
 _PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
 _OTHER_TEXTS = ("*.yaml", "*.yml", "*.json", "*.toml", "*.cfg", "*.sh", "*.md", "*.txt")
@@ -286,3 +286,39 @@ def _overrides_alone(cls: ast.ClassDef, base: str, method: str) -> bool:
             if isinstance(holder, ast.Name) and holder.id == base:
                 return False
     return True
+
+
+def in_redefined_function(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a function (or method) that a later ``def`` of its block replaces.
+
+    cmgan_denoiser's ``dataloader.py`` defines ``load_data(ds_dir, ...)`` and,
+    further down, ``load_data(is_train, data_dir, ...)``: Python binds the
+    name to the second when the module runs, so the first never runs and the
+    sampler it builds is never built. Only undecorated definitions of one
+    block (the module's, or one class body), with no statement between the
+    two that names the function (a module-level call, a registration, an
+    alias) and no reading of the block's names by string.
+    """
+    for ancestor in [node, *mod.ancestors(node)]:
+        if not isinstance(ancestor, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        block = mod.parents.get(ancestor)
+        if not isinstance(block, ast.Module | ast.ClassDef) or ancestor.decorator_list:
+            continue
+        body = block.body
+        start = body.index(ancestor)
+        for stmt in body[start + 1 :]:
+            if (
+                isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+                and stmt.name == ancestor.name
+                and not stmt.decorator_list
+            ):
+                return True
+            if any(
+                (isinstance(n, ast.Name) and n.id == ancestor.name)
+                or (isinstance(n, ast.Attribute) and n.attr == ancestor.name)
+                or (isinstance(n, ast.Constant) and n.value == ancestor.name)
+                for n in ast.walk(stmt)
+            ):
+                break  # named before the second definition: the first may be used
+    return False
