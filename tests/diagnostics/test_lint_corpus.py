@@ -782,10 +782,13 @@ ROUND_HUNDRED_NINETEEN_AFTER = [
     "good_eval_batch_sampler_drops_the_padding.py",
 ]
 #: After the hundred-and-twentieth and -twenty-first rounds' runs: a function a later def
-#: of its module replaces never runs.
+#: of its module replaces never runs, and one its module calls only where one process
+#: runs meets no second process.
 ROUND_HUNDRED_TWENTY_ONE_AFTER = [
     "good_epoch_loop_in_a_function_a_later_def_replaces.py",
     "bad_epoch_loop_in_the_only_definition.py",
+    "good_subset_sampler_in_the_single_gpu_function.py",
+    "bad_subset_sampler_in_a_function_the_ranks_run.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

@@ -19,13 +19,25 @@ __all__ = [
     "follows_an_exiting_if",
     "several_process_branch",
     "single_process_branch",
+    "single_process_function",
     "spawning_parent",
     "train_branch",
 ]
 
 #: Words of a test that asks whether the script runs on several processes.
 _WORLD_WORDS = frozenset(
-    {"distributed", "ddp", "world", "multi", "gpus", "replicas", "tasks", "initialized", "nprocs"}
+    {
+        "distributed",
+        "ddp",
+        "world",
+        "multi",
+        "gpus",
+        "ngpus",
+        "replicas",
+        "tasks",
+        "initialized",
+        "nprocs",
+    }
 )
 _WORLD_CALLS = frozenset({"is_initialized", "get_world_size", "is_dist_avail_and_initialized"})
 
@@ -285,3 +297,38 @@ def spawning_parent(mod: Module, node: ast.AST) -> bool:
         ):
             return True
     return False
+
+
+def single_process_function(mod: Module, node: ast.AST) -> bool:
+    """``node`` sits in a top-level function that its module calls only where one process runs.
+
+    MolPLA's ``pretrain_ddp.py`` calls ``run_single_fold_multi_gpu`` under ``if
+    ngpus_per_node > 1:`` and ``run_single_fold_single_gpu`` in the ``else``:
+    the second's ``SubsetRandomSampler`` loaders never meet a second
+    process. Every use of the function's name in the module is a plain call
+    in a branch that runs only without a process group (see
+    :func:`single_process_branch`); a name handed on (``mp.spawn(fn, ...)``)
+    or named by another module of the tree keeps the function.
+    """
+    func = next(
+        (
+            a
+            for a in [node, *mod.ancestors(node)]
+            if isinstance(a, ast.FunctionDef | ast.AsyncFunctionDef) and a in mod.tree.body
+        ),
+        None,
+    )
+    if func is None or func.decorator_list:
+        return False
+    uses = [n for n in mod.nodes if isinstance(n, ast.Name) and n.id == func.name]
+    sites = [c for c in mod.calls if isinstance(c.func, ast.Name) and c.func.id == func.name]
+    if not sites or len(uses) != len(sites):
+        return False
+    project = mod.cache.get("project")
+    others = getattr(project, "modules", {}).values() if project is not None else ()
+    if any(
+        other is not mod and func.name in other.identifiers and func.name not in other.functions
+        for other in others
+    ):
+        return False  # named by another module (one that defines its own names its own)
+    return all(single_process_branch(mod, site) for site in sites)

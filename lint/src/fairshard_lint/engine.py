@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from ._errors import LintConfigError
 from .accelerate_eval import prepared_names, unfilled_gathers
+from .branches import single_process_function
 from .broken_imports import imports_a_missing_module
 from .config_flags import unshuffled_samplers
 from .files import DEFAULT_EXCLUDES, decode, iter_python_files
@@ -367,6 +368,7 @@ def lint_source(
                 or skipped_option_branch(module, node)
                 or calls_an_unbound_name(module, node)
                 or fails_on_first_pass(module, node)
+                or (code in MULTI_PROCESS_RULES and single_process_function(module, node))
             ):
                 continue  # a function of a script that its own entry never runs, a dead class
             line = getattr(node, "lineno", 1)
