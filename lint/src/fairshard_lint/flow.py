@@ -630,6 +630,8 @@ class Flow:
             return self.carries(argument(node, "sampler", 0))
         if name in WRAPPERS:
             return any(self.carries(a) for a in node.args)
+        if name in self.mod.cache.get("wrapper_functions", ()) and node.args:
+            return self.carries(node.args[0])  # the tree's own generator wrapper (project)
         if name == "prepare_data_loader" and _from_ray(self.mod, node):
             # Ray Train's keeps the loader's distributed sampler and never sets its epoch
             return self.carries(argument(node, "data_loader", 0))

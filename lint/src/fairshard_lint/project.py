@@ -150,6 +150,35 @@ def _iterates_itself(cls: ast.ClassDef) -> bool:
     return not any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in ast.walk(cls))
 
 
+def _wraps_its_iterable(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A generator that yields while it reads its first parameter through, setting no epoch.
+
+    semantic-grasping's ``time_iter(iterable)``: ``it = iter(iterable)``, then
+    ``yield end - start, next(it)`` until it runs out. A loop over
+    ``time_iter(train_loader)`` reads the loader as ``tqdm(train_loader)``
+    would (see ``Flow.carries``).
+    """
+    params = [a.arg for a in [*func.args.posonlyargs, *func.args.args]]
+    if not params or params[0] in ("self", "cls"):
+        return False
+    first = params[0]
+    nodes = list(ast.walk(func))
+    if not any(isinstance(n, ast.Yield | ast.YieldFrom) for n in nodes):
+        return False
+    if any(isinstance(n, ast.Attribute) and n.attr == "set_epoch" for n in nodes):
+        return False
+    return any(
+        (isinstance(n, ast.For | ast.AsyncFor) and dotted(n.iter) == first)
+        or (
+            isinstance(n, ast.Call)
+            and tail(n) == "iter"
+            and len(n.args) == 1
+            and dotted(n.args[0]) == first
+        )
+        for n in nodes
+    )
+
+
 @dataclass
 class Project:
     """Parsed modules of one tree by dotted name, their imports, and facts across them."""
@@ -264,6 +293,7 @@ class Project:
             for module in self.modules.values():
                 module.cache["tree_identifiers"] = names
         self._mark_iterator_classes()
+        self._mark_wrapper_functions()
         self._mark_unsharded_calls()
         flowing: set[str] = set()
         for round_ in range(2):
@@ -340,6 +370,31 @@ class Project:
             }
             if found:
                 module.cache["iterator_classes"] = frozenset(found)
+
+    def _mark_wrapper_functions(self) -> None:
+        """Tell each module which of the calls it makes run a generator wrapper of the tree.
+
+        See :func:`_wraps_its_iterable`; only module-level functions, each
+        call resolved to the function it names.
+        """
+        wrappers: set[tuple[str, str]] = set()
+        for name, module in self.modules.items():
+            for function, defs in module.functions.items():
+                if any(
+                    module.parents.get(d) is module.tree and _wraps_its_iterable(d) for d in defs
+                ):
+                    wrappers.add((name, function))
+        if not wrappers:
+            return
+        tails = {function for _, function in wrappers}
+        for name, module in self.modules.items():
+            found = {
+                tail(call)
+                for call in module.calls
+                if tail(call) in tails and self.resolve(name, call) in wrappers
+            }
+            if found:
+                module.cache["wrapper_functions"] = frozenset(found)
 
     def _mark_unsharded_calls(self) -> None:
         """Tell each module which of its calls skip every distributed sampler of the builder.

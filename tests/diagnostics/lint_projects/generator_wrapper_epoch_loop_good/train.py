@@ -1,0 +1,19 @@
+# The same loop, which sets the sampler's epoch at each restart: every pass a new order.
+import torch
+import torch.distributed as dist
+from utils import create_dist_dataloader, time_iter
+
+
+def main(model, dataset, total_steps):
+    dist.init_process_group("nccl")
+    rank, world_size = dist.get_rank(), dist.get_world_size()
+    train_loader = create_dist_dataloader(dataset, rank, world_size)
+    optimizer = torch.optim.AdamW(model.parameters())
+    step, passes = 0, 0
+    while step < total_steps:
+        train_loader.sampler.set_epoch(passes)
+        passes += 1
+        for _, batch in time_iter(train_loader):
+            model(batch).sum().backward()
+            optimizer.step()
+            step += 1
