@@ -31,7 +31,7 @@ from .pins import read_pins
 from .project import Project, module_name, takes_part
 from .reach import after_exit, calls_an_unbound_name, fails_on_first_pass, unreached_in_script
 from .rules import DEFAULT_CODES, RULES
-from .trainer_runs import library_split_calls, trainer_run_files
+from .trainer_runs import DEFINES, library_split_calls, trainer_run_files
 from .unset_epochs import epoch_frameworks_in, loops_over_epochs
 from .unused_classes import in_overridden_method, in_redefined_function, in_unused_class
 
@@ -421,7 +421,6 @@ def _builders(module: Module) -> set[str]:
 SPLIT_RULE = "FS110"
 #: The padded-evaluation rule, which a module that pads an evaluation by hand runs alone.
 PADDED_EVALUATION_RULE = "FS109"
-_DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
 _CLASSES = re.compile(r"^\s*class (\w+)\b", re.M)
 _ITERATES = re.compile(r"^\s*def __(?:next|iter)__\(", re.M)
 
@@ -446,7 +445,7 @@ def _lightning_part(source: str, called: set[str]) -> bool:
     may name no data word either (rule FS109 follows the loaders through them).
     """
     return ("lightning" in source or "Lightning" in source) and not called.isdisjoint(
-        _DEFINES.findall(source) + _CLASSES.findall(source)
+        DEFINES.findall(source) + _CLASSES.findall(source)
     )
 
 
@@ -591,7 +590,7 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
                 any(needle in source for needle in needles)
                 or (file.name == "__init__.py" and any(name in source for name in builders))
                 or (file.name == "__init__.py" and not called.isdisjoint(_reexports(source)))
-                or not called.isdisjoint(_DEFINES.findall(source))
+                or not called.isdisjoint(DEFINES.findall(source))
                 or _subclasses_one_of(source, samplers)
                 or (_ITERATES.search(source) and not called.isdisjoint(_CLASSES.findall(source)))
                 or _lightning_part(source, tree_calls)

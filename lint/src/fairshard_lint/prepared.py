@@ -27,6 +27,7 @@ from .flow import poisson_replaced
 from .names import Module, argument, dotted, tail
 from .positions import WHOLE, returned_at
 from .project import Project, imported_modules
+from .trainer_runs import TRAINER_PACKAGES
 
 __all__ = ["accelerate_launched", "framework_shards", "trainer_launched"]
 
@@ -143,15 +144,9 @@ def accelerate_launched(mod: Module, preparing: Module | None = None) -> bool:
     )
 
 
-#: Packages whose ``Trainer`` classes shard the datasets handed to them by the rank.
-_TRAINER_PACKAGES = frozenset({"transformers", "trl"})
-
-
 def _builds_a_trainer(mod: Module) -> bool:
     """``mod`` imports transformers or trl and calls a ``...Trainer(...)``."""
-    return mod.imports_any(_TRAINER_PACKAGES) and any(
-        tail(c).endswith("Trainer") for c in mod.calls
-    )
+    return mod.imports_any(TRAINER_PACKAGES) and any(tail(c).endswith("Trainer") for c in mod.calls)
 
 
 def trainer_launched(mod: Module) -> bool:
@@ -166,7 +161,7 @@ def trainer_launched(mod: Module) -> bool:
     module of the tree it imports; the launch is a shipped line's (see
     ``launch_counts``), never a guess.
     """
-    if not mod.imports_any(_TRAINER_PACKAGES):
+    if not mod.imports_any(TRAINER_PACKAGES):
         return False
     project = mod.cache.get("project")
     if not isinstance(project, Project) or not project.whole_tree:

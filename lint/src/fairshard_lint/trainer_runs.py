@@ -25,12 +25,21 @@ from pathlib import Path
 from .names import Module, dotted, tail
 from .project import Project
 
-__all__ = ["iterable_parts_only", "library_split_calls", "trainer_run_files"]
+__all__ = [
+    "DEFINES",
+    "TRAINER_PACKAGES",
+    "iterable_parts_only",
+    "library_split_calls",
+    "trainer_run_files",
+]
 
 _TRAINER_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+(?:transformers|trl)\b", re.M)
 _SPLITS_OR_TRAINS = re.compile(r"\b(?:train_test_split|random_split|\w*Trainer)\(")
 _CALLED = re.compile(r"\b(\w+)\(")
-_DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
+#: A source line's ``def name(``: the functions a file defines, read from its text.
+DEFINES = re.compile(r"^\s*def (\w+)\(", re.M)
+#: Packages whose ``Trainer`` classes shard the datasets handed to them by the rank.
+TRAINER_PACKAGES = frozenset({"transformers", "trl"})
 #: Library splits that draw from a global generator when given no seed.
 _LIBRARY_SPLITS = frozenset({"train_test_split", "random_split"})
 
@@ -56,9 +65,7 @@ def trainer_run_files(
     called: set[str] = set()
     found: list[Path] = []
     for file, module in parsed.items():
-        if _relative(file, folder) in several and module.imports_any(
-            frozenset({"transformers", "trl"})
-        ):
+        if _relative(file, folder) in several and module.imports_any(TRAINER_PACKAGES):
             called.update(tail(call) for call in module.calls)
     for file, source in left:
         if _relative(file, folder) in several and _TRAINER_IMPORT.search(source):
@@ -71,7 +78,7 @@ def trainer_run_files(
         for file, source in left
         if file not in found
         and _SPLITS_OR_TRAINS.search(source)
-        and not called.isdisjoint(_DEFINES.findall(source))
+        and not called.isdisjoint(DEFINES.findall(source))
     )
     return found
 
