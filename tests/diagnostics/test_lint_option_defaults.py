@@ -57,6 +57,35 @@ def test_a_flag_a_launch_text_names_is_unknown(tmp_path: Path, option: str, dest
     assert project.option_default(dest) is None  # type: ignore[attr-defined]
 
 
+#: Each way a tree may give ``--keyed`` a value besides a launch line (file, text).
+SETTERS = [
+    ("run.ipynb", '{"cells": [{"source": ["!python train.py --keyed"]}]}'),
+    ("configs/base.yaml", "keyed: true\n"),
+    ("configs/base.json", '{"keyed": true}'),
+    ("setup.cfg", "[train]\nkeyed = 1\n"),
+    ("notebook_args.py", "from argparse import Namespace\nargs = Namespace(keyed=True)\n"),
+    ("override.py", "def force(args):\n    args.keyed = True\n"),
+    ("by_name.py", "def force(args):\n    setattr(args, 'keyed', True)\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), SETTERS, ids=[n for n, _ in SETTERS])
+def test_a_flag_something_else_may_set_is_unknown(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text)
+    project = _project(tmp_path, '"--keyed", action="store_true"')
+    assert project.option_default("keyed") is None  # type: ignore[attr-defined]
+
+
+def test_reads_of_a_flag_leave_its_default(tmp_path: Path) -> None:
+    (tmp_path / "data.py").write_text("def build(args):\n    return 1 if args.keyed else 0\n")
+    (tmp_path / "notes.yaml").write_text("keyed_other: true\n")
+    project = _project(tmp_path, '"--keyed", action="store_true"')
+    found = project.option_default("keyed")  # type: ignore[attr-defined]
+    assert isinstance(found, ast.Constant)
+    assert found.value is False
+
+
 def test_an_option_defined_twice_is_unknown(tmp_path: Path) -> None:
     project = _project(tmp_path, '"--keyed", action="store_true"|"--keyed", default=True')
     assert project.option_default("keyed") is None  # type: ignore[attr-defined]

@@ -110,6 +110,10 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # shape_branch_taken: the caller's argument decides which branch builds the loader;
     # distributed_setup_called: the tree's names decide whether the set-up ever runs;
     # trainer_kwargs_from_callers: the callers' spread decides the trainer's devices;
+    # option_branch_helper_parser_set: the notebook, naming the helper parser's flag,
+    # decides whether the branch runs;
+    # option_branch_helper_parser_unlaunched: with no shipped line running the script,
+    # the flag's default says nothing of the runs;
     # preshuffled_by_helper_off: the helper decides whether the data comes shuffled)
     assert alone < _expected(root) or name in {
         "train_branch",
@@ -166,6 +170,8 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "script_imported_for_its_trainer",
         "shape_branch_taken",
         "distributed_setup_called",
+        "option_branch_helper_parser_set",
+        "option_branch_helper_parser_unlaunched",
     }
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "mentions_local_rank",
     "mentions_rank",
     "name_words",
+    "option_flags",
     "tail",
 ]
 
@@ -152,6 +153,15 @@ def tail(call: ast.Call) -> str:
     if isinstance(func, ast.Name):
         return func.id
     return ""
+
+
+def option_flags(call: ast.Call) -> list[str]:
+    """The flags an ``add_argument`` call defines (``-p``, ``--parallel``)."""
+    return [
+        a.value
+        for a in call.args
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value[:1] == "-"
+    ]
 
 
 def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:

@@ -26,8 +26,9 @@ import ast
 from pathlib import Path
 
 from .launch_counts import launch_flag_values
-from .names import Module, argument, compare_literals, dotted, is_constant
+from .names import Module, argument, compare_literals, dotted, is_constant, option_flags
 from .options import defines_option, shipped_script
+from .project import Project
 
 __all__ = ["option_test_on_shipped_runs", "shipped_option_values", "skipped_option_branch"]
 
@@ -99,15 +100,42 @@ def option_test_on_shipped_runs(mod: Module, test: ast.expr, func: ast.AST | Non
 
 def shipped_option_values(mod: Module, option: str) -> list[object] | None:
     """The value of ``mod``'s option ``option`` on each shipped run of the script (read once)."""
-    shipped = shipped_script(mod)
-    if shipped is None:
-        return None
-    project, path = shipped
     key = f"shipped option values {option}"
     if key not in mod.cache:
-        mod.cache[key] = _shipped_values(mod, project.root or Path("."), path, option)
+        shipped = shipped_script(mod)
+        found = None
+        if shipped is not None:
+            project, path = shipped
+            found = _shipped_values(mod, project.root or Path("."), path, option)
+        mod.cache[key] = found if found is not None else _unset_default(mod, option)
     found = mod.cache[key]
     return found if isinstance(found, list) else None
+
+
+def _unset_default(mod: Module, option: str) -> list[object] | None:
+    """``[default]`` for the tree's one ``option`` where nothing shipped sets it.
+
+    MaskedProteinEnT's data module reads ``args.h5_file_afsc``, an option of
+    a helper module's parser that its launched training script imports, and
+    that no launch line, notebook, config or other line of code names: every
+    shipped run has its default, ``''``. A parser no shipped line runs says
+    nothing of the runs (``--do_train`` of a script with no launch line).
+    """
+    project = mod.cache.get("project")
+    if not isinstance(project, Project) or project.option_default(option) is None:
+        return None
+    definition = project.option_definition(option)
+    if definition is None or not _parsed_by_a_shipped_script(project, definition):
+        return None  # a parser no shipped line runs: how it is run is not shown
+    if argument(definition, "action") is not None:
+        default = project.option_default(option)
+        return [default.value] if isinstance(default, ast.Constant) else None
+    kind = argument(definition, "type")
+    convert = _CONVERTERS.get(kind.id) if isinstance(kind, ast.Name) else None
+    if kind is not None and convert is None:
+        return None
+    value = _default(definition, convert)
+    return None if value is _UNREAD else [value]
 
 
 def _shipped_values(mod: Module, root: Path, path: Path, option: str) -> list[object] | None:
@@ -121,11 +149,7 @@ def _shipped_values(mod: Module, root: Path, path: Path, option: str) -> list[ob
     convert = _CONVERTERS.get(kind.id) if isinstance(kind, ast.Name) else None
     if kind is not None and convert is None:
         return None
-    flags = [
-        a.value
-        for a in definition.args
-        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-")
-    ]
+    flags = option_flags(definition)
     given = launch_flag_values(root, flags, path.name)
     if not given:
         return None
@@ -142,6 +166,22 @@ def _shipped_values(mod: Module, root: Path, path: Path, option: str) -> list[ob
         except ValueError:
             return None
     return values
+
+
+def _parsed_by_a_shipped_script(project: Project, definition: ast.Call) -> bool:
+    """A script some shipped line runs defines the option, or imports the module that does."""
+    owner = next(
+        (name for name, module in project.modules.items() if definition in module.calls), None
+    )
+    if owner is None:
+        return False
+    for name, module in project.modules.items():
+        path = project.tree_path(module)
+        if path is None or path.as_posix() not in project.run_scripts:
+            continue
+        if name == owner or project.imports_module(name, owner):
+            return True
+    return False
 
 
 def _default(definition: ast.Call, convert: type | None) -> object:

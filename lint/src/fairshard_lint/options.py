@@ -15,7 +15,7 @@ import ast
 from pathlib import Path
 
 from .launch_counts import launch_texts_name
-from .names import Module, argument, is_constant, tail
+from .names import Module, argument, is_constant, option_flags, tail
 from .project import Project
 
 __all__ = ["UNKNOWN", "defines_option", "shipped_default", "shipped_script"]
@@ -58,11 +58,7 @@ def shipped_default(mod: Module, option: str) -> ast.expr:
     for call in mod.calls:
         if not defines_option(call, option):
             continue
-        options = [
-            a.value
-            for a in call.args
-            if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-")
-        ]
+        options = option_flags(call)
         key = "launch texts name " + " ".join(options)  # read once per tree and option
         if key not in project.facts:
             project.facts[key] = launch_texts_name(project.root or Path("."), options)

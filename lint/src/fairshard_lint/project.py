@@ -66,8 +66,9 @@ from .launch_counts import (
     several_process_files,
 )
 from .loops import setter_functions
-from .names import Module, argument, dotted, is_constant, name_words, tail
+from .names import Module, argument, dotted, is_constant, name_words, option_flags, tail
 from .objects import carried_attributes, imported_attributes
+from .option_setters import option_set_elsewhere
 from .padding_classes import Padding
 from .positions import position_verdict
 from .replicas import ONE_REPLICA, replica_parameter
@@ -871,7 +872,7 @@ class Project:
                 return False  # inherited there: it may be this class's method
         return True
 
-    def _option_definition(self, option: str) -> ast.Call | None:
+    def option_definition(self, option: str) -> ast.Call | None:
         """The tree's one ``add_argument`` call that defines ``option``.
 
         ``None`` where the tree defines the option more than once, or not at
@@ -902,16 +903,18 @@ class Project:
         ``self.hparams.val_use_multiple_key_dataset``: ``False`` when no
         launch file or README names the flag. ``None`` (unknown) where the
         tree defines the option more than once, or not at all, or a shipped
-        text names it.
+        text names it, or a notebook, config or Python line may set it
+        (``option_setters``).
         """
         if option in self.option_defaults:
             return self.option_defaults[option]
         value: ast.expr | None = None
-        call = self._option_definition(option)
+        call = self.option_definition(option)
         if (
             call is not None
             and self.root is not None
-            and not launch_texts_name(self.root, _flags(call))
+            and not launch_texts_name(self.root, option_flags(call))
+            and not option_set_elsewhere(self.root, option, call)
         ):
             action = next((k.value for k in call.keywords if k.arg == "action"), None)
             default = next((k.value for k in call.keywords if k.arg == "default"), None)
@@ -931,10 +934,10 @@ class Project:
         segmentation_distributed's README runs ``python train.py ... -p ddp``:
         the ``--parallel`` option is ``"ddp"`` on that run, whatever its default.
         """
-        call = self._option_definition(option)
+        call = self.option_definition(option)
         if call is None or self.root is None:
             return False
-        return launch_texts_pass(self.root, _flags(call), list(values))
+        return launch_texts_pass(self.root, option_flags(call), list(values))
 
     def call_sites(self, name: str, function: str) -> list[tuple[str, ast.Call]]:
         """Every call in the tree that resolves to ``function`` of module ``name``."""
@@ -1215,15 +1218,6 @@ def _passed_to(call: ast.Call, func: Function, params: list[str], param: str) ->
     if not isinstance(given, ast.Tuple) or not 0 <= index < len(given.elts):
         return None
     return given.elts[index]
-
-
-def _flags(call: ast.Call) -> list[str]:
-    """The flags an ``add_argument`` call defines (``-p``, ``--parallel``)."""
-    return [
-        a.value
-        for a in call.args
-        if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value[:1] == "-"
-    ]
 
 
 def _option_passed(project: Project, given: ast.expr, values: tuple[object, ...]) -> bool:
