@@ -66,6 +66,7 @@ SETTERS = [
     ("notebook_args.py", "from argparse import Namespace\nargs = Namespace(keyed=True)\n"),
     ("override.py", "def force(args):\n    args.keyed = True\n"),
     ("by_name.py", "def force(args):\n    setattr(args, 'keyed', True)\n"),
+    ("other_holder.py", "def force(opts):\n    opts.keyed = not opts.plain\n"),
 ]
 
 
@@ -78,7 +79,12 @@ def test_a_flag_something_else_may_set_is_unknown(tmp_path: Path, name: str, tex
 
 
 def test_reads_of_a_flag_leave_its_default(tmp_path: Path) -> None:
-    (tmp_path / "data.py").write_text("def build(args):\n    return 1 if args.keyed else 0\n")
+    (tmp_path / "data.py").write_text(
+        "class Data:\n    def __init__(self, args):\n        self.keyed = args.keyed\n"
+        "        self.other = dict(keyed=args.keyed)\n"
+        "        args.plain = True\n"
+        "    def build(self, args):\n        return 1 if args.keyed else 0\n"
+    )
     (tmp_path / "notes.yaml").write_text("keyed_other: true\n")
     project = _project(tmp_path, '"--keyed", action="store_true"')
     found = project.option_default("keyed")  # type: ignore[attr-defined]

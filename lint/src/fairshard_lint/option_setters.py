@@ -7,9 +7,12 @@ notebooks and configs, which may pass the flag or hold a key of the same
 name that the script loads over its options, and its Python code, which may
 write the option (``args.h5_file = ...``), build the namespace by hand
 (``Namespace(h5_file=...)``) or reach it by a string (``getattr(args,
-"h5_file")``). MaskedProteinEnT's ``--h5_file_afsc`` (``default=''``) is named
-nowhere but in its definition and in the reads ``if not args.h5_file_afsc ==
-'':``: no shipped run builds the loader under that branch.
+"h5_file")``). Copies of the option (``self.h5_file = args.h5_file``,
+``Dataset(h5_file=args.h5_file)``) give it no new value.
+
+MaskedProteinEnT's ``--h5_file_afsc`` (``default=''``) is named nowhere but
+in its definition and in the reads ``if not args.h5_file_afsc == '':``: no
+shipped run builds the loader under that branch.
 """
 
 from __future__ import annotations
@@ -67,14 +70,30 @@ def _written(text: str, option: str, words: set[str], definition: ast.Call) -> b
     for node in ast.walk(tree):
         if id(node) in own:
             continue
-        written = isinstance(node, ast.Attribute) and node.attr == option
-        if (
-            (written and not isinstance(getattr(node, "ctx", None), ast.Load))
-            or (isinstance(node, ast.keyword) and node.arg == option)
-            or (isinstance(node, ast.Constant) and node.value in words)
-        ):
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_holder_store(t, option) for t in targets) and not _copies(node.value, option):
+                return True
+        elif isinstance(node, ast.keyword) and node.arg == option:
+            if not _copies(node.value, option):
+                return True
+        elif isinstance(node, ast.Constant) and node.value in words:
             return True
     return False
+
+
+def _holder_store(target: ast.expr, option: str) -> bool:
+    """``args.x = ...`` (any receiver but the instance's own ``self.x``)."""
+    return (
+        isinstance(target, ast.Attribute)
+        and target.attr == option
+        and not (isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"))
+    )
+
+
+def _copies(value: ast.expr | None, option: str) -> bool:
+    """``value`` reads the option itself (``x=args.x``): a copy, not a new value."""
+    return isinstance(value, ast.Attribute) and value.attr == option
 
 
 def _same_call(node: ast.AST, definition: ast.Call) -> bool:
