@@ -505,6 +505,77 @@ def test_blanking_leaves_every_file_of_this_project_alone() -> None:
         assert without_type_parameters(file.read_text()) is None, file
 
 
+_PEP701 = (
+    "import os\n"
+    "import torch.distributed as dist\n"
+    "from torch.utils.data import DataLoader, DistributedSampler\n"
+    "\n"
+    "def main(dataset, model, epochs, stats):\n"
+    '    print(f"run: {os.environ["WANDB_PROJECT"]}")\n'
+    '    dist.init_process_group("gloo")\n'
+    "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset))\n"
+    "    for epoch in range(epochs):\n"
+    "        for batch in loader:\n"
+    "            model(batch)\n"
+    "        print(f'{stats['loss']:>{8}.3f} {epoch!r}')\n"
+)
+
+
+def test_files_with_python_3_12_f_strings_are_checked() -> None:
+    """PEP 701 f-strings that reuse their quotes are read on any interpreter."""
+    assert [(f.code, f.line, f.col) for f in lint_source(_PEP701, select=[ALL])] == [
+        ("FS101", 9, 5)
+    ]
+
+
+def test_requoting_leaves_every_file_of_this_project_alone() -> None:
+    """Code that parses on this interpreter has no field to requote (no false edits)."""
+    from fairshard_lint.newer_syntax import with_inner_quotes_swapped
+
+    root = Path(__file__).resolve().parents[2]
+    files = [*root.glob("src/**/*.py"), *root.glob("lint/src/**/*.py"), *root.glob("tests/**/*.py")]
+    assert len(files) > 100
+    for file in files:
+        assert with_inner_quotes_swapped(file.read_text()) is None, file
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'x = f"{d["it\'s"]}"\n',  # the inner string holds the other quote
+        'x = f"{f"{y}"}"\n',  # a nested f-string on the same quote
+        'x = f"{d["a\\n"]}"\n',  # a backslash in the field
+        'x = f"{d["a"]\n',  # never closed
+        'x = f"""{d["a"]}"""\n',  # a triple-quoted f-string needs nothing
+    ],
+)
+def test_requoting_gives_up_where_it_cannot_follow(source: str) -> None:
+    from fairshard_lint.newer_syntax import with_inner_quotes_swapped
+
+    assert with_inner_quotes_swapped(source) is None
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    outer=st.sampled_from(['"', "'"]),
+    keys=st.lists(st.from_regex(r"[a-z_ #:{}]{0,6}", fullmatch=True), min_size=1, max_size=3),
+    spec=st.sampled_from(["", ":>8", ":{w}", "!r", ":.{p}f"]),
+    prefix=st.sampled_from(["f", "F", "rf", "fR"]),
+)
+def test_requoted_f_strings_are_what_3_11_would_write(
+    outer: str, keys: list[str], spec: str, prefix: str
+) -> None:
+    """Swapping the reused quotes gives exactly the text with the other quote written in."""
+    from fairshard_lint.newer_syntax import with_inner_quotes_swapped
+
+    other = "'" if outer == '"' else '"'
+    fields = "".join(f"{{d[{outer}{k}{outer}]{spec}}} and " for k in keys)
+    newer = f"x = {prefix}{outer}{fields}{outer}  # {outer}a{outer}\ny = {outer}#{outer}\n"
+    older = newer.replace(f"[{outer}", f"[{other}").replace(f"{outer}]", f"{other}]")
+    assert with_inner_quotes_swapped(newer) == older
+    ast.parse(older)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     name=st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True).filter(

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .newer_syntax import NEEDS_FALLBACK, without_type_parameters
+from .newer_syntax import NEEDS_FALLBACK, with_inner_quotes_swapped, without_type_parameters
 
 __all__ = [
     "conditional_arms",
@@ -419,17 +419,18 @@ class Module:
     def parse(cls, source: str | bytes, path: str = "<string>") -> Module:
         """Parse ``source`` (raises ``SyntaxError``; bytes honour a PEP 263 declaration).
 
-        Python 3.12's type parameters parse on older interpreters too (see
-        ``newer_syntax``): they are blanked out and the text parsed again.
+        Python 3.12's type parameters and f-strings that reuse their quotes
+        parse on older interpreters too (see ``newer_syntax``): they are
+        blanked out or requoted, and the text parsed again.
         """
         try:
             tree = ast.parse(source, filename=path)
         except SyntaxError:
-            plain = (
-                without_type_parameters(source)
-                if NEEDS_FALLBACK and isinstance(source, str)
-                else None
-            )
+            plain = None
+            if NEEDS_FALLBACK and isinstance(source, str):
+                blanked = without_type_parameters(source)
+                swapped = with_inner_quotes_swapped(blanked or source)
+                plain = swapped or blanked
             if plain is None:
                 raise
             # an error left in the blanked text is the file's real one (the 3.12 syntax

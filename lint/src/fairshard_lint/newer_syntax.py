@@ -10,15 +10,23 @@ character where it was (line and column numbers stay right), and the file
 is parsed again. Only used after a ``SyntaxError``, and only on interpreters
 older than 3.12; a file that still does not parse reports the error left
 in the blanked text, on its own line (the 3.12 syntax before it is valid).
+
+Python 3.12 also reads f-strings whose replacement fields reuse the outer
+quote (``f"{os.environ["WANDB_PROJECT"]}"``, PEP 701), a syntax error on
+3.11; a repository written for 3.12 had its training script reported as
+``FS100`` and unread. :func:`with_inner_quotes_swapped` gives each such
+inner string the other quote character (same length: positions stay), where
+that is all the field needs.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import sys
 import tokenize
 
-__all__ = ["NEEDS_FALLBACK", "without_type_parameters"]
+__all__ = ["NEEDS_FALLBACK", "with_inner_quotes_swapped", "without_type_parameters"]
 
 #: The running interpreter cannot parse PEP 695 syntax itself.
 NEEDS_FALLBACK = sys.version_info < (3, 12)
@@ -93,3 +101,138 @@ def _matching(tokens: list[tokenize.TokenInfo], opening: int) -> int | None:
             if depth == 0:
                 return j
     return None
+
+
+#: A string literal's start: its prefix (not part of a longer name) and its quote.
+_STRING_START = re.compile(r"(?<![\w])([rRbBuUfF]{0,2})(\'\'\'|\"\"\"|\'|\")")
+_OTHER = {"'": '"', '"': "'"}
+
+
+class _Unreadable(Exception):
+    """Text this small scanner does not follow: the original error stands."""
+
+
+def with_inner_quotes_swapped(source: str) -> str | None:
+    """``source`` with f-string fields' inner strings quoted apart from their f-string.
+
+    Returns ``None`` when nothing needs it or the text cannot be followed
+    (an inner string holding the other quote, a nested f-string that would
+    need it, a backslash in a field), so the caller keeps the original error.
+    """
+    chars = list(source)
+    changed = False
+    i = 0
+    try:
+        while i < len(source):
+            c = source[i]
+            if c == "#":
+                i = _line_end(source, i)
+                continue
+            start = _STRING_START.match(source, i) if c in "'\"rRbBuUfF" else None
+            if start is None:
+                i += 1
+                continue
+            quote = start.group(2)
+            if "f" in start.group(1).lower():
+                i, swapped = _fstring(source, start.end(), quote, chars)
+                changed = changed or swapped
+            else:
+                i = _plain_end(source, start.end(), quote)
+    except _Unreadable:
+        return None
+    return "".join(chars) if changed else None
+
+
+def _line_end(source: str, i: int) -> int:
+    end = source.find("\n", i)
+    return len(source) if end < 0 else end
+
+
+def _plain_end(source: str, i: int, quote: str) -> int:
+    """Index after the closing ``quote`` of a string whose body starts at ``i``."""
+    while i < len(source):
+        if source[i] == "\\":
+            i += 2
+        elif source.startswith(quote, i):
+            return i + len(quote)
+        elif source[i] == "\n" and len(quote) == 1:
+            raise _Unreadable
+        else:
+            i += 1
+    raise _Unreadable
+
+
+def _fstring(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bool]:
+    """Scan an f-string body from ``i``: (index after its close, whether a field changed)."""
+    swapped = False
+    while i < len(source):
+        if source[i] == "\\" or source.startswith("{{", i):
+            i += 2
+        elif source[i] == "{":
+            i, changed = _field(source, i + 1, quote, chars)
+            swapped = swapped or changed
+        elif source.startswith(quote, i):
+            return i + len(quote), swapped
+        elif source[i] == "\n" and len(quote) == 1:
+            raise _Unreadable
+        else:
+            i += 1
+    raise _Unreadable
+
+
+def _field(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bool]:
+    """Scan a replacement field from ``i`` to its ``}``; swap inner strings that reuse ``quote``."""
+    depth = 0
+    swapped = False
+    while i < len(source):
+        c = source[i]
+        if c == "\\" or c == "#":
+            raise _Unreadable
+        start = _STRING_START.match(source, i) if c in "'\"rRbBuUfF" else None
+        if start is not None:
+            inner = start.group(2)
+            body = start.end()
+            if "f" in start.group(1).lower():
+                if inner[0] == quote[0]:
+                    raise _Unreadable  # a nested f-string on the same quote
+                i, changed = _fstring(source, body, inner, chars)
+                swapped = swapped or changed
+                continue
+            end = _plain_end(source, body, inner)
+            if len(quote) == 1 and inner[0] == quote:
+                other = _OTHER[quote]
+                text = source[body : end - len(inner)]
+                if other in text or "\\" in text:
+                    raise _Unreadable  # 3.11 reads neither inside a field
+                for k in (*range(start.start(2), body), *range(end - len(inner), end)):
+                    chars[k] = other
+                swapped = True
+            i = end
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]" or (c == "}" and depth > 0):
+            depth -= 1
+        elif c == "}":
+            return i + 1, swapped
+        elif c == ":" and depth == 0 and not source.startswith(":=", i):
+            return _spec(source, i + 1, quote, chars, swapped)
+        elif c == "\n" and len(quote) == 1:
+            raise _Unreadable
+        i += 1
+    raise _Unreadable
+
+
+def _spec(source: str, i: int, quote: str, chars: list[str], swapped: bool) -> tuple[int, bool]:
+    """Scan a format spec (``:>{width}``) to the field's ``}``."""
+    while i < len(source):
+        if source[i] == "{":
+            i, changed = _field(source, i + 1, quote, chars)
+            swapped = swapped or changed
+        elif source[i] == "}":
+            return i + 1, swapped
+        elif source.startswith(quote, i) or source[i] == "\n":
+            raise _Unreadable
+        else:
+            i += 1
+    raise _Unreadable
