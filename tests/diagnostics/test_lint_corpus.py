@@ -790,6 +790,12 @@ ROUND_HUNDRED_TWENTY_ONE_AFTER = [
     "good_subset_sampler_in_the_single_gpu_function.py",
     "bad_subset_sampler_in_a_function_the_ranks_run.py",
 ]
+#: After the hundred-and-twenty-second and -twenty-third rounds' runs: a loader over a
+#: DistributedSampler that accelerate prepares, and so splits a second time (FS115).
+ROUND_HUNDRED_TWENTY_THREE_AFTER = [
+    "bad_prepare_distributed_sampler_loader.py",
+    "good_prepare_plain_loader_distributed_sampler_kept_apart.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -906,6 +912,7 @@ ROUND_THIRTEEN = [
         "hundred_fifteen_after",
         "hundred_nineteen_after",
         "hundred_twenty_one_after",
+        "hundred_twenty_three_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -1003,6 +1010,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "hundred_fifteen_after": ROUND_HUNDRED_FIFTEEN_AFTER,
         "hundred_nineteen_after": ROUND_HUNDRED_NINETEEN_AFTER,
         "hundred_twenty_one_after": ROUND_HUNDRED_TWENTY_ONE_AFTER,
+        "hundred_twenty_three_after": ROUND_HUNDRED_TWENTY_THREE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

@@ -110,6 +110,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # shape_branch_taken: the caller's argument decides which branch builds the loader;
     # distributed_setup_called: the tree's names decide whether the set-up ever runs;
     # trainer_kwargs_from_callers: the callers' spread decides the trainer's devices;
+    # trainer_prepared_loader_sharded_twice: one file, whose own prepare splits again;
     # option_branch_helper_parser_set: the notebook, naming the helper parser's flag,
     # decides whether the branch runs;
     # option_branch_helper_parser_unlaunched: with no shipped line running the script,
@@ -171,6 +172,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "shape_branch_taken",
         "distributed_setup_called",
         "option_branch_helper_parser_set",
+        "trainer_prepared_loader_sharded_twice",
         "option_branch_helper_parser_unlaunched",
     }
 

@@ -1,6 +1,7 @@
-# One evaluation, reported once: a padded DistributedSampler in a loader that accelerate also
-# prepares, whose per-rank sum is gathered after the loop. The sampler is the finding; the
-# gather of the same evaluation is not a second one.
+# One evaluation, its padding reported once: a padded DistributedSampler in a loader that
+# accelerate also prepares, whose per-rank sum is gathered after the loop. The sampler is the
+# padding's finding; the gather of the same evaluation is not a second one. The prepare is
+# another defect (FS115): accelerate splits each rank's share again.
 import torch
 from accelerate import Accelerator
 from torch.utils.data import DataLoader, DistributedSampler
@@ -15,7 +16,7 @@ def evaluate(accelerator, model, dataset):
         shuffle=False,
     )
     loader = DataLoader(dataset, batch_size=8, sampler=sampler)
-    loader = accelerator.prepare(loader)
+    loader = accelerator.prepare(loader)  # expect: FS115
     total = 0.0
     with torch.no_grad():
         progress = tqdm(loader)
