@@ -1338,6 +1338,7 @@ def evaluation_caller(
     call: ast.Call,
     depth: int = MAX_CALLER_DEPTH,
     passed_over: Callable[[Module], bool] | None = None,
+    needs: Mapping[str, Requirement] | None = None,
 ) -> str | None:
     """``path:line`` of an evaluation call site that reaches ``call`` through its callers.
 
@@ -1351,8 +1352,10 @@ def evaluation_caller(
     nothing). :func:`evaluation_site` gives the site itself. A call site in a
     module that ``passed_over`` holds for is not taken (an entry script that
     every shipped line runs as one process: its evaluation pads nothing).
+    ``needs`` adds what the caller must pass for ``call`` to matter
+    (``{"drop_last": ("truthy", False)}``: a sampler that pads only then).
     """
-    found = _caller_site(project, name, call, depth, "eval", passed_over)
+    found = _caller_site(project, name, call, depth, "eval", passed_over, needs)
     if found is None:
         return None
     return f"{Path(project.paths[found[0]]).as_posix()}:{found[1].lineno}"
@@ -1384,12 +1387,15 @@ def _caller_site(
     depth: int,
     want: str,
     passed_over: Callable[[Module], bool] | None = None,
+    extra: Mapping[str, Requirement] | None = None,
 ) -> tuple[str, ast.Call] | None:
     mod = project.modules[name]
     func = mod.function_of(call)
     if func is None:
         return None
     needs = _requirements(mod, call, func)
+    for param, need in (extra or {}).items():
+        needs.setdefault(param, need)
     for param, need in _use_requirements(mod, call, func).items():
         needs.setdefault(param, need)
     world = replica_parameter(call, parameters(func))

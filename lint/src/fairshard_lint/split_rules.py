@@ -99,6 +99,21 @@ def _pads(call: ast.Call) -> bool:
     return drop_last is None or is_constant(drop_last, False)
 
 
+def _drop_last_parameter(mod: Module, call: ast.Call) -> str | None:
+    """The parameter of the sampler's function that its ``drop_last=`` names, if it does.
+
+    FlameDiff-T's ``create_dataloader(dataset, ..., drop_last=False)`` builds
+    ``DistributedSampler(dataset, shuffle=shuffle, drop_last=drop_last)``: the
+    sampler pads where a caller passes ``drop_last=False`` (its validation
+    loader), not where one passes ``True`` (its training loader).
+    """
+    given = argument(call, "drop_last", 5)
+    func = mod.function_of(call)
+    if isinstance(given, ast.Name) and func is not None and given.id in parameters(func):
+        return given.id
+    return None
+
+
 def _divides_every_launch(mod: Module, call: ast.Call) -> bool:
     """Every process count the tree's launch lines name divides the known split ``call`` covers.
 
@@ -410,8 +425,9 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             yield call, " (a distributed evaluation loader: it pads with its own sampler)"
             continue
         why = ""
+        drop_param = _drop_last_parameter(mod, call)
         if name in ("DistributedSampler", *padded):
-            if not _pads(call) or _divides_every_launch(mod, call):
+            if (drop_param is None and not _pads(call)) or _divides_every_launch(mod, call):
                 continue
         elif name in inherited:
             if not inherited[name].pads(call):
@@ -427,6 +443,8 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
             project, mod.cache["module_name"], call
         ):
             continue  # the tree calls its builder only with literals that skip this branch
+        if drop_param is not None and (verdict is not None or not isinstance(project, Project)):
+            continue  # drop_last is the caller's: only a caller that passes it says
         reached = ""
         loop = evaluation_split_loop(mod, call) if verdict is None else None
         flagged = flagged_split_loop(mod, call) if verdict is None and loop is None else None
@@ -438,11 +456,17 @@ def _padded_evaluation_calls(mod: Module) -> Iterator[tuple[ast.Call, str]]:
         elif verdict is None:
             where = (
                 evaluation_caller(
-                    project, mod.cache["module_name"], call, passed_over=one_process_script
+                    project,
+                    mod.cache["module_name"],
+                    call,
+                    passed_over=one_process_script,
+                    needs={drop_param: ("truthy", False)} if drop_param else None,
                 )
                 if isinstance(project, Project)
                 else None
             )
+            if drop_param is not None and where is None:
+                continue  # no evaluation caller passes drop_last=False
             if where is not None:
                 reached = f" (evaluation: reached from {where})"
             elif evaluation_script(mod):
