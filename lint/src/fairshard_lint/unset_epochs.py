@@ -151,21 +151,24 @@ def _loop_reported_near(project: Project, mod: Module) -> bool:
     builder makes (it imports ``data``), a script whose sampler a trainer
     module it imports iterates, or a trainer that a script beside the builder
     imports. That loop is the finding for the sampler: it is not named twice.
+    Two modules that only share a dependency are not near: NLPLab's
+    ``gpt2train.py`` and ``pretrain-lm.py`` both import ``nli.utils``, and the
+    loop of the one iterates none of the other's loaders.
     """
     start: str = mod.cache["module_name"]
-    frontier, seen = [start], {start}
-    for _ in range(3):
-        if any(unsynced_loops(project.modules[n]) for n in frontier):
-            return True
-        frontier = [
-            other
-            for near in frontier
-            for other in project.modules
-            if other not in seen
-            and (project.imports_module(near, other) or project.imports_module(other, near))
-        ]
-        seen.update(frontier)
-    return False
+
+    def imported_by(name: str) -> list[str]:
+        return [o for o in project.modules if o != name and project.imports_module(name, o)]
+
+    def importers_of(name: str) -> list[str]:
+        return [o for o in project.modules if o != name and project.imports_module(o, name)]
+
+    near = {start}
+    for importer in importers_of(start):
+        near.update((importer, *imported_by(importer), *importers_of(importer)))
+    for imported in imported_by(start):
+        near.update((imported, *imported_by(imported)))
+    return any(unsynced_loops(project.modules[n]) for n in near)
 
 
 def _trained_in_the_tree(project: Project, mod: Module, call: ast.Call) -> bool:

@@ -1,0 +1,5 @@
+"""A helper both scripts import: it shares no loader between them."""
+
+
+def log(*values):
+    print(*values)
