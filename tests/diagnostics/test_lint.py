@@ -390,7 +390,12 @@ def test_fs101_prepared_loaders_set_their_epoch(
         ("not rank in [-1, 0]", ("rank", ("notin", ("-1", "0")))),
         ("rank not in {-1, 0}", ("rank", ("notin", ("-1", "0")))),
         ("not distributed", ("distributed", ("truthy", False))),
-        ("rank > 0", None),
+        ("rank > 0", ("rank", ("gt", ("0",)))),
+        ("1 < rank", ("rank", ("gt", ("1",)))),
+        ("not rank >= 2", ("rank", ("lt", ("2",)))),
+        ("rank <= -1", ("rank", ("le", ("-1",)))),
+        ("rank > limit", None),  # a bound that is no number
+        ("rank > True", None),
         ("other == 0", None),
     ],
 )
@@ -401,6 +406,28 @@ def test_branch_following_reads_every_comparison_form(test: str, expected: objec
 
     node = ast.parse(test, mode="eval").body
     assert parameter_test(node, {"rank", "distributed"}) == expected
+
+
+@pytest.mark.parametrize(
+    ("need", "given", "holds"),
+    [
+        (("gt", ("1",)), "1", False),
+        (("gt", ("1",)), "4", True),
+        (("ge", ("2",)), "2", True),
+        (("lt", ("2",)), "1.5", True),
+        (("le", ("-1",)), "0", False),
+        (("gt", ("1",)), "world_size", None),  # a value not read here may meet it
+        (("gt", ("1",)), "True", None),
+    ],
+)
+def test_an_ordering_test_is_met_only_by_numbers_that_meet_it(
+    need: tuple[str, tuple[str, ...]], given: str, holds: bool | None
+) -> None:
+    import ast
+
+    from fairshard_lint.project import _order_holds
+
+    assert _order_holds(need, ast.parse(given, mode="eval").body) is holds
 
 
 @pytest.mark.parametrize(

@@ -111,6 +111,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
     # distributed_setup_called: the tree's names decide whether the set-up ever runs;
     # trainer_kwargs_from_callers: the callers' spread decides the trainer's devices;
     # trainer_prepared_loader_sharded_twice: one file, whose own prepare splits again;
+    # sampler_world_size_spawned: one file, whose spawn decides the worker's world size;
     # option_branch_helper_parser_set: the notebook, naming the helper parser's flag,
     # decides whether the branch runs;
     # option_branch_helper_parser_unlaunched: with no shipped line running the script,
@@ -173,6 +174,7 @@ def test_the_cross_module_finding_needs_the_project(name: str) -> None:
         "distributed_setup_called",
         "option_branch_helper_parser_set",
         "trainer_prepared_loader_sharded_twice",
+        "sampler_world_size_spawned",
         "option_branch_helper_parser_unlaunched",
     }
 

@@ -1003,6 +1003,16 @@ Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 _MEMBER = {ast.Eq: "in", ast.Is: "in", ast.In: "in", ast.NotEq: "notin", ast.IsNot: "notin"}
 _MEMBER[ast.NotIn] = "notin"
+#: Ordering tests of a parameter against a number (``world_size > 1``), as requirement kinds.
+_ORDER = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le"}
+_ORDER_NEGATED = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
+_ORDER_MIRRORED = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}  # ``1 < world_size``
+_ORDER_HOLDS = {
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+}
 
 
 def _values(node: ast.expr, op: ast.cmpop) -> tuple[str, ...] | None:
@@ -1023,6 +1033,7 @@ def parameter_test(test: ast.expr, params: set[str]) -> tuple[str, Requirement] 
 
     ``rank == -1``, ``rank != -1``, ``-1 != rank``, ``rank is None``,
     ``local_rank in (-1, 0)``, ``rank not in [-1, 0]``, ``not (rank == 0)``,
+    ``world_size > 1``, ``1 < world_size``,
     ``is_train``, ``not is_train``: ``(name, requirement)``, or ``None`` when
     the test reads no parameter in a form that can be bound to a call site.
     """
@@ -1034,6 +1045,8 @@ def parameter_test(test: ast.expr, params: set[str]) -> tuple[str, Requirement] 
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return None
     op, left, right = test.ops[0], test.left, test.comparators[0]
+    if type(op) in _ORDER:
+        return _order_test(_ORDER[type(op)], left, right, params)
     kind = _MEMBER.get(type(op))
     if kind is None:
         return None
@@ -1046,8 +1059,40 @@ def parameter_test(test: ast.expr, params: set[str]) -> tuple[str, Requirement] 
     return None if values is None else (left.id, (kind, values))
 
 
+def _order_test(
+    kind: str, left: ast.expr, right: ast.expr, params: set[str]
+) -> tuple[str, Requirement] | None:
+    """``world_size > 1`` (or ``1 < world_size``): the parameter against a number."""
+    if isinstance(right, ast.Name) and right.id in params:
+        left, right, kind = right, left, _ORDER_MIRRORED[kind]
+    if not (isinstance(left, ast.Name) and left.id in params) or _number(right) is None:
+        return None
+    return left.id, (kind, (ast.unparse(right),))
+
+
+def _number(node: ast.AST | None) -> float | None:
+    """An int or float literal (``1``, ``-1``, ``0.5``); not a bool."""
+    try:
+        value = ast.literal_eval(node) if node is not None else None
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _order_holds(need: Requirement, given: ast.expr | None) -> bool | None:
+    """Whether a number ``given`` meets an ordering requirement (``None``: not a number)."""
+    kind, value = need
+    number = _number(given)
+    bound = _number(ast.parse(value[0], mode="eval").body) if isinstance(value, tuple) else None
+    if number is None or bound is None:
+        return None
+    return bool(_ORDER_HOLDS[kind](number, bound))
+
+
 def _negated(need: Requirement) -> Requirement:
     kind, value = need
+    if kind in _ORDER_NEGATED:
+        return _ORDER_NEGATED[kind], value
     if isinstance(value, bool):
         return kind, not value
     if kind in ("when", "unless"):
@@ -1280,6 +1325,9 @@ def _bind(
             return None
         if isinstance(given, ast.Name) and given.id in outer_params:
             left[given.id] = (kind, value)
+        elif kind in _ORDER_HOLDS:
+            if _order_holds((kind, value), given) is False:
+                return None  # a number that fails the test; anything else may meet it
         elif kind in ("when", "unless"):
             assert isinstance(value, tuple)
             holds = _shape_holds(value[0], param, given)
@@ -1509,6 +1557,8 @@ def _contradicts(need: Requirement, given: ast.expr | None, param: str = "") -> 
     if kind in ("when", "unless") and isinstance(value, tuple):
         holds = _shape_holds(value[0], param, given)
         return holds is not None and holds != (kind == "when")
+    if kind in _ORDER_HOLDS:
+        return _order_holds(need, given) is False
     if not isinstance(given, ast.Constant):
         return False
     if isinstance(value, bool):
@@ -1526,10 +1576,30 @@ def unreached_by_callers(project: Project, name: str, call: ast.Call) -> bool:
     """
     mod = project.modules[name]
     func = mod.function_of(call)
-    if func is None:
+    if func is None or _handed_on(project, func.name):
         return False
     sites = project.call_sites(name, func.name)
     return bool(sites) and all(_skipped_at(mod, call, site) for _, site in sites)
+
+
+def _handed_on(project: Project, function: str) -> bool:
+    """Some module names ``function`` other than to call it: its callers are not all seen.
+
+    llm_fsdp's ``main`` calls ``fsdp_main(0, 1, cfg)`` on one GPU and hands
+    ``fsdp_main`` to ``mp.spawn`` with the GPU count on several: the literal
+    call alone does not say that ``if world_size > 1:`` is never taken.
+    """
+    for module in project.modules.values():
+        for node in module.nodes:
+            named = (isinstance(node, ast.Name) and node.id == function) or (
+                isinstance(node, ast.Attribute) and node.attr == function
+            )
+            if not named or not isinstance(getattr(node, "ctx", None), ast.Load):
+                continue
+            parent = module.parents.get(node)
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                return True
+    return False
 
 
 def _skipped_at(mod: Module, node: ast.AST, site: ast.Call) -> bool:
