@@ -791,10 +791,13 @@ ROUND_HUNDRED_TWENTY_ONE_AFTER = [
     "bad_subset_sampler_in_a_function_the_ranks_run.py",
 ]
 #: After the hundred-and-twenty-second and -twenty-third rounds' runs: a loader over a
-#: DistributedSampler that accelerate prepares, and so splits a second time (FS115).
+#: DistributedSampler that accelerate prepares, and so splits a second time (FS115); a
+#: trainer whose automatic device count is the arm taken only where no GPU is visible.
 ROUND_HUNDRED_TWENTY_THREE_AFTER = [
     "bad_prepare_distributed_sampler_loader.py",
     "good_prepare_plain_loader_distributed_sampler_kept_apart.py",
+    "good_lightning_devices_auto_only_without_gpu.py",
+    "bad_lightning_devices_auto_with_gpu.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

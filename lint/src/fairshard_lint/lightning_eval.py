@@ -566,9 +566,29 @@ def _one_either_way(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bo
     return all(
         _single(arm)
         or (by_gpus and (is_constant(arm, None) or is_constant(arm, 0)))
+        or (_without_a_gpu(count, arm) and _automatic(arm))
         or _config_entry_of_one(mod, arm, truthy_only=guarded and arm is count.body)
         for arm in (count.body, count.orelse)
     )
+
+
+def _without_a_gpu(count: ast.IfExp, arm: ast.expr) -> bool:
+    """``arm`` is taken only where no GPU is visible (``x if torch.cuda.is_available() else arm``).
+
+    confrank's ``devices=1 if torch.cuda.is_available() else None``: on a
+    machine with no GPU, Lightning's automatic count is one CPU device (and
+    its ``accelerator=None`` beside it is one process or an error, never
+    several).
+    """
+    test, without = count.test, count.orelse
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, without = test.operand, count.body
+    return _asks_for_a_gpu(test) and arm is without
+
+
+def _automatic(arm: ast.expr) -> bool:
+    """``None``, ``"auto"``, ``0`` or ``1``: no count beyond what the accelerator gives."""
+    return any(is_constant(arm, value) for value in (None, "auto", 0, 1))
 
 
 def _pinned_to_one_gpu(mod: Module, trainer: ast.Call, count: ast.AST | None) -> bool:
