@@ -25,7 +25,7 @@ from .one_process_runs import (
     unbuilt_samplers,
     unlaunched_fabric,
 )
-from .option_branches import skipped_option_branch
+from .option_branches import option_test_on_shipped_runs, skipped_option_branch
 from .option_dispatch import dispatched_away
 from .pins import read_pins
 from .project import Project, module_name, takes_part
@@ -553,7 +553,12 @@ def _project_of(folder: Path, files: list[Path]) -> tuple[Project, dict[Path, Mo
     re-export, also of a function called beside a sampler: ``from .engine
     import evaluate`` under ``from util import *``).
     """
-    project = Project(whole_tree=True, pins=read_pins(folder), root=folder)
+    project = Project(
+        whole_tree=True,
+        pins=read_pins(folder),
+        root=folder,
+        shipped_value=option_test_on_shipped_runs,
+    )
     parsed: dict[Path, Module] = {}
     later: list[tuple[Path, str]] = []
 

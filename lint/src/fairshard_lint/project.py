@@ -225,6 +225,10 @@ class Project:
     element_producers: dict[str, dict[str, set[int]]] = field(default_factory=dict)
     #: Classes of the tree that pad by inheritance or by the sampler they build (FS109).
     padding_classes: dict[str, Padding] | None = None
+    #: What an expression of a module gives on every shipped run of its script (``True``,
+    #: ``False``, ``None``: unknown), read from the options and launch lines; set by the
+    #: engine (``option_branches.option_test_on_shipped_runs``), which this layer cannot import.
+    shipped_value: Callable[[Module, ast.expr, ast.AST | None], bool | None] | None = None
 
     @cached_property
     def launch_counts(self) -> list[int] | None:
@@ -426,10 +430,21 @@ class Project:
                 if where is None or where not in builders:
                     continue
                 owner = self.modules[where[0]]
-                if all(_skipped_at(owner, sampler, call) for sampler in builders[where]):
+                evaluate = self._shipped_reader(module, call)
+                if all(_skipped_at(owner, sampler, call, evaluate) for sampler in builders[where]):
                     skipped.add(call)
             if skipped:
                 module.cache["unsharded_calls"] = frozenset(skipped)
+
+    def _shipped_reader(
+        self, module: Module, site: ast.Call
+    ) -> Callable[[ast.expr], bool | None] | None:
+        """How an argument of ``site`` reads on every shipped run (``distributed=args.n > 1``)."""
+        read = self.shipped_value
+        if read is None:
+            return None
+        scope = module.function_of(site)
+        return lambda value: read(module, value, scope)
 
     def _imported_elements(self, name: str) -> dict[str, set[int]]:
         """Calls of module ``name`` to a function elsewhere that returns loaders in a tuple."""
@@ -1551,14 +1566,26 @@ def passed_argument(func: Function, site: ast.Call, param: str) -> ast.expr | No
     return given
 
 
-def _contradicts(need: Requirement, given: ast.expr | None, param: str = "") -> bool:
-    """``given`` is a literal that cannot meet ``need`` (anything else may)."""
+def _contradicts(
+    need: Requirement,
+    given: ast.expr | None,
+    param: str = "",
+    evaluate: Callable[[ast.expr], bool | None] | None = None,
+) -> bool:
+    """``given`` is a literal that cannot meet ``need`` (anything else may).
+
+    A truth requirement is also contradicted by a value ``evaluate`` reads
+    as the other truth on every shipped run.
+    """
     kind, value = need
     if kind in ("when", "unless") and isinstance(value, tuple):
         holds = _shape_holds(value[0], param, given)
         return holds is not None and holds != (kind == "when")
     if kind in _ORDER_HOLDS:
         return _order_holds(need, given) is False
+    if given is not None and not isinstance(given, ast.Constant) and evaluate is not None:
+        truth = evaluate(given) if isinstance(value, bool) else None
+        return truth is not None and truth != value
     if not isinstance(given, ast.Constant):
         return False
     if isinstance(value, bool):
@@ -1602,18 +1629,25 @@ def _handed_on(project: Project, function: str) -> bool:
     return False
 
 
-def _skipped_at(mod: Module, node: ast.AST, site: ast.Call) -> bool:
+def _skipped_at(
+    mod: Module,
+    node: ast.AST,
+    site: ast.Call,
+    evaluate: Callable[[ast.expr], bool | None] | None = None,
+) -> bool:
     """``site``, a call of ``node``'s function, passes literals (or leaves defaults) that skip it.
 
     ``get_data_loaders(name, bs)`` with ``is_distributed=False`` by default never
-    builds the sampler under ``if is_distributed:``.
+    builds the sampler under ``if is_distributed:``. ``evaluate`` reads an
+    argument that is no literal on every shipped run, where it can: NLPLab's
+    ``distributed=(args.n_gpu > 1)``, whose one shipped line passes ``--n_gpu 1``.
     """
     func = mod.function_of(node)
     if func is None:
         return False
     needs = _requirements(mod, node, func)
     return any(
-        _contradicts(need, passed_argument(func, site, param), param)
+        _contradicts(need, passed_argument(func, site, param), param, evaluate)
         for param, need in needs.items()
     )
 
