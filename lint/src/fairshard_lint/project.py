@@ -420,21 +420,90 @@ class Project:
                     builders.setdefault((name, func.name), []).append(call)
         if not builders:
             return
-        tails = {function for _, function in builders}
+        dispatchers = self._dispatchers(builders)
+        tails = {function for _, function in (*builders, *dispatchers)}
         for name, module in self.modules.items():
             skipped: set[ast.Call] = set()
             for call in module.calls:
                 if tail(call) not in tails:
                     continue
                 where = self.resolve(name, call)
-                if where is None or where not in builders:
-                    continue
-                owner = self.modules[where[0]]
                 evaluate = self._shipped_reader(module, call)
-                if all(_skipped_at(owner, sampler, call, evaluate) for sampler in builders[where]):
+                if where in builders:
+                    owner = self.modules[where[0]]
+                    if all(
+                        _skipped_at(owner, sampler, call, evaluate) for sampler in builders[where]
+                    ):
+                        skipped.add(call)
+                elif where in dispatchers and all(
+                    self._dispatch_skipped(where, inner, call, evaluate, builders)
+                    for inner in dispatchers[where]
+                ):
                     skipped.add(call)
             if skipped:
                 module.cache["unsharded_calls"] = frozenset(skipped)
+
+    def _dispatchers(
+        self, builders: Mapping[tuple[str, str], list[ast.Call]]
+    ) -> dict[tuple[str, str], list[ast.Call]]:
+        """Functions that build no sampler themselves but call a builder: their calls of it.
+
+        subdiff's ``build_pretrain_dataloader(..., distributed=False, backend=...)``
+        hands its ``distributed`` on to ``_build_torch_pretrain``, whose sampler
+        is built only ``if distributed:``.
+        """
+        found: dict[tuple[str, str], list[ast.Call]] = {}
+        tails = {function for _, function in builders}
+        for name, module in self.modules.items():
+            for call in module.calls:
+                func = module.function_of(call)
+                if func is None or tail(call) not in tails or (name, func.name) in builders:
+                    continue
+                if self.resolve(name, call) in builders:
+                    found.setdefault((name, func.name), []).append(call)
+        return found
+
+    def _dispatch_skipped(
+        self,
+        dispatcher: tuple[str, str],
+        inner: ast.Call,
+        call: ast.Call,
+        evaluate: Callable[[ast.expr], bool | None] | None,
+        builders: Mapping[tuple[str, str], list[ast.Call]],
+    ) -> bool:
+        """``call`` of the dispatcher skips every sampler its call ``inner`` of a builder reaches.
+
+        Either ``call`` skips the branch of the dispatcher ``inner`` sits in, or
+        for each sampler of the builder some requirement fails: on a literal
+        ``inner`` passes, or on a parameter of the dispatcher that ``inner``
+        hands on, with what ``call`` passes for it.
+        """
+        module = self.modules[dispatcher[0]]
+        outer = module.function_of(inner)
+        where = self.resolve(dispatcher[0], inner)
+        if outer is None or where is None:
+            return False
+        if _skipped_at(module, inner, call, evaluate):
+            return True  # the dispatcher's branch that holds ``inner`` is not taken
+        owner = self.modules[where[0]]
+        outer_params = set(parameters(outer))
+        for sampler in builders[where]:
+            func = owner.function_of(sampler)
+            if func is None:
+                return False
+            skipped = False
+            for param, need in _requirements(owner, sampler, func).items():
+                given = passed_argument(func, inner, param)
+                if isinstance(given, ast.Name) and given.id in outer_params:
+                    given = passed_argument(outer, call, given.id)
+                    skipped = _contradicts(need, given, param, evaluate)
+                else:
+                    skipped = _contradicts(need, given, param)
+                if skipped:
+                    break
+            if not skipped:
+                return False
+        return True
 
     def _shipped_reader(
         self, module: Module, site: ast.Call
