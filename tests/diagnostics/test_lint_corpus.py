@@ -799,6 +799,13 @@ ROUND_HUNDRED_TWENTY_THREE_AFTER = [
     "good_lightning_devices_auto_only_without_gpu.py",
     "bad_lightning_devices_auto_with_gpu.py",
 ]
+#: After the hundred-and-twenty-fourth and -twenty-fifth rounds' runs: a test hook that no
+#: test run reads, every trainer.test handing its own loader as the second argument.
+ROUND_HUNDRED_TWENTY_FIVE_AFTER = [
+    "good_lightning_test_loader_handed_positionally.py",
+    "bad_lightning_test_loader_of_the_hook.py",
+    "bad_lightning_test_hook_handed_by_its_call.py",
+]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [
     "bad_lightning_padded_validation.py",
@@ -916,6 +923,7 @@ ROUND_THIRTEEN = [
         "hundred_nineteen_after",
         "hundred_twenty_one_after",
         "hundred_twenty_three_after",
+        "hundred_twenty_five_after",
     ],
 )
 def test_round_scripts_give_exactly_their_marks(group: str) -> None:
@@ -1014,6 +1022,7 @@ def test_round_scripts_give_exactly_their_marks(group: str) -> None:
         "hundred_nineteen_after": ROUND_HUNDRED_NINETEEN_AFTER,
         "hundred_twenty_one_after": ROUND_HUNDRED_TWENTY_ONE_AFTER,
         "hundred_twenty_three_after": ROUND_HUNDRED_TWENTY_THREE_AFTER,
+        "hundred_twenty_five_after": ROUND_HUNDRED_TWENTY_FIVE_AFTER,
     }[group]
     for name in scripts:
         findings, _ = lint_paths([CORPUS / name], select=[ALL])

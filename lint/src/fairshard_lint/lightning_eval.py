@@ -365,7 +365,8 @@ def _tests_run(mod: Module) -> bool:
     """Some path of the tree runs the test hooks on several devices.
 
     A ``trainer.test(...)`` that hands over no loaders of its own
-    (``dataloaders=``, ``test_dataloaders=``) on a trainer not built for one
+    (``dataloaders=``, ``test_dataloaders=``, or a second positional argument
+    named as a loader) on a trainer not built for one
     device, or a ``LightningCLI`` of a release that has a ``test``
     subcommand (1.5 and later; a tree that pins no version is read as
     current). BTTR's ``test.py`` tests on ``Trainer(gpus=1)`` and its
@@ -381,6 +382,8 @@ def _tests_run(mod: Module) -> bool:
                 continue
             if any(k.arg in {"dataloaders", "test_dataloaders"} for k in call.keywords):
                 continue
+            if _names_a_loader(call.args[1] if len(call.args) > 1 else None):
+                continue  # trainer.test(model, dm.casf_dataloader(16)): loaders handed over
             if rank_zero_only(other, call):
                 continue  # rank 0 tests alone: nothing is combined (the others left)
             if not _one_device(other, call):
@@ -389,6 +392,26 @@ def _tests_run(mod: Module) -> bool:
         pinned = lightning_pin(mod)
         return pinned is None or pinned >= _CLI_SUBCOMMANDS
     return False
+
+
+def _names_a_loader(value: ast.AST | None) -> bool:
+    """A loader by its name: ``dm.casf_dataloader(16)``, ``DataLoader(...)``, ``test_loader``.
+
+    ``trainer.test``'s second positional argument is ``dataloaders``, which
+    may also be a data module (``trainer.test(model, dm)``): only a value
+    whose name says loader is read as loaders handed over, and a call of the
+    evaluation hook itself (STEDM's ``data_module.test_dataloader()``) is
+    the hook's loader still.
+    """
+    if isinstance(value, ast.Call):
+        name = tail(value)
+        if name in _EVAL_HOOKS:
+            return False  # trainer.test(model, dm.test_dataloader()): the hook's own loader
+    elif isinstance(value, ast.Name | ast.Attribute):
+        name = (dotted(value) or "").rpartition(".")[2]
+    else:
+        return False
+    return name.lower().endswith(("loader", "loaders"))
 
 
 def _cli_one_device(mod: Module) -> bool:
