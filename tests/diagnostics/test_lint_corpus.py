@@ -800,11 +800,14 @@ ROUND_HUNDRED_TWENTY_THREE_AFTER = [
     "bad_lightning_devices_auto_with_gpu.py",
 ]
 #: After the hundred-and-twenty-fourth and -twenty-fifth rounds' runs: a test hook that no
-#: test run reads, every trainer.test handing its own loader as the second argument.
+#: test run reads, every trainer.test handing its own loader as the second argument; a
+#: flat script that stops at a module-level read of a name it never binds.
 ROUND_HUNDRED_TWENTY_FIVE_AFTER = [
     "good_lightning_test_loader_handed_positionally.py",
     "bad_lightning_test_loader_of_the_hook.py",
     "bad_lightning_test_hook_handed_by_its_call.py",
+    "good_script_stops_at_a_name_never_bound.py",
+    "bad_script_reads_the_name_it_binds.py",
 ]
 #: Padded evaluation that Lightning puts in (earlier rounds read it but counted it apart).
 LIGHTNING_PADDING = [

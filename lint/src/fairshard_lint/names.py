@@ -435,7 +435,9 @@ class Module:
                 raise
             # an error left in the blanked text is the file's real one (the 3.12 syntax
             # before it is valid); its line is the file's line
-            tree = ast.parse(plain, filename=path)
+            module = cls._from_tree(ast.parse(plain, filename=path))
+            module.cache["newer_syntax"] = True  # read from rewritten text (reach)
+            return module
         return cls._from_tree(tree)
 
     @classmethod

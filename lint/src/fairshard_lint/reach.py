@@ -261,7 +261,7 @@ def after_exit(mod: Module, node: ast.AST) -> bool:
     block (FlowNP's ``val_dataloader`` returns its loader, and the training
     loaders written below the ``return`` are never built).
     """
-    if _after_unbound_read(mod, node):
+    if _after_unbound_read(mod, node) or _after_a_module_name_error(mod, node):
         return True
     child = node
     for ancestor in mod.ancestors(node):
@@ -374,6 +374,44 @@ def _after_unbound_read(mod: Module, node: ast.AST) -> bool:
     if not isinstance(late, dict):
         late = mod.cache[key] = _locals_bound_late(func)
     return any(_fails_unbound(stmt, late) for stmt in func.body[: func.body.index(top)])
+
+
+#: Module-level statements that always run their expressions where they stand.
+_PLAIN_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)
+
+
+def _after_a_module_name_error(mod: Module, node: ast.AST) -> bool:
+    """``node`` is module-level code after a plain statement that reads a name never bound.
+
+    2022-NLP-Samsum-Aug's ``train_t5.py`` runs, at module level,
+    ``tokenized_dataset.remove_columns(data_train['id'].column_names)``, and
+    nothing in the file binds ``data_train``: the script stops there with a
+    ``NameError``, and its loaders, training loop and evaluation below never
+    run; nor is any function or class defined below it (nothing after the
+    error runs, and a module that imports this one fails with it). Only
+    unconditional statements count (an expression, an assignment), read
+    where they stand (not inside a ``lambda`` or a lazily evaluated part);
+    names are bound as :func:`calls_an_unbound_name` reads them. A file
+    parsed only after rewriting newer syntax is left alone (the rewrite
+    drops the type parameters it binds).
+    """
+    if mod.cache.get("newer_syntax"):
+        return False  # text rewritten for this interpreter: its type parameters are gone
+    top = node
+    while top in mod.parents and not isinstance(mod.parents[top], ast.Module):
+        top = mod.parents[top]
+    body = mod.tree.body
+    if top not in body:
+        return False
+    bound = _bound_names(mod)
+    if bound is None:
+        return False
+    return any(
+        isinstance(stmt, _PLAIN_STATEMENTS)
+        and stmt.value is not None
+        and _reads_unbound(stmt.value, bound)
+        for stmt in body[: body.index(top)]
+    )
 
 
 def calls_an_unbound_name(mod: Module, node: ast.AST) -> bool:
