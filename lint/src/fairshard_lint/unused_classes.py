@@ -14,7 +14,11 @@ file with an ``if __name__ == "__main__":`` block). A tree that packages itself
 whose users make its classes, and is left alone; so is a class named by a
 config, script or README of the tree (a registry entry, a documented
 recipe), and every class of a tree that looks names up at run time
-(``getattr(module, name)``, ``globals()``, ``eval``, ``import_module``).
+(``getattr(module, name)``, ``import_module``, or ``globals()`` and
+``eval`` in a file with a star import). ``globals()[name]`` in a file
+without one reaches only what that file binds, which names it there:
+pFedMARL's config module looks its dataset classes up so, and its
+``DCASE202XT2DataModule``, named nowhere, is never made.
 Too many files to read: nothing is left out.
 """
 
@@ -33,9 +37,11 @@ __all__ = ["in_overridden_method", "in_redefined_function", "in_unused_class"]
 _PACKAGING = ("setup.py", "pyproject.toml", "setup.cfg")
 _OTHER_TEXTS = ("*.yaml", "*.yml", "*.json", "*.toml", "*.cfg", "*.sh", "*.md", "*.txt")
 #: Run-time lookups by name: a class may be made without its name in the code.
-_DYNAMIC = re.compile(
-    r"(?<![.\w])(?:globals\(\)|eval\(|__import__\()|\bimport_module\(|\bFire\(\s*\)"
-)
+_DYNAMIC = re.compile(r"(?<![.\w])__import__\(|\bimport_module\(|\bFire\(\s*\)")
+#: Lookups in the file's own namespace: they reach what the file binds, so a class
+#: the file never names is out of their reach unless a star import brings it.
+_OWN_NAMESPACE = re.compile(r"(?<![.\w])(?:globals\(\)|eval\()")
+_STAR_IMPORT = re.compile(r"^\s*from\s+\S+\s+import\s+\*", re.M)
 #: Top-level definitions whose body runs only when something uses them.
 _DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -79,6 +85,8 @@ def _unused(root: Path, cls: Definition, depth: int = _USER_DEPTH) -> bool:
         for _, text in tree_files(root, ("*.py",)):
             if _DYNAMIC.search(text) or ("getattr(" in text and _looks_up_in_tree(text, root)):
                 return False
+            if _OWN_NAMESPACE.search(text) and _STAR_IMPORT.search(text):
+                return False  # globals()[name] over names a star import brought
             if word.search(text):
                 users = _users(text, cls)
                 if users is None or (
@@ -230,8 +238,8 @@ def _overridden_everywhere(root: Path, name: str, method: str) -> bool:
         for _, text in tree_files(root, ("*.py",)):
             if not word.search(text):
                 continue
-            if _DYNAMIC.search(text):
-                return False
+            if _DYNAMIC.search(text) or _OWN_NAMESPACE.search(text):
+                return False  # a file that names the class may make it by name
             tree = _parsed(text)
             if tree is None:
                 return False
