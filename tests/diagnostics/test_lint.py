@@ -566,11 +566,21 @@ def test_requoting_leaves_every_file_of_this_project_alone() -> None:
         assert with_inner_quotes_swapped(file.read_text()) is None, file
 
 
+def test_nested_f_strings_on_the_same_quote_are_requoted() -> None:
+    from fairshard_lint.newer_syntax import with_inner_quotes_swapped
+
+    source = "p = f'_all_{f'epoch={(e - 1):02d}.ckpt' if u else \"\"}{m}'\n"
+    assert with_inner_quotes_swapped(source) == (
+        'p = f\'_all_{f"epoch={(e - 1):02d}.ckpt" if u else ""}{m}\'\n'
+    )
+    assert with_inner_quotes_swapped('x = f"{f"{y}"}"\n') == "x = f\"{f'{y}'}\"\n"
+
+
 @pytest.mark.parametrize(
     "source",
     [
         'x = f"{d["it\'s"]}"\n',  # the inner string holds the other quote
-        'x = f"{f"{y}"}"\n',  # a nested f-string on the same quote
+        'x = f"{f"{d["a"]}"}"\n',  # three strings nested: two quotes do not part them
         'x = f"{d["a\\n"]}"\n',  # a backslash in the field
         'x = f"{d["a"]\n',  # never closed
         'x = f"""{d["a"]}"""\n',  # a triple-quoted f-string needs nothing

@@ -115,9 +115,11 @@ class _Unreadable(Exception):
 def with_inner_quotes_swapped(source: str) -> str | None:
     """``source`` with f-string fields' inner strings quoted apart from their f-string.
 
-    Returns ``None`` when nothing needs it or the text cannot be followed
-    (an inner string holding the other quote, a nested f-string that would
-    need it, a backslash in a field), so the caller keeps the original error.
+    A nested f-string on the same quote is requoted too, where its own text
+    and fields then hold neither quote of the strings around it. Returns
+    ``None`` when nothing needs it or the text cannot be followed (an inner
+    string holding the other quote, a backslash in a field), so the caller
+    keeps the original error.
     """
     chars = list(source)
     changed = False
@@ -134,7 +136,7 @@ def with_inner_quotes_swapped(source: str) -> str | None:
                 continue
             quote = start.group(2)
             if "f" in start.group(1).lower():
-                i, swapped = _fstring(source, start.end(), quote, chars)
+                i, swapped = _fstring(source, start.end(), quote, chars, (quote,))
                 changed = changed or swapped
             else:
                 i = _plain_end(source, start.end(), quote)
@@ -162,14 +164,21 @@ def _plain_end(source: str, i: int, quote: str) -> int:
     raise _Unreadable
 
 
-def _fstring(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bool]:
-    """Scan an f-string body from ``i``: (index after its close, whether a field changed)."""
+def _fstring(
+    source: str, i: int, quote: str, chars: list[str], enclosing: tuple[str, ...]
+) -> tuple[int, bool]:
+    """Scan an f-string body from ``i``: (index after its close, whether a field changed).
+
+    ``quote`` closes it in the source; ``enclosing`` holds the delimiters it
+    and the f-strings around it have once requoted, which no string of its
+    fields may reuse on 3.11.
+    """
     swapped = False
     while i < len(source):
         if source[i] == "\\" or source.startswith("{{", i):
             i += 2
         elif source[i] == "{":
-            i, changed = _field(source, i + 1, quote, chars)
+            i, changed = _field(source, i + 1, quote, chars, enclosing)
             swapped = swapped or changed
         elif source.startswith(quote, i):
             return i + len(quote), swapped
@@ -180,8 +189,15 @@ def _fstring(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bo
     raise _Unreadable
 
 
-def _field(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bool]:
-    """Scan a replacement field from ``i`` to its ``}``; swap inner strings that reuse ``quote``."""
+def _clashes(delimiter: str, enclosing: tuple[str, ...]) -> bool:
+    """A string opened by ``delimiter`` would close one of ``enclosing`` on 3.11."""
+    return any(delimiter[0] == q[0] and (len(q) == 1 or delimiter == q) for q in enclosing)
+
+
+def _field(
+    source: str, i: int, quote: str, chars: list[str], enclosing: tuple[str, ...]
+) -> tuple[int, bool]:
+    """Scan a replacement field from ``i`` to its ``}``; requote inner strings that clash."""
     depth = 0
     swapped = False
     while i < len(source):
@@ -190,24 +206,10 @@ def _field(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bool
             raise _Unreadable
         start = _STRING_START.match(source, i) if c in "'\"rRbBuUfF" else None
         if start is not None:
-            inner = start.group(2)
-            body = start.end()
-            if "f" in start.group(1).lower():
-                if inner[0] == quote[0]:
-                    raise _Unreadable  # a nested f-string on the same quote
-                i, changed = _fstring(source, body, inner, chars)
-                swapped = swapped or changed
-                continue
-            end = _plain_end(source, body, inner)
-            if len(quote) == 1 and inner[0] == quote:
-                other = _OTHER[quote]
-                text = source[body : end - len(inner)]
-                if other in text or "\\" in text:
-                    raise _Unreadable  # 3.11 reads neither inside a field
-                for k in (*range(start.start(2), body), *range(end - len(inner), end)):
-                    chars[k] = other
-                swapped = True
-            i = end
+            i = _inner_string(source, start, chars, enclosing)
+            swapped = swapped or any(
+                chars[k] != source[k] for k in range(start.start(2), start.end(2))
+            )
             continue
         if c in "([{":
             depth += 1
@@ -216,18 +218,49 @@ def _field(source: str, i: int, quote: str, chars: list[str]) -> tuple[int, bool
         elif c == "}":
             return i + 1, swapped
         elif c == ":" and depth == 0 and not source.startswith(":=", i):
-            return _spec(source, i + 1, quote, chars, swapped)
-        elif c == "\n" and len(quote) == 1:
+            return _spec(source, i + 1, quote, chars, enclosing, swapped)
+        elif c == "\n" and any(len(q) == 1 for q in enclosing):
             raise _Unreadable
         i += 1
     raise _Unreadable
 
 
-def _spec(source: str, i: int, quote: str, chars: list[str], swapped: bool) -> tuple[int, bool]:
+def _inner_string(
+    source: str, start: re.Match[str], chars: list[str], enclosing: tuple[str, ...]
+) -> int:
+    """Scan a string inside a field, requoting it where its quote clashes; its end."""
+    inner, body = start.group(2), start.end()
+    effective = inner
+    if _clashes(inner, enclosing):
+        effective = _OTHER[inner[0]] * len(inner)
+        if _clashes(effective, enclosing):
+            raise _Unreadable
+    if "f" in start.group(1).lower():
+        end, _ = _fstring(source, body, inner, chars, (*enclosing, effective))
+    else:
+        end = _plain_end(source, body, inner)
+        if "\\" in source[body : end - len(inner)]:
+            raise _Unreadable  # 3.11 reads no backslash inside a field
+    if effective != inner:
+        if any(chars[k] == effective[0] for k in range(body, end - len(inner))):
+            raise _Unreadable  # the other quote inside: it would close the string
+        for k in (*range(start.start(2), body), *range(end - len(inner), end)):
+            chars[k] = effective[0]
+    return end
+
+
+def _spec(
+    source: str,
+    i: int,
+    quote: str,
+    chars: list[str],
+    enclosing: tuple[str, ...],
+    swapped: bool,
+) -> tuple[int, bool]:
     """Scan a format spec (``:>{width}``) to the field's ``}``."""
     while i < len(source):
         if source[i] == "{":
-            i, changed = _field(source, i + 1, quote, chars)
+            i, changed = _field(source, i + 1, quote, chars, enclosing)
             swapped = swapped or changed
         elif source[i] == "}":
             return i + 1, swapped
