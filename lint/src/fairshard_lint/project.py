@@ -66,7 +66,16 @@ from .launch_counts import (
     several_process_files,
 )
 from .loops import setter_functions
-from .names import Module, argument, dotted, is_constant, name_words, option_flags, tail
+from .names import (
+    Module,
+    argument,
+    compare_literals,
+    dotted,
+    is_constant,
+    name_words,
+    option_flags,
+    tail,
+)
 from .objects import carried_attributes, imported_attributes
 from .option_setters import option_set_elsewhere
 from .padding_classes import Padding
@@ -1089,14 +1098,9 @@ _MEMBER = {ast.Eq: "in", ast.Is: "in", ast.In: "in", ast.NotEq: "notin", ast.IsN
 _MEMBER[ast.NotIn] = "notin"
 #: Ordering tests of a parameter against a number (``world_size > 1``), as requirement kinds.
 _ORDER = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le"}
+_ORDER_OPS = {kind: op for op, kind in _ORDER.items()}
 _ORDER_NEGATED = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
 _ORDER_MIRRORED = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}  # ``1 < world_size``
-_ORDER_HOLDS = {
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-}
 
 
 def _values(node: ast.expr, op: ast.cmpop) -> tuple[str, ...] | None:
@@ -1170,7 +1174,7 @@ def _order_holds(need: Requirement, given: ast.expr | None) -> bool | None:
     bound = _number(ast.parse(value[0], mode="eval").body) if isinstance(value, tuple) else None
     if number is None or bound is None:
         return None
-    return bool(_ORDER_HOLDS[kind](number, bound))
+    return compare_literals(_ORDER_OPS[kind](), number, bound)
 
 
 def _negated(need: Requirement) -> Requirement:
@@ -1409,7 +1413,7 @@ def _bind(
             return None
         if isinstance(given, ast.Name) and given.id in outer_params:
             left[given.id] = (kind, value)
-        elif kind in _ORDER_HOLDS:
+        elif kind in _ORDER_OPS:
             if _order_holds((kind, value), given) is False:
                 return None  # a number that fails the test; anything else may meet it
         elif kind in ("when", "unless"):
@@ -1650,7 +1654,7 @@ def _contradicts(
     if kind in ("when", "unless") and isinstance(value, tuple):
         holds = _shape_holds(value[0], param, given)
         return holds is not None and holds != (kind == "when")
-    if kind in _ORDER_HOLDS:
+    if kind in _ORDER_OPS:
         return _order_holds(need, given) is False
     if given is not None and not isinstance(given, ast.Constant) and evaluate is not None:
         truth = evaluate(given) if isinstance(value, bool) else None
