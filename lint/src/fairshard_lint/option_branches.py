@@ -130,9 +130,8 @@ def _unset_default(mod: Module, option: str) -> list[object] | None:
     if argument(definition, "action") is not None:
         default = project.option_default(option)
         return [default.value] if isinstance(default, ast.Constant) else None
-    kind = argument(definition, "type")
-    convert = _CONVERTERS.get(kind.id) if isinstance(kind, ast.Name) else None
-    if kind is not None and convert is None:
+    readable, convert = _converter(definition)
+    if not readable:
         return None
     value = _default(definition, convert)
     return None if value is _UNREAD else [value]
@@ -145,9 +144,8 @@ def _shipped_values(mod: Module, root: Path, path: Path, option: str) -> list[ob
     (definition,) = definitions
     if argument(definition, "action") is not None:
         return None
-    kind = argument(definition, "type")
-    convert = _CONVERTERS.get(kind.id) if isinstance(kind, ast.Name) else None
-    if kind is not None and convert is None:
+    readable, convert = _converter(definition)
+    if not readable:
         return None
     flags = option_flags(definition)
     given = launch_flag_values(root, flags, path.name)
@@ -182,6 +180,18 @@ def _parsed_by_a_shipped_script(project: Project, definition: ast.Call) -> bool:
         if name == owner or project.imports_module(name, owner):
             return True
     return False
+
+
+def _converter(definition: ast.Call) -> tuple[bool, type | None]:
+    """The option's ``type=`` as argparse applies it: ``(False, None)`` for a type not read here.
+
+    No ``type=`` is ``(True, None)``: the value stays a string.
+    """
+    kind = argument(definition, "type")
+    if kind is None:
+        return True, None
+    convert = _CONVERTERS.get(kind.id) if isinstance(kind, ast.Name) else None
+    return convert is not None, convert
 
 
 def _default(definition: ast.Call, convert: type | None) -> object:
